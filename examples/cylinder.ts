@@ -1,0 +1,142 @@
+/**
+ * Procedural test characters in the spirit of the demo of paper 003: a
+ * cylinder skinned to a chain of joints, with normals and tangents, and a
+ * procedural wave animation. Marrow's default data for the demo, the
+ * benchmarks and the tests.
+ *
+ * @module
+ */
+
+import type { SkeletonDefinition, SkinDefinition } from "../components/_definitions.ts";
+import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
+
+/** Shape of a generated cylinder character. */
+export interface CylinderOptions {
+  /** Joints in the chain. Default 30. */
+  readonly joints?: number;
+  /** Vertices around each ring. Default 32. */
+  readonly segments?: number;
+  /** Rings along the height. Default 64 (64 × 32 = 2,048 vertices). */
+  readonly rings?: number;
+  /** Height of the cylinder. Default 10. */
+  readonly height?: number;
+  /** Radius of the cylinder. Default 1. */
+  readonly radius?: number;
+  /**
+   * Influences per vertex: a number gives every vertex that many; `"mixed"`
+   * gives 1 to 4 depending on the distance to the nearest joints. Default
+   * `"mixed"`.
+   */
+  readonly influences?: number | "mixed";
+}
+
+/** A generated character. */
+export interface Cylinder {
+  /** The joint chain, root at the origin, along +y. */
+  readonly skeleton: SkeletonDefinition;
+  /** The skinned cylinder. */
+  readonly skin: SkinDefinition;
+}
+
+/** Builds a cylinder character. */
+export function createCylinder(options: CylinderOptions = {}): Cylinder {
+  const jointCount = options.joints ?? 30;
+  const segments = options.segments ?? 32;
+  const rings = options.rings ?? 64;
+  const height = options.height ?? 10;
+  const radius = options.radius ?? 1;
+  const influences = options.influences ?? "mixed";
+  const spacing = height / Math.max(1, jointCount - 1);
+
+  const parents = new Int16Array(jointCount);
+  const restPose = new Float32Array(poseFloats(jointCount));
+  const inverseBind = new Float32Array(jointCount * 12);
+  for (let j = 0; j < jointCount; j++) {
+    parents[j] = j - 1;
+    setIdentity(restPose, j);
+    restPose[poseIndex(j, PoseField.TY)] = j ? spacing : 0;
+    inverseBind.set([1, 0, 0, 0, 0, 1, 0, -j * spacing, 0, 0, 1, 0], j * 12);
+  }
+
+  const vertexCount = segments * rings;
+  const positions = new Float32Array(vertexCount * 4);
+  const normals = new Float32Array(vertexCount * 4);
+  const tangents = new Float32Array(vertexCount * 4);
+  const influenceCounts = new Uint8Array(vertexCount);
+  const joints: number[] = [];
+  const weights: number[] = [];
+  for (let r = 0; r < rings; r++) {
+    const y = rings > 1 ? (r / (rings - 1)) * height : 0;
+    const along = y / spacing;
+    const count = influences === "mixed"
+      ? Math.min(4, 1 + Math.round(Math.abs(along - Math.round(along)) * 6))
+      : influences;
+    const ranked = rankJoints(along, jointCount, count);
+    for (let s = 0; s < segments; s++) {
+      const v = r * segments + s;
+      const a = (s / segments) * Math.PI * 2;
+      const c = Math.cos(a), si = Math.sin(a);
+      positions.set([radius * c, y, radius * si, 1], v * 4);
+      normals.set([c, 0, si, 0], v * 4);
+      tangents.set([-si, 0, c, s % 2 ? -1 : 1], v * 4);
+      influenceCounts[v] = ranked.length;
+      for (const [joint, weight] of ranked) joints.push(joint), weights.push(weight);
+    }
+  }
+  return {
+    skeleton: {
+      names: Array.from({ length: jointCount }, (_, j) => `joint${j}`),
+      parents,
+      restPose,
+      inverseBind,
+    },
+    skin: {
+      vertexCount,
+      positions,
+      normals,
+      tangents,
+      influenceCounts,
+      joints: Uint16Array.from(joints),
+      weights: Float32Array.from(weights),
+    },
+  };
+}
+
+/** The `count` joints nearest to `along` (in joint spacings), weighted by closeness. */
+function rankJoints(along: number, jointCount: number, count: number): [number, number][] {
+  const all = Array.from({ length: jointCount }, (_, j) => [j, 1 / (1 + Math.abs(j - along) ** 2)]);
+  const ranked = all.sort((a, b) => b[1] - a[1]).slice(0, Math.min(count, jointCount));
+  const sum = ranked.reduce((total, [, w]) => total + w, 0);
+  return ranked.map(([j, w]) => [j, w / sum] as [number, number]);
+}
+
+function setIdentity(pose: Float32Array, joint: number): void {
+  pose[poseIndex(joint, PoseField.QW)] = 1;
+  pose[poseIndex(joint, PoseField.SX)] = 1;
+  pose[poseIndex(joint, PoseField.SY)] = 1;
+  pose[poseIndex(joint, PoseField.SZ)] = 1;
+}
+
+/**
+ * Writes a procedural wave into `pose` (SoA×4, `jointCount` joints) at time
+ * `time` (seconds): each joint bends about z and twists about y by an angle
+ * travelling down the chain. `phase` shifts the wave per character.
+ */
+export function wavePose(
+  pose: Float32Array,
+  jointCount: number,
+  time: number,
+  phase = 0,
+): void {
+  for (let j = 1; j < jointCount; j++) {
+    const bend = 0.25 * Math.sin(time * 2 + j * 0.4 + phase);
+    const twist = 0.1 * Math.cos(time * 1.3 + j * 0.3 + phase);
+    // q = bend about z, then twist about y: q_z * q_y.
+    const cz = Math.cos(bend / 2), sz = Math.sin(bend / 2);
+    const cy = Math.cos(twist / 2), sy = Math.sin(twist / 2);
+    pose[poseIndex(j, PoseField.QX)] = -sz * sy;
+    pose[poseIndex(j, PoseField.QY)] = cz * sy;
+    pose[poseIndex(j, PoseField.QZ)] = sz * cy;
+    pose[poseIndex(j, PoseField.QW)] = cz * cy;
+  }
+}

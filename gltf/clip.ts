@@ -1,0 +1,305 @@
+/**
+ * Animation clips as plain data, and their scalar sampling.
+ *
+ * A {@linkcode Clip} is the part of one glTF animation that drives one
+ * skeleton: its channels name skeleton joints by index (the importer's
+ * parents-before-children numbering), and their keys are kept as the file
+ * gives them, so that sampling reproduces the glTF specification and
+ * three.js to float precision:
+ *
+ * - `STEP` holds key `i` on `[t_i, t_(i+1))`.
+ * - `LINEAR` lerps translation and scale, and slerps rotation exactly as
+ *   three.js `Quaternion.slerpFlat` does (shortest arc; below an angle of
+ *   about 3.6° (`dot >= 0.9995`) it lerps and renormalizes instead).
+ * - `CUBICSPLINE` is the glTF Hermite spline (tangents scaled by the key
+ *   interval); a rotation is normalized afterwards.
+ *
+ * Times before the first key give the first key's value, times after the
+ * last key the last key's value.
+ *
+ * @example Sampling a clip over the rest pose
+ * ```ts
+ * import { importGltf, sampleClip, wrapTime } from "./mod.ts";
+ *
+ * const [character] = (await importGltf("Fox.glb")).skeletons;
+ * const pose = character.skeleton.restPose.slice();
+ * const clip = character.clips[0];
+ * sampleClip(clip, wrapTime(4.2, clip.duration, "loop"), pose);
+ * ```
+ * @module
+ */
+
+import { POSE_GROUP_FLOATS, PoseField } from "../simd/layout.ts";
+
+/** Which joint property a channel animates. */
+export type ChannelPath = "translation" | "rotation" | "scale";
+
+/** glTF sampler interpolation. */
+export type Interpolation = "STEP" | "LINEAR" | "CUBICSPLINE";
+
+/** One animated property of one joint. */
+export interface ClipChannel {
+  /** Skeleton joint index (parents-before-children numbering). */
+  readonly joint: number;
+  /** The animated property: 3 components, or 4 (x, y, z, w) for rotation. */
+  readonly path: ChannelPath;
+  /** How values between keys are computed. */
+  readonly interpolation: Interpolation;
+  /** Key times in seconds, strictly increasing. */
+  readonly times: Float32Array;
+  /**
+   * Key values, `times.length` elements of 3 or 4 components. For
+   * `CUBICSPLINE` each key holds three elements, in-tangent, value,
+   * out-tangent, as in glTF. `LINEAR` and `STEP` rotations are unit
+   * quaternions (the importer normalizes them).
+   */
+  readonly values: Float32Array;
+  /** Index of the glTF node the channel targets, for diagnostics. */
+  readonly node: number;
+}
+
+/** The channels of one glTF animation that drive one skeleton. */
+export interface Clip {
+  /** Animation name from the file (may be empty). */
+  readonly name: string;
+  /** Index of the animation in the glTF file. */
+  readonly animation: number;
+  /**
+   * Time of the earliest key over all channels of the glTF animation (also
+   * those of other skeletons and morph weights). Often 0, but not always.
+   */
+  readonly start: number;
+  /**
+   * Time of the latest key over all channels of the glTF animation: the
+   * clip plays over `[0, duration]`, as three.js `AnimationClip` does, so
+   * every skeleton of a file stays in step with the others.
+   */
+  readonly duration: number;
+  /** Channels, at most one per (joint, path). May be empty. */
+  readonly channels: readonly ClipChannel[];
+}
+
+/** Pose fields that blend linearly: translation and scale. */
+const LERP_FIELDS: readonly number[] = [
+  PoseField.TX,
+  PoseField.TY,
+  PoseField.TZ,
+  PoseField.SX,
+  PoseField.SY,
+  PoseField.SZ,
+];
+
+/** How a playback time outside `[0, duration]` is brought inside. */
+export type WrapMode = "loop" | "clamp";
+
+/** Components of each path's value. */
+function pathSize(path: ChannelPath): 3 | 4 {
+  return path === "rotation" ? 4 : 3;
+}
+
+/** Pose field of a path's first component. */
+function pathField(path: ChannelPath): number {
+  return path === "translation"
+    ? PoseField.TX
+    : path === "rotation"
+    ? PoseField.QX
+    : PoseField.SX;
+}
+
+/**
+ * Index `i` of the key interval `[times[i], times[i + 1])` that holds
+ * `time`, for `times[0] < time < times[n - 1]`.
+ */
+function findInterval(times: Float32Array, time: number): number {
+  let lo = 0, hi = times.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid] <= time) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Scratch for one sampled value; sampling is synchronous, so sharing is safe.
+const scratch = new Float64Array(4);
+
+/**
+ * Samples one channel at `time` into `out[0..n)` (n = 3, or 4 for
+ * rotation), clamping outside the key range.
+ */
+export function sampleChannel(
+  channel: ClipChannel,
+  time: number,
+  out: Float64Array | Float32Array | number[],
+): void {
+  const { times, values, interpolation } = channel;
+  const n = pathSize(channel.path);
+  const last = times.length - 1;
+  const cubic = interpolation === "CUBICSPLINE";
+  // Cubic keys are (in-tangent, value, out-tangent): the value is the middle.
+  const stride = cubic ? 3 * n : n;
+  const valueOffset = cubic ? n : 0;
+  if (!(time > times[0]) || last === 0) {
+    for (let c = 0; c < n; c++) out[c] = values[valueOffset + c];
+    return;
+  }
+  if (time >= times[last]) {
+    for (let c = 0; c < n; c++) {
+      out[c] = values[last * stride + valueOffset + c];
+    }
+    return;
+  }
+  const i = findInterval(times, time);
+  const t0 = times[i], t1 = times[i + 1];
+  const a = i * stride, b = a + stride;
+  if (interpolation === "STEP") {
+    for (let c = 0; c < n; c++) out[c] = values[a + c];
+    return;
+  }
+  const u = (time - t0) / (t1 - t0);
+  if (cubic) {
+    const dt = t1 - t0;
+    const u2 = u * u, u3 = u2 * u;
+    // The same grouping as three.js GLTFCubicSplineInterpolant, so that the
+    // results agree to the last bits.
+    const s2 = -2 * u3 + 3 * u2;
+    const s3 = u3 - u2;
+    const s0 = 1 - s2;
+    const s1 = s3 - u2 + u;
+    for (let c = 0; c < n; c++) {
+      const p0 = values[a + n + c], m0 = values[a + 2 * n + c] * dt;
+      const p1 = values[b + n + c], m1 = values[b + c] * dt;
+      out[c] = s0 * p0 + s1 * m0 + s2 * p1 + s3 * m1;
+    }
+    if (n === 4) normalize4(out);
+    return;
+  }
+  if (n === 3) {
+    const s = 1 - u;
+    for (let c = 0; c < 3; c++) out[c] = values[a + c] * s + values[b + c] * u;
+    return;
+  }
+  slerp(values, a, values, b, u, out);
+}
+
+function normalize4(q: Float64Array | Float32Array | number[]): void {
+  const len = Math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  const s = len > 0 ? 1 / len : 0;
+  q[0] *= s, q[1] *= s, q[2] *= s, q[3] *= s;
+}
+
+/**
+ * Shortest-arc slerp of `a[ia..ia+4)` to `b[ib..ib+4)`, the algorithm of
+ * three.js `Quaternion.slerpFlat` (its quaternion tracks use it), including
+ * its lerp-and-normalize fallback for nearly equal rotations, so that
+ * results match three.js to rounding.
+ */
+function slerp(
+  a: Float32Array,
+  ia: number,
+  b: Float32Array,
+  ib: number,
+  t: number,
+  out: Float64Array | Float32Array | number[],
+): void {
+  let x0 = a[ia], y0 = a[ia + 1], z0 = a[ia + 2], w0 = a[ia + 3];
+  let x1 = b[ib], y1 = b[ib + 1], z1 = b[ib + 2], w1 = b[ib + 3];
+  if (x0 !== x1 || y0 !== y1 || z0 !== z1 || w0 !== w1) {
+    let dot = x0 * x1 + y0 * y1 + z0 * z1 + w0 * w1;
+    if (dot < 0) {
+      x1 = -x1, y1 = -y1, z1 = -z1, w1 = -w1;
+      dot = -dot;
+    }
+    let s = 1 - t;
+    if (dot < 0.9995) {
+      const theta = Math.acos(dot);
+      const sin = Math.sin(theta);
+      s = Math.sin(s * theta) / sin;
+      t = Math.sin(t * theta) / sin;
+      x0 = x0 * s + x1 * t, y0 = y0 * s + y1 * t;
+      z0 = z0 * s + z1 * t, w0 = w0 * s + w1 * t;
+    } else {
+      x0 = x0 * s + x1 * t, y0 = y0 * s + y1 * t;
+      z0 = z0 * s + z1 * t, w0 = w0 * s + w1 * t;
+      const f = 1 / Math.sqrt(x0 * x0 + y0 * y0 + z0 * z0 + w0 * w0);
+      x0 *= f, y0 *= f, z0 *= f, w0 *= f;
+    }
+  }
+  out[0] = x0, out[1] = y0, out[2] = z0, out[3] = w0;
+}
+
+/**
+ * Samples every channel of `clip` at `time` (seconds, clamped to the key
+ * range of each channel) into the SoA×4 `pose`, overwriting only the
+ * animated fields: start from a copy of the skeleton's rest pose, since
+ * glTF leaves non-animated properties at their node values.
+ */
+export function sampleClip(clip: Clip, time: number, pose: Float32Array): void {
+  for (const channel of clip.channels) {
+    sampleChannel(channel, time, scratch);
+    const j = channel.joint;
+    const base = (j >> 2) * POSE_GROUP_FLOATS + (j & 3) +
+      pathField(channel.path) * 4;
+    const n = pathSize(channel.path);
+    for (let c = 0; c < n; c++) pose[base + c * 4] = scratch[c];
+  }
+}
+
+/**
+ * Brings a playback time into `[0, duration]`: `"loop"` wraps it (a
+ * negative time wraps from the end), `"clamp"` holds the ends. This is
+ * the clip time three.js `AnimationAction` uses with `LoopRepeat` and with
+ * `LoopOnce` plus `clampWhenFinished`. A clip of zero duration always gives
+ * 0.
+ */
+export function wrapTime(
+  time: number,
+  duration: number,
+  mode: WrapMode,
+): number {
+  if (!(duration > 0)) return 0;
+  if (mode === "clamp") return time < 0 ? 0 : time > duration ? duration : time;
+  const t = time % duration;
+  return t < 0 ? t + duration : t;
+}
+
+/**
+ * Cross-fades two SoA×4 poses: `out = a * (1 - weight) + b * weight`
+ * per joint, for joints `0..jointCount-1` (`out` may be `a` or `b`).
+ * Translation and scale are lerped. Rotation is **nlerp**: `b` is negated
+ * when `dot(a, b) < 0` (so the blend takes the shorter arc), the
+ * quaternions are lerped, and the result is normalized. Nlerp is exact at
+ * weights 0 and 1, has no special cases and is what a SIMD path can do four
+ * joints at a time; its angular speed is not constant, which a cross-fade
+ * does not notice. Two exactly opposite rotations (a zero result) give the
+ * identity.
+ */
+export function blendPoses(
+  a: Float32Array,
+  b: Float32Array,
+  weight: number,
+  out: Float32Array,
+  jointCount: number,
+): void {
+  const s = 1 - weight;
+  for (let j = 0; j < jointCount; j++) {
+    const g = (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    for (const f of LERP_FIELDS) {
+      const i = g + f * 4;
+      out[i] = a[i] * s + b[i] * weight;
+    }
+    const qx = g + PoseField.QX * 4, qy = g + PoseField.QY * 4;
+    const qz = g + PoseField.QZ * 4, qw = g + PoseField.QW * 4;
+    const dot = a[qx] * b[qx] + a[qy] * b[qy] + a[qz] * b[qz] + a[qw] * b[qw];
+    const t = dot < 0 ? -weight : weight;
+    const x = a[qx] * s + b[qx] * t, y = a[qy] * s + b[qy] * t;
+    const z = a[qz] * s + b[qz] * t, w = a[qw] * s + b[qw] * t;
+    const len = Math.sqrt(x * x + y * y + z * z + w * w);
+    if (len > 0) {
+      const inv = 1 / len;
+      out[qx] = x * inv, out[qy] = y * inv, out[qz] = z * inv, out[qw] = w * inv;
+    } else {
+      out[qx] = 0, out[qy] = 0, out[qz] = 0, out[qw] = 1;
+    }
+  }
+}

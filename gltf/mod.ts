@@ -1,0 +1,30 @@
+/**
+ * glTF 2.0 import and clip sampling: {@linkcode importGltf} turns a file
+ * into skeletons, skinned primitives and clips; {@linkcode sampleClip}
+ * poses a skeleton from a clip.
+ *
+ * @module
+ */
+
+export {
+  type GltfImport,
+  GltfImportError,
+  type GltfSkeleton,
+  type GltfSkinnedPrimitive,
+  importGltf,
+  type ImportGltfOptions,
+  parseGltf,
+  type ParseGltfOptions,
+  type UriResolver,
+} from "./import.ts";
+export {
+  blendPoses,
+  type ChannelPath,
+  type Clip,
+  type ClipChannel,
+  type Interpolation,
+  sampleChannel,
+  sampleClip,
+  wrapTime,
+  type WrapMode,
+} from "./clip.ts";

@@ -1,0 +1,90 @@
+/**
+ * The core's calling convention: every kernel takes byte offsets into the
+ * core's linear memory. The WebAssembly builds export exactly these
+ * functions; the scalar backend implements them with `reference.ts`.
+ * Nothing here validates: the wrappers in `kernels.ts` do.
+ *
+ * Batch kernels take a table of jobs, each job {@linkcode JOB_WORDS} `u32`
+ * words (16-byte aligned rows), so that a system makes one call per frame
+ * for all of its entities:
+ *
+ * | kernel                | job words                                             |
+ * | --------------------- | ----------------------------------------------------- |
+ * | firstNonFiniteBatch   | ptr, floatCount (returns the first bad job, or -1)    |
+ * | quatToMatBatch        | pose, matrices, count                                 |
+ * | matToQuatBatch        | matrices, pose, count                                 |
+ * | localToModelBatch     | local, model, parents, count (joints 0..count-1)      |
+ * | modelToLocalBatch     | model, local, parents, count                          |
+ * | multiplyMatricesBatch | a, b, out, count                                      |
+ * | skinPositionsBatch    | model, bases, joints, counts, out, vertexCount        |
+ * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
+ * |                       | normals, tangents, outPositions, outNormals,          |
+ * |                       | outTangents, flags                                    |
+ *
+ * @module
+ */
+
+/** Words per batch job row (the longest job, padded to 16 bytes). */
+export const JOB_WORDS = 12;
+
+/** The functions every core build provides. Pointers are byte offsets. */
+export interface CoreKernels {
+  firstNonFinite(ptr: number, count: number): number;
+  firstNonFiniteBatch(jobs: number, jobCount: number): number;
+  quatToMat(pose: number, matrices: number, count: number): void;
+  quatToMatBatch(jobs: number, jobCount: number): void;
+  matToQuat(matrices: number, pose: number, count: number): void;
+  matToQuatBatch(jobs: number, jobCount: number): void;
+  localToModel(
+    local: number,
+    model: number,
+    parents: number,
+    first: number,
+    last: number,
+  ): void;
+  localToModelBatch(jobs: number, jobCount: number): void;
+  modelToLocal(
+    model: number,
+    local: number,
+    parents: number,
+    first: number,
+    last: number,
+  ): void;
+  modelToLocalBatch(jobs: number, jobCount: number): void;
+  multiplyMatrices(a: number, b: number, out: number, count: number): void;
+  multiplyMatricesBatch(jobs: number, jobCount: number): void;
+  skinPositions(
+    model: number,
+    bases: number,
+    joints: number,
+    counts: number,
+    out: number,
+    vertexCount: number,
+    maxInfluences: number,
+  ): void;
+  skinPositionsBatch(
+    jobs: number,
+    jobCount: number,
+    maxInfluences: number,
+  ): void;
+  skinVertices(
+    palette: number,
+    parts: number,
+    partCount: number,
+    joints: number,
+    weights: number,
+    positions: number,
+    normals: number,
+    tangents: number,
+    outPositions: number,
+    outNormals: number,
+    outTangents: number,
+    flags: number,
+    maxInfluences: number,
+  ): void;
+  skinVerticesBatch(
+    jobs: number,
+    jobCount: number,
+    maxInfluences: number,
+  ): void;
+}

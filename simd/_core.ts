@@ -1,0 +1,242 @@
+/**
+ * Instantiates the core: the relaxed-SIMD build where the runtime validates
+ * it, else the plain SIMD128 build, else the scalar TypeScript references
+ * over the same memory layout. Synchronous, no I/O: the bytes are embedded.
+ *
+ * @module
+ */
+
+import { type CoreKernels, JOB_WORDS } from "./_abi.ts";
+import { CoreMemory } from "./_memory.ts";
+import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
+import * as ref from "./reference.ts";
+import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "./layout.ts";
+
+/** Which implementation of the kernels a core runs. */
+export type CoreBuild = "relaxed-simd" | "simd" | "scalar";
+
+function decode(base64: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+const wasmBytes: Record<Exclude<CoreBuild, "scalar">, () => Uint8Array<ArrayBuffer>> = {
+  "relaxed-simd": () => decode(RELAXED_SIMD_WASM),
+  "simd": () => decode(SIMD_WASM),
+};
+
+const supported = new Map<CoreBuild, boolean>();
+
+/** Whether this runtime can run `build`. */
+export function isBuildSupported(build: CoreBuild): boolean {
+  if (build === "scalar") return true;
+  let ok = supported.get(build);
+  if (ok === undefined) {
+    ok = typeof WebAssembly === "object" &&
+      WebAssembly.validate(wasmBytes[build]());
+    supported.set(build, ok);
+  }
+  return ok;
+}
+
+/** The fastest build this runtime supports. */
+export function bestBuild(): CoreBuild {
+  if (isBuildSupported("relaxed-simd")) return "relaxed-simd";
+  if (isBuildSupported("simd")) return "simd";
+  return "scalar";
+}
+
+/** A core instance: its memory and the kernels that work on it. */
+export interface CoreInstance {
+  readonly build: CoreBuild;
+  readonly memory: CoreMemory;
+  readonly kernels: CoreKernels;
+}
+
+/** Creates a core of the given build (the fastest supported by default). */
+export function instantiate(build: CoreBuild = bestBuild()): CoreInstance {
+  if (!isBuildSupported(build)) {
+    throw new TypeError(`core build "${build}" is not supported by this runtime`);
+  }
+  if (build === "scalar") {
+    const memory = new CoreMemory();
+    return { build, memory, kernels: scalarKernels(memory) };
+  }
+  const module = new WebAssembly.Module(wasmBytes[build]());
+  const instance = new WebAssembly.Instance(module, {});
+  const exports = instance.exports as unknown as
+    & CoreKernels
+    & { memory: WebAssembly.Memory };
+  const memory = new CoreMemory(exports.memory);
+  return { build, memory, kernels: exports };
+}
+
+/** The kernels as scalar references over views of `memory`. */
+function scalarKernels(memory: CoreMemory): CoreKernels {
+  const f32 = (ptr: number, floats: number) =>
+    memory.views().f32.subarray(ptr >> 2, (ptr >> 2) + floats);
+  const u16 = (ptr: number, n: number) => memory.views().u16.subarray(ptr >> 1, (ptr >> 1) + n);
+  const i16 = (ptr: number, n: number) => memory.views().i16.subarray(ptr >> 1, (ptr >> 1) + n);
+  const u8 = (ptr: number, n: number) => memory.views().u8.subarray(ptr, ptr + n);
+  const u32 = (ptr: number, n: number) => memory.views().u32.subarray(ptr >> 2, (ptr >> 2) + n);
+  const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
+  const job = (jobs: number, index: number) => u32(jobs + index * JOB_WORDS * 4, JOB_WORDS);
+
+  const kernels: CoreKernels = {
+    firstNonFinite(ptr, count) {
+      const values = f32(ptr, count);
+      for (let i = 0; i < count; i++) {
+        if (!Number.isFinite(values[i])) return i;
+      }
+      return -1;
+    },
+    firstNonFiniteBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const [ptr, count] = job(jobs, i);
+        if (kernels.firstNonFinite(ptr, count) >= 0) return i;
+      }
+      return -1;
+    },
+    quatToMat(pose, matrices, count) {
+      ref.quatToMat(f32(pose, poseFloats(count)), f32(matrices, count * MATRIX_FLOATS), count);
+    },
+    quatToMatBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const [pose, matrices, count] = job(jobs, i);
+        kernels.quatToMat(pose, matrices, count);
+      }
+    },
+    matToQuat(matrices, pose, count) {
+      ref.matToQuat(f32(matrices, count * MATRIX_FLOATS), f32(pose, poseFloats(count)), count);
+    },
+    matToQuatBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const [matrices, pose, count] = job(jobs, i);
+        kernels.matToQuat(matrices, pose, count);
+      }
+    },
+    localToModel(local, model, parents, first, last) {
+      const n = last + 1;
+      ref.localToModel(
+        f32(local, n * MATRIX_FLOATS),
+        f32(model, n * MATRIX_FLOATS),
+        i16(parents, n),
+        first,
+        last,
+      );
+    },
+    localToModelBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const [local, model, parents, count] = job(jobs, i);
+        kernels.localToModel(local, model, parents, 0, count - 1);
+      }
+    },
+    modelToLocal(model, local, parents, first, last) {
+      const n = last + 1;
+      ref.modelToLocal(
+        f32(model, n * MATRIX_FLOATS),
+        f32(local, n * MATRIX_FLOATS),
+        i16(parents, n),
+        first,
+        last,
+      );
+    },
+    modelToLocalBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const [model, local, parents, count] = job(jobs, i);
+        kernels.modelToLocal(model, local, parents, 0, count - 1);
+      }
+    },
+    multiplyMatrices(a, b, out, count) {
+      const n = count * MATRIX_FLOATS;
+      ref.multiplyMatrices(f32(a, n), f32(b, n), f32(out, n), count);
+    },
+    multiplyMatricesBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const [a, b, out, count] = job(jobs, i);
+        kernels.multiplyMatrices(a, b, out, count);
+      }
+    },
+    skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences) {
+      const countView = u8(counts, vertexCount);
+      let influences = 0;
+      for (let v = 0; v < vertexCount; v++) influences += countView[v];
+      const views = memory.views();
+      ref.skinPositions(
+        views.f32.subarray(model >> 2),
+        f32(bases, influences * 4),
+        u16(joints, influences),
+        countView,
+        f32(out, vertexCount * VERTEX_FLOATS),
+        vertexCount,
+        maxInfluences,
+      );
+    },
+    skinPositionsBatch(jobs, jobCount, maxInfluences) {
+      for (let i = 0; i < jobCount; i++) {
+        const [model, bases, joints, counts, out, vertexCount] = job(jobs, i);
+        kernels.skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences);
+      }
+    },
+    skinVertices(
+      palette,
+      parts,
+      partCount,
+      joints,
+      weights,
+      positions,
+      normals,
+      tangents,
+      outPositions,
+      outNormals,
+      outTangents,
+      flags,
+      maxInfluences,
+    ) {
+      const partView = u32(parts, partCount * 2);
+      let vertices = 0, influences = 0;
+      for (let p = 0; p < partView.length; p += 2) {
+        vertices += partView[p + 1];
+        influences += partView[p] * partView[p + 1];
+      }
+      const stream = (ptr: number) => f32(ptr, ptr ? vertices * VERTEX_FLOATS : 0);
+      ref.skinVertices(
+        memory.views().f32.subarray(palette >> 2),
+        partView,
+        u16(joints, influences),
+        f32(weights, influences),
+        stream(positions),
+        stream(normals),
+        stream(tangents),
+        stream(outPositions),
+        stream(outNormals),
+        stream(outTangents),
+        flags,
+        maxInfluences,
+      );
+    },
+    skinVerticesBatch(jobs, jobCount, maxInfluences) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i);
+        kernels.skinVertices(
+          row[0],
+          row[1],
+          row[2],
+          row[3],
+          row[4],
+          row[5],
+          row[6],
+          row[7],
+          row[8],
+          row[9],
+          row[10],
+          row[11],
+          maxInfluences,
+        );
+      }
+    },
+  };
+  return kernels;
+}

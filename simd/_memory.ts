@@ -1,0 +1,198 @@
+/**
+ * The core's linear memory and a first-fit allocator over it.
+ *
+ * Growing a non-shared `WebAssembly.Memory` detaches every view made over
+ * its old buffer. Views are therefore never handed out directly: everything
+ * reads `CoreMemory.f32` (and friends) at the moment of use, and those are
+ * replaced on every growth. Where the runtime can expose the memory as a
+ * resizable buffer (`toResizableBuffer`), growth keeps the buffer and
+ * fixed-length views stay valid as well.
+ *
+ * @module
+ */
+
+const PAGE = 65536;
+const ALIGN = 16;
+/** Offset 0 is never allocated, so a zero pointer means "no buffer". */
+const HEAP_START = ALIGN;
+
+/** What the allocator needs of a memory: `WebAssembly.Memory` fits. */
+export interface GrowableMemory {
+  readonly buffer: ArrayBufferLike;
+  grow(pages: number): number;
+}
+
+/**
+ * A growable buffer for runtimes without WebAssembly, where only the scalar
+ * path runs. Growth detaches the old buffer, as WebAssembly's does.
+ */
+class ArrayBufferMemory implements GrowableMemory {
+  buffer = new ArrayBuffer(PAGE);
+  grow(pages: number): number {
+    const old = this.buffer;
+    this.buffer = old.transfer(old.byteLength + pages * PAGE);
+    return old.byteLength / PAGE;
+  }
+}
+
+/** Pages in 4 GiB: the most a 32-bit WebAssembly memory can have. */
+export const MAX_PAGES = 65536;
+
+/** A fresh memory of one page, WebAssembly's where it exists. */
+export function createMemory(): GrowableMemory {
+  return typeof WebAssembly === "object"
+    ? new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES })
+    : new ArrayBufferMemory();
+}
+
+/**
+ * Switches `memory` to a resizable buffer where the runtime can, so that
+ * growth keeps the buffer and views made over it stay attached.
+ */
+function makeResizable(memory: GrowableMemory): boolean {
+  const toResizable = (memory as { toResizableBuffer?: () => ArrayBuffer }).toResizableBuffer;
+  if (typeof toResizable !== "function") return false;
+  try {
+    toResizable.call(memory);
+    return true;
+  } catch {
+    // Memories without a maximum cannot be made resizable.
+    return false;
+  }
+}
+
+interface FreeBlock {
+  ptr: number;
+  size: number;
+}
+
+/** One linear memory with typed views that are refreshed on growth. */
+export class CoreMemory {
+  readonly memory: GrowableMemory;
+  /** Changes each time the views are replaced. */
+  generation = 0;
+  f32!: Float32Array;
+  u32!: Uint32Array;
+  i32!: Int32Array;
+  u16!: Uint16Array;
+  i16!: Int16Array;
+  u8!: Uint8Array;
+  #buffer!: ArrayBufferLike;
+  /** Whether growth keeps views attached (resizable buffer). */
+  readonly #resizable: boolean;
+  #top = HEAP_START;
+  #free: FreeBlock[] = [];
+  #sizes = new Map<number, number>();
+  #peak = 0;
+
+  constructor(memory: GrowableMemory = createMemory()) {
+    this.memory = memory;
+    this.#resizable = makeResizable(memory);
+    this.#refresh();
+  }
+
+  #refresh(): void {
+    const buffer = this.memory.buffer;
+    this.#buffer = buffer;
+    this.f32 = new Float32Array(buffer);
+    this.u32 = new Uint32Array(buffer);
+    this.i32 = new Int32Array(buffer);
+    this.u16 = new Uint16Array(buffer);
+    this.i16 = new Int16Array(buffer);
+    this.u8 = new Uint8Array(buffer);
+    this.generation++;
+  }
+
+  /** Whether growth keeps existing views attached. */
+  get resizable(): boolean {
+    return this.#resizable;
+  }
+
+  /** Current size of the memory in bytes. */
+  get byteLength(): number {
+    return this.memory.buffer.byteLength;
+  }
+
+  /** Bytes currently allocated. */
+  get allocatedBytes(): number {
+    let total = 0;
+    for (const size of this.#sizes.values()) total += size;
+    return total;
+  }
+
+  /** Highest end of the heap reached so far, in bytes. */
+  get peakBytes(): number {
+    return this.#peak;
+  }
+
+  /** The views, refreshed if the memory grew behind our back. */
+  views(): this {
+    if (this.memory.buffer !== this.#buffer) this.#refresh();
+    return this;
+  }
+
+  /** Allocates `bytes` (rounded up to 16), zero-filled; returns the offset. */
+  alloc(bytes: number): number {
+    const size = Math.max(ALIGN, Math.ceil(bytes / ALIGN) * ALIGN);
+    let ptr = -1;
+    for (let i = 0; i < this.#free.length; i++) {
+      const block = this.#free[i];
+      if (block.size < size) continue;
+      ptr = block.ptr;
+      if (block.size === size) this.#free.splice(i, 1);
+      else block.ptr += size, block.size -= size;
+      break;
+    }
+    if (ptr < 0) {
+      ptr = this.#top;
+      this.#ensure(ptr + size);
+      this.#top += size;
+      this.#peak = Math.max(this.#peak, this.#top);
+    }
+    this.#sizes.set(ptr, size);
+    this.views().u8.fill(0, ptr, ptr + size);
+    return ptr;
+  }
+
+  /** Returns a block to the free list, merging it with its neighbours. */
+  free(ptr: number): void {
+    const size = this.#sizes.get(ptr);
+    if (size === undefined) {
+      throw new RangeError(`free: ${ptr} is not an allocated block`);
+    }
+    this.#sizes.delete(ptr);
+    const list = this.#free;
+    let i = 0;
+    while (i < list.length && list[i].ptr < ptr) i++;
+    list.splice(i, 0, { ptr, size });
+    if (i + 1 < list.length && ptr + size === list[i + 1].ptr) {
+      list[i].size += list[i + 1].size;
+      list.splice(i + 1, 1);
+    }
+    if (i > 0 && list[i - 1].ptr + list[i - 1].size === ptr) {
+      list[i - 1].size += list[i].size;
+      list.splice(i, 1);
+      i--;
+    }
+    // Give the tail back to the bump pointer so the free list stays short.
+    const last = list[list.length - 1];
+    if (last && last.ptr + last.size === this.#top) {
+      this.#top = last.ptr;
+      list.pop();
+    }
+  }
+
+  /** Size in bytes of the block at `ptr`, or undefined if not allocated. */
+  sizeOf(ptr: number): number | undefined {
+    return this.#sizes.get(ptr);
+  }
+
+  #ensure(end: number): void {
+    const have = this.memory.buffer.byteLength;
+    if (end <= have) return;
+    // Grow geometrically so a stream of small allocations grows rarely.
+    const want = Math.max(end, have + (have >> 1));
+    this.memory.grow(Math.ceil((want - have) / PAGE));
+    this.#refresh();
+  }
+}

@@ -1,0 +1,18 @@
+// Entry point of Marrow's WebAssembly core. Every export takes byte offsets
+// into the core's own memory; the TypeScript wrappers validate them.
+export { firstNonFinite, firstNonFiniteBatch } from "./scan";
+export { matToQuat, matToQuatBatch, quatToMat, quatToMatBatch } from "./pose";
+export {
+  localToModel,
+  localToModelBatch,
+  modelToLocal,
+  modelToLocalBatch,
+  multiplyMatrices,
+  multiplyMatricesBatch,
+} from "./skeleton";
+export {
+  skinPositions,
+  skinPositionsBatch,
+  skinVertices,
+  skinVerticesBatch,
+} from "./skinning";

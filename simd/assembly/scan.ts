@@ -1,0 +1,35 @@
+// Input scans the checked wrappers run before a kernel writes anything.
+
+/**
+ * Index of the first non-finite float among `count` floats at `ptr`, or -1.
+ * `ptr` must be 4-byte aligned.
+ */
+export function firstNonFinite(ptr: usize, count: i32): i32 {
+  const inf = f32x4.splat(Infinity);
+  let i = 0;
+  // A lane is finite when |x| < inf; NaN compares false.
+  for (; i + 16 <= count; i += 16) {
+    const p = ptr + (<usize>i << 2);
+    const a = f32x4.lt(f32x4.abs(v128.load(p)), inf);
+    const b = f32x4.lt(f32x4.abs(v128.load(p, 16)), inf);
+    const c = f32x4.lt(f32x4.abs(v128.load(p, 32)), inf);
+    const d = f32x4.lt(f32x4.abs(v128.load(p, 48)), inf);
+    if (!v128.all_true<i32>(v128.and(v128.and(a, b), v128.and(c, d)))) break;
+  }
+  for (; i < count; i++) {
+    if (!(Mathf.abs(load<f32>(ptr + (<usize>i << 2))) < Infinity)) return i;
+  }
+  return -1;
+}
+
+/**
+ * Index of the first job whose floats are not all finite, or -1. A job row
+ * is 12 words; words 0 and 1 are the pointer and the float count.
+ */
+export function firstNonFiniteBatch(jobs: usize, jobCount: i32): i32 {
+  for (let i = 0; i < jobCount; i++) {
+    const row = jobs + <usize>i * 48;
+    if (firstNonFinite(<usize>load<u32>(row), load<i32>(row, 4)) >= 0) return i;
+  }
+  return -1;
+}

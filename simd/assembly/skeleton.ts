@@ -1,0 +1,249 @@
+// Skeleton transforms on 3x4 joint matrices: one matrix per iteration, the
+// SIMD inside each product (the seed's "compressed calculation").
+// Semantics: `localToModel`, `modelToLocal` and `multiplyMatrices` of
+// simd/reference.ts.
+
+import { madd } from "./common";
+
+const MATRIX_BYTES: usize = 48;
+
+/** c - a * b, four lanes (fused in the relaxed build). */
+// @ts-ignore: decorator
+@inline function nmadd(a: v128, b: v128, c: v128): v128 {
+  if (ASC_FEATURE_RELAXED_SIMD) return f32x4.relaxed_nmadd(a, b, c);
+  return f32x4.sub(c, f32x4.mul(a, b));
+}
+
+/**
+ * Row `a` (of A) times B, the rows of B being `b0..b2` and its implicit row
+ * `0 0 0 1` contributing `a`'s translation through `lane3` (0, 0, 0, ~0).
+ * The sum is a tree: in a chain of joints this is the loop-carried path.
+ */
+// @ts-ignore: decorator
+@inline function row(
+  a: v128,
+  b0: v128,
+  b1: v128,
+  b2: v128,
+  lane3: v128,
+): v128 {
+  const p = f32x4.add(
+    f32x4.mul(f32x4.shuffle(a, a, 0, 0, 0, 0), b0),
+    f32x4.mul(f32x4.shuffle(a, a, 1, 1, 1, 1), b1),
+  );
+  return f32x4.add(
+    p,
+    madd(f32x4.shuffle(a, a, 2, 2, 2, 2), b2, v128.and(a, lane3)),
+  );
+}
+
+/**
+ * Local to model space over joints `first..last`:
+ * `model[i] = model[parents[i]] * local[i]`, a root (`parents[i] < 0`)
+ * copying `local[i]`. Parents come before their children.
+ */
+export function localToModel(
+  local: usize,
+  model: usize,
+  parents: usize,
+  first: i32,
+  last: i32,
+): void {
+  const lane3 = i32x4(0, 0, 0, -1);
+  // model[i - 1] stays in registers: in chains (parent == i - 1, the usual
+  // case in depth-first joint orders) reloading it would add a
+  // store-to-load forwarding round trip to the dependency chain.
+  let c0 = i32x4.splat(0), c1 = c0, c2 = c0;
+  let held = -1;
+  for (let i = first; i <= last; i++) {
+    const p = <i32>load<i16>(parents + (<usize>i << 1));
+    const l = local + <usize>i * MATRIX_BYTES;
+    const b0 = v128.load(l);
+    const b1 = v128.load(l, 16);
+    const b2 = v128.load(l, 32);
+    if (p < 0) {
+      c0 = b0;
+      c1 = b1;
+      c2 = b2;
+    } else {
+      if (p != held) {
+        const m = model + <usize>p * MATRIX_BYTES;
+        c0 = v128.load(m);
+        c1 = v128.load(m, 16);
+        c2 = v128.load(m, 32);
+      }
+      c0 = row(c0, b0, b1, b2, lane3);
+      c1 = row(c1, b0, b1, b2, lane3);
+      c2 = row(c2, b0, b1, b2, lane3);
+    }
+    const o = model + <usize>i * MATRIX_BYTES;
+    v128.store(o, c0);
+    v128.store(o, c1, 16);
+    v128.store(o, c2, 32);
+    held = i;
+  }
+}
+
+/** Batch form: job words `local, model, parents, count` (joints 0..count-1). */
+export function localToModelBatch(jobs: usize, jobCount: i32): void {
+  for (let j = 0; j < jobCount; j++, jobs += 48) {
+    localToModel(
+      load<u32>(jobs),
+      load<u32>(jobs, 4),
+      load<u32>(jobs, 8),
+      0,
+      load<i32>(jobs, 12) - 1,
+    );
+  }
+}
+
+/**
+ * Model to local space over joints `last` down to `first`:
+ * `local[i] = inverse(model[parents[i]]) * model[i]`, a root copying
+ * `model[i]`. `local` may equal `model`.
+ */
+export function modelToLocal(
+  model: usize,
+  local: usize,
+  parents: usize,
+  first: i32,
+  last: i32,
+): void {
+  const lane3 = i32x4(0, 0, 0, -1);
+  // The parent's rows of one iteration are, in a chain, the next
+  // iteration's own matrix (and a sibling's parent): keep them. model[p]
+  // is still unwritten then even in place, as the walk only goes down.
+  let a0 = i32x4.splat(0), a1 = a0, a2 = a0;
+  let held = -1;
+  for (let i = last; i >= first; i--) {
+    const p = <i32>load<i16>(parents + (<usize>i << 1));
+    let b0: v128, b1: v128, b2: v128;
+    if (i == held) {
+      b0 = a0;
+      b1 = a1;
+      b2 = a2;
+    } else {
+      const m = model + <usize>i * MATRIX_BYTES;
+      b0 = v128.load(m);
+      b1 = v128.load(m, 16);
+      b2 = v128.load(m, 32);
+    }
+    const o = local + <usize>i * MATRIX_BYTES;
+    if (p < 0) {
+      v128.store(o, b0);
+      v128.store(o, b1, 16);
+      v128.store(o, b2, 32);
+      continue;
+    }
+    if (p != held) {
+      const m = model + <usize>p * MATRIX_BYTES;
+      a0 = v128.load(m);
+      a1 = v128.load(m, 16);
+      a2 = v128.load(m, 32);
+      held = p;
+    }
+    // inverse(R) has the columns k0 = a1 x a2, k1 = a2 x a0, k2 = a0 x a1
+    // over det = a0 . k0 (lane 3 of the products is unused garbage).
+    const a0yzx = f32x4.shuffle(a0, a0, 1, 2, 0, 3);
+    const a0zxy = f32x4.shuffle(a0, a0, 2, 0, 1, 3);
+    const a1yzx = f32x4.shuffle(a1, a1, 1, 2, 0, 3);
+    const a1zxy = f32x4.shuffle(a1, a1, 2, 0, 1, 3);
+    const a2yzx = f32x4.shuffle(a2, a2, 1, 2, 0, 3);
+    const a2zxy = f32x4.shuffle(a2, a2, 2, 0, 1, 3);
+    const k0 = nmadd(a1zxy, a2yzx, f32x4.mul(a1yzx, a2zxy));
+    const k1 = nmadd(a2zxy, a0yzx, f32x4.mul(a2yzx, a0zxy));
+    const k2 = nmadd(a0zxy, a1yzx, f32x4.mul(a0yzx, a1zxy));
+    const d = f32x4.mul(a0, k0);
+    const det = f32x4.add(
+      f32x4.add(
+        f32x4.shuffle(d, d, 0, 0, 0, 0),
+        f32x4.shuffle(d, d, 1, 1, 1, 1),
+      ),
+      f32x4.shuffle(d, d, 2, 2, 2, 2),
+    );
+    const inv = f32x4.div(f32x4.splat(1), det);
+    // inverse(A) * B = inverse(R) * (B - [0 | t_A]).
+    b0 = f32x4.sub(b0, v128.and(a0, lane3));
+    b1 = f32x4.sub(b1, v128.and(a1, lane3));
+    b2 = f32x4.sub(b2, v128.and(a2, lane3));
+    const r0 = madd(
+      f32x4.shuffle(k2, k2, 0, 0, 0, 0),
+      b2,
+      madd(
+        f32x4.shuffle(k1, k1, 0, 0, 0, 0),
+        b1,
+        f32x4.mul(f32x4.shuffle(k0, k0, 0, 0, 0, 0), b0),
+      ),
+    );
+    const r1 = madd(
+      f32x4.shuffle(k2, k2, 1, 1, 1, 1),
+      b2,
+      madd(
+        f32x4.shuffle(k1, k1, 1, 1, 1, 1),
+        b1,
+        f32x4.mul(f32x4.shuffle(k0, k0, 1, 1, 1, 1), b0),
+      ),
+    );
+    const r2 = madd(
+      f32x4.shuffle(k2, k2, 2, 2, 2, 2),
+      b2,
+      madd(
+        f32x4.shuffle(k1, k1, 2, 2, 2, 2),
+        b1,
+        f32x4.mul(f32x4.shuffle(k0, k0, 2, 2, 2, 2), b0),
+      ),
+    );
+    v128.store(o, f32x4.mul(r0, inv));
+    v128.store(o, f32x4.mul(r1, inv), 16);
+    v128.store(o, f32x4.mul(r2, inv), 32);
+  }
+}
+
+/** Batch form: job words `model, local, parents, count` (joints 0..count-1). */
+export function modelToLocalBatch(jobs: usize, jobCount: i32): void {
+  for (let j = 0; j < jobCount; j++, jobs += 48) {
+    modelToLocal(
+      load<u32>(jobs),
+      load<u32>(jobs, 4),
+      load<u32>(jobs, 8),
+      0,
+      load<i32>(jobs, 12) - 1,
+    );
+  }
+}
+
+/** `out[i] = a[i] * b[i]` for `count` matrices. */
+export function multiplyMatrices(
+  a: usize,
+  b: usize,
+  out: usize,
+  count: i32,
+): void {
+  const lane3 = i32x4(0, 0, 0, -1);
+  for (let i = 0; i < count; i++) {
+    const b0 = v128.load(b);
+    const b1 = v128.load(b, 16);
+    const b2 = v128.load(b, 32);
+    const a0 = v128.load(a);
+    const a1 = v128.load(a, 16);
+    const a2 = v128.load(a, 32);
+    v128.store(out, row(a0, b0, b1, b2, lane3));
+    v128.store(out, row(a1, b0, b1, b2, lane3), 16);
+    v128.store(out, row(a2, b0, b1, b2, lane3), 32);
+    a += MATRIX_BYTES;
+    b += MATRIX_BYTES;
+    out += MATRIX_BYTES;
+  }
+}
+
+/** Batch form of {@link multiplyMatrices}: job words `a, b, out, count`. */
+export function multiplyMatricesBatch(jobs: usize, jobCount: i32): void {
+  for (let j = 0; j < jobCount; j++, jobs += 48) {
+    multiplyMatrices(
+      load<u32>(jobs),
+      load<u32>(jobs, 4),
+      load<u32>(jobs, 8),
+      load<i32>(jobs, 12),
+    );
+  }
+}

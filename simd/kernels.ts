@@ -1,0 +1,380 @@
+/**
+ * Checked kernels: each validates its arguments (types, sizes, ranges, and
+ * that every float it reads is finite) and throws a `TypeError` or
+ * `RangeError` naming the argument and index before anything is written;
+ * then it makes one call into its buffers' core.
+ *
+ * @example Local pose to skinning palette
+ * ```ts
+ * import {
+ *   localToModel, MatrixBuffer, multiplyMatrices, ParentIndices, PoseBuffer, quatToMat,
+ * } from "@marrow/anim";
+ *
+ * const parents = new ParentIndices([-1, 0, 1]);
+ * const pose = new PoseBuffer(3);
+ * pose.setJoint(1, [0, 1, 0], [0, 0, Math.SQRT1_2, Math.SQRT1_2]);
+ * const local = new MatrixBuffer(3), model = new MatrixBuffer(3);
+ * const inverseBind = new MatrixBuffer(3), palette = new MatrixBuffer(3);
+ * quatToMat(pose, local);
+ * localToModel(local, model, parents);
+ * multiplyMatrices(model, inverseBind, palette);
+ * ```
+ * @module
+ */
+
+import {
+  Core,
+  type CoreBuffer,
+  MatrixBuffer,
+  ParentIndices,
+  PoseBuffer,
+  SkinMesh,
+  VertexBuffer,
+  WeightedBases,
+} from "./core.ts";
+import { MATRIX_FLOATS, POSE_GROUP_FLOATS, SkinFlags } from "./layout.ts";
+
+const POSE_FIELDS = ["tx", "ty", "tz", "qx", "qy", "qz", "qw", "sx", "sy", "sz"];
+
+/** Options of the skinning kernels. */
+export interface SkinOptions {
+  /**
+   * Use at most this many influences per vertex (level of detail). When the
+   * cap drops influences, the remaining weights are rescaled to sum to one.
+   * Default: all.
+   */
+  readonly maxInfluences?: number;
+}
+
+/** Output streams of {@linkcode skinVertices}. */
+export interface SkinOutput {
+  /** Skinned positions. */
+  readonly positions: VertexBuffer;
+  /** Skinned normals; needs a mesh with normals. */
+  readonly normals?: VertexBuffer;
+  /** Skinned tangents; needs a mesh with tangents. */
+  readonly tangents?: VertexBuffer;
+}
+
+/** Options of {@linkcode skinVertices}. */
+export interface SkinVerticesOptions extends SkinOptions {
+  /** Renormalize skinned normals and tangents to unit length. Default false. */
+  readonly renormalize?: boolean;
+}
+
+/**
+ * Joint poses to 3x4 matrices (`M = T * R * S`) for joints `0..count-1`.
+ */
+export function quatToMat(
+  pose: PoseBuffer,
+  matrices: MatrixBuffer,
+  count: number = pose.jointCount,
+): void {
+  const core = sameCore("quatToMat", { pose, matrices });
+  checkType("quatToMat", "pose", pose, PoseBuffer);
+  checkType("quatToMat", "matrices", matrices, MatrixBuffer);
+  checkRange("quatToMat", "count", count, Math.min(pose.jointCount, matrices.count));
+  checkPose("quatToMat", "pose", pose, count);
+  Core.kernelsOf(core).quatToMat(pose.byteOffset, matrices.byteOffset, count);
+}
+
+/**
+ * 3x4 matrices to joint poses for joints `0..count-1` (Shoemake's method,
+ * scale from the column lengths). The padding lanes of the pose's last
+ * group get the identity.
+ */
+export function matToQuat(
+  matrices: MatrixBuffer,
+  pose: PoseBuffer,
+  count: number = matrices.count,
+): void {
+  const core = sameCore("matToQuat", { matrices, pose });
+  checkType("matToQuat", "matrices", matrices, MatrixBuffer);
+  checkType("matToQuat", "pose", pose, PoseBuffer);
+  checkRange("matToQuat", "count", count, Math.min(pose.jointCount, matrices.count));
+  checkMatrices("matToQuat", "matrices", matrices, 0, count);
+  Core.kernelsOf(core).matToQuat(matrices.byteOffset, pose.byteOffset, count);
+}
+
+/**
+ * Local to model space for joints `first..last`:
+ * `model[i] = model[parents[i]] * local[i]`. Parents below `first` must
+ * already be in `model`.
+ */
+export function localToModel(
+  local: MatrixBuffer,
+  model: MatrixBuffer,
+  parents: ParentIndices,
+  first = 0,
+  last: number = parents.jointCount - 1,
+): void {
+  const core = sameCore("localToModel", { local, model, parents });
+  checkType("localToModel", "local", local, MatrixBuffer);
+  checkType("localToModel", "model", model, MatrixBuffer);
+  checkType("localToModel", "parents", parents, ParentIndices);
+  if (!checkJointRange("localToModel", first, last, parents, local, model)) return;
+  checkMatrices("localToModel", "local", local, first, last + 1);
+  if (model !== local) checkMatrices("localToModel", "model", model, 0, first);
+  Core.kernelsOf(core).localToModel(
+    local.byteOffset,
+    model.byteOffset,
+    parents.byteOffset,
+    first,
+    last,
+  );
+}
+
+/**
+ * Model to local space for joints `last` down to `first`:
+ * `local[i] = inverse(model[parents[i]]) * model[i]`. `local` may be
+ * `model` (in place).
+ */
+export function modelToLocal(
+  model: MatrixBuffer,
+  local: MatrixBuffer,
+  parents: ParentIndices,
+  first = 0,
+  last: number = parents.jointCount - 1,
+): void {
+  const core = sameCore("modelToLocal", { model, local, parents });
+  checkType("modelToLocal", "model", model, MatrixBuffer);
+  checkType("modelToLocal", "local", local, MatrixBuffer);
+  checkType("modelToLocal", "parents", parents, ParentIndices);
+  if (!checkJointRange("modelToLocal", first, last, parents, local, model)) return;
+  checkMatrices("modelToLocal", "model", model, 0, last + 1);
+  Core.kernelsOf(core).modelToLocal(
+    model.byteOffset,
+    local.byteOffset,
+    parents.byteOffset,
+    first,
+    last,
+  );
+}
+
+/** `out[i] = a[i] * b[i]` for `count` matrices (model × inverse bind). */
+export function multiplyMatrices(
+  a: MatrixBuffer,
+  b: MatrixBuffer,
+  out: MatrixBuffer,
+  count: number = out.count,
+): void {
+  const core = sameCore("multiplyMatrices", { a, b, out });
+  checkType("multiplyMatrices", "a", a, MatrixBuffer);
+  checkType("multiplyMatrices", "b", b, MatrixBuffer);
+  checkType("multiplyMatrices", "out", out, MatrixBuffer);
+  checkRange("multiplyMatrices", "count", count, Math.min(a.count, b.count, out.count));
+  checkMatrices("multiplyMatrices", "a", a, 0, count);
+  checkMatrices("multiplyMatrices", "b", b, 0, count);
+  Core.kernelsOf(core).multiplyMatrices(a.byteOffset, b.byteOffset, out.byteOffset, count);
+}
+
+/**
+ * Positions-only skinning from weighted base vectors with the model-space
+ * joint matrices: `out[v] = sum model[j] * b` (paper 002, section 3).
+ */
+export function skinPositions(
+  model: MatrixBuffer,
+  bases: WeightedBases,
+  out: VertexBuffer,
+  options: SkinOptions = {},
+): void {
+  const core = sameCore("skinPositions", { model, bases, out });
+  checkType("skinPositions", "model", model, MatrixBuffer);
+  checkType("skinPositions", "bases", bases, WeightedBases);
+  checkType("skinPositions", "out", out, VertexBuffer);
+  checkAtLeast("skinPositions", "model", model.count, bases.jointCount, "matrices");
+  checkAtLeast("skinPositions", "out", out.vertexCount, bases.vertexCount, "vertices");
+  const cap = maxInfluences("skinPositions", options);
+  checkMatrices("skinPositions", "model", model, 0, bases.jointCount);
+  Core.kernelsOf(core).skinPositions(
+    model.byteOffset,
+    bases.byteOffset,
+    bases.jointsOffset,
+    bases.countsOffset,
+    out.byteOffset,
+    bases.vertexCount,
+    cap,
+  );
+}
+
+/**
+ * Skinning with the collapsed palette `C = sum w * palette[j]` per vertex:
+ * positions, and normals and tangents when `out` asks for them (paper 002,
+ * section 4). Tangent handedness (w) is copied.
+ */
+export function skinVertices(
+  palette: MatrixBuffer,
+  mesh: SkinMesh,
+  out: SkinOutput,
+  options: SkinVerticesOptions = {},
+): void {
+  const name = "skinVertices";
+  if (typeof out !== "object" || out === null) {
+    throw new TypeError(`${name}: out: expected { positions, normals?, tangents? }`);
+  }
+  const core = sameCore(name, { palette, mesh, ...out });
+  checkType(name, "palette", palette, MatrixBuffer);
+  checkType(name, "mesh", mesh, SkinMesh);
+  checkType(name, "out.positions", out.positions, VertexBuffer);
+  const streams = [out.positions, out.normals, out.tangents].filter((s) => s);
+  if (new Set(streams).size !== streams.length) {
+    throw new TypeError(`${name}: out: output streams must be distinct buffers`);
+  }
+  let flags = 0;
+  if (out.normals !== undefined) {
+    checkType(name, "out.normals", out.normals, VertexBuffer);
+    if (!mesh.hasNormals) throw new TypeError(`${name}: out.normals: the mesh has no normals`);
+    checkAtLeast(name, "out.normals", out.normals.vertexCount, mesh.vertexCount, "vertices");
+    flags |= SkinFlags.NORMALS;
+  }
+  if (out.tangents !== undefined) {
+    checkType(name, "out.tangents", out.tangents, VertexBuffer);
+    if (!mesh.hasTangents) throw new TypeError(`${name}: out.tangents: the mesh has no tangents`);
+    checkAtLeast(name, "out.tangents", out.tangents.vertexCount, mesh.vertexCount, "vertices");
+    flags |= SkinFlags.TANGENTS;
+  }
+  if (options.renormalize) flags |= SkinFlags.RENORMALIZE;
+  checkAtLeast(name, "palette", palette.count, mesh.jointCount, "matrices");
+  checkAtLeast(name, "out.positions", out.positions.vertexCount, mesh.vertexCount, "vertices");
+  const cap = maxInfluences(name, options);
+  checkMatrices(name, "palette", palette, 0, mesh.jointCount);
+  const o = mesh.offsets;
+  Core.kernelsOf(core).skinVertices(
+    palette.byteOffset,
+    o.parts,
+    mesh.partCount,
+    o.joints,
+    o.weights,
+    o.positions,
+    o.normals,
+    o.tangents,
+    out.positions.byteOffset,
+    out.normals?.byteOffset ?? 0,
+    out.tangents?.byteOffset ?? 0,
+    flags,
+    cap,
+  );
+}
+
+// ---------------------------------------------------------------- checks
+
+function sameCore(kernel: string, buffers: Record<string, unknown>): Core {
+  let core: Core | undefined;
+  for (const [name, buffer] of Object.entries(buffers)) {
+    if (buffer === undefined) continue;
+    const owner = (buffer as Partial<CoreBuffer>)?.core;
+    if (!(owner instanceof Core)) {
+      throw new TypeError(`${kernel}: ${name}: expected a buffer of a Marrow core, got ${describe(buffer)}`);
+    }
+    if ((buffer as CoreBuffer).freed) throw new TypeError(`${kernel}: ${name}: the buffer was freed`);
+    if (core && owner !== core) {
+      throw new TypeError(`${kernel}: ${name}: belongs to another core than the other arguments`);
+    }
+    core = owner;
+  }
+  return core!;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value !== "object") return typeof value;
+  return value.constructor?.name ?? "object";
+}
+
+function checkType<T>(
+  kernel: string,
+  name: string,
+  value: unknown,
+  type: abstract new (...args: never[]) => T,
+): asserts value is T {
+  if (!(value instanceof type)) {
+    throw new TypeError(`${kernel}: ${name}: expected a ${type.name}, got ${describe(value)}`);
+  }
+}
+
+function checkRange(kernel: string, name: string, value: number, max: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new RangeError(`${kernel}: ${name}: expected a whole number 0..${max}, got ${value}`);
+  }
+}
+
+function checkAtLeast(
+  kernel: string,
+  name: string,
+  have: number,
+  need: number,
+  what: string,
+): void {
+  if (have < need) {
+    throw new RangeError(`${kernel}: ${name}: has ${have} ${what}, needs at least ${need}`);
+  }
+}
+
+/** Returns false when the range is empty (nothing to do). */
+function checkJointRange(
+  kernel: string,
+  first: number,
+  last: number,
+  parents: ParentIndices,
+  ...buffers: MatrixBuffer[]
+): boolean {
+  const limit = Math.min(parents.jointCount, ...buffers.map((b) => b.count));
+  if (!Number.isInteger(first) || first < 0) {
+    throw new RangeError(`${kernel}: first: expected a whole number >= 0, got ${first}`);
+  }
+  if (!Number.isInteger(last) || last < -1 || last >= limit) {
+    throw new RangeError(`${kernel}: last: expected a joint index below ${limit}, got ${last}`);
+  }
+  return first <= last;
+}
+
+function maxInfluences(kernel: string, options: SkinOptions): number {
+  const cap = options.maxInfluences ?? 255;
+  if (!Number.isInteger(cap) || cap < 1) {
+    throw new RangeError(`${kernel}: options.maxInfluences: expected a whole number >= 1, got ${cap}`);
+  }
+  return Math.min(cap, 255);
+}
+
+/** Scans matrices `from..to-1` for non-finite values in the core. */
+function checkMatrices(
+  kernel: string,
+  name: string,
+  buffer: MatrixBuffer,
+  from: number,
+  to: number,
+): void {
+  if (to <= from) return;
+  const start = buffer.byteOffset + from * MATRIX_FLOATS * 4;
+  const bad = Core.kernelsOf(buffer.core).firstNonFinite(start, (to - from) * MATRIX_FLOATS);
+  if (bad < 0) return;
+  const value = buffer.array[from * MATRIX_FLOATS + bad];
+  throw new RangeError(
+    `${kernel}: ${name}: matrix ${from + Math.floor(bad / MATRIX_FLOATS)} element ${
+      bad % MATRIX_FLOATS
+    } is ${value}`,
+  );
+}
+
+/** Scans the pose of joints `0..count-1` for non-finite values. */
+function checkPose(kernel: string, name: string, pose: PoseBuffer, count: number): void {
+  const kernels = Core.kernelsOf(pose.core);
+  const fullGroups = count >> 2;
+  const bad = kernels.firstNonFinite(pose.byteOffset, fullGroups * POSE_GROUP_FLOATS);
+  const report = (float: number) => {
+    const joint = Math.floor(float / POSE_GROUP_FLOATS) * 4 + (float % 4);
+    const field = Math.floor((float % POSE_GROUP_FLOATS) / 4);
+    throw new RangeError(
+      `${kernel}: ${name}: joint ${joint} ${POSE_FIELDS[field]} is ${pose.array[float]}`,
+    );
+  };
+  if (bad >= 0) report(bad);
+  // The last group's padding lanes are not part of the pose: check lane by lane.
+  const a = pose.array, base = fullGroups * POSE_GROUP_FLOATS;
+  for (let lane = 0; lane < (count & 3); lane++) {
+    for (let field = 0; field < 10; field++) {
+      const float = base + field * 4 + lane;
+      if (!Number.isFinite(a[float])) report(float);
+    }
+  }
+}

@@ -1,0 +1,404 @@
+/**
+ * Scalar TypeScript references of every kernel of the WebAssembly core.
+ *
+ * They define the kernels' semantics: the SIMD builds are tested against
+ * them, and they run as the core's fallback where WebAssembly SIMD is not
+ * available. They validate nothing; use the checked wrappers of the main
+ * module for untrusted input. Layouts are described in `simd/layout.ts`.
+ *
+ * @example Turning a pose into joint matrices
+ * ```ts
+ * import { quatToMat } from "@marrow/anim/reference";
+ * import { poseFloats, poseIndex, PoseField } from "@marrow/anim";
+ *
+ * const pose = new Float32Array(poseFloats(1));
+ * pose[poseIndex(0, PoseField.QW)] = 1;
+ * pose[poseIndex(0, PoseField.SX)] = 1;
+ * pose[poseIndex(0, PoseField.SY)] = 1;
+ * pose[poseIndex(0, PoseField.SZ)] = 1;
+ * const matrices = new Float32Array(12);
+ * quatToMat(pose, matrices, 1);
+ * ```
+ * @module
+ */
+
+import { MATRIX_FLOATS, POSE_GROUP_FLOATS, SkinFlags } from "./layout.ts";
+
+/**
+ * Joint poses (SoA×4 translation, rotation, scale) to 3x4 joint matrices,
+ * `M = T * R * S`. Reads `ceil(count / 4)` pose groups, writes `count`
+ * matrices.
+ */
+export function quatToMat(
+  pose: Float32Array,
+  matrices: Float32Array,
+  count: number,
+): void {
+  for (let j = 0; j < count; j++) {
+    const g = (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    const tx = pose[g], ty = pose[g + 4], tz = pose[g + 8];
+    const x = pose[g + 12], y = pose[g + 16], z = pose[g + 20];
+    const w = pose[g + 24];
+    const sx = pose[g + 28], sy = pose[g + 32], sz = pose[g + 36];
+    const x2 = x + x, y2 = y + y, z2 = z + z;
+    const xx = x * x2, yy = y * y2, zz = z * z2;
+    const xy = x * y2, xz = x * z2, yz = y * z2;
+    const wx = w * x2, wy = w * y2, wz = w * z2;
+    const m = j * MATRIX_FLOATS;
+    matrices[m] = (1 - (yy + zz)) * sx;
+    matrices[m + 1] = (xy - wz) * sy;
+    matrices[m + 2] = (xz + wy) * sz;
+    matrices[m + 3] = tx;
+    matrices[m + 4] = (xy + wz) * sx;
+    matrices[m + 5] = (1 - (xx + zz)) * sy;
+    matrices[m + 6] = (yz - wx) * sz;
+    matrices[m + 7] = ty;
+    matrices[m + 8] = (xz - wy) * sx;
+    matrices[m + 9] = (yz + wx) * sy;
+    matrices[m + 10] = (1 - (xx + yy)) * sz;
+    matrices[m + 11] = tz;
+  }
+}
+
+/**
+ * 3x4 joint matrices to SoA×4 poses: translation, scale (column lengths,
+ * the x scale negated when the determinant is negative, as three.js does)
+ * and rotation by Shoemake's method with the four cases chosen in the order
+ * `trace > 0`, `m0 >= m5 && m0 >= m10`, `m5 >= m10`, else; the quaternion is
+ * normalized. A zero scale column leaves that column zero. Writes all
+ * `ceil(count / 4)` groups: padding lanes get the identity pose.
+ */
+export function matToQuat(
+  matrices: Float32Array,
+  pose: Float32Array,
+  count: number,
+): void {
+  const lanes = Math.ceil(count / 4) * 4;
+  for (let j = 0; j < lanes; j++) {
+    const g = (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    if (j >= count) {
+      pose[g] = pose[g + 4] = pose[g + 8] = 0;
+      pose[g + 12] = pose[g + 16] = pose[g + 20] = 0;
+      pose[g + 24] = 1;
+      pose[g + 28] = pose[g + 32] = pose[g + 36] = 1;
+      continue;
+    }
+    const m = j * MATRIX_FLOATS;
+    let m0 = matrices[m], m1 = matrices[m + 1], m2 = matrices[m + 2];
+    let m4 = matrices[m + 4], m5 = matrices[m + 5], m6 = matrices[m + 6];
+    let m8 = matrices[m + 8], m9 = matrices[m + 9], m10 = matrices[m + 10];
+    let sx = Math.fround(Math.sqrt(m0 * m0 + m4 * m4 + m8 * m8));
+    const sy = Math.fround(Math.sqrt(m1 * m1 + m5 * m5 + m9 * m9));
+    const sz = Math.fround(Math.sqrt(m2 * m2 + m6 * m6 + m10 * m10));
+    const det = m0 * (m5 * m10 - m6 * m9) - m1 * (m4 * m10 - m6 * m8) +
+      m2 * (m4 * m9 - m5 * m8);
+    if (det < 0) sx = -sx;
+    const ix = sx !== 0 ? 1 / sx : 0;
+    const iy = sy !== 0 ? 1 / sy : 0;
+    const iz = sz !== 0 ? 1 / sz : 0;
+    m0 *= ix, m4 *= ix, m8 *= ix;
+    m1 *= iy, m5 *= iy, m9 *= iy;
+    m2 *= iz, m6 *= iz, m10 *= iz;
+    let qx: number, qy: number, qz: number, qw: number;
+    const trace = m0 + m5 + m10;
+    if (trace > 0) {
+      const s = 0.5 / Math.sqrt(trace + 1);
+      qw = 0.25 / s;
+      qx = (m9 - m6) * s;
+      qy = (m2 - m8) * s;
+      qz = (m4 - m1) * s;
+    } else if (m0 >= m5 && m0 >= m10) {
+      const s = 0.5 / Math.sqrt(1 + m0 - m5 - m10);
+      qx = 0.25 / s;
+      qw = (m9 - m6) * s;
+      qy = (m1 + m4) * s;
+      qz = (m2 + m8) * s;
+    } else if (m5 >= m10) {
+      const s = 0.5 / Math.sqrt(1 + m5 - m0 - m10);
+      qy = 0.25 / s;
+      qw = (m2 - m8) * s;
+      qx = (m1 + m4) * s;
+      qz = (m6 + m9) * s;
+    } else {
+      const s = 0.5 / Math.sqrt(1 + m10 - m0 - m5);
+      qz = 0.25 / s;
+      qw = (m4 - m1) * s;
+      qx = (m2 + m8) * s;
+      qy = (m6 + m9) * s;
+    }
+    const n = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    pose[g] = matrices[m + 3];
+    pose[g + 4] = matrices[m + 7];
+    pose[g + 8] = matrices[m + 11];
+    pose[g + 12] = qx * n;
+    pose[g + 16] = qy * n;
+    pose[g + 20] = qz * n;
+    pose[g + 24] = qw * n;
+    pose[g + 28] = sx;
+    pose[g + 32] = sy;
+    pose[g + 36] = sz;
+  }
+}
+
+/** `out[o] = a[ia] * b[ib]` for 3x4 matrices at matrix indices. */
+function multiplyAt(
+  a: Float32Array,
+  ia: number,
+  b: Float32Array,
+  ib: number,
+  out: Float32Array,
+  o: number,
+): void {
+  const A = ia * MATRIX_FLOATS, B = ib * MATRIX_FLOATS, O = o * MATRIX_FLOATS;
+  const b0 = b[B], b1 = b[B + 1], b2 = b[B + 2], b3 = b[B + 3];
+  const b4 = b[B + 4], b5 = b[B + 5], b6 = b[B + 6], b7 = b[B + 7];
+  const b8 = b[B + 8], b9 = b[B + 9], b10 = b[B + 10], b11 = b[B + 11];
+  for (let r = 0; r < 12; r += 4) {
+    const a0 = a[A + r], a1 = a[A + r + 1], a2 = a[A + r + 2];
+    const a3 = a[A + r + 3];
+    out[O + r] = a0 * b0 + a1 * b4 + a2 * b8;
+    out[O + r + 1] = a0 * b1 + a1 * b5 + a2 * b9;
+    out[O + r + 2] = a0 * b2 + a1 * b6 + a2 * b10;
+    out[O + r + 3] = a0 * b3 + a1 * b7 + a2 * b11 + a3;
+  }
+}
+
+/**
+ * Local to model space over joints `first..last` (inclusive):
+ * `model[i] = model[parents[i]] * local[i]`, or `local[i]` for a root
+ * (`parents[i] < 0`). Parents must come before their children.
+ */
+export function localToModel(
+  local: Float32Array,
+  model: Float32Array,
+  parents: Int16Array,
+  first: number,
+  last: number,
+): void {
+  for (let i = first; i <= last; i++) {
+    const p = parents[i];
+    if (p < 0) {
+      model.set(
+        local.subarray(i * MATRIX_FLOATS, (i + 1) * MATRIX_FLOATS),
+        i * MATRIX_FLOATS,
+      );
+    } else {
+      multiplyAt(model, p, local, i, model, i);
+    }
+  }
+}
+
+/**
+ * Model to local space over joints `last` down to `first`:
+ * `local[i] = inverse(model[parents[i]]) * model[i]`, or `model[i]` for a
+ * root. `local` may be `model` itself (the walk keeps parents in model space
+ * until their children are done). The inverse is the general affine one; a
+ * singular parent gives non-finite children.
+ */
+export function modelToLocal(
+  model: Float32Array,
+  local: Float32Array,
+  parents: Int16Array,
+  first: number,
+  last: number,
+): void {
+  const inv = new Float32Array(MATRIX_FLOATS);
+  for (let i = last; i >= first; i--) {
+    const p = parents[i];
+    if (p < 0) {
+      local.set(
+        model.subarray(i * MATRIX_FLOATS, (i + 1) * MATRIX_FLOATS),
+        i * MATRIX_FLOATS,
+      );
+      continue;
+    }
+    invertAt(model, p, inv);
+    multiplyAt(inv, 0, model, i, local, i);
+  }
+}
+
+/** Writes the affine inverse of matrix `index` of `m` into `out[0..12]`. */
+function invertAt(m: Float32Array, index: number, out: Float32Array): void {
+  const o = index * MATRIX_FLOATS;
+  const a = m[o], b = m[o + 1], c = m[o + 2], tx = m[o + 3];
+  const d = m[o + 4], e = m[o + 5], f = m[o + 6], ty = m[o + 7];
+  const g = m[o + 8], h = m[o + 9], k = m[o + 10], tz = m[o + 11];
+  const c0 = e * k - f * h, c1 = f * g - d * k, c2 = d * h - e * g;
+  const inv = 1 / (a * c0 + b * c1 + c * c2);
+  const r0 = c0 * inv, r1 = (c * h - b * k) * inv, r2 = (b * f - c * e) * inv;
+  const r4 = c1 * inv, r5 = (a * k - c * g) * inv, r6 = (c * d - a * f) * inv;
+  const r8 = c2 * inv, r9 = (b * g - a * h) * inv, r10 = (a * e - b * d) * inv;
+  out[0] = r0, out[1] = r1, out[2] = r2;
+  out[3] = -(r0 * tx + r1 * ty + r2 * tz);
+  out[4] = r4, out[5] = r5, out[6] = r6;
+  out[7] = -(r4 * tx + r5 * ty + r6 * tz);
+  out[8] = r8, out[9] = r9, out[10] = r10;
+  out[11] = -(r8 * tx + r9 * ty + r10 * tz);
+}
+
+/** `out[i] = a[i] * b[i]` for `count` 3x4 matrices (model × inverse bind). */
+export function multiplyMatrices(
+  a: Float32Array,
+  b: Float32Array,
+  out: Float32Array,
+  count: number,
+): void {
+  for (let i = 0; i < count; i++) multiplyAt(a, i, b, i, out, i);
+}
+
+/**
+ * Positions-only skinning from weighted base vectors (paper 002, section 3).
+ * Vertex `v` has `counts[v]` influences, stored consecutively: base vector
+ * `bases[4k..4k+3] = (w * (inverseBind[j] * p), w)` and joint `joints[k]`.
+ * `out[v] = sum model[j] * b` over the first `min(counts[v], maxInfluences)`
+ * influences; when the cap drops influences the sum is divided by the
+ * weights it used (with one influence, that weight counts as 1). Writes
+ * `(x, y, z, 1)` per vertex.
+ */
+export function skinPositions(
+  model: Float32Array,
+  bases: Float32Array,
+  joints: Uint16Array,
+  counts: Uint8Array,
+  out: Float32Array,
+  vertexCount: number,
+  maxInfluences: number,
+): void {
+  let k = 0;
+  for (let v = 0; v < vertexCount; v++) {
+    const n = counts[v];
+    const used = n < maxInfluences ? n : maxInfluences;
+    let x = 0, y = 0, z = 0, w = 0;
+    for (let i = 0; i < used; i++) {
+      const b = (k + i) * 4;
+      const bx = bases[b], by = bases[b + 1], bz = bases[b + 2];
+      const bw = bases[b + 3];
+      const m = joints[k + i] * MATRIX_FLOATS;
+      x += model[m] * bx + model[m + 1] * by + model[m + 2] * bz +
+        model[m + 3] * bw;
+      y += model[m + 4] * bx + model[m + 5] * by + model[m + 6] * bz +
+        model[m + 7] * bw;
+      z += model[m + 8] * bx + model[m + 9] * by + model[m + 10] * bz +
+        model[m + 11] * bw;
+      w += bw;
+    }
+    if (used < n) {
+      const s = 1 / w;
+      x *= s, y *= s, z *= s;
+    }
+    const o = v * 4;
+    out[o] = x, out[o + 1] = y, out[o + 2] = z, out[o + 3] = 1;
+    k += n;
+  }
+}
+
+/**
+ * Builds the weighted base vectors of {@linkcode skinPositions}:
+ * `bases[k] = (w_k * (inverseBind[j_k] * p), w_k)`, with `positions` in
+ * vertex-stream layout and influences stored as in `skinPositions`.
+ */
+export function weightedBases(
+  positions: Float32Array,
+  inverseBind: Float32Array,
+  joints: Uint16Array,
+  weights: Float32Array,
+  counts: Uint8Array,
+  vertexCount: number,
+  bases: Float32Array,
+): void {
+  let k = 0;
+  for (let v = 0; v < vertexCount; v++) {
+    const px = positions[v * 4], py = positions[v * 4 + 1];
+    const pz = positions[v * 4 + 2];
+    for (let i = 0; i < counts[v]; i++, k++) {
+      const m = joints[k] * MATRIX_FLOATS, w = weights[k];
+      const ib = inverseBind;
+      bases[k * 4] = w *
+        (ib[m] * px + ib[m + 1] * py + ib[m + 2] * pz + ib[m + 3]);
+      bases[k * 4 + 1] = w *
+        (ib[m + 4] * px + ib[m + 5] * py + ib[m + 6] * pz + ib[m + 7]);
+      bases[k * 4 + 2] = w *
+        (ib[m + 8] * px + ib[m + 9] * py + ib[m + 10] * pz + ib[m + 11]);
+      bases[k * 4 + 3] = w;
+    }
+  }
+}
+
+/**
+ * Skinning by collapsing the weighted palette per vertex (paper 002,
+ * section 4). Vertices come in parts: part `p` is `parts[2p]` influences
+ * per vertex for `parts[2p + 1]` vertices, its joints and weights stored
+ * vertex by vertex, parts one after another. Per vertex,
+ * `C = sum w_k * palette[j_k]` over the first `min(k, maxInfluences)`
+ * influences (divided by their weight sum when the cap drops some), then
+ * `p' = C * p`, and with {@linkcode SkinFlags} `n' = C.rot * n`,
+ * `t' = (C.rot * t.xyz, t.w)`, renormalized on request. Streams are in
+ * vertex-stream layout; unused ones may be empty.
+ */
+export function skinVertices(
+  palette: Float32Array,
+  parts: Uint32Array,
+  joints: Uint16Array,
+  weights: Float32Array,
+  positions: Float32Array,
+  normals: Float32Array,
+  tangents: Float32Array,
+  outPositions: Float32Array,
+  outNormals: Float32Array,
+  outTangents: Float32Array,
+  flags: number,
+  maxInfluences: number,
+): void {
+  const c = new Float64Array(12);
+  let v = 0, k = 0;
+  for (let p = 0; p < parts.length; p += 2) {
+    const n = parts[p], vertices = parts[p + 1];
+    const used = n < maxInfluences ? n : maxInfluences;
+    for (let end = v + vertices; v < end; v++, k += n) {
+      c.fill(0);
+      let sum = 0;
+      for (let i = 0; i < used; i++) {
+        const w = weights[k + i], m = joints[k + i] * MATRIX_FLOATS;
+        for (let e = 0; e < 12; e++) c[e] += w * palette[m + e];
+        sum += w;
+      }
+      if (used < n) {
+        const s = 1 / sum;
+        for (let e = 0; e < 12; e++) c[e] *= s;
+      }
+      const o = v * 4;
+      const px = positions[o], py = positions[o + 1], pz = positions[o + 2];
+      outPositions[o] = c[0] * px + c[1] * py + c[2] * pz + c[3];
+      outPositions[o + 1] = c[4] * px + c[5] * py + c[6] * pz + c[7];
+      outPositions[o + 2] = c[8] * px + c[9] * py + c[10] * pz + c[11];
+      outPositions[o + 3] = 1;
+      if (flags & SkinFlags.NORMALS) {
+        transformDirection(c, normals, outNormals, o, flags);
+        outNormals[o + 3] = 0;
+      }
+      if (flags & SkinFlags.TANGENTS) {
+        transformDirection(c, tangents, outTangents, o, flags);
+        outTangents[o + 3] = tangents[o + 3];
+      }
+    }
+  }
+}
+
+function transformDirection(
+  c: Float64Array,
+  input: Float32Array,
+  out: Float32Array,
+  o: number,
+  flags: number,
+): void {
+  const x = input[o], y = input[o + 1], z = input[o + 2];
+  let rx = c[0] * x + c[1] * y + c[2] * z;
+  let ry = c[4] * x + c[5] * y + c[6] * z;
+  let rz = c[8] * x + c[9] * y + c[10] * z;
+  if (flags & SkinFlags.RENORMALIZE) {
+    const len = Math.sqrt(rx * rx + ry * ry + rz * rz);
+    const s = len > 0 ? 1 / len : 0;
+    rx *= s, ry *= s, rz *= s;
+  }
+  out[o] = rx, out[o + 1] = ry, out[o + 2] = rz;
+}

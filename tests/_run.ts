@@ -1,0 +1,406 @@
+/**
+ * `deno task test`: runs the test suite, then the `check` task's steps.
+ *
+ * 1. Probes whether the JSR packages `@std/assert` and `@std/testing`
+ *    resolve, by running `deno cache` on a two-line probe module with the
+ *    project's config (bounded by {@linkcode PROBE_TIMEOUT_MS}). Unreachable
+ *    JSR fails fast (well under a second); when the packages are already in
+ *    Deno's cache the probe succeeds without the network.
+ * 2. Prints one `std: ...` line naming the choice.
+ * 3. Runs `deno test --doc` on `tests/**\/*_test.ts` plus the code blocks of
+ *    `mod.ts` and `README.md` (when they exist). With JSR the imports of
+ *    `deno.json` are used unchanged. Without it, a generated import map
+ *    (a temporary file) sends `@std/assert` and the `@std/testing/*`
+ *    subpaths the tests use to the adapter in `tests/_std/`.
+ *
+ *    `--import-map` REPLACES the "imports"/"scopes" of `deno.json` (Deno
+ *    2.9.6, checked: an entry left out of the map no longer resolves), so the
+ *    map carries every other entry of `deno.json` too, with relative targets
+ *    made absolute. A map file, unlike `deno.json`, does not get the
+ *    implicit `"pkg/"` entries that let `"pkg/sub/path"` resolve for
+ *    `npm:`/`jsr:` targets: they are added explicitly. The package's own
+ *    name (`@marrow/anim`, `@marrow/anim/reference`) still resolves through
+ *    `deno.json`'s "name"/"exports" with a map in place, and the lockfile
+ *    keeps following `deno.json`.
+ * 4. Runs each `&&`-separated step of the `check` task from `deno.json`
+ *    (fmt, lint, doc lint, publish dry run, wasm check) separately, so that
+ *    every failing step is reported, not just the first.
+ * 5. Prints `N passed, N failed[, N skipped]` (leaf tests, from Deno's JUnit
+ *    report) as the last line; exits 1 if a test or a check step failed.
+ *
+ * Options: `--std=jsr|offline|auto` (or env `MARROW_STD`) forces the choice;
+ * `--tests-only` skips the check steps; any other argument is passed to
+ * `deno test` (e.g. `--filter name`).
+ *
+ * @module
+ */
+
+const ROOT = new URL("../", import.meta.url);
+const DENO = Deno.execPath();
+const PROBE_TIMEOUT_MS = 30_000;
+const TEST_PERMISSIONS = ["--allow-read", "--allow-env"];
+const TEST_DIR = "tests/";
+const DOC_FILES = ["mod.ts", "README.md"];
+const ADAPTER_DIR = new URL("tests/_std/", ROOT);
+/** Child processes: no update check (it would reach for the network). */
+const CHILD_ENV = { DENO_NO_UPDATE_CHECK: "1" };
+
+interface ImportMap {
+  imports?: Record<string, string>;
+  scopes?: Record<string, Record<string, string>>;
+}
+
+interface Config extends ImportMap {
+  importMap?: string;
+  tasks?: Record<string, string | { command?: string }>;
+}
+
+function pathOf(url: URL): string {
+  return decodeURIComponent(url.pathname);
+}
+
+async function exists(path: URL | string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+// --- 1. Which @std? ---------------------------------------------------------
+
+type StdChoice = { mode: "jsr" | "offline"; why: string };
+
+async function probeJsr(): Promise<StdChoice> {
+  const dir = await Deno.makeTempDir({ prefix: "marrow-std-probe-" });
+  const probe = `${dir}/probe.ts`;
+  await Deno.writeTextFile(
+    probe,
+    'import "@std/assert";\nimport "@std/testing/bdd";\n',
+  );
+  const started = performance.now();
+  try {
+    const { success, stderr } = await new Deno.Command(DENO, {
+      args: [
+        "cache",
+        "--quiet",
+        "--config",
+        pathOf(new URL("deno.json", ROOT)),
+        probe,
+      ],
+      cwd: pathOf(ROOT),
+      env: CHILD_ENV,
+      stdout: "null",
+      stderr: "piped",
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    }).output();
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    if (success) return { mode: "jsr", why: `probe ${seconds}s` };
+    // deno prints e.g. "error: JSR package manifest for '@std/assert' failed
+    // to load. Import 'https://jsr.io/@std/assert/meta.json' failed."
+    const text = new TextDecoder().decode(stderr)
+      // deno-lint-ignore no-control-regex
+      .replace(/\x1b\[[0-9;]*m/g, "");
+    const error = text.split("\n").find((l) => l.startsWith("error:")) ?? "";
+    const unreachable =
+      /failed to load|error sending request|dns error|connect/i
+        .test(error);
+    return {
+      mode: "offline",
+      why: unreachable
+        ? "jsr.io unreachable"
+        : `JSR probe failed: ${error.slice(0, 160)}`,
+    };
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "TimeoutError") {
+      return {
+        mode: "offline",
+        why: `JSR probe timed out after ${PROBE_TIMEOUT_MS / 1000}s`,
+      };
+    }
+    throw error;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function chooseStd(forced: string | undefined): Promise<StdChoice> {
+  if (forced === "jsr" || forced === "offline") {
+    return { mode: forced, why: `forced by --std/MARROW_STD=${forced}` };
+  }
+  if (forced && forced !== "auto") {
+    throw new Error(
+      `--std/MARROW_STD must be jsr, offline or auto, not "${forced}"`,
+    );
+  }
+  return await probeJsr();
+}
+
+// --- 3. Offline import map --------------------------------------------------
+
+/** `@std/...` specifiers used by the files under test (and their doc blocks). */
+async function stdSpecifiers(files: URL[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const pattern = /["'](@std\/(?:assert|testing)(?:\/[\w.-]+)?)["']/g;
+  for (const file of files) {
+    const text = await Deno.readTextFile(file);
+    for (const match of text.matchAll(pattern)) found.add(match[1]);
+  }
+  return found;
+}
+
+/** The adapter module for an `@std/assert*` or `@std/testing/*` specifier, if any. */
+async function adapterFor(specifier: string): Promise<URL | undefined> {
+  if (specifier === "@std/assert" || specifier.startsWith("@std/assert/")) {
+    return new URL("assert.ts", ADAPTER_DIR);
+  }
+  const sub = specifier.match(/^@std\/testing\/([\w.-]+)$/)?.[1];
+  if (!sub) return undefined;
+  const file = new URL(`testing_${sub.replaceAll("-", "_")}.ts`, ADAPTER_DIR);
+  return await exists(file) ? file : undefined;
+}
+
+/** `./x` and `../x` targets resolved against `base`; bare and URL targets kept. */
+function absolute(target: string, base: URL): string {
+  return /^\.{0,2}\//.test(target) ? new URL(target, base).href : target;
+}
+
+/**
+ * deno.json gives `"pkg": "npm:pkg@1"` an implicit `"pkg/": "npm:/pkg@1/"`;
+ * an import map file does not, so add it.
+ */
+function withSubpathEntries(imports: Record<string, string>): void {
+  for (const [key, target] of Object.entries(imports)) {
+    if (key.endsWith("/") || `${key}/` in imports) continue;
+    const bare = target.match(
+      /^(npm|jsr):\/?((?:@[^/@]+\/)?[^/@]+(?:@[^/]+)?)$/,
+    );
+    if (bare) imports[`${key}/`] = `${bare[1]}:/${bare[2]}/`;
+  }
+}
+
+function isStdTestEntry(key: string): boolean {
+  return /^@std\/(assert|testing)(\/|$)/.test(key);
+}
+
+async function offlineImportMap(
+  config: Config,
+  used: Set<string>,
+): Promise<ImportMap> {
+  let source: ImportMap = config;
+  let base = new URL("deno.json", ROOT);
+  if (config.importMap) {
+    base = new URL(config.importMap, base);
+    source = JSON.parse(await Deno.readTextFile(base));
+  }
+  const imports: Record<string, string> = {};
+  for (const [key, target] of Object.entries(source.imports ?? {})) {
+    if (!isStdTestEntry(key)) imports[key] = absolute(target, base);
+  }
+  withSubpathEntries(imports);
+  const missing: string[] = [];
+  for (
+    const specifier of new Set(["@std/assert", "@std/testing/bdd", ...used])
+  ) {
+    const adapter = await adapterFor(specifier);
+    if (adapter) imports[specifier] = adapter.href;
+    else missing.push(specifier);
+  }
+  if (missing.length > 0) {
+    throw new Error(
+      `no offline adapter for ${
+        missing.join(", ")
+      }: add tests/_std/testing_<name>.ts`,
+    );
+  }
+  const scopes: Record<string, Record<string, string>> = {};
+  for (const [scope, entries] of Object.entries(source.scopes ?? {})) {
+    const mapped: Record<string, string> = {};
+    for (const [key, target] of Object.entries(entries)) {
+      mapped[key] = absolute(target, base);
+    }
+    scopes[absolute(scope, base)] = mapped;
+  }
+  return { imports, scopes };
+}
+
+// --- 3. Tests ---------------------------------------------------------------
+
+async function testFiles(dir: URL): Promise<URL[]> {
+  const files: URL[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+    if (entry.isDirectory) files.push(...await testFiles(url));
+    else if (entry.isFile && entry.name.endsWith("_test.ts")) files.push(url);
+  }
+  return files.sort((a, b) => a.href < b.href ? -1 : a.href > b.href ? 1 : 0);
+}
+
+function relative(url: URL): string {
+  return url.href.slice(ROOT.href.length);
+}
+
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(
+    /&(lt|gt|quot|apos|amp);/g,
+    (_, name: string) =>
+      ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[name]!,
+  );
+}
+
+/**
+ * Counts leaf tests in Deno's JUnit report. Deno lists a test and each of its
+ * steps (every bdd `it` is a step of its `describe`) as test cases named
+ * `outer > inner > test`; a case with children is a group, counted only when
+ * it failed for a reason of its own (a hook), not because a step failed.
+ */
+function countJunit(xml: string): Counts {
+  const cases = [
+    ...xml.matchAll(
+      /<testcase name="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g,
+    ),
+  ]
+    .map((m) => ({ name: unescapeXml(m[1]), body: m[3] ?? "" }));
+  const names = cases.map((c) => c.name);
+  const counts: Counts = { passed: 0, failed: 0, skipped: 0 };
+  for (const { name, body } of cases) {
+    const group = names.some((other) => other.startsWith(`${name} > `));
+    const failure = body.match(/<failure message="([^"]*)"/)?.[1];
+    if (group) {
+      if (failure !== undefined && !/^\d+ test steps? failed/.test(failure)) {
+        counts.failed++;
+      }
+    } else if (failure !== undefined) counts.failed++;
+    else if (/<skipped/.test(body)) counts.skipped++;
+    else counts.passed++;
+  }
+  return counts;
+}
+
+async function runTests(
+  std: StdChoice,
+  config: Config,
+  forwarded: string[],
+  tmp: string,
+): Promise<Counts> {
+  const tests = await testFiles(new URL(TEST_DIR, ROOT));
+  const docs: URL[] = [];
+  for (const name of DOC_FILES) {
+    const url = new URL(name, ROOT);
+    if (await exists(url)) docs.push(url);
+  }
+  const args = ["test", ...TEST_PERMISSIONS, "--doc", "--permit-no-files"];
+  const junit = `${tmp}/junit.xml`;
+  args.push(`--junit-path=${junit}`);
+  if (std.mode === "offline") {
+    const map = await offlineImportMap(
+      config,
+      await stdSpecifiers([...tests, ...docs]),
+    );
+    const mapFile = `${tmp}/import_map.json`;
+    await Deno.writeTextFile(mapFile, JSON.stringify(map, null, 2));
+    args.push(`--import-map=${mapFile}`);
+  }
+  args.push(...forwarded, ...[...tests, ...docs].map(relative));
+  console.log(`\n== deno ${args.join(" ")}`);
+  const { code } = await new Deno.Command(DENO, {
+    args,
+    cwd: pathOf(ROOT),
+    env: CHILD_ENV,
+    stdin: "null",
+  }).spawn().status;
+  let counts: Counts = { passed: 0, failed: 0, skipped: 0 };
+  if (await exists(junit)) {
+    counts = countJunit(await Deno.readTextFile(junit));
+  } else if (code !== 0) {
+    console.log("tests: deno test stopped before running tests (see above)");
+  }
+  if (code !== 0 && counts.failed === 0) {
+    // Type errors, an `only` left in, leaks outside a test...: still a failure.
+    console.log(`tests: deno test exited with code ${code}`);
+    counts.failed = 1;
+  }
+  return counts;
+}
+
+// --- 4. Check steps ---------------------------------------------------------
+
+async function runChecks(config: Config): Promise<string[]> {
+  const task = config.tasks?.check;
+  const command = typeof task === "string" ? task : task?.command;
+  if (!command) {
+    console.log("\ncheck: no `check` task in deno.json");
+    return [];
+  }
+  const failed: string[] = [];
+  const steps = command.split("&&").map((s) => s.trim()).filter(Boolean);
+  for (const step of steps) {
+    if (/tests\/_run\.ts|task\s+test\b/.test(step)) {
+      console.log(
+        `\n== check: skipping "${step}" (it would run this runner again)`,
+      );
+      continue;
+    }
+    console.log(`\n== check: ${step}`);
+    const { success } = await new Deno.Command(DENO, {
+      args: ["task", "--eval", step],
+      cwd: pathOf(ROOT),
+      env: CHILD_ENV,
+      stdin: "null",
+    }).spawn().status;
+    if (!success) failed.push(step);
+  }
+  console.log(
+    `\ncheck: ${steps.length - failed.length}/${steps.length} steps passed` +
+      (failed.length ? `; failed: ${failed.join(" | ")}` : ""),
+  );
+  return failed;
+}
+
+// --- main -------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const forwarded: string[] = [];
+  let forced = Deno.env.get("MARROW_STD");
+  let testsOnly = false;
+  for (const arg of Deno.args) {
+    if (arg === "--tests-only") testsOnly = true;
+    else if (arg.startsWith("--std=")) forced = arg.slice("--std=".length);
+    else forwarded.push(arg);
+  }
+  const config: Config = JSON.parse(
+    await Deno.readTextFile(new URL("deno.json", ROOT)),
+  );
+
+  const std = await chooseStd(forced);
+  console.log(
+    std.mode === "jsr"
+      ? `std: jsr (@std/assert, @std/testing) [${std.why}]`
+      : `std: offline adapter tests/_std/ (${std.why})`,
+  );
+
+  const tmp = await Deno.makeTempDir({ prefix: "marrow-test-" });
+  let counts: Counts;
+  try {
+    counts = await runTests(std, config, forwarded, tmp);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+  const failedChecks = testsOnly ? [] : await runChecks(config);
+
+  const skipped = counts.skipped ? `, ${counts.skipped} skipped` : "";
+  console.log(`\n${counts.passed} passed, ${counts.failed} failed${skipped}`);
+  return counts.failed > 0 || failedChecks.length > 0 ? 1 : 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main());
+}

@@ -1,0 +1,87 @@
+/**
+ * Test scenes for the ECS layer: a world with cylinder characters on a core
+ * of a given build.
+ *
+ * @module
+ */
+
+import { addEntity, createWorld } from "bitecs";
+import {
+  addJointMat,
+  addJointQuat,
+  addSkeleton,
+  addSkin,
+  type AnimationComponents,
+  Core,
+  type CoreBuild,
+  createAnimation,
+  SkeletonAsset,
+  SkinAsset,
+  type SkinStreams,
+} from "../mod.ts";
+import { createCylinder, type CylinderOptions } from "../examples/cylinder.ts";
+
+/** Every core build, each test runs on all of them. */
+export const BUILDS: readonly CoreBuild[] = ["relaxed-simd", "simd", "scalar"];
+
+/** A world with `count` skinned cylinder characters. */
+export interface Scene {
+  readonly core: Core;
+  readonly world: object;
+  readonly components: AnimationComponents;
+  readonly skeleton: SkeletonAsset;
+  readonly skin: SkinAsset;
+  readonly entities: number[];
+}
+
+/** Builds a scene on a fresh core of `build`. */
+export function createScene(
+  build: CoreBuild,
+  count = 2,
+  shape: CylinderOptions = { joints: 6, segments: 5, rings: 9 },
+  streams: SkinStreams = {},
+): Scene {
+  const core = Core.create(build);
+  const world = createWorld();
+  const components = createAnimation(world, { core });
+  const cylinder = createCylinder(shape);
+  const skeleton = new SkeletonAsset(cylinder.skeleton, core);
+  const skin = new SkinAsset(skeleton, cylinder.skin);
+  const entities: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const eid = addEntity(world);
+    addSkeleton(world, eid, skeleton);
+    addJointQuat(world, eid);
+    addJointMat(world, eid);
+    addSkin(world, eid, skin, streams);
+    entities.push(eid);
+  }
+  return { core, world, components, skeleton, skin, entities };
+}
+
+/** A deterministic pseudo-random generator (mulberry32) for test data. */
+export function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Largest absolute difference between two arrays of equal length. */
+export function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`lengths differ: ${a.length} vs ${b.length}`);
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
+  return max;
+}
+
+/** Random unit quaternion `[x, y, z, w]`. */
+export function randomQuaternion(next: () => number): number[] {
+  const q = [next() - 0.5, next() - 0.5, next() - 0.5, next() - 0.5];
+  const n = Math.hypot(...q) || 1;
+  return q.map((v) => v / n);
+}

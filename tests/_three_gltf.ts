@@ -200,7 +200,7 @@ export async function loadThree(bytes: Uint8Array): Promise<ThreeModel> {
     THREE.Object3D,
     [THREE.Vector3, THREE.Quaternion, THREE.Vector3]
   >();
-  gltf.scene.traverse((object) => {
+  gltf.scene.traverse((object: THREE.Object3D) => {
     rest.set(object, [
       object.position.clone(),
       object.quaternion.clone(),
@@ -300,7 +300,7 @@ export function threeSkinned(
   const tangents = tangent ? new Float64Array(count * 3) : undefined;
   const { bones, boneInverses } = mesh.skeleton;
   // Per bone, in float64: bone.matrixWorld * boneInverse.
-  const palette = bones.map((bone, i) =>
+  const palette = bones.map((bone: THREE.Bone, i: number) =>
     new THREE.Matrix4().multiplyMatrices(bone.matrixWorld, boneInverses[i])
       .elements
   );

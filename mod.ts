@@ -44,6 +44,7 @@ export * from "./simd/kernels.ts";
 export {
   type AnimationComponents,
   type AnimationOptions,
+  type ClipPlayerComponent,
   createAnimation,
   type JointMatComponent,
   type JointQuatComponent,
@@ -70,6 +71,15 @@ export {
   removeSkin,
   type SkinStreams,
 } from "./components/skin.ts";
+export {
+  crossFadeTo,
+  getPlayback,
+  type PlaybackInfo,
+  type PlaybackOptions,
+  playClip,
+  removeClipPlayer,
+} from "./components/clip_player.ts";
+export { sampleClipsSystem } from "./systems/sample_clips.ts";
 export { quatToMatSystem } from "./systems/quat_to_mat.ts";
 export { transformSkeletonSystem } from "./systems/transform_skeleton.ts";
 export { multiplyInverseBindSystem } from "./systems/multiply_inverse_bind.ts";
@@ -81,3 +91,4 @@ export {
   type AnimationSystem,
   createAnimationPipeline,
 } from "./systems/pipeline.ts";
+export * from "./gltf/mod.ts";

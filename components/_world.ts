@@ -58,6 +58,12 @@ export interface SkinComponent {
   readonly tangentsByteOffset: number[];
 }
 
+/** The ClipPlayer component: an entity plays animation clips into its JointQuat. */
+export interface ClipPlayerComponent {
+  /** Name of the clip playing (the one faded to, during a cross-fade). */
+  readonly clipName: (string | undefined)[];
+}
+
 /** Marrow's components for one world. */
 export interface AnimationComponents {
   /** Shared skeleton of an entity. */
@@ -68,6 +74,8 @@ export interface AnimationComponents {
   readonly JointMat: JointMatComponent;
   /** Shared skinned mesh and per-entity skinned output. */
   readonly Skin: SkinComponent;
+  /** Clip playback state. */
+  readonly ClipPlayer: ClipPlayerComponent;
 }
 
 /** Options of {@linkcode createAnimation}. */
@@ -99,6 +107,8 @@ export class WorldState {
   /** Entity → byte offset of its model matrices (the palette follows them). */
   readonly matrices: Map<number, number> = new Map();
   readonly skins: Map<number, SkinRecord> = new Map();
+  /** Entity → its clip playback, owned by `components/clip_player.ts`. */
+  readonly players: Map<number, unknown> = new Map();
   /** Bumped whenever an entity gains or loses a Marrow component. */
   version = 0;
   /** The component one of our add functions is adding, for the observers. */
@@ -118,6 +128,7 @@ export class WorldState {
         normalsByteOffset: [],
         tangentsByteOffset: [],
       },
+      ClipPlayer: { clipName: [] },
     };
   }
 
@@ -202,7 +213,7 @@ export function createAnimation(
   if (!(core instanceof Core)) throw new TypeError("createAnimation: options.core: expected a Core");
   const state = new WorldState(world, core);
   states.set(world, state);
-  for (const name of ["Skeleton", "JointQuat", "JointMat", "Skin"] as const) {
+  for (const name of ["Skeleton", "JointQuat", "JointMat", "Skin", "ClipPlayer"] as const) {
     const component = state.components[name];
     observe(world, onAdd(component), (eid: number) => {
       if (state.adding === name) return;
@@ -260,6 +271,10 @@ function release(state: WorldState, name: ComponentName, eid: number): void {
       c.JointMat.modelByteOffset[eid] = c.JointMat.paletteByteOffset[eid] = 0;
       break;
     }
+    case "ClipPlayer":
+      state.players.delete(eid);
+      c.ClipPlayer.clipName[eid] = undefined;
+      break;
     case "Skin": {
       const record = state.skins.get(eid);
       if (record) memory.free(record.block);

@@ -297,7 +297,10 @@ export function blendPoses(
     const len = Math.sqrt(x * x + y * y + z * z + w * w);
     if (len > 0) {
       const inv = 1 / len;
-      out[qx] = x * inv, out[qy] = y * inv, out[qz] = z * inv, out[qw] = w * inv;
+      out[qx] = x * inv,
+        out[qy] = y * inv,
+        out[qz] = z * inv,
+        out[qw] = w * inv;
     } else {
       out[qx] = 0, out[qy] = 0, out[qz] = 0, out[qw] = 1;
     }

@@ -72,6 +72,8 @@ export class GltfImportError extends Error {
   readonly file: string;
 
   /**
+   * Creates an error whose message starts with the file's name.
+   *
    * @param file Names the input in the message.
    * @param message What is wrong, and where in the file.
    * @param options Standard error options (`cause`).
@@ -102,7 +104,14 @@ export interface ParseGltfOptions {
 }
 
 /** Options of {@linkcode importGltf}. */
-export interface ImportGltfOptions extends ParseGltfOptions {}
+export interface ImportGltfOptions extends ParseGltfOptions {
+  /**
+   * Reads a file by `file:` URL (percent-encoded, as URLs are), for the
+   * file itself and (unless `resolveUri` is given) its siblings. Default `Deno.readFile`; replace it
+   * to read from a virtual file system.
+   */
+  readonly readFile?: (url: URL) => Promise<Uint8Array>;
+}
 
 /** One skinned primitive (drawable), with its vertex data. */
 export interface GltfSkinnedPrimitive {
@@ -175,7 +184,10 @@ class BytesIO extends PlatformIO {
     super();
   }
 
-  protected readURI(uri: string, type: "view"): Promise<Uint8Array<ArrayBuffer>>;
+  protected readURI(
+    uri: string,
+    type: "view",
+  ): Promise<Uint8Array<ArrayBuffer>>;
   protected readURI(uri: string, type: "text"): Promise<string>;
   protected async readURI(
     uri: string,
@@ -259,9 +271,12 @@ export async function parseGltf(
         `GLB container version ${version}, only version 2 is supported`,
       );
     }
+    checkGlbChunks(bytes, name);
   } else {
-    const first = bytes.find((b) => b > 0x20 && b !== 0xef && b !== 0xbb &&
-      b !== 0xbf);
+    const first = bytes.find((b) =>
+      b > 0x20 && b !== 0xef && b !== 0xbb &&
+      b !== 0xbf
+    );
     if (first !== 0x7b /* { */) {
       throw new GltfImportError(
         name,
@@ -305,8 +320,40 @@ export async function parseGltf(
 }
 
 /**
+ * Checks the GLB header and chunk lengths against the data, since the
+ * reader would otherwise fail on a truncated file with a bare RangeError.
+ */
+function checkGlbChunks(bytes: Uint8Array, name: string): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const size = bytes.byteLength;
+  if (size < 20) {
+    throw new GltfImportError(name, `truncated GLB: only ${size} bytes`);
+  }
+  const declared = view.getUint32(8, true);
+  if (declared > size) {
+    throw new GltfImportError(
+      name,
+      `truncated GLB: the header declares ${declared} bytes, the file has ` +
+        size,
+    );
+  }
+  let offset = 12;
+  for (let chunk = 0; offset + 8 <= declared; chunk++) {
+    const length = view.getUint32(offset, true);
+    if (offset + 8 + length > declared) {
+      throw new GltfImportError(
+        name,
+        `truncated GLB: chunk ${chunk} at byte ${offset} declares ${length} ` +
+          `bytes, only ${declared - offset - 8} follow`,
+      );
+    }
+    offset += 8 + length;
+  }
+}
+
+/**
  * Imports a glTF 2.0 file: bytes, or a path or `file:` URL read with
- * `Deno.readFile` (sibling `.bin` files and images of a `.gltf` are read
+ * `Deno.readFile` or `options.readFile` (sibling `.bin` files and images of a `.gltf` are read
  * from its directory unless `options.resolveUri` is given). Needs
  * `--allow-read` for paths.
  *
@@ -323,9 +370,10 @@ export async function importGltf(
   if (url.protocol !== "file:") {
     throw new GltfImportError(name, "only file paths and file: URLs are read");
   }
+  const readFile = options.readFile ?? ((u: URL) => Deno.readFile(u));
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(url);
+    bytes = await readFile(url);
   } catch (e) {
     const what = e instanceof Deno.errors.NotFound
       ? "file not found"
@@ -338,17 +386,23 @@ export async function importGltf(
     }
     // URIs are percent-encoded relative references: URL resolution decodes
     // them and handles "../".
-    return Deno.readFile(new URL(uri, url));
+    return readFile(new URL(uri, url));
   });
   return await parseGltf(bytes, { name, resolveUri });
 }
 
 function fileUrl(path: string): URL {
   if (/^file:/i.test(path)) return new URL(path);
-  const absolute = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+  const windows = Deno.build.os === "windows";
+  const slashes = (p: string) => windows ? p.replaceAll("\\", "/") : p;
+  let absolute = slashes(path);
+  if (!absolute.startsWith("/") && !(windows && /^[a-z]:\//i.test(absolute))) {
+    absolute = `${slashes(Deno.cwd())}/${absolute}`;
+  }
   const url = new URL("file://");
-  // Setting pathname percent-encodes characters that a file name may hold.
-  url.pathname = absolute;
+  // The pathname setter percent-encodes spaces and the like, but not "%".
+  url.pathname = (absolute.startsWith("/") ? "" : "/") +
+    absolute.replaceAll("%", "%25");
   return url;
 }
 
@@ -855,7 +909,10 @@ function readAnimation(
   return { name: animation.getName(), index, start, end, channels };
 }
 
-function clipFor(animation: ReadAnimation, jointOfNode: Map<Node, number>): Clip {
+function clipFor(
+  animation: ReadAnimation,
+  jointOfNode: Map<Node, number>,
+): Clip {
   const channels: ClipChannel[] = [];
   for (const ch of animation.channels) {
     const joint = jointOfNode.get(ch.target);

@@ -25,6 +25,10 @@ export {
   type Interpolation,
   sampleChannel,
   sampleClip,
-  wrapTime,
   type WrapMode,
+  wrapTime,
 } from "./clip.ts";
+export type {
+  SkeletonDefinition,
+  SkinDefinition,
+} from "../components/_definitions.ts";

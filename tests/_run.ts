@@ -23,14 +23,26 @@
  *    `deno.json`'s "name"/"exports" with a map in place, and the lockfile
  *    keeps following `deno.json`.
  * 4. Runs each `&&`-separated step of the `check` task from `deno.json`
- *    (fmt, lint, doc lint, publish dry run, wasm check) separately, so that
- *    every failing step is reported, not just the first.
+ *    (fmt, lint, doc lint, publish dry run, wasm check) separately, through
+ *    `deno task --eval`, so that every failing step is reported, not just
+ *    the first. They run with `deno.json` as it is, whatever step 1 chose:
+ *    none of them loads `@std`. In particular `deno publish --dry-run` works
+ *    without jsr.io (checked with Deno 2.9.6, also with a lockfile that pins
+ *    `jsr:@std/*`): it only builds the graph of the published files, which
+ *    import no JSR package; unused `jsr:` entries in "imports" are not
+ *    fetched. No extra flag is needed for that; `--allow-dirty` is there for
+ *    uncommitted files (a fresh `deno.lock`, work in progress).
  * 5. Prints `N passed, N failed[, N skipped]` (leaf tests, from Deno's JUnit
  *    report) as the last line; exits 1 if a test or a check step failed.
  *
  * Options: `--std=jsr|offline|auto` (or env `MARROW_STD`) forces the choice;
  * `--tests-only` skips the check steps; any other argument is passed to
  * `deno test` (e.g. `--filter name`).
+ *
+ * Permissions (the `test` task): `--allow-run` to start `deno`,
+ * `--allow-read`/`--allow-env` for config and options, `--allow-write` for
+ * the temporary probe, import map and JUnit report. No `--allow-net`: the
+ * probe's network access is the child `deno cache`'s own.
  *
  * @module
  */
@@ -81,6 +93,8 @@ async function probeJsr(): Promise<StdChoice> {
     'import "@std/assert";\nimport "@std/testing/bdd";\n',
   );
   const started = performance.now();
+  const took = () =>
+    `probe ${((performance.now() - started) / 1000).toFixed(2)}s`;
   try {
     const { success, stderr } = await new Deno.Command(DENO, {
       args: [
@@ -96,8 +110,7 @@ async function probeJsr(): Promise<StdChoice> {
       stderr: "piped",
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     }).output();
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    if (success) return { mode: "jsr", why: `probe ${seconds}s` };
+    if (success) return { mode: "jsr", why: took() };
     // deno prints e.g. "error: JSR package manifest for '@std/assert' failed
     // to load. Import 'https://jsr.io/@std/assert/meta.json' failed."
     const text = new TextDecoder().decode(stderr)
@@ -109,9 +122,11 @@ async function probeJsr(): Promise<StdChoice> {
         .test(error);
     return {
       mode: "offline",
-      why: unreachable
-        ? "jsr.io unreachable"
-        : `JSR probe failed: ${error.slice(0, 160)}`,
+      why: `${
+        unreachable
+          ? "jsr.io unreachable"
+          : `JSR probe failed: ${error.slice(0, 160)}`
+      }, ${took()}`,
     };
   } catch (error) {
     if (error instanceof DOMException && error.name === "TimeoutError") {
@@ -228,18 +243,20 @@ async function offlineImportMap(
 
 // --- 3. Tests ---------------------------------------------------------------
 
-async function testFiles(dir: URL): Promise<URL[]> {
+/** Every `.ts` file under `dir` (the adapter's own folder excluded), sorted. */
+async function tsFiles(dir: URL): Promise<URL[]> {
   const files: URL[] = [];
   for await (const entry of Deno.readDir(dir)) {
     const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
-    if (entry.isDirectory) files.push(...await testFiles(url));
-    else if (entry.isFile && entry.name.endsWith("_test.ts")) files.push(url);
+    if (entry.isDirectory && url.href !== ADAPTER_DIR.href) {
+      files.push(...await tsFiles(url));
+    } else if (entry.isFile && entry.name.endsWith(".ts")) files.push(url);
   }
   return files.sort((a, b) => a.href < b.href ? -1 : a.href > b.href ? 1 : 0);
 }
 
 function relative(url: URL): string {
-  return url.href.slice(ROOT.href.length);
+  return decodeURIComponent(url.href.slice(ROOT.href.length));
 }
 
 interface Counts {
@@ -291,7 +308,8 @@ async function runTests(
   forwarded: string[],
   tmp: string,
 ): Promise<Counts> {
-  const tests = await testFiles(new URL(TEST_DIR, ROOT));
+  const sources = await tsFiles(new URL(TEST_DIR, ROOT));
+  const tests = sources.filter((url) => url.pathname.endsWith("_test.ts"));
   const docs: URL[] = [];
   for (const name of DOC_FILES) {
     const url = new URL(name, ROOT);
@@ -303,7 +321,7 @@ async function runTests(
   if (std.mode === "offline") {
     const map = await offlineImportMap(
       config,
-      await stdSpecifiers([...tests, ...docs]),
+      await stdSpecifiers([...sources, ...docs]),
     );
     const mapFile = `${tmp}/import_map.json`;
     await Deno.writeTextFile(mapFile, JSON.stringify(map, null, 2));
@@ -402,5 +420,13 @@ async function main(): Promise<number> {
 }
 
 if (import.meta.main) {
-  Deno.exit(await main());
+  let code = 1;
+  try {
+    code = await main();
+  } catch (error) {
+    console.error(
+      `tests/_run.ts: ${error instanceof Error ? error.message : error}`,
+    );
+  }
+  Deno.exit(code);
 }

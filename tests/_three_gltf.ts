@@ -408,7 +408,11 @@ export function marrowPalette(
 export function marrowSkin(
   skin: SkinDefinition,
   palette: Float32Array,
-): { positions: Float32Array; normals?: Float32Array; tangents?: Float32Array } {
+): {
+  positions: Float32Array;
+  normals?: Float32Array;
+  tangents?: Float32Array;
+} {
   const n = skin.vertexCount * 4;
   const positions = new Float32Array(n);
   const normals = skin.normals ? new Float32Array(n) : undefined;
@@ -737,10 +741,14 @@ export function syntheticRig(options: RigOptions = {}): Document {
       .addPrimitive(
         tubePrimitive(doc, buffer, random, options, joints.length, 2),
       );
-    scene.addChild(node("body2", [0, 0, 5], [0, 0, 0, 1], [1, 1, 1])
-      .setMesh(other).setSkin(skin));
-    scene.addChild(node("body3", [0, 5, 0], [0, 0, 0, 1], [1, 1, 1])
-      .setMesh(mesh).setSkin(skin));
+    scene.addChild(
+      node("body2", [0, 0, 5], [0, 0, 0, 1], [1, 1, 1])
+        .setMesh(other).setSkin(skin),
+    );
+    scene.addChild(
+      node("body3", [0, 5, 0], [0, 0, 0, 1], [1, 1, 1])
+        .setMesh(mesh).setSkin(skin),
+    );
   }
   doc.getRoot().setDefaultScene(scene);
 
@@ -770,13 +778,14 @@ export function syntheticRig(options: RigOptions = {}): Document {
         .setTargetPath(path as "rotation").setSampler(sampler),
     );
   };
-  const rotations = () => times.map(() => 0).reduce<number[][]>((a) => {
-    // Consecutive keys far apart and with opposite signs, so that slerp
-    // takes its sign flip and its lerp-free branch.
-    const q = unitQuat(random, 2.5);
-    a.push(a.length % 2 ? q.map((c) => -c) : q);
-    return a;
-  }, []);
+  const rotations = () =>
+    times.map(() => 0).reduce<number[][]>((a) => {
+      // Consecutive keys far apart and with opposite signs, so that slerp
+      // takes its sign flip and its lerp-free branch.
+      const q = unitQuat(random, 2.5);
+      a.push(a.length % 2 ? q.map((c) => -c) : q);
+      return a;
+    }, []);
   channel(spine, "rotation", rotations());
   channel(helper, "rotation", rotations());
   channel(armature, "rotation", rotations());

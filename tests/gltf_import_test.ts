@@ -184,7 +184,9 @@ for (const stats of STATS) {
       primitives.reduce((n, p) => n + p.skin.vertexCount, 0),
       stats.skinnedVertexInstances,
     );
-    const unique = new Map(primitives.map((p) => [`${p.mesh}/${p.primitive}`, p]));
+    const unique = new Map(
+      primitives.map((p) => [`${p.mesh}/${p.primitive}`, p]),
+    );
     assertEquals(unique.size, stats.skinnedPrimitives);
     assertEquals(
       [...unique.values()].filter((p) => p.skin.normals).length,
@@ -271,7 +273,9 @@ Deno.test("RecursiveSkeletons: 84 skins, nested skeletons share one mesh", async
     model.skeletons.flatMap((s) => s.primitives.map((p) => p.mesh)),
   );
   assertEquals(meshes.size, 1);
-  const depth = Math.max(...model.skeletons.map((s) => s.skeleton.parents.length));
+  const depth = Math.max(
+    ...model.skeletons.map((s) => s.skeleton.parents.length),
+  );
   assertEquals(depth, 30, "the deepest: 10 joints under 20 ancestors");
   for (const s of model.skeletons) assertEquals(s.primitives.length, 1);
 });
@@ -466,7 +470,9 @@ Deno.test("synthetic rig: one skin shared by two meshes and three nodes", async 
   const prims = model.skeletons[0].primitives;
   const nodes = doc.getRoot().listNodes();
   assertEquals(
-    prims.map((p) => [nodes[p.node].getName(), p.nodeName, p.meshName, p.primitive]),
+    prims.map((
+      p,
+    ) => [nodes[p.node].getName(), p.nodeName, p.meshName, p.primitive]),
     [
       ["body", "body", "tube", 0],
       ["body2", "body2", "other", 0],
@@ -550,7 +556,12 @@ Deno.test("glTF JSON: embedded data URIs, external buffers via resolveUri", asyn
     glb.skeletons[0].primitives[0].skin,
   );
   // Without a resolver, the external buffer is an error that names it.
-  await rejects(parseGltf(gltf, { name: "rig.gltf" }), "rig.gltf", "rig", "resolveUri");
+  await rejects(
+    parseGltf(gltf, { name: "rig.gltf" }),
+    "rig.gltf",
+    "rig",
+    "resolveUri",
+  );
   // Embedded as a data URI instead.
   const embedded = structuredClone(json);
   embedded.buffers![0].uri = "data:application/octet-stream;base64," +
@@ -564,39 +575,64 @@ Deno.test("glTF JSON: embedded data URIs, external buffers via resolveUri", asyn
   );
 });
 
-const canWrite =
-  (await Deno.permissions.query({ name: "write" })).state === "granted";
-
-Deno.test({
-  name: "importGltf reads a .gltf's sibling .bin from its directory",
-  ignore: !canWrite,
-  fn: async () => {
-    const dir = await Deno.makeTempDir();
-    try {
-      const doc = syntheticRig();
-      doc.getRoot().listBuffers()[0].setURI("rig data.bin");
-      const { WebIO } = await import("@gltf-transform/core");
-      const { json, resources } = await new WebIO().writeJSON(doc);
-      await Deno.writeTextFile(`${dir}/rig.gltf`, JSON.stringify(json));
-      for (const [uri, bytes] of Object.entries(resources)) {
-        await Deno.writeFile(`${dir}/${decodeURIComponent(uri)}`, bytes);
-      }
-      const model = await importGltf(`${dir}/rig.gltf`);
-      assertEquals(model.skeletons[0].primitives[0].skin.vertexCount, 32);
-      await Deno.remove(`${dir}/rig data.bin`);
-      const e = await rejects(importGltf(`${dir}/rig.gltf`), "rig", "data.bin");
-      assertEquals(e.file, `${dir}/rig.gltf`);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+Deno.test("importGltf reads a .gltf's sibling .bin relative to its path", async () => {
+  const doc = syntheticRig();
+  doc.getRoot().listBuffers()[0].setURI("../data/rig%20data.bin");
+  const { WebIO } = await import("@gltf-transform/core");
+  const { json, resources } = await new WebIO().writeJSON(doc);
+  // A virtual file system keyed by decoded absolute path.
+  const files = new Map<string, Uint8Array>([
+    ["/models/gltf/rig 1.gltf", new TextEncoder().encode(JSON.stringify(json))],
+    ["/models/data/rig data.bin", Object.values(resources)[0]],
+  ]);
+  const read: string[] = [];
+  const readFile = (url: URL) => {
+    const path = decodeURIComponent(url.pathname);
+    read.push(path);
+    const bytes = files.get(path);
+    return bytes
+      ? Promise.resolve(bytes)
+      : Promise.reject(new Deno.errors.NotFound(`no ${path}`));
+  };
+  const model = await importGltf("/models/gltf/rig 1.gltf", { readFile });
+  assertEquals(read, ["/models/gltf/rig 1.gltf", "/models/data/rig data.bin"]);
+  assertEquals(model.name, "/models/gltf/rig 1.gltf");
+  assertEquals(model.skeletons[0].primitives[0].skin.vertexCount, 32);
+  files.delete("/models/data/rig data.bin");
+  const e = await rejects(
+    importGltf("/models/gltf/rig 1.gltf", { readFile }),
+    "/models/gltf/rig 1.gltf",
+    "../data/rig%20data.bin",
+  );
+  assertEquals(e.file, "/models/gltf/rig 1.gltf");
+  // Absolute URLs are not fetched.
+  doc.getRoot().listBuffers()[0].setURI("https://example.com/rig.bin");
+  const remote = await new WebIO().writeJSON(doc);
+  files.set(
+    "/models/gltf/remote.gltf",
+    new TextEncoder().encode(JSON.stringify(remote.json)),
+  );
+  await rejects(
+    importGltf("/models/gltf/remote.gltf", { readFile }),
+    "only relative URIs",
+  );
 });
 
 Deno.test("import errors name the file and what is wrong", async () => {
-  await rejects(importGltf("/nonexistent/dir/model.glb"), "/nonexistent/dir/model.glb", "not found");
-  await rejects(parseGltf(new Uint8Array(0), { name: "empty.glb" }), "empty.glb", "empty");
   await rejects(
-    parseGltf(new TextEncoder().encode("PK\u0003\u0004 not a model"), { name: "x.zip" }),
+    importGltf("/nonexistent/dir/model.glb"),
+    "/nonexistent/dir/model.glb",
+    "not found",
+  );
+  await rejects(
+    parseGltf(new Uint8Array(0), { name: "empty.glb" }),
+    "empty.glb",
+    "empty",
+  );
+  await rejects(
+    parseGltf(new TextEncoder().encode("PK\u0003\u0004 not a model"), {
+      name: "x.zip",
+    }),
     "x.zip",
     "neither a GLB",
   );
@@ -604,14 +640,23 @@ Deno.test("import errors name the file and what is wrong", async () => {
   v1[4] = 1;
   await rejects(parseGltf(v1, { name: "old.glb" }), "old.glb", "version 1");
   const truncated = readAsset("RiggedSimple.glb").slice(0, 2000);
-  await rejects(parseGltf(truncated, { name: "cut.glb" }), "cut.glb");
   await rejects(
-    parseGltf(new TextEncoder().encode('{"asset": {"version": "1.0"}}'), { name: "a.gltf" }),
+    parseGltf(truncated, { name: "cut.glb" }),
+    "cut.glb",
+    "truncated GLB",
+    "15104",
+  );
+  await rejects(
+    parseGltf(new TextEncoder().encode('{"asset": {"version": "1.0"}}'), {
+      name: "a.gltf",
+    }),
     "a.gltf",
     "asset.version",
   );
   await rejects(
-    parseGltf(new TextEncoder().encode('{"asset": {"version": "2.0"}, '), { name: "b.gltf" }),
+    parseGltf(new TextEncoder().encode('{"asset": {"version": "2.0"}, '), {
+      name: "b.gltf",
+    }),
     "b.gltf",
     "cannot parse",
   );
@@ -636,15 +681,25 @@ async function rejectsBroken(
 ): Promise<void> {
   const doc = syntheticRig();
   change(doc);
-  await rejects(parseGltf(await writeGlb(doc), { name: "broken.glb" }), "broken.glb", ...includes);
+  await rejects(
+    parseGltf(await writeGlb(doc), { name: "broken.glb" }),
+    "broken.glb",
+    ...includes,
+  );
 }
 
 Deno.test("broken skin and animation data are import errors", async () => {
-  const prim = (doc: Document) => doc.getRoot().listMeshes()[0].listPrimitives()[0];
-  await rejectsBroken((doc) => {
-    prim(doc).getAttribute("JOINTS_0")!.setElement(1, [9, 0, 0, 0]);
-    prim(doc).getAttribute("WEIGHTS_0")!.setElement(1, [1, 0, 0, 0]);
-  }, "mesh 0", "vertex 1", "joint 9");
+  const prim = (doc: Document) =>
+    doc.getRoot().listMeshes()[0].listPrimitives()[0];
+  await rejectsBroken(
+    (doc) => {
+      prim(doc).getAttribute("JOINTS_0")!.setElement(1, [9, 0, 0, 0]);
+      prim(doc).getAttribute("WEIGHTS_0")!.setElement(1, [1, 0, 0, 0]);
+    },
+    "mesh 0",
+    "vertex 1",
+    "joint 9",
+  );
   await rejectsBroken(
     (doc) => prim(doc).setAttribute("JOINTS_0", null),
     "WEIGHTS_0 without JOINTS_0",
@@ -660,18 +715,32 @@ Deno.test("broken skin and animation data are import errors", async () => {
     const w = prim(doc).getAttribute("WEIGHTS_0")!;
     w.setArray(Uint8Array.from(w.getArray()!, (x) => Math.round(x * 255)));
   }, "not normalized");
-  await rejectsBroken((doc) => {
-    const ibm = doc.getRoot().listSkins()[0].getInverseBindMatrices()!;
-    ibm.setArray(ibm.getArray()!.slice(0, 32));
-  }, "inverseBindMatrices", "MAT4");
-  await rejectsBroken((doc) => {
-    const input = doc.getRoot().listAnimations()[0].listSamplers()[0].getInput()!;
-    input.setArray(new Float32Array([0.25, 0.75, 0.75, 2]));
-  }, "animation 0", "strictly increasing");
-  await rejectsBroken((doc) => {
-    const output = doc.getRoot().listAnimations()[0].listSamplers()[0].getOutput()!;
-    output.setArray(output.getArray()!.slice(0, 8));
-  }, "animation 0", "outputs");
+  await rejectsBroken(
+    (doc) => {
+      const ibm = doc.getRoot().listSkins()[0].getInverseBindMatrices()!;
+      ibm.setArray(ibm.getArray()!.slice(0, 32));
+    },
+    "inverseBindMatrices",
+    "MAT4",
+  );
+  await rejectsBroken(
+    (doc) => {
+      const input = doc.getRoot().listAnimations()[0].listSamplers()[0]
+        .getInput()!;
+      input.setArray(new Float32Array([0.25, 0.75, 0.75, 2]));
+    },
+    "animation 0",
+    "strictly increasing",
+  );
+  await rejectsBroken(
+    (doc) => {
+      const output = doc.getRoot().listAnimations()[0].listSamplers()[0]
+        .getOutput()!;
+      output.setArray(output.getArray()!.slice(0, 8));
+    },
+    "animation 0",
+    "outputs",
+  );
 });
 
 Deno.test("a file without skins imports as no skeletons", async () => {
@@ -680,5 +749,8 @@ Deno.test("a file without skins imports as no skeletons", async () => {
   const model = await parseGltf(await writeGlb(doc));
   assertEquals(model.skeletons, []);
   // The shared reader used by the tests agrees that this is valid glTF.
-  assertEquals((await readDocument(await writeGlb(doc))).getRoot().listNodes().length, 1);
+  assertEquals(
+    (await readDocument(await writeGlb(doc))).getRoot().listNodes().length,
+    1,
+  );
 });

@@ -47,23 +47,39 @@ import { madd } from "./common";
 }
 
 // (sum a, sum b, sum c, 1): the transpose-add of three dot-product rows.
-// The constant fourth row makes w come out as exactly 1 with no extra
-// lane insert.
+// `e3` = (0, 0, 0, 1) as a fourth row makes w come out as exactly 1.
 // @ts-ignore: decorator
-@inline function hsum3w(a: v128, b: v128, c: v128): v128 {
-  const u = f32x4(1, 0, 0, 0);
+@inline function hsum3w(a: v128, b: v128, c: v128, e3: v128): v128 {
   const ab = f32x4.add(
     i32x4.shuffle(a, b, 0, 4, 1, 5),
     i32x4.shuffle(a, b, 2, 6, 3, 7),
   );
   const cu = f32x4.add(
-    i32x4.shuffle(c, u, 0, 4, 1, 5),
-    i32x4.shuffle(c, u, 2, 6, 3, 7),
+    i32x4.shuffle(c, e3, 0, 4, 1, 5),
+    i32x4.shuffle(c, e3, 2, 6, 3, 7),
   );
   return f32x4.add(
     i32x4.shuffle(ab, cu, 0, 1, 4, 5),
     i32x4.shuffle(ab, cu, 2, 3, 6, 7),
   );
+}
+
+// (0, 0, 0, 1), built from `seed` so that it is computed once before a loop
+// and kept: V8 rematerializes a v128 constant at every use, three to five
+// instructions each time, where a held value costs at most a reload.
+// @ts-ignore: decorator
+@inline function unitW(seed: i32): v128 {
+  const s = f32x4.splat(<f32>seed);
+  return v128.and(f32x4.eq(s, s), f32x4(0, 0, 0, 1));
+}
+
+// Byte addresses of the four joint matrices whose u16 indices are at `jp`,
+// `base` = splat(palette): one widening load and three vector ops instead of
+// splitting a 64-bit word and multiplying in general registers.
+// @ts-ignore: decorator
+@inline function addresses4(jp: usize, base: v128): v128 {
+  const j16 = i32x4.shl(v128.load16x4_u(jp), 4);
+  return i32x4.add(i32x4.add(j16, i32x4.add(j16, j16)), base);
 }
 
 // `v / |v|`, or zero when |v| is zero. Lane 3 of `v` must be zero.
@@ -95,6 +111,8 @@ export function skinPositions(
   vertexCount: i32,
   maxInfluences: i32,
 ): void {
+  const e3 = unitW(vertexCount);
+  const base = i32x4.splat(<i32>model);
   let b = bases;
   let jp = joints;
   let o = out;
@@ -106,10 +124,9 @@ export function skinPositions(
     // Sum of the used base vectors; lane 3 is the used weight sum.
     let bs: v128;
     if (used == 4) {
-      const jj = load<u64>(jp);
-      const lo = <u32>jj, hi = <u32>(jj >>> 32);
-      const m0 = matrix(model, lo & 0xffff), m1 = matrix(model, lo >>> 16);
-      const m2 = matrix(model, hi & 0xffff), m3 = matrix(model, hi >>> 16);
+      const ms = addresses4(jp, base);
+      const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
+      const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
       const b0 = v128.load(b), b1 = v128.load(b, 16);
       const b2 = v128.load(b, 32), b3 = v128.load(b, 48);
       a0 = madd(v128.load(m3), b3, madd(v128.load(m2), b2, madd(v128.load(m1), b1, f32x4.mul(v128.load(m0), b0))));
@@ -149,10 +166,9 @@ export function skinPositions(
       let i = 0;
       let bi = b, ji = jp;
       for (; i + 4 <= used; i += 4, bi += 64, ji += 8) {
-        const jj = load<u64>(ji);
-        const lo = <u32>jj, hi = <u32>(jj >>> 32);
-        const m0 = matrix(model, lo & 0xffff), m1 = matrix(model, lo >>> 16);
-        const m2 = matrix(model, hi & 0xffff), m3 = matrix(model, hi >>> 16);
+        const ms = addresses4(ji, base);
+        const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
+        const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
         const b0 = v128.load(bi), b1 = v128.load(bi, 16);
         const b2 = v128.load(bi, 32), b3 = v128.load(bi, 48);
         a0 = madd(v128.load(m3), b3, madd(v128.load(m2), b2, madd(v128.load(m1), b1, madd(v128.load(m0), b0, a0))));
@@ -175,7 +191,7 @@ export function skinPositions(
       a1 = f32x4.mul(a1, s);
       a2 = f32x4.mul(a2, s);
     }
-    v128.store(o, hsum3w(a0, a1, a2));
+    v128.store(o, hsum3w(a0, a1, a2, e3));
     b += <usize>n << 4;
     jp += <usize>n << 1;
     o += 16;
@@ -215,6 +231,7 @@ export function skinPositionsBatch(
 @inline function emit(
   mode: i32,
   renormalize: bool,
+  e3: v128,
   r0: v128,
   r1: v128,
   r2: v128,
@@ -226,7 +243,6 @@ export function skinPositionsBatch(
   outNormals: usize,
   outTangents: usize,
 ): void {
-  const e3 = f32x4(0, 0, 0, 1);
   const p = v128.load(positions + o);
   if (mode == 0) {
     // Positions only: three row dot products and one transpose-add are
@@ -234,7 +250,7 @@ export function skinPositionsBatch(
     const q = i32x4.shuffle(p, e3, 0, 1, 2, 7);
     v128.store(
       outPositions + o,
-      hsum3w(f32x4.mul(r0, q), f32x4.mul(r1, q), f32x4.mul(r2, q)),
+      hsum3w(f32x4.mul(r0, q), f32x4.mul(r1, q), f32x4.mul(r2, q), e3),
     );
   } else {
     // Columns of C, with the implicit fourth row (0 0 0 1) so that the
@@ -293,6 +309,8 @@ export function skinPositionsBatch(
 ): void {
   const jStride = <usize>n << 1, wStride = <usize>n << 2;
   const end = o + (<usize>count << 4);
+  const e3 = unitW(count);
+  const base = i32x4.splat(<i32>palette);
   for (; o < end; o += 16, jp += jStride, wp += wStride) {
     let r0: v128, r1: v128, r2: v128;
     if (K == 1) {
@@ -324,10 +342,9 @@ export function skinPositionsBatch(
           f32x4.div(f32x4.splat(1), hsum(v128.and(w, i32x4(-1, -1, -1, 0)))),
         );
       }
-      const jj = load<u64>(jp);
-      const lo = <u32>jj, hi = <u32>(jj >>> 32);
-      const m0 = matrix(palette, lo & 0xffff), m1 = matrix(palette, lo >>> 16);
-      const m2 = matrix(palette, hi & 0xffff);
+      const ms = addresses4(jp, base);
+      const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
+      const m2 = <usize>i32x4.extract_lane(ms, 2);
       const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w);
       r0 = madd(v128.load(m2), w2, madd(v128.load(m1), w1, f32x4.mul(v128.load(m0), w0)));
       r1 = madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, f32x4.mul(v128.load(m0, 16), w0)));
@@ -335,16 +352,15 @@ export function skinPositionsBatch(
     } else {
       let w = v128.load(wp);
       if (capped) w = f32x4.mul(w, f32x4.div(f32x4.splat(1), hsum(w)));
-      const jj = load<u64>(jp);
-      const lo = <u32>jj, hi = <u32>(jj >>> 32);
-      const m0 = matrix(palette, lo & 0xffff), m1 = matrix(palette, lo >>> 16);
-      const m2 = matrix(palette, hi & 0xffff), m3 = matrix(palette, hi >>> 16);
+      const ms = addresses4(jp, base);
+      const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
+      const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
       const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w), w3 = lane3(w);
       r0 = madd(v128.load(m3), w3, madd(v128.load(m2), w2, madd(v128.load(m1), w1, f32x4.mul(v128.load(m0), w0))));
       r1 = madd(v128.load(m3, 16), w3, madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, f32x4.mul(v128.load(m0, 16), w0))));
       r2 = madd(v128.load(m3, 32), w3, madd(v128.load(m2, 32), w2, madd(v128.load(m1, 32), w1, f32x4.mul(v128.load(m0, 32), w0))));
     }
-    emit(mode, renormalize, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }
 
@@ -373,16 +389,17 @@ function skinAny(
   const end = o + (<usize>count << 4);
   const mode = flags & (NORMALS | TANGENTS);
   const renormalize = (flags & RENORMALIZE) != 0;
+  const e3 = unitW(count);
+  const base = i32x4.splat(<i32>palette);
   for (; o < end; o += 16, jp += jStride, wp += wStride) {
     let r0 = f32x4.splat(0), r1 = r0, r2 = r0, ws = r0;
     let i = 0;
     let ji = jp, wi = wp;
     for (; i + 4 <= used; i += 4, ji += 8, wi += 16) {
       const w = v128.load(wi);
-      const jj = load<u64>(ji);
-      const lo = <u32>jj, hi = <u32>(jj >>> 32);
-      const m0 = matrix(palette, lo & 0xffff), m1 = matrix(palette, lo >>> 16);
-      const m2 = matrix(palette, hi & 0xffff), m3 = matrix(palette, hi >>> 16);
+      const ms = addresses4(ji, base);
+      const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
+      const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
       const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w), w3 = lane3(w);
       r0 = madd(v128.load(m3), w3, madd(v128.load(m2), w2, madd(v128.load(m1), w1, madd(v128.load(m0), w0, r0))));
       r1 = madd(v128.load(m3, 16), w3, madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, madd(v128.load(m0, 16), w0, r1))));
@@ -417,7 +434,7 @@ function skinAny(
       r1 = f32x4.mul(r1, s);
       r2 = f32x4.mul(r2, s);
     }
-    emit(mode, renormalize, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }
 

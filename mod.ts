@@ -28,8 +28,10 @@
 export * from "./simd/layout.ts";
 export {
   Core,
-  type CoreBuffer,
+  CoreBuffer,
   type CoreBuild,
+  FloatBuffer,
+  ImmutableBuffer,
   type InfluenceLists,
   MatrixBuffer,
   ParentIndices,

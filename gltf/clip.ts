@@ -19,7 +19,7 @@
  *
  * @example Sampling a clip over the rest pose
  * ```ts
- * import { importGltf, sampleClip, wrapTime } from "./mod.ts";
+ * import { importGltf, sampleClip, wrapTime } from "@marrow/anim";
  *
  * const [character] = (await importGltf("Fox.glb")).skeletons;
  * const pose = character.skeleton.restPose.slice();
@@ -268,11 +268,12 @@ export function wrapTime(
  * per joint, for joints `0..jointCount-1` (`out` may be `a` or `b`).
  * Translation and scale are lerped. Rotation is **nlerp**: `b` is negated
  * when `dot(a, b) < 0` (so the blend takes the shorter arc), the
- * quaternions are lerped, and the result is normalized. Nlerp is exact at
- * weights 0 and 1, has no special cases and is what a SIMD path can do four
+ * quaternions are lerped, and the result is normalized. Nlerp gives `a`
+ * at weight 0 and `b`'s rotation at weight 1 (as `-b` when the signs were
+ * flipped), has no special cases and is what a SIMD path can do four
  * joints at a time; its angular speed is not constant, which a cross-fade
- * does not notice. Two exactly opposite rotations (a zero result) give the
- * identity.
+ * does not notice. (A zero-length result, possible only with non-unit
+ * input, gives the identity.)
  */
 export function blendPoses(
   a: Float32Array,

@@ -13,7 +13,8 @@
  *   node with a rotation and a 0.01 scale, an animated parent) still move
  *   the mesh; as extra joints they fold into the skeleton's model space.
  *   Their inverse bind matrix is the identity and no vertex references
- *   them. The skeleton's model space is therefore the glTF scene space.
+ *   them. The skeleton's model space is therefore the glTF scene space
+ *   (the skin's optional `skeleton` property is not needed and not used).
  * - **Skinned primitives**: every primitive of every node that uses the
  *   skin (a skin shared by several meshes or nodes lists them all; the
  *   same mesh used with two skins appears under both). The skinned node's
@@ -30,11 +31,12 @@
  * of weight 1 on its first `JOINTS_0` joint, as three.js does.
  *
  * Rotations (rest pose, `LINEAR` and `STEP` keys) are normalized, since
- * real files are off by up to 2e-4.
+ * real files are off by up to 2e-4. Not imported: morph targets, cameras,
+ * materials, images (never decoded), and meshes without a skin.
  *
  * @example Importing a character and its first clip
  * ```ts
- * import { importGltf } from "./mod.ts";
+ * import { importGltf } from "@marrow/anim";
  *
  * const model = await importGltf("CesiumMan.glb");
  * const { skeleton, primitives, clips } = model.skeletons[0];

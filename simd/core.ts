@@ -139,7 +139,7 @@ export abstract class CoreBuffer {
 }
 
 /** A buffer of floats with a view that is remade when the memory grows. */
-abstract class FloatBuffer extends CoreBuffer {
+export abstract class FloatBuffer extends CoreBuffer {
   #view: Float32Array | undefined;
   #generation = -1;
 
@@ -236,8 +236,12 @@ export class VertexBuffer extends FloatBuffer {
   }
 }
 
-/** Immutable data in a core's memory, validated when created. */
-abstract class FrozenBlock extends CoreBuffer {
+/**
+ * Immutable data in a core's memory, validated when created: it has no
+ * writable view, so that what the kernels index with stays valid.
+ */
+export abstract class ImmutableBuffer extends CoreBuffer {
+  /** Allocates `byteLength` bytes in `core` for the subclass to fill. */
   protected constructor(byteLength: number, core: Core) {
     super(byteLength, core);
   }
@@ -247,7 +251,7 @@ abstract class FrozenBlock extends CoreBuffer {
  * Parent index of each joint, validated: `-1` for roots, else an earlier
  * joint, so that one forward pass visits every parent before its children.
  */
-export class ParentIndices extends FrozenBlock {
+export class ParentIndices extends ImmutableBuffer {
   /** Number of joints. */
   readonly jointCount: number;
 
@@ -289,7 +293,7 @@ export interface InfluenceLists {
  * The positions-only skinning data of paper 002 (section 3): per influence a
  * weighted base vector `(w * (inverseBind[j] * p), w)` and its joint.
  */
-export class WeightedBases extends FrozenBlock {
+export class WeightedBases extends ImmutableBuffer {
   /** Number of vertices. */
   readonly vertexCount: number;
   /** Total number of influences. */
@@ -371,7 +375,7 @@ export interface SkinMeshData {
  * section 4): vertices in parts of equal influence count, with positions and
  * optional normals and tangents.
  */
-export class SkinMesh extends FrozenBlock {
+export class SkinMesh extends ImmutableBuffer {
   /** Number of vertices. */
   readonly vertexCount: number;
   /** Number of parts. */

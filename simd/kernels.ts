@@ -68,11 +68,12 @@ export interface SkinVerticesOptions extends SkinOptions {
 export function quatToMat(
   pose: PoseBuffer,
   matrices: MatrixBuffer,
-  count: number = pose.jointCount,
+  count?: number,
 ): void {
-  const core = sameCore("quatToMat", { pose, matrices });
   checkType("quatToMat", "pose", pose, PoseBuffer);
   checkType("quatToMat", "matrices", matrices, MatrixBuffer);
+  const core = sameCore("quatToMat", { pose, matrices });
+  count ??= pose.jointCount;
   checkRange("quatToMat", "count", count, Math.min(pose.jointCount, matrices.count));
   checkPose("quatToMat", "pose", pose, count);
   Core.kernelsOf(core).quatToMat(pose.byteOffset, matrices.byteOffset, count);
@@ -86,11 +87,12 @@ export function quatToMat(
 export function matToQuat(
   matrices: MatrixBuffer,
   pose: PoseBuffer,
-  count: number = matrices.count,
+  count?: number,
 ): void {
-  const core = sameCore("matToQuat", { matrices, pose });
   checkType("matToQuat", "matrices", matrices, MatrixBuffer);
   checkType("matToQuat", "pose", pose, PoseBuffer);
+  const core = sameCore("matToQuat", { matrices, pose });
+  count ??= matrices.count;
   checkRange("matToQuat", "count", count, Math.min(pose.jointCount, matrices.count));
   checkMatrices("matToQuat", "matrices", matrices, 0, count);
   Core.kernelsOf(core).matToQuat(matrices.byteOffset, pose.byteOffset, count);
@@ -106,12 +108,13 @@ export function localToModel(
   model: MatrixBuffer,
   parents: ParentIndices,
   first = 0,
-  last: number = parents.jointCount - 1,
+  last?: number,
 ): void {
-  const core = sameCore("localToModel", { local, model, parents });
   checkType("localToModel", "local", local, MatrixBuffer);
   checkType("localToModel", "model", model, MatrixBuffer);
   checkType("localToModel", "parents", parents, ParentIndices);
+  const core = sameCore("localToModel", { local, model, parents });
+  last ??= parents.jointCount - 1;
   if (!checkJointRange("localToModel", first, last, parents, local, model)) return;
   checkMatrices("localToModel", "local", local, first, last + 1);
   if (model !== local) checkMatrices("localToModel", "model", model, 0, first);
@@ -134,12 +137,13 @@ export function modelToLocal(
   local: MatrixBuffer,
   parents: ParentIndices,
   first = 0,
-  last: number = parents.jointCount - 1,
+  last?: number,
 ): void {
-  const core = sameCore("modelToLocal", { model, local, parents });
   checkType("modelToLocal", "model", model, MatrixBuffer);
   checkType("modelToLocal", "local", local, MatrixBuffer);
   checkType("modelToLocal", "parents", parents, ParentIndices);
+  const core = sameCore("modelToLocal", { model, local, parents });
+  last ??= parents.jointCount - 1;
   if (!checkJointRange("modelToLocal", first, last, parents, local, model)) return;
   checkMatrices("modelToLocal", "model", model, 0, last + 1);
   Core.kernelsOf(core).modelToLocal(
@@ -156,12 +160,13 @@ export function multiplyMatrices(
   a: MatrixBuffer,
   b: MatrixBuffer,
   out: MatrixBuffer,
-  count: number = out.count,
+  count?: number,
 ): void {
-  const core = sameCore("multiplyMatrices", { a, b, out });
   checkType("multiplyMatrices", "a", a, MatrixBuffer);
   checkType("multiplyMatrices", "b", b, MatrixBuffer);
   checkType("multiplyMatrices", "out", out, MatrixBuffer);
+  const core = sameCore("multiplyMatrices", { a, b, out });
+  count ??= out.count;
   checkRange("multiplyMatrices", "count", count, Math.min(a.count, b.count, out.count));
   checkMatrices("multiplyMatrices", "a", a, 0, count);
   checkMatrices("multiplyMatrices", "b", b, 0, count);
@@ -178,10 +183,10 @@ export function skinPositions(
   out: VertexBuffer,
   options: SkinOptions = {},
 ): void {
-  const core = sameCore("skinPositions", { model, bases, out });
   checkType("skinPositions", "model", model, MatrixBuffer);
   checkType("skinPositions", "bases", bases, WeightedBases);
   checkType("skinPositions", "out", out, VertexBuffer);
+  const core = sameCore("skinPositions", { model, bases, out });
   checkAtLeast("skinPositions", "model", model.count, bases.jointCount, "matrices");
   checkAtLeast("skinPositions", "out", out.vertexCount, bases.vertexCount, "vertices");
   const cap = maxInfluences("skinPositions", options);
@@ -212,10 +217,10 @@ export function skinVertices(
   if (typeof out !== "object" || out === null) {
     throw new TypeError(`${name}: out: expected { positions, normals?, tangents? }`);
   }
-  const core = sameCore(name, { palette, mesh, ...out });
   checkType(name, "palette", palette, MatrixBuffer);
   checkType(name, "mesh", mesh, SkinMesh);
   checkType(name, "out.positions", out.positions, VertexBuffer);
+  const core = sameCore(name, { palette, mesh, ...out });
   const streams = [out.positions, out.normals, out.tangents].filter((s) => s);
   if (new Set(streams).size !== streams.length) {
     throw new TypeError(`${name}: out: output streams must be distinct buffers`);

@@ -354,7 +354,8 @@ export function skinVertices(
   for (let p = 0; p < parts.length; p += 2) {
     const n = parts[p], vertices = parts[p + 1];
     const used = n < maxInfluences ? n : maxInfluences;
-    for (let end = v + vertices; v < end; v++, k += n) {
+    const end = v + vertices;
+    for (; v < end; v++, k += n) {
       c.fill(0);
       let sum = 0;
       for (let i = 0; i < used; i++) {

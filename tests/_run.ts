@@ -52,7 +52,18 @@ const DENO = Deno.execPath();
 const PROBE_TIMEOUT_MS = 30_000;
 const TEST_PERMISSIONS = ["--allow-read", "--allow-env"];
 const TEST_DIR = "tests/";
-const DOC_FILES = ["mod.ts", "README.md"];
+/** Every public module whose docs carry examples, and the README. */
+const DOC_FILES = [
+  "README.md",
+  "mod.ts",
+  "simd/layout.ts",
+  "simd/reference.ts",
+  "simd/core.ts",
+  "simd/kernels.ts",
+  "components/skeleton_asset.ts",
+  "systems/pipeline.ts",
+  "examples/cylinder.ts",
+];
 const ADAPTER_DIR = new URL("tests/_std/", ROOT);
 /** Child processes: no update check (it would reach for the network). */
 const CHILD_ENV = { DENO_NO_UPDATE_CHECK: "1" };

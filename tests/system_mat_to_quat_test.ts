@@ -2,7 +2,7 @@ import { assertLess } from "@std/assert";
 import {
   getPose,
   matToQuatSystem,
-  PoseField,
+  type PoseField,
   poseIndex,
   quatToMatSystem,
   setJointPose,

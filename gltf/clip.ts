@@ -21,7 +21,9 @@
  * ```ts
  * import { importGltf, sampleClip, wrapTime } from "@marrow/anim";
  *
- * const [character] = (await importGltf("Fox.glb")).skeletons;
+ * // A path, file: URL or bytes; here a test asset beside the repository.
+ * const file = new URL("../../shared/assets/gltf/Fox.glb", import.meta.url);
+ * const [character] = (await importGltf(file)).skeletons;
  * const pose = character.skeleton.restPose.slice();
  * const clip = character.clips[0];
  * sampleClip(clip, wrapTime(4.2, clip.duration, "loop"), pose);

@@ -38,7 +38,9 @@
  * ```ts
  * import { importGltf } from "@marrow/anim";
  *
- * const model = await importGltf("CesiumMan.glb");
+ * // A path, file: URL or bytes; here a test asset beside the repository.
+ * const file = "../../shared/assets/gltf/CesiumMan.glb";
+ * const model = await importGltf(new URL(file, import.meta.url));
  * const { skeleton, primitives, clips } = model.skeletons[0];
  * console.log(skeleton.parents.length, primitives.length, clips[0].duration);
  * ```

@@ -23,7 +23,6 @@ import {
 } from "../gltf/import.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import {
-  ASSET_DIR,
   assetUrl,
   compareModel,
   comparePoses,
@@ -57,7 +56,7 @@ interface AssetStats {
 }
 
 const STATS: AssetStats[] = JSON.parse(
-  Deno.readTextFileSync(new URL("stats.json", ASSET_DIR)),
+  new TextDecoder().decode(readAsset("stats.json")),
 );
 
 /** Position tolerance, relative to the bounding-box diagonal. */

@@ -410,7 +410,7 @@ for (const build of BUILDS) {
     "an array as the matrices",
     ({ pose }) => () => matToQuat(wrong([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0]), pose, 1),
     TypeError,
-    /^matToQuat: matrices: expected a buffer of a Marrow core, got Array/,
+    /^matToQuat: matrices: expected a (MatrixBuffer|buffer of a Marrow core), got Array/,
   );
   bad(
     "a missing pose",

@@ -357,7 +357,7 @@ for (const build of BUILDS) {
     "a Float32Array as the pose",
     ({ matrices }) => () => quatToMat(wrong(new Float32Array(40)), matrices, 1),
     TypeError,
-    /^quatToMat: pose: expected a buffer of a Marrow core, got Float32Array/,
+    /^quatToMat: pose: expected a (PoseBuffer|buffer of a Marrow core), got Float32Array/,
   );
   bad(
     "a forged pose object",

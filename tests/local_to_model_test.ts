@@ -1,0 +1,546 @@
+/**
+ * `localToModel`: `model[i] = model[parents[i]] * local[i]` over joints
+ * `first..last`, roots copying `local[i]`.
+ *
+ * 1. Every build equals the scalar reference on random hierarchies, partial
+ *    ranges (parents below `first` read from `model`), in place
+ *    (`local === model`) and with longer buffers; roots are copied bit for
+ *    bit and matrices outside `first..last` are not written.
+ * 2. The reference equals gl-matrix's `mat4.multiply` down the hierarchy.
+ * 3. A three-joint chain worked by hand (exact in `f32`), siblings, forests.
+ * 4. Bad input, `ParentIndices` included: the right error, nothing written.
+ */
+
+import fc from "fast-check";
+import { mat4 } from "gl-matrix";
+import { assertEquals } from "@std/assert";
+import { localToModel, MATRIX_FLOATS, ParentIndices } from "../mod.ts";
+import * as ref from "../simd/reference.ts";
+import {
+  acrossBuilds,
+  affineArb,
+  Arena,
+  assertBitwise,
+  assertClose,
+  assertRejected,
+  BUILDS,
+  concatMatrices,
+  coreFor,
+  fcParams,
+  fromColumnMajor,
+  inMatrices,
+  matricesArb,
+  parentsArb,
+  productMagnitude,
+  sampleOne,
+  SIMD_BUILDS,
+  toColumnMajor,
+  tolerance,
+  trsArb,
+  trsMatrix,
+  wrong,
+} from "./_arbitrary.ts";
+
+/** Fills matrices the kernel must not write (past `last`). */
+const SENTINEL = 12345.5;
+
+/** One input of the kernel. */
+interface Case {
+  parents: number[];
+  /** Local matrices (at least `parents.length`). */
+  local: Float32Array;
+  /** Model matrices before the call: valid below `first`. */
+  model: Float32Array;
+  first: number;
+  last: number;
+  /** Run with `local` as the model buffer too. */
+  inPlace: boolean;
+}
+
+/**
+ * Model matrices before the call: `prior` below `first`, NaN in
+ * `first..last` (the kernel must write them before reading them), the
+ * sentinel after.
+ */
+function initialModel(
+  count: number,
+  prior: Float32Array,
+  first: number,
+  last: number,
+): Float32Array {
+  const model = new Float32Array(count * MATRIX_FLOATS).fill(SENTINEL);
+  model.set(prior.subarray(0, first * MATRIX_FLOATS));
+  model.fill(NaN, first * MATRIX_FLOATS, (last + 1) * MATRIX_FLOATS);
+  return model;
+}
+
+function reference(c: Case): Float32Array {
+  const parents = Int16Array.from(c.parents);
+  if (c.inPlace) {
+    const both = c.local.slice();
+    ref.localToModel(both, both, parents, c.first, c.last);
+    return both;
+  }
+  const model = c.model.slice();
+  ref.localToModel(c.local, model, parents, c.first, c.last);
+  return model;
+}
+
+function checkAgainstReference(c: Case): void {
+  const expected = reference(c);
+  const results = acrossBuilds((arena) => {
+    const parents = arena.parents(c.parents);
+    const local = arena.matrices(c.local);
+    const model = c.inPlace ? local : arena.matrices(c.model);
+    localToModel(local, model, parents, c.first, c.last);
+    return model.array.slice();
+  });
+  assertBitwise(results.scalar, expected, "scalar build", inMatrices);
+  // Per joint in range, the magnitude of the terms of its one product;
+  // roots and joints out of range exactly.
+  const bounds = new Float64Array(expected.length);
+  for (let i = c.first; i <= c.last; i++) {
+    const p = c.parents[i];
+    if (p < 0) continue;
+    bounds.set(
+      productMagnitude(expected, p, c.local, i).map(tolerance),
+      i * MATRIX_FLOATS,
+    );
+  }
+  for (const build of SIMD_BUILDS) {
+    assertClose(results[build], expected, (i) => bounds[i], `${build} build`, inMatrices);
+  }
+}
+
+/** Random cases: hierarchies of up to `maxJoints` joints. */
+function caseArb(maxJoints: number): fc.Arbitrary<Case> {
+  return parentsArb(0, maxJoints).chain((parents) => {
+    const n = parents.length;
+    return fc.record({
+      parents: fc.constant(parents),
+      local: matricesArb(affineArb(), n + 0, n + 3),
+      prior: matricesArb(affineArb(), n, n),
+      extraModel: fc.nat(3),
+      range: fc.tuple(fc.nat(n), fc.nat(n)),
+      partial: fc.boolean(),
+      inPlace: fc.integer({ min: 0, max: 4 }).map((k) => k === 0),
+    });
+  }).map(({ parents, local, prior, extraModel, range, partial, inPlace }) => {
+    const n = parents.length;
+    // Whole hierarchy, or first..last with first <= last + 1.
+    let first = 0, last = n - 1;
+    if (partial && n > 0) {
+      first = Math.min(range[0], range[1]);
+      last = Math.max(range[0], range[1]) - 1;
+    }
+    const count = Math.max(n + extraModel, local.length / MATRIX_FLOATS);
+    const model = initialModel(count, prior, first, last);
+    if (inPlace) {
+      // One buffer: model values below first, the local ones from first.
+      const both = local.slice();
+      both.set(prior.subarray(0, first * MATRIX_FLOATS));
+      return { parents, local: both, model: both, first, last, inPlace };
+    }
+    return { parents, local, model, first, last, inPlace };
+  });
+}
+
+Deno.test("localToModel: every build equals the reference on random hierarchies", () => {
+  fc.assert(fc.property(caseArb(12), checkAgainstReference), fcParams());
+});
+
+/** Rigid transforms (unit scale, short translations) for long chains. */
+const rigid = trsArb({ translation: 1, minScale: 1, maxScale: 1 }).map(trsMatrix);
+
+Deno.test("localToModel: every build equals the reference at explicit sizes", () => {
+  for (const size of [0, 1, 2, 3, 4, 5, 7, 8, 9, 1023]) {
+    const parents = sampleOne(parentsArb(size, size), size);
+    // Chains of up to ~400 joints: rigid locals keep the magnitudes sane.
+    const local = sampleOne(matricesArb(rigid, size, size), size + 1);
+    const model = initialModel(size, new Float32Array(0), 0, size - 1);
+    checkAgainstReference({
+      parents,
+      local,
+      model,
+      first: 0,
+      last: size - 1,
+      inPlace: false,
+    });
+    // Unaligned tail: longer buffers, a range ending before the last joint.
+    if (size >= 2) {
+      const prior = sampleOne(matricesArb(affineArb(), size, size), size + 2);
+      const longer = new Float32Array(local.length + 36);
+      longer.set(local);
+      const first = size >> 1, last = size - 2;
+      checkAgainstReference({
+        parents,
+        local: longer,
+        model: initialModel(size + 3, prior, first, last),
+        first,
+        last,
+        inPlace: false,
+      });
+    }
+  }
+  // A bushy tree (parents anywhere before) with scaled locals.
+  const parents = Array.from({ length: 1023 }, (_, i) => i === 0 ? -1 : Math.floor((i - 1) / 2));
+  const local = sampleOne(matricesArb(affineArb({ minScale: 0.8, maxScale: 1.25 }), 1023, 1023), 77);
+  checkAgainstReference({
+    parents,
+    local,
+    model: initialModel(1023, new Float32Array(0), 0, 1022),
+    first: 0,
+    last: 1022,
+    inPlace: false,
+  });
+});
+
+Deno.test("localToModel: the reference equals gl-matrix mat4.multiply", () => {
+  fc.assert(
+    fc.property(
+      parentsArb(1, 10).chain((parents) =>
+        fc.tuple(fc.constant(parents), matricesArb(affineArb(), parents.length, parents.length))
+      ),
+      ([parents, local]) => {
+        const n = parents.length;
+        const actual = new Float32Array(n * MATRIX_FLOATS);
+        ref.localToModel(local, actual, Int16Array.from(parents), 0, n - 1);
+        // gl-matrix in double, 4x4 column-major.
+        const model: Float64Array[] = [];
+        for (let i = 0; i < n; i++) {
+          const l = toColumnMajor(local, i);
+          const p = parents[i];
+          model.push(
+            p < 0 ? l : mat4.multiply(new Float64Array(16) as unknown as mat4, model[p] as unknown as mat4, l as unknown as mat4) as unknown as Float64Array,
+          );
+          const expected = fromColumnMajor(model[i]);
+          const bound = p < 0
+            ? new Float64Array(12)
+            : productMagnitude(concatMatrices([fromColumnMajor(model[p])]), 0, local, i).map(tolerance);
+          assertClose(
+            actual.subarray(i * 12, i * 12 + 12),
+            expected,
+            (e) => bound[e] * Math.max(1, depth(parents, i)),
+            `joint ${i}`,
+            inMatrices,
+          );
+        }
+      },
+    ),
+    fcParams(),
+  );
+});
+
+/** Number of ancestors of `joint`. */
+function depth(parents: readonly number[], joint: number): number {
+  let d = 0;
+  for (let p = parents[joint]; p >= 0; p = parents[p]) d++;
+  return d;
+}
+
+// ----------------------------------------------------------- known values
+
+/** T(1, 0, 0). */
+const L0 = [1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0];
+/** T(0, 2, 0) * Rz(90°). */
+const L1 = [0, -1, 0, 0, 1, 0, 0, 2, 0, 0, 1, 0];
+/** T(3, 0, 0) * S(2). */
+const L2 = [2, 0, 0, 3, 0, 2, 0, 0, 0, 0, 2, 0];
+
+for (const build of BUILDS) {
+  const run = (
+    parents: number[],
+    local: number[],
+    model: number[] | undefined,
+    first?: number,
+    last?: number,
+  ) => {
+    const arena = new Arena(coreFor(build));
+    try {
+      const l = arena.matrices(local);
+      const m = arena.matrices(model ?? local.length / 12);
+      localToModel(l, m, arena.parents(parents), first, last);
+      return Array.from(m.array);
+    } finally {
+      arena.free();
+    }
+  };
+
+  Deno.test(`localToModel (${build}): a three-joint chain worked by hand`, () => {
+    // model1 = T(1,0,0) * T(0,2,0) * Rz90: translation (1, 2, 0).
+    // model2 = model1 * T(3,0,0) * S(2): rotation Rz90 * 2, translation
+    // Rz90 * (3, 0, 0) + (1, 2, 0) = (1, 5, 0).
+    assertEquals(run([-1, 0, 1], [...L0, ...L1, ...L2], undefined), [
+      ...[1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0],
+      ...[0, -1, 0, 1, 1, 0, 0, 2, 0, 0, 1, 0],
+      ...[0, -2, 0, 1, 2, 0, 0, 5, 0, 0, 2, 0],
+    ]);
+  });
+
+  Deno.test(`localToModel (${build}): joints 1..2 under a given model[0]`, () => {
+    // model[0] = T(10, 0, 0) is read, not recomputed from local[0].
+    const model0 = [1, 0, 0, 10, 0, 1, 0, 0, 0, 0, 1, 0];
+    const result = run([-1, 0, 1], [...L0, ...L1, ...L2], [...model0, ...new Array(24).fill(NaN)], 1, 2);
+    assertEquals(result, [
+      ...model0,
+      ...[0, -1, 0, 10, 1, 0, 0, 2, 0, 0, 1, 0],
+      ...[0, -2, 0, 10, 2, 0, 0, 5, 0, 0, 2, 0],
+    ]);
+  });
+
+  Deno.test(`localToModel (${build}): siblings and a second root`, () => {
+    // Joint 2's parent is 0, not the joint before it; joint 3 is a root.
+    const result = run([-1, 0, 0, -1], [...L0, ...L1, ...L2, ...L1], undefined);
+    assertEquals(result, [
+      ...L0,
+      ...[0, -1, 0, 1, 1, 0, 0, 2, 0, 0, 1, 0],
+      ...[2, 0, 0, 4, 0, 2, 0, 0, 0, 0, 2, 0],
+      ...L1,
+    ]);
+  });
+
+  Deno.test(`localToModel (${build}): in place`, () => {
+    const arena = new Arena(coreFor(build));
+    try {
+      const both = arena.matrices([...L0, ...L1, ...L2]);
+      localToModel(both, both, arena.parents([-1, 0, 1]));
+      assertEquals(Array.from(both.array).slice(24), [0, -2, 0, 1, 2, 0, 0, 5, 0, 0, 2, 0]);
+    } finally {
+      arena.free();
+    }
+  });
+
+  Deno.test(`localToModel (${build}): an empty range writes nothing`, () => {
+    const initial = new Array(36).fill(SENTINEL);
+    assertEquals(run([-1, 0, 1], [...L0, ...L1, ...L2], initial, 2, 1), initial);
+    assertEquals(run([], [], [], undefined, undefined), []);
+  });
+}
+
+// --------------------------------------------------------------- bad input
+
+function setUp(arena: Arena) {
+  const local = arena.matrices(sampleOne(matricesArb(affineArb(), 6, 6), 21));
+  const model = arena.matrices(sampleOne(matricesArb(affineArb(), 6, 6), 22));
+  const parents = arena.parents([-1, 0, 1, 1, -1, 4]);
+  return { local, model, parents };
+}
+
+for (const build of BUILDS) {
+  const core = coreFor(build);
+  const other = coreFor(build === "scalar" ? "simd" : "scalar");
+  const bad = (
+    name: string,
+    prepare: (
+      bufs: ReturnType<typeof setUp>,
+      arena: Arena,
+      foreign: Arena,
+    ) => () => unknown,
+    ErrorClass: typeof RangeError | typeof TypeError,
+    pattern: RegExp,
+  ) =>
+    Deno.test(`localToModel (${build}) rejects ${name}`, () => {
+      const arena = new Arena(core), foreign = new Arena(other);
+      try {
+        const call = prepare(setUp(arena), arena, foreign);
+        assertRejected([core, other], call, ErrorClass, pattern);
+      } finally {
+        arena.free();
+        foreign.free();
+      }
+    });
+
+  // ParentIndices: parents before children, in range, whole numbers.
+  for (
+    const [parents, pattern] of [
+      [[-1, 1], /^parents\[1\]: expected -1 \(root\) or a joint before 1, got 1 \(parents must come before their children\)/],
+      [[-1, 0, 5, 1], /^parents\[2\]: expected -1 \(root\) or a joint before 2, got 5 \(parents must come before their children\)/],
+      [[0], /^parents\[0\]: expected -1 \(root\) or a joint before 0, got 0/],
+      [[-1, -2], /^parents\[1\]: expected -1 \(root\) or a joint before 1, got -2/],
+      [[-1, 0.5], /^parents\[1\]: expected -1 \(root\) or a joint before 1, got 0\.5/],
+      [[-1, NaN], /^parents\[1\]: expected -1 \(root\) or a joint before 1, got NaN/],
+      [[-1, 0, 1, 2, 3, 4, 5, 7], /^parents\[7\]: .* got 7 \(parents must come before their children\)/],
+      [new Array(32768).fill(-1), /^parents: at most 32767 joints, got 32768/],
+    ] as const
+  ) {
+    bad(
+      `ParentIndices ${parents.length > 10 ? `of ${parents.length} joints` : JSON.stringify(parents)}`,
+      (_, arena) => () => arena.parents(parents),
+      RangeError,
+      pattern,
+    );
+  }
+
+  // Wrong argument types.
+  bad(
+    "an Int16Array as the parents",
+    ({ local, model }) => () => localToModel(local, model, wrong(Int16Array.of(-1, 0, 1, 1, -1, 4))),
+    TypeError,
+    /^localToModel: parents: expected a (ParentIndices|buffer of a Marrow core), got Int16Array/,
+  );
+  bad(
+    "a MatrixBuffer as the parents",
+    ({ local, model }) => () => localToModel(local, model, wrong(local), 0, 5),
+    TypeError,
+    /^localToModel: parents: expected a ParentIndices, got MatrixBuffer/,
+  );
+  bad(
+    "ParentIndices as the local matrices",
+    ({ model, parents }) => () => localToModel(wrong(parents), model, parents),
+    TypeError,
+    /^localToModel: local: expected a MatrixBuffer, got ParentIndices/,
+  );
+  bad(
+    "a missing model",
+    ({ local, parents }) => () => localToModel(local, wrong(undefined), parents),
+    TypeError,
+    /^localToModel: model: expected a MatrixBuffer, got undefined/,
+  );
+  bad(
+    "null parents",
+    ({ local, model }) => () => localToModel(local, model, wrong(null)),
+    TypeError,
+    /^localToModel: parents\b/,
+  );
+
+  // Ranges and short buffers.
+  for (const [first, last, pattern] of [
+    [-1, 5, /^localToModel: first: expected a whole number >= 0, got -1/],
+    [0.5, 5, /^localToModel: first: expected a whole number >= 0, got 0\.5/],
+    [NaN, 5, /^localToModel: first: expected a whole number >= 0, got NaN/],
+    [0, 6, /^localToModel: last: expected a joint index below 6, got 6/],
+    [0, -2, /^localToModel: last: expected a joint index below 6, got -2/],
+    [0, 2.5, /^localToModel: last: expected a joint index below 6, got 2\.5/],
+  ] as const) {
+    bad(
+      `first ${first}, last ${last}`,
+      ({ local, model, parents }) => () => localToModel(local, model, parents, first, last),
+      RangeError,
+      pattern,
+    );
+  }
+  bad(
+    "local matrices shorter than the parents",
+    ({ model, parents }, arena) => {
+      const short = arena.matrices(5);
+      return () => localToModel(short, model, parents);
+    },
+    RangeError,
+    /^localToModel: last: expected a joint index below 5, got 5/,
+  );
+  bad(
+    "model matrices shorter than the parents",
+    ({ local, parents }, arena) => {
+      const short = arena.matrices(4);
+      return () => localToModel(local, short, parents);
+    },
+    RangeError,
+    /^localToModel: last: expected a joint index below 4, got 5/,
+  );
+
+  // Non-finite input.
+  bad(
+    "NaN in a local matrix",
+    ({ local, model, parents }) => {
+      local.array[3 * 12 + 5] = NaN;
+      return () => localToModel(local, model, parents);
+    },
+    RangeError,
+    /^localToModel: local: matrix 3 element 5 is NaN/,
+  );
+  bad(
+    "Infinity in the last local matrix of a range",
+    ({ local, model, parents }) => {
+      local.array[4 * 12 + 11] = Infinity;
+      return () => localToModel(local, model, parents, 2, 4);
+    },
+    RangeError,
+    /^localToModel: local: matrix 4 element 11 is Infinity/,
+  );
+  bad(
+    "NaN in a model matrix below first",
+    ({ local, model, parents }) => {
+      model.array[1 * 12 + 2] = NaN;
+      return () => localToModel(local, model, parents, 2);
+    },
+    RangeError,
+    /^localToModel: model: matrix 1 element 2 is NaN/,
+  );
+  bad(
+    "NaN below first when local is the model (in place)",
+    ({ local, parents }) => {
+      local.array[1 * 12 + 0] = NaN;
+      return () => localToModel(local, local, parents, 2);
+    },
+    RangeError,
+    /^localToModel: (local|model): matrix 1 element 0 is NaN/,
+  );
+
+  // Other cores, freed buffers.
+  bad(
+    "parents of another core",
+    ({ local, model }, _, foreign) => {
+      const parents = foreign.parents([-1, 0, 1, 1, -1, 4]);
+      return () => localToModel(local, model, parents);
+    },
+    TypeError,
+    /^localToModel: parents: belongs to another core than the other arguments/,
+  );
+  bad(
+    "a model of another core",
+    ({ local, parents }, _, foreign) => {
+      const model = foreign.matrices(6);
+      return () => localToModel(local, model, parents);
+    },
+    TypeError,
+    /^localToModel: model: belongs to another core than the other arguments/,
+  );
+  bad(
+    "freed parents",
+    ({ local, model, parents }) => {
+      parents.free();
+      return () => localToModel(local, model, parents);
+    },
+    TypeError,
+    /^localToModel: parents: the buffer was freed/,
+  );
+  bad(
+    "a freed local buffer",
+    ({ local, model, parents }) => {
+      local.free();
+      return () => localToModel(local, model, parents);
+    },
+    TypeError,
+    /^localToModel: local: the buffer was freed/,
+  );
+
+  Deno.test(`localToModel (${build}) ignores NaN outside the range it reads`, () => {
+    const arena = new Arena(core);
+    try {
+      const { local, model, parents } = setUp(arena);
+      // local[5] is past last, model[4..5] are written before being read.
+      local.array[5 * 12 + 3] = NaN;
+      model.array.fill(NaN, 4 * 12);
+      const before = { local: local.array.slice(), model: model.array.slice() };
+      localToModel(local, model, parents, 0, 4);
+      const expected = before.model.slice();
+      ref.localToModel(before.local, expected, parents.toArray(), 0, 4);
+      assertClose(model.array.subarray(0, 60), expected.subarray(0, 60), 1e-3, build, inMatrices);
+      assertBitwise(model.array.slice(60), expected.slice(60), build);
+    } finally {
+      arena.free();
+    }
+  });
+}
+
+Deno.test("ParentIndices: valid lists are kept", () => {
+  const core = coreFor("scalar");
+  const parents = new ParentIndices([-1, 0, 1, 0, -1, 4, 2], core);
+  try {
+    assertEquals(Array.from(parents.toArray()), [-1, 0, 1, 0, -1, 4, 2]);
+    assertEquals(parents.at(6), 2);
+    assertEquals(parents.jointCount, 7);
+  } finally {
+    parents.free();
+  }
+});

@@ -117,7 +117,7 @@ export function localToModel(
   last ??= parents.jointCount - 1;
   if (!checkJointRange("localToModel", first, last, parents, local, model)) return;
   checkMatrices("localToModel", "local", local, first, last + 1);
-  if (model !== local) checkMatrices("localToModel", "model", model, 0, first);
+  checkMatrices("localToModel", "model", model, 0, first);
   Core.kernelsOf(core).localToModel(
     local.byteOffset,
     model.byteOffset,

@@ -25,6 +25,7 @@ import {
   Core,
   type CoreBuffer,
   type CoreBuild,
+  type InfluenceLists,
   MATRIX_FLOATS,
   MatrixBuffer,
   ParentIndices,
@@ -244,7 +245,9 @@ export function trsMatrix({ t, q, s }: Trs): Float32Array {
 }
 
 /** Matrices concatenated into one array of 12 floats each. */
-export function concatMatrices(list: readonly ArrayLike<number>[]): Float32Array {
+export function concatMatrices(
+  list: readonly ArrayLike<number>[],
+): Float32Array {
   const out = new Float32Array(list.length * MATRIX_FLOATS);
   list.forEach((m, i) => out.set(Array.from(m), i * MATRIX_FLOATS));
   return out;
@@ -265,7 +268,9 @@ export interface AffineOptions {
  * and shear; condition number at most `maxScale / minScale`), with a
  * reflection in one case out of eight.
  */
-export function affineArb(options: AffineOptions = {}): fc.Arbitrary<Float32Array> {
+export function affineArb(
+  options: AffineOptions = {},
+): fc.Arbitrary<Float32Array> {
   const { translation = 10, minScale = 0.5, maxScale = 2 } = options;
   const t = real(-translation, translation);
   const s = real(minScale, maxScale);
@@ -351,8 +356,8 @@ export interface VertexInfluences {
 
 /**
  * Influences of one vertex: `count` (or 1..`maxPer`) distinct joints below
- * `jointCount` with positive `f32` weights that sum to one (up to
- * rounding), sorted by decreasing weight.
+ * `jointCount` with `f32` weights that sum to one (up to rounding), sorted
+ * by decreasing weight: the first positive, later ones sometimes zero.
  */
 export function vertexInfluencesArb(
   jointCount: number,
@@ -368,9 +373,17 @@ export function vertexInfluencesArb(
         minLength: k,
         maxLength: k,
       }),
-      fc.array(real(0.01, 1), { minLength: k, maxLength: k }),
+      // Some zero weights, as glTF pads its four influences with them.
+      fc.array(
+        fc.oneof(
+          { weight: 6, arbitrary: real(0.01, 1) },
+          { weight: 1, arbitrary: fc.constant<number>(0) },
+        ),
+        { minLength: k, maxLength: k },
+      ),
     )
   ).map(([joints, raw]) => {
+    if (Math.max(...raw) === 0) raw[0] = 1;
     const sum = raw.reduce((a, b) => a + b, 0);
     const weights = raw.map((w) => Math.fround(w / sum)).sort((a, b) => b - a);
     return { joints, weights };
@@ -385,7 +398,9 @@ export interface Influences {
 }
 
 /** Flattens per-vertex influences. */
-export function flattenInfluences(list: readonly VertexInfluences[]): Influences {
+export function flattenInfluences(
+  list: readonly VertexInfluences[],
+): Influences {
   return {
     counts: list.map((v) => v.joints.length),
     joints: list.flatMap((v) => v.joints),
@@ -455,26 +470,38 @@ export function meshArb(options: MeshOptions): fc.Arbitrary<MeshData> {
   return fc.array(
     fc.tuple(perVertex, fc.integer({ min: 0, max: maxVertices })),
     { minLength: 0, maxLength: maxParts },
-  ).chain((pairs) => {
-    const vertexCount = pairs.reduce((a, [, n]) => a + n, 0);
-    return fc.record({
-      parts: fc.constant(pairs.flat()),
-      influences: fc.tuple(
-        ...pairs.map(([k, n]) =>
-          fc.array(vertexInfluencesArb(jointCount, k, k), {
-            minLength: n,
-            maxLength: n,
-          })
-        ),
+  ).chain((pairs) => layoutMeshArb(pairs.flat(), jointCount));
+}
+
+/**
+ * Bind meshes with the part layout `parts` (`[influences, vertices]`
+ * pairs; influences above `jointCount` are lowered to it).
+ */
+export function layoutMeshArb(
+  parts: readonly number[],
+  jointCount: number,
+): fc.Arbitrary<MeshData> {
+  const pairs: [number, number][] = [];
+  for (let p = 0; p < parts.length; p += 2) {
+    pairs.push([Math.min(parts[p], jointCount), parts[p + 1]]);
+  }
+  const vertexCount = pairs.reduce((a, [, n]) => a + n, 0);
+  return fc.record({
+    influences: fc.tuple(
+      ...pairs.map(([k, n]) =>
+        fc.array(vertexInfluencesArb(jointCount, k, k), {
+          minLength: n,
+          maxLength: n,
+        })
       ),
-      positions: positionsArb(vertexCount),
-      normals: directionsArb(vertexCount),
-      tangents: directionsArb(vertexCount, fc.constantFrom(1, -1)),
-    });
-  }).map(({ parts, influences, positions, normals, tangents }) => {
+    ),
+    positions: positionsArb(vertexCount),
+    normals: directionsArb(vertexCount),
+    tangents: directionsArb(vertexCount, fc.constantFrom(1, -1)),
+  }).map(({ influences, positions, normals, tangents }) => {
     const flat = flattenInfluences(influences.flat());
     return {
-      parts,
+      parts: pairs.flat(),
       joints: flat.joints,
       weights: flat.weights,
       positions,
@@ -537,7 +564,9 @@ export class Arena {
       return this.own(new MatrixBuffer(data, this.core));
     }
     assertEquals(data.length % MATRIX_FLOATS, 0, "matrix data length");
-    const m = this.own(new MatrixBuffer(data.length / MATRIX_FLOATS, this.core));
+    const m = this.own(
+      new MatrixBuffer(data.length / MATRIX_FLOATS, this.core),
+    );
     m.array.set(data);
     return m;
   }
@@ -548,7 +577,9 @@ export class Arena {
       return this.own(new VertexBuffer(data, this.core));
     }
     assertEquals(data.length % VERTEX_FLOATS, 0, "vertex data length");
-    const v = this.own(new VertexBuffer(data.length / VERTEX_FLOATS, this.core));
+    const v = this.own(
+      new VertexBuffer(data.length / VERTEX_FLOATS, this.core),
+    );
     v.array.set(data);
     return v;
   }
@@ -562,7 +593,7 @@ export class Arena {
   bases(
     positions: ArrayLike<number>,
     inverseBind: ArrayLike<number>,
-    influences: Influences,
+    influences: InfluenceLists,
   ): WeightedBases {
     return this.own(
       new WeightedBases(positions, inverseBind, influences, this.core),
@@ -572,6 +603,40 @@ export class Arena {
   /** A bind mesh. */
   mesh(data: SkinMeshData): SkinMesh {
     return this.own(new SkinMesh(data, this.core));
+  }
+
+  /**
+   * Runs `call` and checks that it wrote nothing in the core's heap but
+   * the blocks of `outputs`: every other byte up to the heap's peak (the
+   * other buffers, the gaps between them, the reserved bytes at 0) is as
+   * it was.
+   */
+  writesOnly(outputs: readonly CoreBuffer[], call: () => void): void {
+    const memory = Core.memoryOf(this.core);
+    const end = Math.ceil(this.core.peakBytes / 4);
+    const before = memory.views().u32.slice(0, end);
+    call();
+    const now = memory.views().u32;
+    const allowed = outputs.map((
+      b,
+    ) => [b.byteOffset >> 2, (b.byteOffset + b.byteLength) >> 2])
+      .sort((x, y) => x[0] - y[0]);
+    let word = 0;
+    for (const [from, to] of [...allowed, [end, end]]) {
+      for (; word < Math.min(from, end); word++) {
+        if (now[word] !== before[word]) {
+          const owner = outputs.length
+            ? ` (outputs at ${allowed.map((r) => r[0] * 4)})`
+            : "";
+          fail(
+            `${this.build} core: byte ${
+              word * 4
+            } was written outside the outputs${owner}`,
+          );
+        }
+      }
+      word = Math.max(word, to);
+    }
   }
 
   /** Frees every buffer that is still live. */
@@ -656,19 +721,26 @@ export function assertBitwise(
 
 /**
  * `|actual[i] - expected[i]| <= bound(i)` for every float, with the
- * worst excess reported. `bound` is a number or a per-float function.
+ * worst excess reported. `bound` is a number, a per-float array or a
+ * per-float function.
  */
 export function assertClose(
   actual: ArrayLike<number>,
   expected: ArrayLike<number>,
-  bound: number | ((index: number) => number),
+  bound: number | ArrayLike<number> | ((index: number) => number),
   what: string,
   where: Where = String,
 ): void {
   assertEquals(actual.length, expected.length, `${what}: length`);
+  const limitAt = (i: number) =>
+    typeof bound === "number"
+      ? bound
+      : typeof bound === "function"
+      ? bound(i)
+      : bound[i];
   let worst = -1, worstRatio = 1;
   for (let i = 0; i < actual.length; i++) {
-    const limit = typeof bound === "number" ? bound : bound(i);
+    const limit = limitAt(i);
     const error = Math.abs(actual[i] - expected[i]);
     // NaN anywhere fails (the comparison below is false).
     const ratio = error <= limit ? 0 : error / limit;
@@ -678,9 +750,11 @@ export function assertClose(
     }
   }
   if (worst >= 0) {
-    const limit = typeof bound === "number" ? bound : bound(worst);
+    const limit = limitAt(worst);
     fail(
-      `${what}: ${where(worst)} (float ${worst}) is ${actual[worst]}, expected ` +
+      `${what}: ${where(worst)} (float ${worst}) is ${
+        actual[worst]
+      }, expected ` +
         `${expected[worst]}: error ${
           Math.abs(actual[worst] - expected[worst])
         } > ${limit} (seed ${SEED})`,
@@ -715,7 +789,11 @@ export function snapshotCores(...list: Core[]): () => void {
   return () => {
     for (const [core, before] of snaps) {
       const now = Core.memoryOf(core).views().u8;
-      assertEquals(now.length, before.length, `${core.build} core: memory size`);
+      assertEquals(
+        now.length,
+        before.length,
+        `${core.build} core: memory size`,
+      );
       for (let i = 0; i < now.length; i++) {
         if (now[i] !== before[i]) {
           fail(`${core.build} core: byte ${i} of the memory was written`);

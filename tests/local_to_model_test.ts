@@ -92,7 +92,10 @@ function checkAgainstReference(c: Case): void {
     const parents = arena.parents(c.parents);
     const local = arena.matrices(c.local);
     const model = c.inPlace ? local : arena.matrices(c.model);
-    localToModel(local, model, parents, c.first, c.last);
+    arena.writesOnly(
+      [model],
+      () => localToModel(local, model, parents, c.first, c.last),
+    );
     return model.array.slice();
   });
   assertBitwise(results.scalar, expected, "scalar build", inMatrices);
@@ -108,7 +111,13 @@ function checkAgainstReference(c: Case): void {
     );
   }
   for (const build of SIMD_BUILDS) {
-    assertClose(results[build], expected, (i) => bounds[i], `${build} build`, inMatrices);
+    assertClose(
+      results[build],
+      expected,
+      (i) => bounds[i],
+      `${build} build`,
+      inMatrices,
+    );
   }
 }
 
@@ -150,7 +159,9 @@ Deno.test("localToModel: every build equals the reference on random hierarchies"
 });
 
 /** Rigid transforms (unit scale, short translations) for long chains. */
-const rigid = trsArb({ translation: 1, minScale: 1, maxScale: 1 }).map(trsMatrix);
+const rigid = trsArb({ translation: 1, minScale: 1, maxScale: 1 }).map(
+  trsMatrix,
+);
 
 Deno.test("localToModel: every build equals the reference at explicit sizes", () => {
   for (const size of [0, 1, 2, 3, 4, 5, 7, 8, 9, 1023]) {
@@ -183,8 +194,14 @@ Deno.test("localToModel: every build equals the reference at explicit sizes", ()
     }
   }
   // A bushy tree (parents anywhere before) with scaled locals.
-  const parents = Array.from({ length: 1023 }, (_, i) => i === 0 ? -1 : Math.floor((i - 1) / 2));
-  const local = sampleOne(matricesArb(affineArb({ minScale: 0.8, maxScale: 1.25 }), 1023, 1023), 77);
+  const parents = Array.from(
+    { length: 1023 },
+    (_, i) => i === 0 ? -1 : Math.floor((i - 1) / 2),
+  );
+  const local = sampleOne(
+    matricesArb(affineArb({ minScale: 0.8, maxScale: 1.25 }), 1023, 1023),
+    77,
+  );
   checkAgainstReference({
     parents,
     local,
@@ -199,7 +216,10 @@ Deno.test("localToModel: the reference equals gl-matrix mat4.multiply", () => {
   fc.assert(
     fc.property(
       parentsArb(1, 10).chain((parents) =>
-        fc.tuple(fc.constant(parents), matricesArb(affineArb(), parents.length, parents.length))
+        fc.tuple(
+          fc.constant(parents),
+          matricesArb(affineArb(), parents.length, parents.length),
+        )
       ),
       ([parents, local]) => {
         const n = parents.length;
@@ -211,12 +231,19 @@ Deno.test("localToModel: the reference equals gl-matrix mat4.multiply", () => {
           const l = toColumnMajor(local, i);
           const p = parents[i];
           model.push(
-            p < 0 ? l : mat4.multiply(new Float64Array(16) as unknown as mat4, model[p] as unknown as mat4, l as unknown as mat4) as unknown as Float64Array,
+            p < 0 ? l : mat4.multiply(
+              new Float64Array(16) as unknown as mat4,
+              model[p] as unknown as mat4,
+              l as unknown as mat4,
+            ) as unknown as Float64Array,
           );
           const expected = fromColumnMajor(model[i]);
-          const bound = p < 0
-            ? new Float64Array(12)
-            : productMagnitude(concatMatrices([fromColumnMajor(model[p])]), 0, local, i).map(tolerance);
+          const bound = p < 0 ? new Float64Array(12) : productMagnitude(
+            concatMatrices([fromColumnMajor(model[p])]),
+            0,
+            local,
+            i,
+          ).map(tolerance);
           assertClose(
             actual.subarray(i * 12, i * 12 + 12),
             expected,
@@ -280,7 +307,13 @@ for (const build of BUILDS) {
   Deno.test(`localToModel (${build}): joints 1..2 under a given model[0]`, () => {
     // model[0] = T(10, 0, 0) is read, not recomputed from local[0].
     const model0 = [1, 0, 0, 10, 0, 1, 0, 0, 0, 0, 1, 0];
-    const result = run([-1, 0, 1], [...L0, ...L1, ...L2], [...model0, ...new Array(24).fill(NaN)], 1, 2);
+    const result = run(
+      [-1, 0, 1],
+      [...L0, ...L1, ...L2],
+      [...model0, ...new Array(24).fill(NaN)],
+      1,
+      2,
+    );
     assertEquals(result, [
       ...model0,
       ...[0, -1, 0, 10, 1, 0, 0, 2, 0, 0, 1, 0],
@@ -304,7 +337,20 @@ for (const build of BUILDS) {
     try {
       const both = arena.matrices([...L0, ...L1, ...L2]);
       localToModel(both, both, arena.parents([-1, 0, 1]));
-      assertEquals(Array.from(both.array).slice(24), [0, -2, 0, 1, 2, 0, 0, 5, 0, 0, 2, 0]);
+      assertEquals(Array.from(both.array).slice(24), [
+        0,
+        -2,
+        0,
+        1,
+        2,
+        0,
+        0,
+        5,
+        0,
+        0,
+        2,
+        0,
+      ]);
     } finally {
       arena.free();
     }
@@ -312,7 +358,10 @@ for (const build of BUILDS) {
 
   Deno.test(`localToModel (${build}): an empty range writes nothing`, () => {
     const initial = new Array(36).fill(SENTINEL);
-    assertEquals(run([-1, 0, 1], [...L0, ...L1, ...L2], initial, 2, 1), initial);
+    assertEquals(
+      run([-1, 0, 1], [...L0, ...L1, ...L2], initial, 2, 1),
+      initial,
+    );
     assertEquals(run([], [], [], undefined, undefined), []);
   });
 }
@@ -353,18 +402,40 @@ for (const build of BUILDS) {
   // ParentIndices: parents before children, in range, whole numbers.
   for (
     const [parents, pattern] of [
-      [[-1, 1], /^parents\[1\]: expected -1 \(root\) or a joint before 1, got 1 \(parents must come before their children\)/],
-      [[-1, 0, 5, 1], /^parents\[2\]: expected -1 \(root\) or a joint before 2, got 5 \(parents must come before their children\)/],
+      [
+        [-1, 1],
+        /^parents\[1\]: expected -1 \(root\) or a joint before 1, got 1 \(parents must come before their children\)/,
+      ],
+      [
+        [-1, 0, 5, 1],
+        /^parents\[2\]: expected -1 \(root\) or a joint before 2, got 5 \(parents must come before their children\)/,
+      ],
       [[0], /^parents\[0\]: expected -1 \(root\) or a joint before 0, got 0/],
-      [[-1, -2], /^parents\[1\]: expected -1 \(root\) or a joint before 1, got -2/],
-      [[-1, 0.5], /^parents\[1\]: expected -1 \(root\) or a joint before 1, got 0\.5/],
-      [[-1, NaN], /^parents\[1\]: expected -1 \(root\) or a joint before 1, got NaN/],
-      [[-1, 0, 1, 2, 3, 4, 5, 7], /^parents\[7\]: .* got 7 \(parents must come before their children\)/],
+      [
+        [-1, -2],
+        /^parents\[1\]: expected -1 \(root\) or a joint before 1, got -2/,
+      ],
+      [
+        [-1, 0.5],
+        /^parents\[1\]: expected -1 \(root\) or a joint before 1, got 0\.5/,
+      ],
+      [
+        [-1, NaN],
+        /^parents\[1\]: expected -1 \(root\) or a joint before 1, got NaN/,
+      ],
+      [
+        [-1, 0, 1, 2, 3, 4, 5, 7],
+        /^parents\[7\]: .* got 7 \(parents must come before their children\)/,
+      ],
       [new Array(32768).fill(-1), /^parents: at most 32767 joints, got 32768/],
     ] as const
   ) {
     bad(
-      `ParentIndices ${parents.length > 10 ? `of ${parents.length} joints` : JSON.stringify(parents)}`,
+      `ParentIndices ${
+        parents.length > 10
+          ? `of ${parents.length} joints`
+          : JSON.stringify(parents)
+      }`,
       (_, arena) => () => arena.parents(parents),
       RangeError,
       pattern,
@@ -374,7 +445,8 @@ for (const build of BUILDS) {
   // Wrong argument types.
   bad(
     "an Int16Array as the parents",
-    ({ local, model }) => () => localToModel(local, model, wrong(Int16Array.of(-1, 0, 1, 1, -1, 4))),
+    ({ local, model }) => () =>
+      localToModel(local, model, wrong(Int16Array.of(-1, 0, 1, 1, -1, 4))),
     TypeError,
     /^localToModel: parents: expected a (ParentIndices|buffer of a Marrow core), got Int16Array/,
   );
@@ -392,7 +464,8 @@ for (const build of BUILDS) {
   );
   bad(
     "a missing model",
-    ({ local, parents }) => () => localToModel(local, wrong(undefined), parents),
+    ({ local, parents }) => () =>
+      localToModel(local, wrong(undefined), parents),
     TypeError,
     /^localToModel: model: expected a MatrixBuffer, got undefined/,
   );
@@ -404,17 +477,20 @@ for (const build of BUILDS) {
   );
 
   // Ranges and short buffers.
-  for (const [first, last, pattern] of [
-    [-1, 5, /^localToModel: first: expected a whole number >= 0, got -1/],
-    [0.5, 5, /^localToModel: first: expected a whole number >= 0, got 0\.5/],
-    [NaN, 5, /^localToModel: first: expected a whole number >= 0, got NaN/],
-    [0, 6, /^localToModel: last: expected a joint index below 6, got 6/],
-    [0, -2, /^localToModel: last: expected a joint index below 6, got -2/],
-    [0, 2.5, /^localToModel: last: expected a joint index below 6, got 2\.5/],
-  ] as const) {
+  for (
+    const [first, last, pattern] of [
+      [-1, 5, /^localToModel: first: expected a whole number >= 0, got -1/],
+      [0.5, 5, /^localToModel: first: expected a whole number >= 0, got 0\.5/],
+      [NaN, 5, /^localToModel: first: expected a whole number >= 0, got NaN/],
+      [0, 6, /^localToModel: last: expected a joint index below 6, got 6/],
+      [0, -2, /^localToModel: last: expected a joint index below 6, got -2/],
+      [0, 2.5, /^localToModel: last: expected a joint index below 6, got 2\.5/],
+    ] as const
+  ) {
     bad(
       `first ${first}, last ${last}`,
-      ({ local, model, parents }) => () => localToModel(local, model, parents, first, last),
+      ({ local, model, parents }) => () =>
+        localToModel(local, model, parents, first, last),
       RangeError,
       pattern,
     );
@@ -525,7 +601,13 @@ for (const build of BUILDS) {
       localToModel(local, model, parents, 0, 4);
       const expected = before.model.slice();
       ref.localToModel(before.local, expected, parents.toArray(), 0, 4);
-      assertClose(model.array.subarray(0, 60), expected.subarray(0, 60), 1e-3, build, inMatrices);
+      assertClose(
+        model.array.subarray(0, 60),
+        expected.subarray(0, 60),
+        1e-3,
+        build,
+        inMatrices,
+      );
       assertBitwise(model.array.slice(60), expected.slice(60), build);
     } finally {
       arena.free();

@@ -18,8 +18,8 @@ import { mat4 } from "gl-matrix";
 import * as THREE from "three";
 import { assertEquals } from "@std/assert";
 import {
-  matToQuat,
   MatrixBuffer,
+  matToQuat,
   PoseBuffer,
   poseFloats,
   quatToMat,
@@ -43,11 +43,11 @@ import {
   readJoint,
   sampleOne,
   SIMD_BUILDS,
+  toColumnMajor,
   tolerance,
   type Trs,
   trsArb,
   trsMatrix,
-  toColumnMajor,
   wrong,
 } from "./_arbitrary.ts";
 
@@ -70,7 +70,8 @@ function checkAgainstReference(
 
   const results = acrossBuilds((arena) => {
     const pose = arena.pose(initial, jointCount);
-    matToQuat(arena.matrices(matrices), pose, count);
+    const input = arena.matrices(matrices);
+    arena.writesOnly([pose], () => matToQuat(input, pose, count));
     return pose.array.slice();
   });
   assertBitwise(results.scalar, expected, "scalar build", inPose);
@@ -80,7 +81,12 @@ function checkAgainstReference(
     for (let j = 0; j < count; j++) {
       const a = readJoint(actual, j), e = readJoint(expected, j);
       assertEquals(a.t, e.t, `${what}: joint ${j} translation`);
-      assertClose(a.s, e.s, (i) => tolerance(Math.abs(e.s[i])), `${what}: joint ${j} scale`);
+      assertClose(
+        a.s,
+        e.s,
+        (i) => tolerance(Math.abs(e.s[i])),
+        `${what}: joint ${j} scale`,
+      );
       assertSameRotation(a.q, e.q, EPSILON, `${what}: joint ${j}`);
     }
     // Lanes past `count`: identity in the last written group, untouched
@@ -176,8 +182,18 @@ Deno.test("matToQuat: the reference equals gl-matrix for positive scales", () =>
         m4,
         scale.map((x) => 1 / x) as [number, number, number],
       );
-      const q = new Float64Array(4) as unknown as [number, number, number, number];
-      assertSameRotation(actual.q, Array.from(mat4.getRotation(q, unscaled)), EPSILON, "rotation");
+      const q = new Float64Array(4) as unknown as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      assertSameRotation(
+        actual.q,
+        Array.from(mat4.getRotation(q, unscaled)),
+        EPSILON,
+        "rotation",
+      );
     }),
     fcParams(),
   );
@@ -308,51 +324,63 @@ for (const build of BUILDS) {
 
   Deno.test(`matToQuat (${build}): mat→quat→mat round trip`, () => {
     fc.assert(
-      fc.property(fc.array(signedTrs, { minLength: 1, maxLength: 6 }), (joints) => {
-        const matrices = matricesOf(joints);
-        const arena = new Arena(coreFor(build));
-        try {
-          const input = arena.matrices(matrices);
-          const pose = arena.own(new PoseBuffer(joints.length, arena.core));
-          const output = arena.matrices(joints.length);
-          matToQuat(input, pose);
-          quatToMat(pose, output);
-          assertClose(
-            output.array,
-            matrices,
-            (i) => tolerance(Math.abs(joints[Math.floor(i / 12)].s[i % 4] ?? 0)),
-            "round trip",
-            inMatrices,
-          );
-        } finally {
-          arena.free();
-        }
-      }),
+      fc.property(
+        fc.array(signedTrs, { minLength: 1, maxLength: 6 }),
+        (joints) => {
+          const matrices = matricesOf(joints);
+          const arena = new Arena(coreFor(build));
+          try {
+            const input = arena.matrices(matrices);
+            const pose = arena.own(new PoseBuffer(joints.length, arena.core));
+            const output = arena.matrices(joints.length);
+            matToQuat(input, pose);
+            quatToMat(pose, output);
+            assertClose(
+              output.array,
+              matrices,
+              (i) =>
+                tolerance(Math.abs(joints[Math.floor(i / 12)].s[i % 4] ?? 0)),
+              "round trip",
+              inMatrices,
+            );
+          } finally {
+            arena.free();
+          }
+        },
+      ),
       fcParams(200),
     );
   });
 
   Deno.test(`matToQuat (${build}): pose→mat→pose round trip`, () => {
     fc.assert(
-      fc.property(fc.array(trsArb(), { minLength: 1, maxLength: 6 }), (joints) => {
-        const arena = new Arena(coreFor(build));
-        try {
-          const input = poseArray(joints, joints.length, 0);
-          const pose = arena.pose(input, joints.length);
-          const matrices = arena.matrices(joints.length);
-          const back = arena.own(new PoseBuffer(joints.length, arena.core));
-          quatToMat(pose, matrices);
-          matToQuat(matrices, back);
-          joints.forEach((_, j) => {
-            const a = readJoint(back.array, j), e = readJoint(input, j);
-            assertEquals(a.t, e.t, `joint ${j} translation`);
-            assertClose(a.s, e.s, (i) => tolerance(e.s[i]), `joint ${j} scale`);
-            assertSameRotation(a.q, e.q, EPSILON, `joint ${j}`);
-          });
-        } finally {
-          arena.free();
-        }
-      }),
+      fc.property(
+        fc.array(trsArb(), { minLength: 1, maxLength: 6 }),
+        (joints) => {
+          const arena = new Arena(coreFor(build));
+          try {
+            const input = poseArray(joints, joints.length, 0);
+            const pose = arena.pose(input, joints.length);
+            const matrices = arena.matrices(joints.length);
+            const back = arena.own(new PoseBuffer(joints.length, arena.core));
+            quatToMat(pose, matrices);
+            matToQuat(matrices, back);
+            joints.forEach((_, j) => {
+              const a = readJoint(back.array, j), e = readJoint(input, j);
+              assertEquals(a.t, e.t, `joint ${j} translation`);
+              assertClose(
+                a.s,
+                e.s,
+                (i) => tolerance(e.s[i]),
+                `joint ${j} scale`,
+              );
+              assertSameRotation(a.q, e.q, EPSILON, `joint ${j}`);
+            });
+          } finally {
+            arena.free();
+          }
+        },
+      ),
       fcParams(200),
     );
   });
@@ -361,7 +389,10 @@ for (const build of BUILDS) {
 // --------------------------------------------------------------- bad input
 
 function setUp(arena: Arena) {
-  const joints = sampleOne(fc.array(signedTrs, { minLength: 6, maxLength: 6 }), 11);
+  const joints = sampleOne(
+    fc.array(signedTrs, { minLength: 6, maxLength: 6 }),
+    11,
+  );
   const matrices = arena.matrices(matricesOf(joints));
   const pose = arena.pose(
     new Float32Array(poseFloats(6)).map((_, i) => Math.cos(i)),
@@ -408,7 +439,8 @@ for (const build of BUILDS) {
   );
   bad(
     "an array as the matrices",
-    ({ pose }) => () => matToQuat(wrong([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0]), pose, 1),
+    ({ pose }) => () =>
+      matToQuat(wrong([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0]), pose, 1),
     TypeError,
     /^matToQuat: matrices: expected a (MatrixBuffer|buffer of a Marrow core), got Array/,
   );
@@ -423,7 +455,9 @@ for (const build of BUILDS) {
       `count ${count}`,
       ({ matrices, pose }) => () => matToQuat(matrices, pose, count),
       RangeError,
-      new RegExp(`^matToQuat: count: expected a whole number 0\\.\\.6, got ${count}`),
+      new RegExp(
+        `^matToQuat: count: expected a whole number 0\\.\\.6, got ${count}`,
+      ),
     );
   }
   bad(
@@ -450,7 +484,9 @@ for (const build of BUILDS) {
         return () => matToQuat(matrices, pose);
       },
       RangeError,
-      new RegExp(`^matToQuat: matrices: matrix ${matrix} element ${element} is ${value}`),
+      new RegExp(
+        `^matToQuat: matrices: matrix ${matrix} element ${element} is ${value}`,
+      ),
     );
   }
   bad(
@@ -484,7 +520,10 @@ for (const build of BUILDS) {
   Deno.test(`matToQuat (${build}) does not read matrices past count`, () => {
     const arena = new Arena(core);
     try {
-      const joints = sampleOne(fc.array(signedTrs, { minLength: 3, maxLength: 3 }), 3);
+      const joints = sampleOne(
+        fc.array(signedTrs, { minLength: 3, maxLength: 3 }),
+        3,
+      );
       const data = matricesOf(joints, 2);
       const pose = arena.own(new PoseBuffer(5, core));
       matToQuat(arena.matrices(data), pose, 3);
@@ -492,7 +531,13 @@ for (const build of BUILDS) {
       // keeps the identity PoseBuffer starts with.
       const expected = pose.array.slice().fill(NaN);
       ref.matToQuat(data, expected, 3);
-      expected.set(poseArray([{ t: [0, 0, 0], q: [0, 0, 0, 1], s: [1, 1, 1] }]).subarray(0, 40), 40);
+      expected.set(
+        poseArray([{ t: [0, 0, 0], q: [0, 0, 0, 1], s: [1, 1, 1] }]).subarray(
+          0,
+          40,
+        ),
+        40,
+      );
       for (let j = 0; j < 5; j++) {
         const a = readJoint(pose.array, j), e = readJoint(expected, j);
         assertEquals(a.t, e.t);
@@ -508,7 +553,32 @@ for (const build of BUILDS) {
 Deno.test("MatrixBuffer: a new buffer holds identity matrices", () => {
   const m = new MatrixBuffer(2, coreFor("scalar"));
   try {
-    assertEquals(Array.from(m.array), [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0]);
+    assertEquals(Array.from(m.array), [
+      1,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0,
+    ]);
   } finally {
     m.free();
   }

@@ -75,7 +75,9 @@ import { madd } from "./common";
 
 // Byte addresses of the four joint matrices whose u16 indices are at `jp`,
 // `base` = splat(palette): one widening load and three vector ops instead of
-// splitting a 64-bit word and multiplying in general registers.
+// splitting a 64-bit word and multiplying in general registers. Faster in
+// skinPositions; in the collapsed-palette loops, which hold more values,
+// the lane extracts cost more than they save, so those split a u64.
 // @ts-ignore: decorator
 @inline function addresses4(jp: usize, base: v128): v128 {
   const j16 = i32x4.shl(v128.load16x4_u(jp), 4);
@@ -96,6 +98,114 @@ import { madd } from "./common";
 // ---------------------------------------------------------------------------
 // Positions from weighted base vectors
 
+// The vertex loop of skinPositions over counts `c` to `cEnd`. With
+// `cappable` false (a cap of 255 or more, which no u8 count exceeds) it
+// skips the cap tests, and one register goes free.
+// @ts-ignore: decorator
+@inline function skinPositionsLoop(
+  cappable: bool,
+  cap: i32,
+  model: usize,
+  b: usize,
+  jp: usize,
+  c: usize,
+  cEnd: usize,
+  o: usize,
+  e3: v128,
+  base: v128,
+): void {
+  for (; c < cEnd; c++) {
+    const n = <i32>load<u8>(c);
+    // Row accumulators: lane i of a_r sums model[j][r][i] * b[i].
+    let a0: v128, a1: v128, a2: v128;
+    // Uncapped vertices of one to four influences take a specialised body.
+    const sel = cappable && n > cap ? 0 : n;
+    if (sel == 4) {
+      const ms = addresses4(jp, base);
+      const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
+      const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
+      const b0 = v128.load(b), b1 = v128.load(b, 16);
+      const b2 = v128.load(b, 32), b3 = v128.load(b, 48);
+      a0 = madd(v128.load(m3), b3, madd(v128.load(m2), b2, madd(v128.load(m1), b1, f32x4.mul(v128.load(m0), b0))));
+      a1 = madd(v128.load(m3, 16), b3, madd(v128.load(m2, 16), b2, madd(v128.load(m1, 16), b1, f32x4.mul(v128.load(m0, 16), b0))));
+      a2 = madd(v128.load(m3, 32), b3, madd(v128.load(m2, 32), b2, madd(v128.load(m1, 32), b1, f32x4.mul(v128.load(m0, 32), b0))));
+    } else if (sel == 2) {
+      const jj = load<u32>(jp);
+      const m0 = matrix(model, jj & 0xffff), m1 = matrix(model, jj >>> 16);
+      const b0 = v128.load(b), b1 = v128.load(b, 16);
+      a0 = madd(v128.load(m1), b1, f32x4.mul(v128.load(m0), b0));
+      a1 = madd(v128.load(m1, 16), b1, f32x4.mul(v128.load(m0, 16), b0));
+      a2 = madd(v128.load(m1, 32), b1, f32x4.mul(v128.load(m0, 32), b0));
+    } else if (sel == 3) {
+      const jj = load<u32>(jp);
+      const m0 = matrix(model, jj & 0xffff), m1 = matrix(model, jj >>> 16);
+      const m2 = matrix(model, load<u16>(jp, 4));
+      const b0 = v128.load(b), b1 = v128.load(b, 16), b2 = v128.load(b, 32);
+      a0 = madd(v128.load(m2), b2, madd(v128.load(m1), b1, f32x4.mul(v128.load(m0), b0)));
+      a1 = madd(v128.load(m2, 16), b2, madd(v128.load(m1, 16), b1, f32x4.mul(v128.load(m0, 16), b0)));
+      a2 = madd(v128.load(m2, 32), b2, madd(v128.load(m1, 32), b1, f32x4.mul(v128.load(m0, 32), b0)));
+    } else if (sel == 1) {
+      const m0 = matrix(model, load<u16>(jp));
+      const b0 = v128.load(b);
+      a0 = f32x4.mul(v128.load(m0), b0);
+      a1 = f32x4.mul(v128.load(m0, 16), b0);
+      a2 = f32x4.mul(v128.load(m0, 32), b0);
+    } else {
+      // Capped, five or more, or none: quads, a pair, a single. `bs` sums
+      // the base vectors, so lane 3 is the used weight sum. Capping in the
+      // specialised bodies instead slowed the uncapped ones down.
+      const used = cappable ? min(n, cap) : n;
+      a0 = f32x4.splat(0);
+      a1 = a0;
+      a2 = a0;
+      let bs = a0;
+      let i = 0;
+      let bi = b, ji = jp;
+      for (; i + 4 <= used; i += 4, bi += 64, ji += 8) {
+        const ms = addresses4(ji, base);
+        const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
+        const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
+        const b0 = v128.load(bi), b1 = v128.load(bi, 16);
+        const b2 = v128.load(bi, 32), b3 = v128.load(bi, 48);
+        a0 = madd(v128.load(m3), b3, madd(v128.load(m2), b2, madd(v128.load(m1), b1, madd(v128.load(m0), b0, a0))));
+        a1 = madd(v128.load(m3, 16), b3, madd(v128.load(m2, 16), b2, madd(v128.load(m1, 16), b1, madd(v128.load(m0, 16), b0, a1))));
+        a2 = madd(v128.load(m3, 32), b3, madd(v128.load(m2, 32), b2, madd(v128.load(m1, 32), b1, madd(v128.load(m0, 32), b0, a2))));
+        bs = f32x4.add(bs, f32x4.add(f32x4.add(b0, b1), f32x4.add(b2, b3)));
+      }
+      if (i + 2 <= used) {
+        const jj = load<u32>(ji);
+        const m0 = matrix(model, jj & 0xffff), m1 = matrix(model, jj >>> 16);
+        const b0 = v128.load(bi), b1 = v128.load(bi, 16);
+        a0 = madd(v128.load(m1), b1, madd(v128.load(m0), b0, a0));
+        a1 = madd(v128.load(m1, 16), b1, madd(v128.load(m0, 16), b0, a1));
+        a2 = madd(v128.load(m1, 32), b1, madd(v128.load(m0, 32), b0, a2));
+        bs = f32x4.add(bs, f32x4.add(b0, b1));
+        i += 2;
+        bi += 32;
+        ji += 4;
+      }
+      if (i < used) {
+        const m0 = matrix(model, load<u16>(ji));
+        const b0 = v128.load(bi);
+        a0 = madd(v128.load(m0), b0, a0);
+        a1 = madd(v128.load(m0, 16), b0, a1);
+        a2 = madd(v128.load(m0, 32), b0, a2);
+        bs = f32x4.add(bs, b0);
+      }
+      if (cappable && used < n) {
+        const s = f32x4.div(f32x4.splat(1), lane3(bs));
+        a0 = f32x4.mul(a0, s);
+        a1 = f32x4.mul(a1, s);
+        a2 = f32x4.mul(a2, s);
+      }
+    }
+    v128.store(o, hsum3w(a0, a1, a2, e3));
+    b += <usize>n << 4;
+    jp += <usize>n << 1;
+    o += 16;
+  }
+}
+
 /**
  * `out[v] = (sum model[j] * b, 1)` over the first `min(counts[v],
  * maxInfluences)` influences of each vertex, divided by their weight sum
@@ -111,90 +221,14 @@ export function skinPositions(
   vertexCount: i32,
   maxInfluences: i32,
 ): void {
+  if (vertexCount <= 0) return;
   const e3 = unitW(vertexCount);
   const base = i32x4.splat(<i32>model);
-  let b = bases;
-  let jp = joints;
-  let o = out;
-  for (let v = 0; v < vertexCount; v++) {
-    const n = <i32>load<u8>(counts + <usize>v);
-    const used = min(n, maxInfluences);
-    // Row accumulators: lane c of a_r sums model[j][r][c] * b[c].
-    let a0: v128, a1: v128, a2: v128;
-    // Sum of the used base vectors; lane 3 is the used weight sum.
-    let bs: v128;
-    if (used == 4) {
-      const ms = addresses4(jp, base);
-      const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
-      const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
-      const b0 = v128.load(b), b1 = v128.load(b, 16);
-      const b2 = v128.load(b, 32), b3 = v128.load(b, 48);
-      a0 = madd(v128.load(m3), b3, madd(v128.load(m2), b2, madd(v128.load(m1), b1, f32x4.mul(v128.load(m0), b0))));
-      a1 = madd(v128.load(m3, 16), b3, madd(v128.load(m2, 16), b2, madd(v128.load(m1, 16), b1, f32x4.mul(v128.load(m0, 16), b0))));
-      a2 = madd(v128.load(m3, 32), b3, madd(v128.load(m2, 32), b2, madd(v128.load(m1, 32), b1, f32x4.mul(v128.load(m0, 32), b0))));
-      bs = f32x4.add(f32x4.add(b0, b1), f32x4.add(b2, b3));
-    } else if (used == 2) {
-      const jj = load<u32>(jp);
-      const m0 = matrix(model, jj & 0xffff), m1 = matrix(model, jj >>> 16);
-      const b0 = v128.load(b), b1 = v128.load(b, 16);
-      a0 = madd(v128.load(m1), b1, f32x4.mul(v128.load(m0), b0));
-      a1 = madd(v128.load(m1, 16), b1, f32x4.mul(v128.load(m0, 16), b0));
-      a2 = madd(v128.load(m1, 32), b1, f32x4.mul(v128.load(m0, 32), b0));
-      bs = f32x4.add(b0, b1);
-    } else if (used == 3) {
-      const jj = load<u32>(jp);
-      const m0 = matrix(model, jj & 0xffff), m1 = matrix(model, jj >>> 16);
-      const m2 = matrix(model, load<u16>(jp, 4));
-      const b0 = v128.load(b), b1 = v128.load(b, 16), b2 = v128.load(b, 32);
-      a0 = madd(v128.load(m2), b2, madd(v128.load(m1), b1, f32x4.mul(v128.load(m0), b0)));
-      a1 = madd(v128.load(m2, 16), b2, madd(v128.load(m1, 16), b1, f32x4.mul(v128.load(m0, 16), b0)));
-      a2 = madd(v128.load(m2, 32), b2, madd(v128.load(m1, 32), b1, f32x4.mul(v128.load(m0, 32), b0)));
-      bs = f32x4.add(f32x4.add(b0, b1), b2);
-    } else if (used == 1) {
-      const m0 = matrix(model, load<u16>(jp));
-      const b0 = v128.load(b);
-      a0 = f32x4.mul(v128.load(m0), b0);
-      a1 = f32x4.mul(v128.load(m0, 16), b0);
-      a2 = f32x4.mul(v128.load(m0, 32), b0);
-      bs = b0;
-    } else {
-      // Five or more influences (or none): quads, then the rest.
-      a0 = f32x4.splat(0);
-      a1 = a0;
-      a2 = a0;
-      bs = a0;
-      let i = 0;
-      let bi = b, ji = jp;
-      for (; i + 4 <= used; i += 4, bi += 64, ji += 8) {
-        const ms = addresses4(ji, base);
-        const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
-        const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
-        const b0 = v128.load(bi), b1 = v128.load(bi, 16);
-        const b2 = v128.load(bi, 32), b3 = v128.load(bi, 48);
-        a0 = madd(v128.load(m3), b3, madd(v128.load(m2), b2, madd(v128.load(m1), b1, madd(v128.load(m0), b0, a0))));
-        a1 = madd(v128.load(m3, 16), b3, madd(v128.load(m2, 16), b2, madd(v128.load(m1, 16), b1, madd(v128.load(m0, 16), b0, a1))));
-        a2 = madd(v128.load(m3, 32), b3, madd(v128.load(m2, 32), b2, madd(v128.load(m1, 32), b1, madd(v128.load(m0, 32), b0, a2))));
-        bs = f32x4.add(bs, f32x4.add(f32x4.add(b0, b1), f32x4.add(b2, b3)));
-      }
-      for (; i < used; i++, bi += 16, ji += 2) {
-        const m0 = matrix(model, load<u16>(ji));
-        const b0 = v128.load(bi);
-        a0 = madd(v128.load(m0), b0, a0);
-        a1 = madd(v128.load(m0, 16), b0, a1);
-        a2 = madd(v128.load(m0, 32), b0, a2);
-        bs = f32x4.add(bs, b0);
-      }
-    }
-    if (used < n) {
-      const s = f32x4.div(f32x4.splat(1), lane3(bs));
-      a0 = f32x4.mul(a0, s);
-      a1 = f32x4.mul(a1, s);
-      a2 = f32x4.mul(a2, s);
-    }
-    v128.store(o, hsum3w(a0, a1, a2, e3));
-    b += <usize>n << 4;
-    jp += <usize>n << 1;
-    o += 16;
+  const end = counts + <usize>vertexCount;
+  if (maxInfluences >= 255) {
+    skinPositionsLoop(false, maxInfluences, model, bases, joints, counts, end, out, e3, base);
+  } else {
+    skinPositionsLoop(true, maxInfluences, model, bases, joints, counts, end, out, e3, base);
   }
 }
 
@@ -310,7 +344,6 @@ export function skinPositionsBatch(
   const jStride = <usize>n << 1, wStride = <usize>n << 2;
   const end = o + (<usize>count << 4);
   const e3 = unitW(count);
-  const base = i32x4.splat(<i32>palette);
   for (; o < end; o += 16, jp += jStride, wp += wStride) {
     let r0: v128, r1: v128, r2: v128;
     if (K == 1) {
@@ -342,9 +375,10 @@ export function skinPositionsBatch(
           f32x4.div(f32x4.splat(1), hsum(v128.and(w, i32x4(-1, -1, -1, 0)))),
         );
       }
-      const ms = addresses4(jp, base);
-      const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
-      const m2 = <usize>i32x4.extract_lane(ms, 2);
+      const jj = load<u64>(jp);
+      const lo = <u32>jj, hi = <u32>(jj >>> 32);
+      const m0 = matrix(palette, lo & 0xffff), m1 = matrix(palette, lo >>> 16);
+      const m2 = matrix(palette, hi & 0xffff);
       const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w);
       r0 = madd(v128.load(m2), w2, madd(v128.load(m1), w1, f32x4.mul(v128.load(m0), w0)));
       r1 = madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, f32x4.mul(v128.load(m0, 16), w0)));
@@ -352,9 +386,10 @@ export function skinPositionsBatch(
     } else {
       let w = v128.load(wp);
       if (capped) w = f32x4.mul(w, f32x4.div(f32x4.splat(1), hsum(w)));
-      const ms = addresses4(jp, base);
-      const m0 = <usize>i32x4.extract_lane(ms, 0), m1 = <usize>i32x4.extract_lane(ms, 1);
-      const m2 = <usize>i32x4.extract_lane(ms, 2), m3 = <usize>i32x4.extract_lane(ms, 3);
+      const jj = load<u64>(jp);
+      const lo = <u32>jj, hi = <u32>(jj >>> 32);
+      const m0 = matrix(palette, lo & 0xffff), m1 = matrix(palette, lo >>> 16);
+      const m2 = matrix(palette, hi & 0xffff), m3 = matrix(palette, hi >>> 16);
       const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w), w3 = lane3(w);
       r0 = madd(v128.load(m3), w3, madd(v128.load(m2), w2, madd(v128.load(m1), w1, f32x4.mul(v128.load(m0), w0))));
       r1 = madd(v128.load(m3, 16), w3, madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, f32x4.mul(v128.load(m0, 16), w0))));

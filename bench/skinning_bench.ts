@@ -1,0 +1,265 @@
+/**
+ * The skinning kernels: each SIMD build of the core against the scalar
+ * reference (the baseline) running on plain typed arrays. Divide a time by
+ * the group's vertex count for ns/vertex.
+ *
+ * - `skinPositions` at 1,024 vertices × 2 influences (the whole working set
+ *   fits in L1/L2) and at 100,000 × 4 (streams from L3 and memory).
+ * - `skinVertices` at 100,000 × 4, positions only and with normals and
+ *   tangents.
+ *
+ * Every vertex has the same number of influences, as after a glTF import
+ * (padded to four), so the kernels' branches on the count are predictable
+ * as they are on real meshes; weights are sorted decreasing and sum to 1.
+ */
+import * as ref from "../simd/reference.ts";
+import {
+  type CoreBuild,
+  instantiate,
+  isBuildSupported,
+} from "../simd/_core.ts";
+import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
+
+const JOINTS = 64;
+// Large enough that no vertex is capped: the timed paths are the uncapped
+// ones.
+const MAX_INFLUENCES = 8;
+
+let seed = 0x9e3779b9;
+function random(): number {
+  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+  return seed / 4294967296;
+}
+
+/** Rotation × scale (near 1) + translation in [-1, 1], as in real rigs. */
+function randomMatrices(count: number): Float32Array {
+  const m = new Float32Array(count * MATRIX_FLOATS);
+  for (let i = 0; i < count; i++) {
+    const q = [random() - 0.5, random() - 0.5, random() - 0.5, random() - 0.5];
+    const l = Math.hypot(...q);
+    const [x, y, z, w] = q.map((c) => c / l);
+    const s = [
+      0.9 + random() * 0.2,
+      0.9 + random() * 0.2,
+      0.9 + random() * 0.2,
+    ];
+    m.set([
+      (1 - 2 * (y * y + z * z)) * s[0],
+      2 * (x * y - z * w) * s[1],
+      2 * (x * z + y * w) * s[2],
+      random() * 2 - 1,
+      2 * (x * y + z * w) * s[0],
+      (1 - 2 * (x * x + z * z)) * s[1],
+      2 * (y * z - x * w) * s[2],
+      random() * 2 - 1,
+      2 * (x * z - y * w) * s[0],
+      2 * (y * z + x * w) * s[1],
+      (1 - 2 * (x * x + y * y)) * s[2],
+      random() * 2 - 1,
+    ], i * MATRIX_FLOATS);
+  }
+  return m;
+}
+
+/** Unit vectors (`w` as given) or points in [-1, 1]³ with w = 1. */
+function randomStream(
+  vertices: number,
+  kind: "point" | "normal" | "tangent",
+): Float32Array {
+  const out = new Float32Array(vertices * VERTEX_FLOATS);
+  for (let v = 0; v < vertices; v++) {
+    let x = random() * 2 - 1, y = random() * 2 - 1, z = random() * 2 - 1;
+    if (kind !== "point") {
+      const l = Math.hypot(x, y, z);
+      x /= l, y /= l, z /= l;
+    }
+    const w = kind === "point"
+      ? 1
+      : kind === "normal"
+      ? 0
+      : random() < 0.5
+      ? -1
+      : 1;
+    out.set([x, y, z, w], v * VERTEX_FLOATS);
+  }
+  return out;
+}
+
+/** A mesh of `vertices` vertices with `influences` influences each. */
+function mesh(vertices: number, influences: number) {
+  const total = vertices * influences;
+  const joints = new Uint16Array(total);
+  const weights = new Float32Array(total);
+  for (let v = 0; v < vertices; v++) {
+    const w = Array.from({ length: influences }, () => random() + 0.05)
+      .sort((a, b) => b - a);
+    const sum = w.reduce((a, b) => a + b, 0);
+    for (let i = 0; i < influences; i++) {
+      joints[v * influences + i] = Math.floor(random() * JOINTS);
+      weights[v * influences + i] = w[i] / sum;
+    }
+  }
+  const counts = new Uint8Array(vertices).fill(influences);
+  const positions = randomStream(vertices, "point");
+  const model = randomMatrices(JOINTS);
+  const inverseBind = randomMatrices(JOINTS);
+  const palette = new Float32Array(JOINTS * MATRIX_FLOATS);
+  ref.multiplyMatrices(model, inverseBind, palette, JOINTS);
+  const bases = new Float32Array(total * 4);
+  ref.weightedBases(
+    positions,
+    inverseBind,
+    joints,
+    weights,
+    counts,
+    vertices,
+    bases,
+  );
+  return {
+    vertices,
+    joints,
+    weights,
+    counts,
+    parts: new Uint32Array([influences, vertices]),
+    model,
+    palette,
+    bases,
+    positions,
+    normals: randomStream(vertices, "normal"),
+    tangents: randomStream(vertices, "tangent"),
+    out: [0, 1, 2].map(() => new Float32Array(vertices * VERTEX_FLOATS)),
+  };
+}
+type Mesh = ReturnType<typeof mesh>;
+
+/** A core of `build` holding copies of the mesh's arrays, and its kernels. */
+function setUp(build: CoreBuild, m: Mesh) {
+  const { memory, kernels } = instantiate(build);
+  const copy = (
+    array: Float32Array | Uint16Array | Uint8Array | Uint32Array,
+  ) => {
+    const ptr = memory.alloc(array.byteLength);
+    memory.views().u8.set(
+      new Uint8Array(array.buffer, array.byteOffset, array.byteLength),
+      ptr,
+    );
+    return ptr;
+  };
+  const at = {
+    model: copy(m.model),
+    palette: copy(m.palette),
+    bases: copy(m.bases),
+    joints: copy(m.joints),
+    weights: copy(m.weights),
+    counts: copy(m.counts),
+    parts: copy(m.parts),
+    positions: copy(m.positions),
+    normals: copy(m.normals),
+    tangents: copy(m.tangents),
+    out: m.out.map((o) => memory.alloc(o.byteLength)),
+  };
+  return { build, kernels, at };
+}
+
+const builds = (["simd", "relaxed-simd"] as const).filter(isBuildSupported);
+type Core = ReturnType<typeof setUp>;
+
+function group(
+  kernel: string,
+  name: string,
+  m: Mesh,
+  reference: (m: Mesh) => void,
+  run: (core: Core, m: Mesh) => void,
+): void {
+  Deno.bench({
+    name: `${kernel} scalar reference`,
+    group: name,
+    baseline: true,
+    fn: () => reference(m),
+  });
+  for (const build of builds) {
+    const core = setUp(build, m);
+    Deno.bench({
+      name: `${kernel} ${build}`,
+      group: name,
+      fn: () => run(core, m),
+    });
+  }
+}
+
+function positionsGroup(vertices: number, influences: number): void {
+  group(
+    "skinPositions",
+    `skinPositions (${vertices} vertices × ${influences})`,
+    mesh(vertices, influences),
+    (m) =>
+      ref.skinPositions(
+        m.model,
+        m.bases,
+        m.joints,
+        m.counts,
+        m.out[0],
+        m.vertices,
+        MAX_INFLUENCES,
+      ),
+    ({ kernels, at }, m) =>
+      kernels.skinPositions(
+        at.model,
+        at.bases,
+        at.joints,
+        at.counts,
+        at.out[0],
+        m.vertices,
+        MAX_INFLUENCES,
+      ),
+  );
+}
+
+function verticesGroup(
+  vertices: number,
+  influences: number,
+  flags: number,
+): void {
+  const streams = flags ? "positions, normals, tangents" : "positions";
+  group(
+    "skinVertices",
+    `skinVertices (${vertices} vertices × ${influences}, ${streams})`,
+    mesh(vertices, influences),
+    (m) =>
+      ref.skinVertices(
+        m.palette,
+        m.parts,
+        m.joints,
+        m.weights,
+        m.positions,
+        m.normals,
+        m.tangents,
+        m.out[0],
+        m.out[1],
+        m.out[2],
+        flags,
+        MAX_INFLUENCES,
+      ),
+    ({ kernels, at }) =>
+      kernels.skinVertices(
+        at.palette,
+        at.parts,
+        1,
+        at.joints,
+        at.weights,
+        at.positions,
+        at.normals,
+        at.tangents,
+        at.out[0],
+        at.out[1],
+        at.out[2],
+        flags,
+        MAX_INFLUENCES,
+      ),
+  );
+}
+
+positionsGroup(1024, 2);
+positionsGroup(100_000, 4);
+verticesGroup(100_000, 4, 0);
+verticesGroup(100_000, 4, SkinFlags.NORMALS | SkinFlags.TANGENTS);

@@ -21,9 +21,8 @@ import {
 import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
 
 const JOINTS = 64;
-// Large enough that no vertex is capped: the timed paths are the uncapped
-// ones.
-const MAX_INFLUENCES = 8;
+// The wrappers' default: no vertex is capped, as in most uses.
+const MAX_INFLUENCES = 255;
 
 let seed = 0x9e3779b9;
 function random(): number {

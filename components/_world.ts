@@ -140,6 +140,13 @@ export class WorldState {
     return Core.kernelsOf(this.core);
   }
 
+  /** A job table that its system refills every frame. */
+  frameJobs(name: string): JobTable {
+    let table = this.#tables.get(name);
+    if (!table) this.#tables.set(name, table = new JobTable(Core.memoryOf(this.core)));
+    return table;
+  }
+
   /** The job table `name`, rebuilt by `fill` when the entities changed. */
   jobs(name: string, fill: (rows: JobRows) => void): JobTable {
     let table = this.#tables.get(name);
@@ -168,6 +175,14 @@ export class JobTable {
     this.#memory = memory;
   }
 
+  /** Makes room for `rows` rows, keeping none of the old ones. */
+  reserve(rows: number): void {
+    if (rows <= this.#capacity) return;
+    if (this.ptr) this.#memory.free(this.ptr);
+    this.#capacity = Math.max(rows, this.#capacity * 2, 8);
+    this.ptr = this.#memory.alloc(this.#capacity * JOB_WORDS * 4);
+  }
+
   rebuild(fill: (rows: JobRows) => void): void {
     const rows: number[][] = [];
     const entities: number[] = [];
@@ -175,11 +190,7 @@ export class JobTable {
       entities.push(entity);
       rows.push(words);
     });
-    if (rows.length > this.#capacity) {
-      if (this.ptr) this.#memory.free(this.ptr);
-      this.#capacity = Math.max(rows.length, this.#capacity * 2, 8);
-      this.ptr = this.#memory.alloc(this.#capacity * JOB_WORDS * 4);
-    }
+    this.reserve(rows.length);
     const u32 = this.#memory.views().u32;
     rows.forEach((words, i) => {
       const at = (this.ptr >> 2) + i * JOB_WORDS;
@@ -271,10 +282,13 @@ function release(state: WorldState, name: ComponentName, eid: number): void {
       c.JointMat.modelByteOffset[eid] = c.JointMat.paletteByteOffset[eid] = 0;
       break;
     }
-    case "ClipPlayer":
+    case "ClipPlayer": {
+      const player = state.players.get(eid) as { scratch?: number } | undefined;
+      if (player?.scratch) memory.free(player.scratch);
       state.players.delete(eid);
       c.ClipPlayer.clipName[eid] = undefined;
       break;
+    }
     case "Skin": {
       const record = state.skins.get(eid);
       if (record) memory.free(record.block);

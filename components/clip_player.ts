@@ -4,12 +4,17 @@
  * clamping, and cross-fades from one clip to another. The sample clips
  * system advances and samples every player once per frame.
  *
+ * The first time a clip is played on a skeleton it is baked into pose
+ * frames in the core's memory (see `_baked_clip.ts`), which allocates: read
+ * views again afterwards.
+ *
  * @module
  */
 
 import { addComponent, removeComponent } from "bitecs";
 import type { Clip, WrapMode } from "../gltf/clip.ts";
 import { poseFloats } from "../simd/layout.ts";
+import { type BakedClip, bakedClip } from "./_baked_clip.ts";
 import { checkEntity, requireSkeleton, stateOf, withAdding, type WorldState } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
 
@@ -26,6 +31,8 @@ export interface PlaybackOptions {
 /** @internal One clip being played. */
 export interface Playback {
   readonly clip: Clip;
+  /** The clip's frames for the entity's skeleton. */
+  readonly baked: BakedClip;
   time: number;
   readonly speed: number;
   readonly wrap: WrapMode;
@@ -39,8 +46,8 @@ export interface PlayerState {
   fade: number;
   /** Seconds the fade takes. */
   fadeDuration: number;
-  /** A second pose to sample `next` into. */
-  readonly scratch: Float32Array;
+  /** Byte offset of a second pose in the core, to sample `next` into. */
+  readonly scratch: number;
 }
 
 /** What an entity is playing, as {@linkcode getPlayback} reports it. */
@@ -77,7 +84,7 @@ export function playClip(world: object, eid: number, clip: Clip, options: Playba
       next: undefined,
       fade: 0,
       fadeDuration: 0,
-      scratch: new Float32Array(poseFloats(state.skeletons.get(eid)!.jointCount)),
+      scratch: state.memory.alloc(poseFloats(state.skeletons.get(eid)!.jointCount) * 4),
     } satisfies PlayerState);
   }
   state.components.ClipPlayer.clipName[eid] = clip.name;
@@ -158,5 +165,5 @@ function makePlayback(state: WorldState, eid: number, clip: Clip, options: Playb
   if (wrap !== "loop" && wrap !== "clamp") {
     throw new RangeError(`entity ${eid}: ClipPlayer: wrap must be "loop" or "clamp", got ${wrap}`);
   }
-  return { clip, time, speed, wrap };
+  return { clip, baked: bakedClip(clip, skeleton), time, speed, wrap };
 }

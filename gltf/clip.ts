@@ -81,15 +81,6 @@ export interface Clip {
   readonly channels: readonly ClipChannel[];
 }
 
-/** Pose fields that blend linearly: translation and scale. */
-const LERP_FIELDS: readonly number[] = [
-  PoseField.TX,
-  PoseField.TY,
-  PoseField.TZ,
-  PoseField.SX,
-  PoseField.SY,
-  PoseField.SZ,
-];
 
 /** How a playback time outside `[0, duration]` is brought inside. */
 export type WrapMode = "loop" | "clamp";
@@ -263,49 +254,4 @@ export function wrapTime(
   if (mode === "clamp") return time < 0 ? 0 : time > duration ? duration : time;
   const t = time % duration;
   return t < 0 ? t + duration : t;
-}
-
-/**
- * Cross-fades two SoA×4 poses: `out = a * (1 - weight) + b * weight`
- * per joint, for joints `0..jointCount-1` (`out` may be `a` or `b`).
- * Translation and scale are lerped. Rotation is **nlerp**: `b` is negated
- * when `dot(a, b) < 0` (so the blend takes the shorter arc), the
- * quaternions are lerped, and the result is normalized. Nlerp gives `a`
- * at weight 0 and `b`'s rotation at weight 1 (as `-b` when the signs were
- * flipped), has no special cases and is what a SIMD path can do four
- * joints at a time; its angular speed is not constant, which a cross-fade
- * does not notice. (A zero-length result, possible only with non-unit
- * input, gives the identity.)
- */
-export function blendPoses(
-  a: Float32Array,
-  b: Float32Array,
-  weight: number,
-  out: Float32Array,
-  jointCount: number,
-): void {
-  const s = 1 - weight;
-  for (let j = 0; j < jointCount; j++) {
-    const g = (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
-    for (const f of LERP_FIELDS) {
-      const i = g + f * 4;
-      out[i] = a[i] * s + b[i] * weight;
-    }
-    const qx = g + PoseField.QX * 4, qy = g + PoseField.QY * 4;
-    const qz = g + PoseField.QZ * 4, qw = g + PoseField.QW * 4;
-    const dot = a[qx] * b[qx] + a[qy] * b[qy] + a[qz] * b[qz] + a[qw] * b[qw];
-    const t = dot < 0 ? -weight : weight;
-    const x = a[qx] * s + b[qx] * t, y = a[qy] * s + b[qy] * t;
-    const z = a[qz] * s + b[qz] * t, w = a[qw] * s + b[qw] * t;
-    const len = Math.sqrt(x * x + y * y + z * z + w * w);
-    if (len > 0) {
-      const inv = 1 / len;
-      out[qx] = x * inv,
-        out[qy] = y * inv,
-        out[qz] = z * inv,
-        out[qw] = w * inv;
-    } else {
-      out[qx] = 0, out[qy] = 0, out[qz] = 0, out[qw] = 1;
-    }
-  }
 }

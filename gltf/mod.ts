@@ -18,7 +18,6 @@ export {
   type UriResolver,
 } from "./import.ts";
 export {
-  blendPoses,
   type ChannelPath,
   type Clip,
   type ClipChannel,

@@ -17,6 +17,7 @@
  * | modelToLocalBatch     | model, local, parents, count                          |
  * | multiplyMatricesBatch | a, b, out, count                                      |
  * | skinPositionsBatch    | model, bases, joints, counts, out, vertexCount        |
+ * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
  * |                       | outTangents, flags                                    |
@@ -53,6 +54,8 @@ export interface CoreKernels {
   modelToLocalBatch(jobs: number, jobCount: number): void;
   multiplyMatrices(a: number, b: number, out: number, count: number): void;
   multiplyMatricesBatch(jobs: number, jobCount: number): void;
+  blendPoses(a: number, b: number, out: number, jointCount: number, weight: number): void;
+  blendPosesBatch(jobs: number, jobCount: number): void;
   skinPositions(
     model: number,
     bases: number,

@@ -32,6 +32,11 @@ const supported = new Map<CoreBuild, boolean>();
 /** Whether this runtime can run `build`. */
 export function isBuildSupported(build: CoreBuild): boolean {
   if (build === "scalar") return true;
+  if (!(build in wasmBytes)) {
+    throw new TypeError(
+      `core build: expected "relaxed-simd", "simd" or "scalar", got ${JSON.stringify(build)}`,
+    );
+  }
   let ok = supported.get(build);
   if (ok === undefined) {
     ok = typeof WebAssembly === "object" &&
@@ -157,6 +162,17 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       for (let i = 0; i < jobCount; i++) {
         const [a, b, out, count] = job(jobs, i);
         kernels.multiplyMatrices(a, b, out, count);
+      }
+    },
+    blendPoses(a, b, out, jointCount, weight) {
+      const n = poseFloats(jointCount);
+      ref.blendPoses(f32(a, n), f32(b, n), f32(out, n), jointCount, weight);
+    },
+    blendPosesBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const [a, b, out, jointCount] = job(jobs, i);
+        const weight = memory.views().f32[((jobs + i * JOB_WORDS * 4) >> 2) + 4];
+        kernels.blendPoses(a, b, out, jointCount, weight);
       }
     },
     skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences) {

@@ -74,15 +74,17 @@ export function quatToMat(
   checkType("quatToMat", "matrices", matrices, MatrixBuffer);
   const core = sameCore("quatToMat", { pose, matrices });
   count ??= pose.jointCount;
-  checkRange("quatToMat", "count", count, Math.min(pose.jointCount, matrices.count));
+  checkRange("quatToMat", "count", count, { pose: pose.jointCount, matrices: matrices.count });
   checkPose("quatToMat", "pose", pose, count);
   Core.kernelsOf(core).quatToMat(pose.byteOffset, matrices.byteOffset, count);
 }
 
 /**
  * 3x4 matrices to joint poses for joints `0..count-1` (Shoemake's method,
- * scale from the column lengths). The padding lanes of the pose's last
- * group get the identity.
+ * scale from the column lengths; a negative determinant negates the x
+ * scale). Joints from `count` on are left as they were. When a matrix has a
+ * zero scale column its rotation is not defined: the result is then some
+ * unit quaternion, which may differ between core builds.
  */
 export function matToQuat(
   matrices: MatrixBuffer,
@@ -93,9 +95,19 @@ export function matToQuat(
   checkType("matToQuat", "pose", pose, PoseBuffer);
   const core = sameCore("matToQuat", { matrices, pose });
   count ??= matrices.count;
-  checkRange("matToQuat", "count", count, Math.min(pose.jointCount, matrices.count));
+  checkRange("matToQuat", "count", count, { matrices: matrices.count, pose: pose.jointCount });
   checkMatrices("matToQuat", "matrices", matrices, 0, count);
+  // The kernel writes whole groups of four: keep the joints after `count`.
+  const tail = count & 3 && count < pose.jointCount ? (count >> 2) * POSE_GROUP_FLOATS : -1;
+  const kept = tail >= 0 ? pose.array.slice(tail, tail + POSE_GROUP_FLOATS) : undefined;
   Core.kernelsOf(core).matToQuat(matrices.byteOffset, pose.byteOffset, count);
+  if (kept) {
+    const a = pose.array;
+    const lanes = Math.min(4, pose.jointCount - (count & ~3));
+    for (let f = 0; f < 10; f++) {
+      for (let lane = count & 3; lane < lanes; lane++) a[tail + f * 4 + lane] = kept[f * 4 + lane];
+    }
+  }
 }
 
 /**
@@ -167,10 +179,38 @@ export function multiplyMatrices(
   checkType("multiplyMatrices", "out", out, MatrixBuffer);
   const core = sameCore("multiplyMatrices", { a, b, out });
   count ??= out.count;
-  checkRange("multiplyMatrices", "count", count, Math.min(a.count, b.count, out.count));
+  checkRange("multiplyMatrices", "count", count, { a: a.count, b: b.count, out: out.count });
   checkMatrices("multiplyMatrices", "a", a, 0, count);
   checkMatrices("multiplyMatrices", "b", b, 0, count);
   Core.kernelsOf(core).multiplyMatrices(a.byteOffset, b.byteOffset, out.byteOffset, count);
+}
+
+/**
+ * Blends two poses into `out` (which may be `a` or `b`): translation and
+ * scale `a * (1 - weight) + b * weight`, rotation by nlerp along the shorter
+ * arc. For cross-fades and layering; `weight` is in `[0, 1]`.
+ */
+export function blendPoses(
+  a: PoseBuffer,
+  b: PoseBuffer,
+  out: PoseBuffer,
+  weight: number,
+): void {
+  checkType("blendPoses", "a", a, PoseBuffer);
+  checkType("blendPoses", "b", b, PoseBuffer);
+  checkType("blendPoses", "out", out, PoseBuffer);
+  const core = sameCore("blendPoses", { a, b, out });
+  if (!(weight >= 0 && weight <= 1)) {
+    throw new RangeError(`blendPoses: weight: expected a number in [0, 1], got ${weight}`);
+  }
+  if (a.jointCount !== out.jointCount || b.jointCount !== out.jointCount) {
+    throw new RangeError(
+      `blendPoses: a, b and out must have the same joint count, got ${a.jointCount}, ${b.jointCount} and ${out.jointCount}`,
+    );
+  }
+  checkPose("blendPoses", "a", a, a.jointCount);
+  checkPose("blendPoses", "b", b, b.jointCount);
+  Core.kernelsOf(core).blendPoses(a.byteOffset, b.byteOffset, out.byteOffset, out.jointCount, weight);
 }
 
 /**
@@ -238,10 +278,10 @@ export function skinVertices(
     checkAtLeast(name, "out.tangents", out.tangents.vertexCount, mesh.vertexCount, "vertices");
     flags |= SkinFlags.TANGENTS;
   }
+  const cap = maxInfluences(name, options);
   if (options.renormalize) flags |= SkinFlags.RENORMALIZE;
   checkAtLeast(name, "palette", palette.count, mesh.jointCount, "matrices");
   checkAtLeast(name, "out.positions", out.positions.vertexCount, mesh.vertexCount, "vertices");
-  const cap = maxInfluences(name, options);
   checkMatrices(name, "palette", palette, 0, mesh.jointCount);
   const o = mesh.offsets;
   Core.kernelsOf(core).skinVertices(
@@ -297,9 +337,16 @@ function checkType<T>(
   }
 }
 
-function checkRange(kernel: string, name: string, value: number, max: number): void {
+function checkRange(
+  kernel: string,
+  name: string,
+  value: number,
+  limits: Record<string, number>,
+): void {
+  const max = Math.min(...Object.values(limits));
   if (!Number.isInteger(value) || value < 0 || value > max) {
-    throw new RangeError(`${kernel}: ${name}: expected a whole number 0..${max}, got ${value}`);
+    const sizes = Object.entries(limits).map(([buffer, size]) => `${buffer} holds ${size}`).join(", ");
+    throw new RangeError(`${kernel}: ${name}: expected a whole number 0..${max}, got ${value} (${sizes})`);
   }
 }
 
@@ -334,6 +381,9 @@ function checkJointRange(
 }
 
 function maxInfluences(kernel: string, options: SkinOptions): number {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`${kernel}: options: expected an object, got ${describe(options)}`);
+  }
   const cap = options.maxInfluences ?? 255;
   if (!Number.isInteger(cap) || cap < 1) {
     throw new RangeError(`${kernel}: options.maxInfluences: expected a whole number >= 1, got ${cap}`);

@@ -403,3 +403,40 @@ function transformDirection(
   }
   out[o] = rx, out[o + 1] = ry, out[o + 2] = rz;
 }
+
+/**
+ * Blends two SoA×4 poses lane by lane over all `ceil(jointCount / 4)`
+ * groups (padding lanes included): translation and scale
+ * `a * (1 - weight) + b * weight`; rotation by nlerp along the shorter arc
+ * (`b` negated when `dot(a, b) < 0`), normalized, the identity when the
+ * blend is zero. `out` may be `a` or `b`. Used for clip sampling between
+ * baked frames and for cross-fades.
+ */
+export function blendPoses(
+  a: Float32Array,
+  b: Float32Array,
+  out: Float32Array,
+  jointCount: number,
+  weight: number,
+): void {
+  const s = 1 - weight;
+  const lanes = Math.ceil(jointCount / 4) * 4;
+  for (let j = 0; j < lanes; j++) {
+    const g = (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    for (const f of [0, 1, 2, 7, 8, 9]) {
+      const i = g + f * 4;
+      out[i] = a[i] * s + b[i] * weight;
+    }
+    const qx = g + 12, qy = g + 16, qz = g + 20, qw = g + 24;
+    const dot = a[qx] * b[qx] + a[qy] * b[qy] + a[qz] * b[qz] + a[qw] * b[qw];
+    const t = dot < 0 ? -weight : weight;
+    const x = a[qx] * s + b[qx] * t, y = a[qy] * s + b[qy] * t;
+    const z = a[qz] * s + b[qz] * t, w = a[qw] * s + b[qw] * t;
+    const len = Math.sqrt(x * x + y * y + z * z + w * w);
+    if (len > 0) {
+      out[qx] = x / len, out[qy] = y / len, out[qz] = z / len, out[qw] = w / len;
+    } else {
+      out[qx] = 0, out[qy] = 0, out[qz] = 0, out[qw] = 1;
+    }
+  }
+}

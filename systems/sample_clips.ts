@@ -1,16 +1,20 @@
 /**
  * The sample clips system: advances every ClipPlayer by the frame's time
  * and samples its clip (and, during a cross-fade, the clip it fades to,
- * blended by the fade weight) into the entity's JointQuat. It runs first in
- * the frame. Fields no clip animates keep the skeleton's rest pose.
+ * blended by the fade weight) into the entity's JointQuat, in one call into
+ * the core for all entities. It runs first in the frame. Fields no clip
+ * animates keep the skeleton's rest pose.
+ *
+ * Sampling blends the two baked frames around the clip time; rotations are
+ * normalized-lerped along the shorter arc, translations and scales lerped.
  *
  * @module
  */
 
-import type { PlayerState } from "../components/clip_player.ts";
+import type { Playback, PlayerState } from "../components/clip_player.ts";
 import { stateOf } from "../components/_world.ts";
-import { blendPoses, sampleClip, wrapTime } from "../gltf/clip.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { wrapTime } from "../gltf/clip.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
 
 /**
  * Advances every clip player by `deltaSeconds` (times its speed) and writes
@@ -21,29 +25,44 @@ export function sampleClipsSystem(world: object, deltaSeconds = 0): void {
   if (!Number.isFinite(deltaSeconds)) {
     throw new RangeError(`sampleClipsSystem: deltaSeconds must be finite, got ${deltaSeconds}`);
   }
-  const f32 = state.memory.f32;
+  if (state.players.size === 0) return;
+  const table = state.frameJobs("sampleClips");
+  table.reserve(state.players.size * 3);
+  const { u32, f32 } = state.memory;
+  let rows = 0;
+  const row = (a: number, b: number, out: number, joints: number, weight: number) => {
+    const at = (table.ptr >> 2) + rows++ * JOB_WORDS;
+    u32[at] = a, u32[at + 1] = b, u32[at + 2] = out, u32[at + 3] = joints;
+    f32[at + 4] = weight;
+  };
+  const sample = (playback: Playback, out: number, joints: number) => {
+    const [a, b, weight] = playback.baked.locate(
+      wrapTime(playback.time, playback.clip.duration, playback.wrap),
+    );
+    row(a, b, out, joints, weight);
+  };
   for (const [eid, entry] of state.players) {
     const player = entry as PlayerState;
-    const skeleton = state.skeletons.get(eid)!;
-    const ptr = state.poses.get(eid)! >> 2;
-    const pose = f32.subarray(ptr, ptr + poseFloats(skeleton.jointCount));
-    const { current, next } = player;
-    current.time += deltaSeconds * current.speed;
-    skeleton.copyRestPoseTo(pose);
-    sampleClip(current.clip, wrapTime(current.time, current.clip.duration, current.wrap), pose);
-    if (!next) continue;
-    next.time += deltaSeconds * next.speed;
-    player.fade = player.fadeDuration > 0 ? Math.min(1, player.fade + deltaSeconds / player.fadeDuration) : 1;
-    if (player.fade >= 1) {
-      player.current = next;
-      player.next = undefined;
-      player.fade = 0;
-      skeleton.copyRestPoseTo(pose);
-      sampleClip(next.clip, wrapTime(next.time, next.clip.duration, next.wrap), pose);
-      continue;
+    const joints = state.skeletons.get(eid)!.jointCount;
+    const pose = state.poses.get(eid)!;
+    player.current.time += deltaSeconds * player.current.speed;
+    const next = player.next;
+    if (next) {
+      next.time += deltaSeconds * next.speed;
+      player.fade = player.fadeDuration > 0
+        ? Math.min(1, player.fade + deltaSeconds / player.fadeDuration)
+        : 1;
+      if (player.fade >= 1) {
+        player.current = next;
+        player.next = undefined;
+        player.fade = 0;
+      }
     }
-    skeleton.copyRestPoseTo(player.scratch);
-    sampleClip(next.clip, wrapTime(next.time, next.clip.duration, next.wrap), player.scratch);
-    blendPoses(pose, player.scratch, player.fade, pose, skeleton.jointCount);
+    sample(player.current, pose, joints);
+    if (player.next) {
+      sample(player.next, player.scratch, joints);
+      row(pose, player.scratch, pose, joints, player.fade);
+    }
   }
+  state.kernels.blendPosesBatch(table.ptr, rows);
 }

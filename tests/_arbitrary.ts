@@ -6,7 +6,9 @@
  *   skin influences and bind meshes;
  * - {@linkcode acrossBuilds}, which runs one input through the three core
  *   builds (one {@linkcode Arena} per build: buffers allocated in that
- *   build's core, inputs copied in, freed afterwards);
+ *   build's core, inputs copied in, freed afterwards), and
+ *   {@linkcode Arena.writesOnly}, which checks that a kernel call wrote
+ *   nothing in the core's heap outside its output buffers;
  * - comparisons (bit-exact and within a tolerance), layout conversions to
  *   the 4x4 column-major matrices of gl-matrix and three.js, and
  *   {@linkcode assertRejected}, which checks that a call throws the right

@@ -17,7 +17,6 @@ import { quat } from "gl-matrix";
 import * as THREE from "three";
 import { importGltf, parseGltf } from "../gltf/import.ts";
 import {
-  blendPoses,
   type Clip,
   type ClipChannel,
   sampleChannel,
@@ -329,66 +328,6 @@ Deno.test("wrapTime loops and clamps as three.js actions do", () => {
       );
     }
     action.stop();
-  }
-});
-
-Deno.test("blendPoses: lerp translation and scale, shortest-arc nlerp rotation", () => {
-  const n = 6;
-  const a = new Float32Array(poseFloats(n)).fill(7);
-  const b = new Float32Array(poseFloats(n)).fill(7);
-  const set = (
-    pose: Float32Array,
-    j: number,
-    t: number[],
-    q: number[],
-    s: number[],
-  ) => {
-    [...t, ...q, ...s].forEach((
-      v,
-      f,
-    ) => (pose[poseIndex(j, f as PoseField)] = v));
-  };
-  const axisAngle = (x: number, y: number, z: number, angle: number) => {
-    const q = quat.setAxisAngle(quat.create(), [x, y, z], angle);
-    return Array.from(q);
-  };
-  for (let j = 0; j < n; j++) {
-    set(a, j, [j, 0, 1], axisAngle(0, 0, 1, 0.2 * j), [1, 1, 1]);
-    set(b, j, [0, j, 3], axisAngle(0, 0, 1, 0.2 * j + 1), [2, 1, 0.5]);
-  }
-  // Joint 2: b's rotation stored with the opposite sign.
-  for (const f of [PoseField.QX, PoseField.QY, PoseField.QZ, PoseField.QW]) {
-    b[poseIndex(2, f)] *= -1;
-  }
-  const get = (pose: Float32Array, j: number) =>
-    Array.from({ length: 10 }, (_, f) => pose[poseIndex(j, f as PoseField)]);
-  const out = new Float32Array(poseFloats(n)).fill(9);
-  blendPoses(a, b, 0, out, n);
-  for (let j = 0; j < n; j++) assertClose(get(out, j), get(a, j), 1e-7);
-  blendPoses(a, b, 0.5, out, n);
-  for (let j = 0; j < n; j++) {
-    const got = get(out, j);
-    assertClose(got.slice(0, 3), [j / 2, j / 2, 2], 1e-6);
-    assertClose(got.slice(7), [1.5, 1, 0.75], 1e-6);
-    // Halfway between angles 0.2j and 0.2j + 1 about z, whatever b's sign:
-    // nlerp is exact at the midpoint of two unit quaternions.
-    const expected = axisAngle(0, 0, 1, 0.2 * j + 0.5);
-    const sign = quat.dot(expected as quat, got.slice(3, 7) as quat) < 0
-      ? -1
-      : 1;
-    assertClose(got.slice(3, 7), expected.map((x) => x * sign), 1e-6);
-    assertGreater(sign, 0, "a's hemisphere is kept");
-  }
-  // Padding lanes (joints 6 and 7) are left alone.
-  assertEquals(out[poseIndex(6, PoseField.TX)], 9);
-  // In place, and at weight 1 (b up to the sign of its quaternion).
-  blendPoses(a, b, 1, a, n);
-  for (let j = 0; j < n; j++) {
-    const got = get(a, j), want = get(b, j);
-    assertClose(got.slice(0, 3), want.slice(0, 3), 1e-7);
-    assertClose(got.slice(7), want.slice(7), 1e-7);
-    const dot = got.slice(3, 7).reduce((s, x, i) => s + x * want[3 + i], 0);
-    assertAlmostEquals(Math.abs(dot), 1, 1e-6);
   }
 });
 

@@ -303,7 +303,9 @@ export function skinPositionsBatch(
     );
     if (mode & NORMALS) {
       const nv = v128.load(normals + o);
-      let n = madd(c2, lane2(nv), madd(c1, lane1(nv), f32x4.mul(c0, lane0(nv))));
+      // Starting from +0 rather than a product keeps w at +0, as the
+      // reference writes it, where 0 * -x would leave -0.
+      let n = madd(c2, lane2(nv), madd(c1, lane1(nv), madd(c0, lane0(nv), f32x4.splat(0))));
       if (renormalize) n = unit(n);
       v128.store(outNormals + o, n);
     }

@@ -5,11 +5,13 @@
  * search and a slerp per channel.
  *
  * Between two consecutive baked times no channel has a key, so LINEAR
- * translation and scale are exact; rotations are nlerped where glTF
- * slerps (close keys make the difference tiny: see the tests against
- * three.js); STEP channels are exact because each time keeps two frames,
- * the value from the left and the value at the key; CUBICSPLINE intervals
- * are subdivided ({@linkcode CUBIC_SUBDIVISIONS}).
+ * translation and scale are exact. Rotations are nlerped where glTF slerps:
+ * nlerp's error grows with the cube of the angle, so LINEAR rotation
+ * intervals are subdivided until neighbouring baked rotations are at most
+ * {@linkcode MAX_BAKED_ANGLE} apart (an error below 1e-6 rad). STEP
+ * channels are exact because each time keeps two frames, the value from
+ * the left and the value at the key; CUBICSPLINE intervals are subdivided
+ * ({@linkcode CUBIC_SUBDIVISIONS}).
  *
  * @module
  */
@@ -21,6 +23,19 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 
 /** Baked samples per CUBICSPLINE key interval. */
 export const CUBIC_SUBDIVISIONS = 8;
+
+/** Largest quaternion angle (radians, `acos |dot|`) between baked neighbours. */
+export const MAX_BAKED_ANGLE = 0.02;
+
+/** Sub-intervals for a LINEAR rotation interval from key `k` to `k + 1`. */
+function rotationSubdivisions(values: Float32Array, k: number): number {
+  const a = k * 4, b = a + 4;
+  const dot = Math.abs(
+    values[a] * values[b] + values[a + 1] * values[b + 1] + values[a + 2] * values[b + 2] +
+      values[a + 3] * values[b + 3],
+  );
+  return Math.max(1, Math.ceil(Math.acos(Math.min(1, dot)) / MAX_BAKED_ANGLE));
+}
 
 /** A clip's frames for one skeleton, in the core's memory. */
 export class BakedClip {
@@ -43,11 +58,13 @@ export class BakedClip {
       const keys = channel.times;
       for (let k = 0; k < keys.length; k++) {
         times.add(keys[k]);
-        if (channel.interpolation === "CUBICSPLINE" && k + 1 < keys.length) {
-          for (let s = 1; s < CUBIC_SUBDIVISIONS; s++) {
-            times.add(keys[k] + ((keys[k + 1] - keys[k]) * s) / CUBIC_SUBDIVISIONS);
-          }
-        }
+        if (k + 1 === keys.length || channel.interpolation === "STEP") continue;
+        const parts = channel.interpolation === "CUBICSPLINE"
+          ? CUBIC_SUBDIVISIONS
+          : channel.path === "rotation"
+          ? rotationSubdivisions(channel.values, k)
+          : 1;
+        for (let s = 1; s < parts; s++) times.add(keys[k] + ((keys[k + 1] - keys[k]) * s) / parts);
       }
     }
     if (times.size === 0) times.add(0);

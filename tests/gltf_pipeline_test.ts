@@ -1,5 +1,5 @@
 /**
- * Real characters through the whole ECS frame on the SIMD builds: every
+ * Real characters through the whole ECS frame on every core build: every
  * shared glTF asset is imported, its skins become assets, each skinned
  * primitive an entity that plays each clip, and the skinned positions and
  * normals equal three.js (GLTFLoader + AnimationMixer + applyBoneTransform)
@@ -26,10 +26,10 @@ import {
 import { assetUrl, listAssets, loadThree, poseThree, readAsset, threeSkinned } from "./_three_gltf.ts";
 
 const TOLERANCE = 1e-4;
-const BUILDS: CoreBuild[] = ["relaxed-simd", "simd"];
+const BUILDS: CoreBuild[] = ["relaxed-simd", "simd", "scalar"];
 
 for (const file of listAssets()) {
-  Deno.test(`${file}: the ECS pipeline on the SIMD core skins like three.js`, async () => {
+  Deno.test(`${file}: the ECS pipeline on every core build skins like three.js`, async () => {
     const model = await importGltf(assetUrl(file));
     const three = await loadThree(readAsset(file));
     for (const build of BUILDS) {

@@ -85,7 +85,7 @@ export { sampleClipsSystem } from "./systems/sample_clips.ts";
 export { quatToMatSystem } from "./systems/quat_to_mat.ts";
 export { transformSkeletonSystem } from "./systems/transform_skeleton.ts";
 export { multiplyInverseBindSystem } from "./systems/multiply_inverse_bind.ts";
-export { type SkinSystemOptions, skinSystem, skinWithTangentsSystem } from "./systems/skin.ts";
+export { skinSystem, type SkinSystemOptions, skinWithTangentsSystem } from "./systems/skin.ts";
 export { matToQuatSystem } from "./systems/mat_to_quat.ts";
 export { untransformSkeletonSystem } from "./systems/untransform_skeleton.ts";
 export {

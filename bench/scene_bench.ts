@@ -7,7 +7,7 @@
  * entity.
  */
 import * as THREE from "three";
-import { createAnimationPipeline, type CoreBuild, getPose } from "../mod.ts";
+import { type CoreBuild, createAnimationPipeline, getPose } from "../mod.ts";
 import { createCylinder, wavePose } from "../examples/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
 import { Core } from "../simd/core.ts";
@@ -53,7 +53,9 @@ function threeScene() {
   const { skeleton, skin } = createCylinder(SHAPE);
   const n = skin.vertexCount;
   const geometry = new THREE.BufferGeometry();
-  const position = new Float32Array(n * 3), index = new Uint16Array(n * 4), weight = new Float32Array(n * 4);
+  const position = new Float32Array(n * 3),
+    index = new Uint16Array(n * 4),
+    weight = new Float32Array(n * 4);
   for (let v = 0; v < n; v++) {
     position.set(skin.positions.subarray(v * 4, v * 4 + 3), v * 3);
     index.set(skin.joints.subarray(v * 4, v * 4 + 4), v * 4);
@@ -77,7 +79,24 @@ function threeScene() {
     });
     const inverses = bones.map((_, j) => {
       const m = skeleton.inverseBind.subarray(j * 12, j * 12 + 12);
-      return new THREE.Matrix4().set(m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11], 0, 0, 0, 1);
+      return new THREE.Matrix4().set(
+        m[0],
+        m[1],
+        m[2],
+        m[3],
+        m[4],
+        m[5],
+        m[6],
+        m[7],
+        m[8],
+        m[9],
+        m[10],
+        m[11],
+        0,
+        0,
+        0,
+        1,
+      );
     });
     const mesh = new THREE.SkinnedMesh(geometry, new THREE.MeshBasicMaterial());
     mesh.add(bones[0]);

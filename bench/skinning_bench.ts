@@ -13,11 +13,7 @@
  * as they are on real meshes; weights are sorted decreasing and sum to 1.
  */
 import * as ref from "../simd/reference.ts";
-import {
-  type CoreBuild,
-  instantiate,
-  isBuildSupported,
-} from "../simd/_core.ts";
+import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
 import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
 
 const JOINTS = 64;
@@ -72,13 +68,7 @@ function randomStream(
       const l = Math.hypot(x, y, z);
       x /= l, y /= l, z /= l;
     }
-    const w = kind === "point"
-      ? 1
-      : kind === "normal"
-      ? 0
-      : random() < 0.5
-      ? -1
-      : 1;
+    const w = kind === "point" ? 1 : kind === "normal" ? 0 : random() < 0.5 ? -1 : 1;
     out.set([x, y, z, w], v * VERTEX_FLOATS);
   }
   return out;

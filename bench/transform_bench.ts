@@ -6,11 +6,7 @@
  * (`parent == i - 1`) as in real rigs; chains are up to 10 joints deep.
  */
 import * as ref from "../simd/reference.ts";
-import {
-  type CoreBuild,
-  instantiate,
-  isBuildSupported,
-} from "../simd/_core.ts";
+import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 
 const JOINTS = 1024;
@@ -84,8 +80,7 @@ const groups: [string, () => void, (core: Core) => () => void][] = [
   [
     "quatToMat",
     () => ref.quatToMat(pose, outMatrices, JOINTS),
-    ({ kernels, at }) => () =>
-      kernels.quatToMat(at.pose, at.outMatrices, JOINTS),
+    ({ kernels, at }) => () => kernels.quatToMat(at.pose, at.outMatrices, JOINTS),
   ],
   [
     "matToQuat",
@@ -107,8 +102,7 @@ const groups: [string, () => void, (core: Core) => () => void][] = [
   [
     "multiplyMatrices",
     () => ref.multiplyMatrices(model, local, outMatrices, JOINTS),
-    ({ kernels, at }) => () =>
-      kernels.multiplyMatrices(at.model, at.local, at.outMatrices, JOINTS),
+    ({ kernels, at }) => () => kernels.multiplyMatrices(at.model, at.local, at.outMatrices, JOINTS),
   ],
 ];
 

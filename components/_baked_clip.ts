@@ -99,7 +99,9 @@ export class BakedClip {
           ? PoseField.QX
           : PoseField.SX;
         const base = (channel.joint >> 2) * POSE_GROUP_FLOATS + (channel.joint & 3) + field * 4;
-        for (let c = 0; c < (channel.path === "rotation" ? 4 : 3); c++) left[base + c * 4] = value[c];
+        for (let c = 0; c < (channel.path === "rotation" ? 4 : 3); c++) {
+          left[base + c * 4] = value[c];
+        }
       }
     }
   }

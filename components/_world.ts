@@ -221,7 +221,9 @@ export function createAnimation(
     return existing.components;
   }
   const core = options.core ?? Core.default;
-  if (!(core instanceof Core)) throw new TypeError("createAnimation: options.core: expected a Core");
+  if (!(core instanceof Core)) {
+    throw new TypeError("createAnimation: options.core: expected a Core");
+  }
   const state = new WorldState(world, core);
   states.set(world, state);
   for (const name of ["Skeleton", "JointQuat", "JointMat", "Skin", "ClipPlayer"] as const) {

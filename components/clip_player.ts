@@ -69,7 +69,12 @@ export interface PlaybackInfo {
  * {@linkcode ComponentError} when they are missing or the clip animates a
  * joint the skeleton does not have, and a `RangeError` for a bad option.
  */
-export function playClip(world: object, eid: number, clip: Clip, options: PlaybackOptions = {}): void {
+export function playClip(
+  world: object,
+  eid: number,
+  clip: Clip,
+  options: PlaybackOptions = {},
+): void {
   const state = stateOf(world, "playClip");
   const playback = makePlayback(state, eid, clip, options);
   const player = state.players.get(eid) as PlayerState | undefined;
@@ -79,13 +84,16 @@ export function playClip(world: object, eid: number, clip: Clip, options: Playba
     player.fade = 0;
   } else {
     withAdding(state, "ClipPlayer", () => addComponent(world, eid, state.components.ClipPlayer));
-    state.players.set(eid, {
-      current: playback,
-      next: undefined,
-      fade: 0,
-      fadeDuration: 0,
-      scratch: state.memory.alloc(poseFloats(state.skeletons.get(eid)!.jointCount) * 4),
-    } satisfies PlayerState);
+    state.players.set(
+      eid,
+      {
+        current: playback,
+        next: undefined,
+        fade: 0,
+        fadeDuration: 0,
+        scratch: state.memory.alloc(poseFloats(state.skeletons.get(eid)!.jointCount) * 4),
+      } satisfies PlayerState,
+    );
   }
   state.components.ClipPlayer.clipName[eid] = clip.name;
 }
@@ -141,11 +149,20 @@ function playerOf(state: WorldState, eid: number): PlayerState {
   return player;
 }
 
-function makePlayback(state: WorldState, eid: number, clip: Clip, options: PlaybackOptions): Playback {
+function makePlayback(
+  state: WorldState,
+  eid: number,
+  clip: Clip,
+  options: PlaybackOptions,
+): Playback {
   checkEntity(state, eid, "ClipPlayer");
   const skeleton = requireSkeleton(state, eid, "ClipPlayer");
   if (!state.poses.has(eid)) {
-    throw new ComponentError(eid, "ClipPlayer", "the entity needs a JointQuat first (addJointQuat)");
+    throw new ComponentError(
+      eid,
+      "ClipPlayer",
+      "the entity needs a JointQuat first (addJointQuat)",
+    );
   }
   if (!clip || !Array.isArray(clip.channels)) {
     throw new ComponentError(eid, "ClipPlayer", "expected a Clip");
@@ -160,8 +177,12 @@ function makePlayback(state: WorldState, eid: number, clip: Clip, options: Playb
     }
   }
   const time = options.time ?? 0, speed = options.speed ?? 1, wrap = options.wrap ?? "loop";
-  if (!Number.isFinite(time)) throw new RangeError(`entity ${eid}: ClipPlayer: time must be finite, got ${time}`);
-  if (!Number.isFinite(speed)) throw new RangeError(`entity ${eid}: ClipPlayer: speed must be finite, got ${speed}`);
+  if (!Number.isFinite(time)) {
+    throw new RangeError(`entity ${eid}: ClipPlayer: time must be finite, got ${time}`);
+  }
+  if (!Number.isFinite(speed)) {
+    throw new RangeError(`entity ${eid}: ClipPlayer: speed must be finite, got ${speed}`);
+  }
   if (wrap !== "loop" && wrap !== "clamp") {
     throw new RangeError(`entity ${eid}: ClipPlayer: wrap must be "loop" or "clamp", got ${wrap}`);
   }

@@ -12,7 +12,7 @@
  */
 
 import { addComponent, removeComponent } from "bitecs";
-import { poseFloats, type PoseField, poseIndex } from "../simd/layout.ts";
+import { type PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 import { checkEntity, requireSkeleton, stateOf, withAdding, type WorldState } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
 

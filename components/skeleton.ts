@@ -50,4 +50,3 @@ export function removeSkeleton(world: object, eid: number): void {
   if (state.poses.has(eid)) removeJointQuat(world, eid);
   removeComponent(world, eid, state.components.Skeleton);
 }
-

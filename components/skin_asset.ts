@@ -193,7 +193,9 @@ export class SkinAsset {
     for (let i = 0; i < indices.length; i++) {
       const v = indices[i];
       if (!(v >= 0 && v < this.vertexCount)) {
-        throw new RangeError(`indices[${i}]: vertex ${v} is out of range 0..${this.vertexCount - 1}`);
+        throw new RangeError(
+          `indices[${i}]: vertex ${v} is out of range 0..${this.vertexCount - 1}`,
+        );
       }
       out[i] = this.outputIndex[v];
     }

@@ -55,7 +55,9 @@ export async function loadCharacter(path: string, clipName?: string): Promise<De
     clip = gltfSkeleton.clips.find((c) => c.channels.length > 0);
   }
   return {
-    name: `${path}${clip ? `, clip "${clip.name}" (${clip.duration.toFixed(2)} s)` : " (no clip: rest pose)"}`,
+    name: `${path}${
+      clip ? `, clip "${clip.name}" (${clip.duration.toFixed(2)} s)` : " (no clip: rest pose)"
+    }`,
     skeleton: gltfSkeleton.skeleton,
     skin: mergeSkins(unique),
     primitives: unique.length,

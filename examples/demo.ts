@@ -84,7 +84,9 @@ function run(character: DemoCharacter, count: number, frames: number, build: Cor
     for (const system of systems) {
       const start = performance.now();
       system.run(world, 1 / character.fps);
-      if (frame >= 0) perSystem.set(system.name, perSystem.get(system.name)! + performance.now() - start);
+      if (frame >= 0) {
+        perSystem.set(system.name, perSystem.get(system.name)! + performance.now() - start);
+      }
     }
   }
   let total = 0;
@@ -145,24 +147,41 @@ async function main(): Promise<void> {
   console.log(`Marrow demo: ${character.name}`);
   console.log(
     `scene: ${count} entities × ${jointCount} joints × ${vertices.toLocaleString("en")} vertices ` +
-      `(${(influences / Math.max(1, vertices)).toFixed(2)} influences per vertex, ${character.primitives} primitive(s)); ` +
+      `(${
+        (influences / Math.max(1, vertices)).toFixed(2)
+      } influences per vertex, ${character.primitives} primitive(s)); ` +
       `${frames} frames`,
   );
   const best = Core.default.build;
   console.log(`core build: ${best} (fastest this runtime supports)\n`);
-  const results = [run(character, count, frames, best), run(character, count, Math.min(frames, 30), "scalar")];
+  const results = [
+    run(character, count, frames, best),
+    run(character, count, Math.min(frames, 30), "scalar"),
+  ];
   const names = [...results[0].perSystem.keys()];
   const rows = [
     ["system", ...results.map((r) => r.build), "speed-up"],
     ...names.map((name) => [
       name,
       ...results.map((r) => format(r.perSystem.get(name)!)),
-      `${(results[1].perSystem.get(name)! / Math.max(1e-9, results[0].perSystem.get(name)!)).toFixed(1)}x`,
+      `${
+        (results[1].perSystem.get(name)! / Math.max(1e-9, results[0].perSystem.get(name)!)).toFixed(
+          1,
+        )
+      }x`,
     ]),
-    ["total per frame", ...results.map((r) => format(r.total)), `${(results[1].total / results[0].total).toFixed(1)}x`],
+    [
+      "total per frame",
+      ...results.map((r) => format(r.total)),
+      `${(results[1].total / results[0].total).toFixed(1)}x`,
+    ],
   ];
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  for (const row of rows) console.log(row.map((cell, c) => c ? cell.padStart(widths[c]) : cell.padEnd(widths[c])).join("  "));
+  for (const row of rows) {
+    console.log(
+      row.map((cell, c) => c ? cell.padStart(widths[c]) : cell.padEnd(widths[c])).join("  "),
+    );
+  }
   const perSecond = (r: Timings) => (count * vertices) / (r.total / 1000);
   console.log(
     `\nvertices skinned per second: ${

@@ -81,7 +81,6 @@ export interface Clip {
   readonly channels: readonly ClipChannel[];
 }
 
-
 /** How a playback time outside `[0, duration]` is brought inside. */
 export type WrapMode = "loop" | "clamp";
 
@@ -92,11 +91,7 @@ function pathSize(path: ChannelPath): 3 | 4 {
 
 /** Pose field of a path's first component. */
 function pathField(path: ChannelPath): number {
-  return path === "translation"
-    ? PoseField.TX
-    : path === "rotation"
-    ? PoseField.QX
-    : PoseField.SX;
+  return path === "translation" ? PoseField.TX : path === "rotation" ? PoseField.QX : PoseField.SX;
 }
 
 /**

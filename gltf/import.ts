@@ -58,16 +58,8 @@ import {
   type Primitive,
   type Skin,
 } from "@gltf-transform/core";
-import type {
-  SkeletonDefinition,
-  SkinDefinition,
-} from "../components/_definitions.ts";
-import {
-  MATRIX_FLOATS,
-  POSE_GROUP_FLOATS,
-  poseFloats,
-  VERTEX_FLOATS,
-} from "../simd/layout.ts";
+import type { SkeletonDefinition, SkinDefinition } from "../components/_definitions.ts";
+import { MATRIX_FLOATS, POSE_GROUP_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
 
 /** A glTF file could not be read or holds data that cannot be imported. */
@@ -379,9 +371,7 @@ export async function importGltf(
   try {
     bytes = await readFile(url);
   } catch (e) {
-    const what = e instanceof Deno.errors.NotFound
-      ? "file not found"
-      : "cannot read the file";
+    const what = e instanceof Deno.errors.NotFound ? "file not found" : "cannot read the file";
     throw new GltfImportError(name, `${what} (${message(e)})`, { cause: e });
   }
   const resolveUri = options.resolveUri ?? ((uri: string) => {
@@ -430,9 +420,7 @@ function convert(
     warnings,
     nodeIndex: new Map(nodes.map((n, i) => [n, i])),
   };
-  const animations = root.listAnimations().map((a, i) =>
-    readAnimation(ctx, a, i)
-  );
+  const animations = root.listAnimations().map((a, i) => readAnimation(ctx, a, i));
   const skeletons: GltfSkeleton[] = root.listSkins().map((skin, s) => {
     const built = buildSkeleton(ctx, skin, s);
     const primitives: GltfSkinnedPrimitive[] = [];

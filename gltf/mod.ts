@@ -27,7 +27,4 @@ export {
   type WrapMode,
   wrapTime,
 } from "./clip.ts";
-export type {
-  SkeletonDefinition,
-  SkinDefinition,
-} from "../components/_definitions.ts";
+export type { SkeletonDefinition, SkinDefinition } from "../components/_definitions.ts";

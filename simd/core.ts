@@ -330,7 +330,10 @@ export class WeightedBases extends ImmutableBuffer {
     this.jointsOffset = this.byteOffset + basesBytes;
     this.countsOffset = this.jointsOffset + jointsBytes;
     const m = this.views();
-    const joints = m.u16.subarray(this.jointsOffset >> 1, (this.jointsOffset >> 1) + influenceCount);
+    const joints = m.u16.subarray(
+      this.jointsOffset >> 1,
+      (this.jointsOffset >> 1) + influenceCount,
+    );
     const counts = m.u8.subarray(this.countsOffset, this.countsOffset + vertexCount);
     joints.set(Array.from(influences.joints));
     counts.set(Array.from(influences.counts));
@@ -402,7 +405,9 @@ export class SkinMesh extends ImmutableBuffer {
   constructor(data: SkinMeshData, core: Core = Core.default) {
     const parts = Array.from(data.parts ?? []);
     if (parts.length % 2 !== 0) {
-      throw new RangeError(`parts: expected [influences, vertexCount] pairs, got ${parts.length} numbers`);
+      throw new RangeError(
+        `parts: expected [influences, vertexCount] pairs, got ${parts.length} numbers`,
+      );
     }
     let vertexCount = 0, influenceCount = 0, maxInfluences = 0;
     for (let p = 0; p < parts.length; p += 2) {
@@ -457,8 +462,12 @@ export class SkinMesh extends ImmutableBuffer {
     m.u16.set(Array.from(data.joints).slice(0, influenceCount), this.offsets.joints >> 1);
     m.f32.set(Array.from(data.weights).slice(0, influenceCount), this.offsets.weights >> 2);
     m.f32.set(Array.from(data.positions).slice(0, floats), this.offsets.positions >> 2);
-    if (data.normals) m.f32.set(Array.from(data.normals).slice(0, floats), this.offsets.normals >> 2);
-    if (data.tangents) m.f32.set(Array.from(data.tangents).slice(0, floats), this.offsets.tangents >> 2);
+    if (data.normals) {
+      m.f32.set(Array.from(data.normals).slice(0, floats), this.offsets.normals >> 2);
+    }
+    if (data.tangents) {
+      m.f32.set(Array.from(data.tangents).slice(0, floats), this.offsets.tangents >> 2);
+    }
   }
 }
 
@@ -504,7 +513,9 @@ function checkFinite(
   for (let i = 0; i < length; i++) {
     if (!Number.isFinite(values[i])) {
       throw new RangeError(
-        `${name}[${i}] (element ${Math.floor(i / stride)}, component ${i % stride}) is ${values[i]}`,
+        `${name}[${i}] (element ${Math.floor(i / stride)}, component ${i % stride}) is ${
+          values[i]
+        }`,
       );
     }
   }

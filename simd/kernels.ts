@@ -210,7 +210,13 @@ export function blendPoses(
   }
   checkPose("blendPoses", "a", a, a.jointCount);
   checkPose("blendPoses", "b", b, b.jointCount);
-  Core.kernelsOf(core).blendPoses(a.byteOffset, b.byteOffset, out.byteOffset, out.jointCount, weight);
+  Core.kernelsOf(core).blendPoses(
+    a.byteOffset,
+    b.byteOffset,
+    out.byteOffset,
+    out.jointCount,
+    weight,
+  );
 }
 
 /**
@@ -309,9 +315,13 @@ function sameCore(kernel: string, buffers: Record<string, unknown>): Core {
     if (buffer === undefined) continue;
     const owner = (buffer as Partial<CoreBuffer>)?.core;
     if (!(owner instanceof Core)) {
-      throw new TypeError(`${kernel}: ${name}: expected a buffer of a Marrow core, got ${describe(buffer)}`);
+      throw new TypeError(
+        `${kernel}: ${name}: expected a buffer of a Marrow core, got ${describe(buffer)}`,
+      );
     }
-    if ((buffer as CoreBuffer).freed) throw new TypeError(`${kernel}: ${name}: the buffer was freed`);
+    if ((buffer as CoreBuffer).freed) {
+      throw new TypeError(`${kernel}: ${name}: the buffer was freed`);
+    }
     if (core && owner !== core) {
       throw new TypeError(`${kernel}: ${name}: belongs to another core than the other arguments`);
     }
@@ -345,8 +355,12 @@ function checkRange(
 ): void {
   const max = Math.min(...Object.values(limits));
   if (!Number.isInteger(value) || value < 0 || value > max) {
-    const sizes = Object.entries(limits).map(([buffer, size]) => `${buffer} holds ${size}`).join(", ");
-    throw new RangeError(`${kernel}: ${name}: expected a whole number 0..${max}, got ${value} (${sizes})`);
+    const sizes = Object.entries(limits).map(([buffer, size]) => `${buffer} holds ${size}`).join(
+      ", ",
+    );
+    throw new RangeError(
+      `${kernel}: ${name}: expected a whole number 0..${max}, got ${value} (${sizes})`,
+    );
   }
 }
 
@@ -386,7 +400,9 @@ function maxInfluences(kernel: string, options: SkinOptions): number {
   }
   const cap = options.maxInfluences ?? 255;
   if (!Number.isInteger(cap) || cap < 1) {
-    throw new RangeError(`${kernel}: options.maxInfluences: expected a whole number >= 1, got ${cap}`);
+    throw new RangeError(
+      `${kernel}: options.maxInfluences: expected a whole number >= 1, got ${cap}`,
+    );
   }
   return Math.min(cap, 255);
 }

@@ -19,7 +19,7 @@
 import { multiplyInverseBindSystem } from "./multiply_inverse_bind.ts";
 import { quatToMatSystem } from "./quat_to_mat.ts";
 import { sampleClipsSystem } from "./sample_clips.ts";
-import { type SkinSystemOptions, skinSystem, skinWithTangentsSystem } from "./skin.ts";
+import { skinSystem, type SkinSystemOptions, skinWithTangentsSystem } from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
 
 /** A system: a plain function of the world (and of the frame's duration). */

@@ -84,9 +84,7 @@ export function sampleOne<T>(arb: fc.Arbitrary<T>, salt = 0): T {
 /** Uniform in `[min, max]` (fast-check's `double` favours tiny values). */
 export function uniform(min: number, max: number): fc.Arbitrary<number> {
   const steps = 2 ** 30;
-  return fc.integer({ min: 0, max: steps }).map((i) =>
-    min + (max - min) * (i / steps)
-  );
+  return fc.integer({ min: 0, max: steps }).map((i) => min + (max - min) * (i / steps));
 }
 
 /** Mostly uniform in `[min, max]`, sometimes fast-check's edge values. */
@@ -342,9 +340,7 @@ export function parentsArb(
     fc.tuple(fc.integer({ min: 0, max: 9 }), fc.nat()),
     { minLength: minJoints, maxLength: maxJoints },
   ).map((picks) =>
-    picks.map(([kind, r], i) =>
-      i === 0 || kind === 0 ? -1 : kind <= 4 ? i - 1 : r % i
-    )
+    picks.map(([kind, r], i) => i === 0 || kind === 0 ? -1 : kind <= 4 ? i - 1 : r % i)
   );
 }
 
@@ -419,9 +415,7 @@ export function positionsArb(
   return fc.array(fc.tuple(x, x, x), {
     minLength: vertexCount,
     maxLength: vertexCount,
-  }).map((points) =>
-    Float32Array.from(points.flatMap(([a, b, c]) => [a, b, c, 1]))
-  );
+  }).map((points) => Float32Array.from(points.flatMap(([a, b, c]) => [a, b, c, 1])));
 }
 
 /** Unit directions `(x, y, z, w)`, `w` from `ws` (0 for normals). */
@@ -627,13 +621,9 @@ export class Arena {
     for (const [from, to] of [...allowed, [end, end]]) {
       for (; word < Math.min(from, end); word++) {
         if (now[word] !== before[word]) {
-          const owner = outputs.length
-            ? ` (outputs at ${allowed.map((r) => r[0] * 4)})`
-            : "";
+          const owner = outputs.length ? ` (outputs at ${allowed.map((r) => r[0] * 4)})` : "";
           fail(
-            `${this.build} core: byte ${
-              word * 4
-            } was written outside the outputs${owner}`,
+            `${this.build} core: byte ${word * 4} was written outside the outputs${owner}`,
           );
         }
       }
@@ -735,11 +725,7 @@ export function assertClose(
 ): void {
   assertEquals(actual.length, expected.length, `${what}: length`);
   const limitAt = (i: number) =>
-    typeof bound === "number"
-      ? bound
-      : typeof bound === "function"
-      ? bound(i)
-      : bound[i];
+    typeof bound === "number" ? bound : typeof bound === "function" ? bound(i) : bound[i];
   let worst = -1, worstRatio = 1;
   for (let i = 0; i < actual.length; i++) {
     const limit = limitAt(i);
@@ -754,9 +740,7 @@ export function assertClose(
   if (worst >= 0) {
     const limit = limitAt(worst);
     fail(
-      `${what}: ${where(worst)} (float ${worst}) is ${
-        actual[worst]
-      }, expected ` +
+      `${what}: ${where(worst)} (float ${worst}) is ${actual[worst]}, expected ` +
         `${expected[worst]}: error ${
           Math.abs(actual[worst] - expected[worst])
         } > ${limit} (seed ${SEED})`,

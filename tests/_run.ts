@@ -104,8 +104,7 @@ async function probeJsr(): Promise<StdChoice> {
     'import "@std/assert";\nimport "@std/testing/bdd";\n',
   );
   const started = performance.now();
-  const took = () =>
-    `probe ${((performance.now() - started) / 1000).toFixed(2)}s`;
+  const took = () => `probe ${((performance.now() - started) / 1000).toFixed(2)}s`;
   try {
     const { success, stderr } = await new Deno.Command(DENO, {
       args: [
@@ -128,15 +127,12 @@ async function probeJsr(): Promise<StdChoice> {
       // deno-lint-ignore no-control-regex
       .replace(/\x1b\[[0-9;]*m/g, "");
     const error = text.split("\n").find((l) => l.startsWith("error:")) ?? "";
-    const unreachable =
-      /failed to load|error sending request|dns error|connect/i
-        .test(error);
+    const unreachable = /failed to load|error sending request|dns error|connect/i
+      .test(error);
     return {
       mode: "offline",
       why: `${
-        unreachable
-          ? "jsr.io unreachable"
-          : `JSR probe failed: ${error.slice(0, 160)}`
+        unreachable ? "jsr.io unreachable" : `JSR probe failed: ${error.slice(0, 160)}`
       }, ${took()}`,
     };
   } catch (error) {
@@ -236,9 +232,7 @@ async function offlineImportMap(
   }
   if (missing.length > 0) {
     throw new Error(
-      `no offline adapter for ${
-        missing.join(", ")
-      }: add tests/_std/testing_<name>.ts`,
+      `no offline adapter for ${missing.join(", ")}: add tests/_std/testing_<name>.ts`,
     );
   }
   const scopes: Record<string, Record<string, string>> = {};
@@ -279,8 +273,7 @@ interface Counts {
 function unescapeXml(text: string): string {
   return text.replace(
     /&(lt|gt|quot|apos|amp);/g,
-    (_, name: string) =>
-      ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[name]!,
+    (_, name: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[name]!,
   );
 }
 

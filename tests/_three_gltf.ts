@@ -44,17 +44,9 @@
  */
 
 import * as THREE from "three";
-import {
-  type GLTF,
-  GLTFLoader,
-} from "three/examples/jsm/loaders/GLTFLoader.js";
+import { type GLTF, GLTFLoader } from "three/examples/jsm/loaders/GLTFLoader.js";
 import { Document, Logger, WebIO } from "@gltf-transform/core";
-import {
-  localToModel,
-  multiplyMatrices,
-  quatToMat,
-  skinVertices,
-} from "../simd/reference.ts";
+import { localToModel, multiplyMatrices, quatToMat, skinVertices } from "../simd/reference.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import type { SkinDefinition } from "../components/_definitions.ts";
 import type { GltfImport, GltfSkeleton } from "../gltf/import.ts";
@@ -866,11 +858,7 @@ function tubePrimitive(
     }
   }
   const slots = options.influences ?? 4;
-  const weightScale = options.weights === "u8"
-    ? 255
-    : options.weights === "u16"
-    ? 65535
-    : 0;
+  const weightScale = options.weights === "u8" ? 255 : options.weights === "u16" ? 65535 : 0;
   const joints = new Uint16Array(count * slots);
   const weights = new Float64Array(count * slots);
   for (let v = 0; v < count; v++) {

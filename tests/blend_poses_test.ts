@@ -1,10 +1,17 @@
-import { assertAlmostEquals, assertEquals, assertGreater, assertLess, assertThrows } from "@std/assert";
+import {
+  assertAlmostEquals,
+  assertEquals,
+  assertGreater,
+  assertLess,
+  assertThrows,
+} from "@std/assert";
 import { quat } from "gl-matrix";
 import { blendPoses, Core, PoseBuffer, PoseField, poseIndex } from "../mod.ts";
 import * as ref from "../simd/reference.ts";
 import { BUILDS, maxDifference, random, randomQuaternion } from "./_scene.ts";
 
-const get = (pose: Float32Array, j: number) => Array.from({ length: 10 }, (_, f) => pose[poseIndex(j, f as PoseField)]);
+const get = (pose: Float32Array, j: number) =>
+  Array.from({ length: 10 }, (_, f) => pose[poseIndex(j, f as PoseField)]);
 const axisAngle = (angle: number) => Array.from(quat.setAxisAngle(quat.create(), [0, 0, 1], angle));
 
 function closeTo(actual: number[], expected: number[], tolerance: number, what: string): void {
@@ -23,7 +30,9 @@ for (const build of BUILDS) {
       b.setJoint(j, [0, j, 3], q, [2, 1, 0.5]);
     }
     blendPoses(a, b, out, 0);
-    for (let j = 0; j < n; j++) closeTo(get(out.array, j), get(a.array, j), 1e-6, `weight 0, joint ${j}`);
+    for (let j = 0; j < n; j++) {
+      closeTo(get(out.array, j), get(a.array, j), 1e-6, `weight 0, joint ${j}`);
+    }
     blendPoses(a, b, out, 0.5);
     for (let j = 0; j < n; j++) {
       const got = get(out.array, j);
@@ -39,7 +48,12 @@ for (const build of BUILDS) {
     blendPoses(a, b, a, 1);
     for (let j = 0; j < n; j++) {
       const got = get(a.array, j), expected = get(want, j);
-      closeTo([...got.slice(0, 3), ...got.slice(7)], [...expected.slice(0, 3), ...expected.slice(7)], 1e-6, "t/s");
+      closeTo(
+        [...got.slice(0, 3), ...got.slice(7)],
+        [...expected.slice(0, 3), ...expected.slice(7)],
+        1e-6,
+        "t/s",
+      );
       const dot = got.slice(3, 7).reduce((s, x, i) => s + x * expected[3 + i], 0);
       assertAlmostEquals(Math.abs(dot), 1, 1e-6);
     }
@@ -54,7 +68,12 @@ for (const build of BUILDS) {
         const q = randomQuaternion(next);
         a.setJoint(j, [next(), next(), next()], q, [next(), next(), next()]);
         // Every fourth joint: exactly opposite rotations, whose blend at 0.5 is zero.
-        b.setJoint(j, [next(), next(), next()], j % 4 === 3 ? q.map((v) => -v) : randomQuaternion(next), [1, 2, 3]);
+        b.setJoint(
+          j,
+          [next(), next(), next()],
+          j % 4 === 3 ? q.map((v) => -v) : randomQuaternion(next),
+          [1, 2, 3],
+        );
       }
       for (const weight of [0, 0.5, next(), 1]) {
         const expected = new Float32Array(out.array.length);
@@ -70,10 +89,22 @@ Deno.test("blendPoses rejects bad input and writes nothing", () => {
   const core = Core.create("scalar");
   const a = new PoseBuffer(5, core), b = new PoseBuffer(5, core), out = new PoseBuffer(5, core);
   const before = out.array.slice();
-  assertThrows(() => blendPoses(a, b, out, 1.5), RangeError, "blendPoses: weight: expected a number in [0, 1], got 1.5");
-  assertThrows(() => blendPoses(a, new PoseBuffer(4, core), out, 0.5), RangeError, "same joint count");
+  assertThrows(
+    () => blendPoses(a, b, out, 1.5),
+    RangeError,
+    "blendPoses: weight: expected a number in [0, 1], got 1.5",
+  );
+  assertThrows(
+    () => blendPoses(a, new PoseBuffer(4, core), out, 0.5),
+    RangeError,
+    "same joint count",
+  );
   b.array[poseIndex(4, PoseField.SY)] = NaN;
   assertThrows(() => blendPoses(a, b, out, 0.5), RangeError, "blendPoses: b: joint 4 sy is NaN");
-  assertThrows(() => blendPoses(a, new PoseBuffer(5, Core.create("scalar")), out, 0.5), TypeError, "another core");
+  assertThrows(
+    () => blendPoses(a, new PoseBuffer(5, Core.create("scalar")), out, 0.5),
+    TypeError,
+    "another core",
+  );
   assertEquals(out.array, before);
 });

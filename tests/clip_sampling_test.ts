@@ -6,23 +6,11 @@
  * wrapping and pose blending.
  */
 
-import {
-  assert,
-  assertAlmostEquals,
-  assertEquals,
-  assertGreater,
-  assertLess,
-} from "@std/assert";
+import { assert, assertAlmostEquals, assertEquals, assertGreater, assertLess } from "@std/assert";
 import { quat } from "gl-matrix";
 import * as THREE from "three";
 import { importGltf, parseGltf } from "../gltf/import.ts";
-import {
-  type Clip,
-  type ClipChannel,
-  sampleChannel,
-  sampleClip,
-  wrapTime,
-} from "../gltf/clip.ts";
+import { type Clip, type ClipChannel, sampleChannel, sampleClip, wrapTime } from "../gltf/clip.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 import {
   assetUrl,
@@ -156,9 +144,7 @@ async function rigChannel(
   );
   const s = model.skeletons[0];
   const j = s.skeleton.names.indexOf(joint);
-  const channel = s.clips[0].channels.find((c) =>
-    c.joint === j && c.path === path
-  );
+  const channel = s.clips[0].channels.find((c) => c.joint === j && c.path === path);
   assert(channel, `${joint} ${path}`);
   return channel;
 }
@@ -171,9 +157,7 @@ function sample(channel: ClipChannel, time: number): number[] {
 
 function assertClose(a: number[], b: number[], tolerance: number): void {
   assertEquals(a.length, b.length);
-  a.forEach((x, i) =>
-    assertAlmostEquals(x, b[i], tolerance, `[${a}] vs [${b}]`)
-  );
+  a.forEach((x, i) => assertAlmostEquals(x, b[i], tolerance, `[${a}] vs [${b}]`));
 }
 
 Deno.test("STEP holds each key until the next, clamps outside", async () => {

@@ -1,5 +1,5 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import { addEntity, addComponent, createWorld, hasComponent, removeEntity } from "bitecs";
+import { addComponent, addEntity, createWorld, hasComponent, removeEntity } from "bitecs";
 import {
   addJointQuat,
   addSkeleton,
@@ -19,14 +19,21 @@ function setup() {
   const core = Core.create("scalar");
   const world = createWorld();
   const components = createAnimation(world, { core });
-  const skeleton = new SkeletonAsset(createCylinder({ joints: 6, segments: 3, rings: 3 }).skeleton, core);
+  const skeleton = new SkeletonAsset(
+    createCylinder({ joints: 6, segments: 3, rings: 3 }).skeleton,
+    core,
+  );
   return { core, world, components, skeleton };
 }
 
 Deno.test("addJointQuat starts from the rest pose and needs a Skeleton", () => {
   const { world, skeleton, components } = setup();
   const eid = addEntity(world);
-  assertThrows(() => addJointQuat(world, eid), ComponentError, `entity ${eid}: JointQuat: the entity needs a Skeleton`);
+  assertThrows(
+    () => addJointQuat(world, eid),
+    ComponentError,
+    `entity ${eid}: JointQuat: the entity needs a Skeleton`,
+  );
   assertEquals(hasComponent(world, eid, components.JointQuat), false);
   addSkeleton(world, eid, skeleton);
   addJointQuat(world, eid);
@@ -42,20 +49,31 @@ Deno.test("setJointPose writes one joint and rejects non-finite values, writing 
   addJointQuat(world, eid);
   setJointPose(world, eid, 4, [1, 2, 3], [0, 0.6, 0, 0.8], [2, 2, 2]);
   const pose = getPose(world, eid);
-  assertEquals([PoseField.TX, PoseField.QY, PoseField.QW, PoseField.SZ].map((f) => pose[poseIndex(4, f)]), [
-    1,
-    Math.fround(0.6),
-    Math.fround(0.8),
-    2,
-  ]);
+  assertEquals(
+    [PoseField.TX, PoseField.QY, PoseField.QW, PoseField.SZ].map((f) => pose[poseIndex(4, f)]),
+    [
+      1,
+      Math.fround(0.6),
+      Math.fround(0.8),
+      2,
+    ],
+  );
   const before = getPose(world, eid).slice();
   assertThrows(
     () => setJointPose(world, eid, 2, [0, 0, 0], [0, 0, NaN, 1]),
     RangeError,
     `entity ${eid}: JointQuat joint 2 qz is NaN`,
   );
-  assertThrows(() => setJointPose(world, eid, 6, [0, 0, 0], [0, 0, 0, 1]), RangeError, "joint 6 is not in 0..5");
-  assertThrows(() => setJointPose(world, eid, 1, [0, 0], [0, 0, 0, 1]), RangeError, "expected 3 translation");
+  assertThrows(
+    () => setJointPose(world, eid, 6, [0, 0, 0], [0, 0, 0, 1]),
+    RangeError,
+    "joint 6 is not in 0..5",
+  );
+  assertThrows(
+    () => setJointPose(world, eid, 1, [0, 0], [0, 0, 0, 1]),
+    RangeError,
+    "expected 3 translation",
+  );
   assertEquals(getPose(world, eid), before);
 });
 
@@ -82,14 +100,22 @@ Deno.test("removeJointQuat frees the pose and refuses a second removal", () => {
   addJointQuat(world, eid);
   removeJointQuat(world, eid);
   assertEquals(core.allocatedBytes, before);
-  assertThrows(() => removeJointQuat(world, eid), ComponentError, `entity ${eid}: JointQuat: the entity has no JointQuat (removed twice?)`);
+  assertThrows(
+    () => removeJointQuat(world, eid),
+    ComponentError,
+    `entity ${eid}: JointQuat: the entity has no JointQuat (removed twice?)`,
+  );
 });
 
 Deno.test("bitecs' own addComponent of JointQuat is refused and undone", () => {
   const { world, skeleton, components } = setup();
   const eid = addEntity(world);
   addSkeleton(world, eid, skeleton);
-  assertThrows(() => addComponent(world, eid, components.JointQuat), ComponentError, "addJointQuat");
+  assertThrows(
+    () => addComponent(world, eid, components.JointQuat),
+    ComponentError,
+    "addJointQuat",
+  );
   assertEquals(hasComponent(world, eid, components.JointQuat), false);
   addJointQuat(world, eid);
   assertEquals(hasComponent(world, eid, components.JointQuat), true);

@@ -33,8 +33,13 @@ Deno.test("SkeletonAsset copies its definition and exposes copies", () => {
 Deno.test("SkeletonAsset rejects bad parents, names, poses and inverse binds", () => {
   const core = Core.create("scalar");
   const bad = (patch: Partial<ReturnType<typeof definition>>, pattern: RegExp) => {
-    const error = assertThrows(() => new SkeletonAsset({ ...definition(), ...patch }, core), RangeError);
-    if (!pattern.test(error.message)) throw new Error(`"${error.message}" does not match ${pattern}`);
+    const error = assertThrows(
+      () => new SkeletonAsset({ ...definition(), ...patch }, core),
+      RangeError,
+    );
+    if (!pattern.test(error.message)) {
+      throw new Error(`"${error.message}" does not match ${pattern}`);
+    }
   };
   bad({ parents: Int16Array.from([-1, 0, 3, 1, 2]) }, /parents\[2\].*before their children/);
   bad({ parents: Int16Array.from([-1, 0, 2, 1, 2]) }, /parents\[2\]/); // a joint its own parent: a cycle
@@ -60,12 +65,24 @@ Deno.test("addSkeleton validates the entity and the skeleton", () => {
   assertEquals(hasComponent(world, eid, Skeleton), true);
   assertEquals(Skeleton.asset[eid], skeleton);
   assertEquals(Skeleton.jointCount[eid], 5);
-  assertThrows(() => addSkeleton(world, eid, skeleton), ComponentError, `entity ${eid}: Skeleton: the entity already has`);
-  assertThrows(() => addSkeleton(world, 999, skeleton), ComponentError, "entity 999: Skeleton: the entity does not exist");
+  assertThrows(
+    () => addSkeleton(world, eid, skeleton),
+    ComponentError,
+    `entity ${eid}: Skeleton: the entity already has`,
+  );
+  assertThrows(
+    () => addSkeleton(world, 999, skeleton),
+    ComponentError,
+    "entity 999: Skeleton: the entity does not exist",
+  );
   const other = new SkeletonAsset(definition(), Core.create("scalar"));
   const second = addEntity(world);
   assertThrows(() => addSkeleton(world, second, other), ComponentError, "another core");
-  assertThrows(() => addSkeleton(createWorld(), 0, skeleton), TypeError, "createAnimation(world) first");
+  assertThrows(
+    () => addSkeleton(createWorld(), 0, skeleton),
+    TypeError,
+    "createAnimation(world) first",
+  );
 });
 
 Deno.test("removeSkeleton takes the components that need it along, and refuses twice", () => {

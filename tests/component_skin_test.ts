@@ -23,7 +23,14 @@ function setup() {
   const components = createAnimation(world, { core });
   const cylinder = createCylinder({ joints: 4, segments: 3, rings: 4 });
   const skeleton = new SkeletonAsset(cylinder.skeleton, core);
-  return { core, world, components, skeleton, cylinder, skin: new SkinAsset(skeleton, cylinder.skin) };
+  return {
+    core,
+    world,
+    components,
+    skeleton,
+    cylinder,
+    skin: new SkinAsset(skeleton, cylinder.skin),
+  };
 }
 
 /** Three vertices with 2, 1 and 3 influences. */
@@ -50,7 +57,14 @@ Deno.test("SkinAsset renormalizes weights, sorts influences and orders vertices 
   const o = skin.mesh.offsets;
   assertEquals(Array.from(m.u32.subarray(o.parts >> 2, (o.parts >> 2) + 6)), [1, 1, 2, 1, 3, 1]);
   assertEquals(Array.from(m.u16.subarray(o.joints >> 1, (o.joints >> 1) + 6)), [3, 2, 1, 1, 0, 2]);
-  assertEquals(Array.from(m.f32.subarray(o.weights >> 2, (o.weights >> 2) + 6)), [1, 0.75, 0.25, 0.5, 0.25, 0.25]);
+  assertEquals(Array.from(m.f32.subarray(o.weights >> 2, (o.weights >> 2) + 6)), [
+    1,
+    0.75,
+    0.25,
+    0.5,
+    0.25,
+    0.25,
+  ]);
   assertThrows(() => skin.remapIndices([3]), RangeError, "indices[0]: vertex 3 is out of range");
 });
 
@@ -58,13 +72,25 @@ Deno.test("SkinAsset rejects bad influences and streams, naming vertex and field
   const { skeleton } = setup();
   const bad = (patch: Partial<SkinDefinition>, message: string) =>
     assertThrows(() => new SkinAsset(skeleton, tiny(patch)), RangeError, message);
-  bad({ joints: Uint16Array.from([1, 2, 3, 0, 9, 2]) }, "joints: vertex 2 influence 1 uses joint 9, but the skeleton has 4 joints");
-  bad({ weights: Float32Array.from([0.5, NaN, 4, 1, 2, 1]) }, "weights: vertex 0 influence 1 is NaN");
+  bad(
+    { joints: Uint16Array.from([1, 2, 3, 0, 9, 2]) },
+    "joints: vertex 2 influence 1 uses joint 9, but the skeleton has 4 joints",
+  );
+  bad(
+    { weights: Float32Array.from([0.5, NaN, 4, 1, 2, 1]) },
+    "weights: vertex 0 influence 1 is NaN",
+  );
   bad({ weights: Float32Array.from([0.5, 1, 4, 1, -2, 1]) }, "weights: vertex 2 influence 1 is -2");
   bad({ weights: Float32Array.from([0, 0, 4, 1, 2, 1]) }, "weights: vertex 0: weights sum to zero");
-  bad({ influenceCounts: Uint8Array.from([2, 0, 3]) }, "influenceCounts: vertex 1 has no influence");
+  bad(
+    { influenceCounts: Uint8Array.from([2, 0, 3]) },
+    "influenceCounts: vertex 1 has no influence",
+  );
   bad({ influenceCounts: Uint8Array.from([2, 1]) }, "influenceCounts: expected 3 counts, got 2");
-  bad({ positions: new Float32Array([0, 0, 0, 1, NaN, 0, 0, 1, 2, 0, 0, 1]) }, "positions: vertex 1 component 0 is NaN");
+  bad(
+    { positions: new Float32Array([0, 0, 0, 1, NaN, 0, 0, 1, 2, 0, 0, 1]) },
+    "positions: vertex 1 component 0 is NaN",
+  );
   bad({ normals: new Float32Array(8) }, "normals: expected 12 floats, got 8");
   bad({ joints: Uint16Array.from([1, 2]) }, "joints/weights: the influence counts need 6 entries");
 });
@@ -72,22 +98,48 @@ Deno.test("SkinAsset rejects bad influences and streams, naming vertex and field
 Deno.test("addSkin checks what the entity has and what the skin offers", () => {
   const { world, core, skeleton, skin, cylinder } = setup();
   const eid = addEntity(world);
-  assertThrows(() => addSkin(world, eid, skin), ComponentError, `entity ${eid}: Skin: the entity needs a Skeleton first`);
+  assertThrows(
+    () => addSkin(world, eid, skin),
+    ComponentError,
+    `entity ${eid}: Skin: the entity needs a Skeleton first`,
+  );
   addSkeleton(world, eid, skeleton);
   assertThrows(() => addSkin(world, eid, skin), ComponentError, "needs a JointMat first");
   addJointMat(world, eid);
-  const otherSkeleton = new SkeletonAsset(createCylinder({ joints: 5, segments: 3, rings: 3 }).skeleton, core);
-  const otherSkin = new SkinAsset(otherSkeleton, createCylinder({ joints: 5, segments: 3, rings: 3 }).skin);
-  assertThrows(() => addSkin(world, eid, otherSkin), ComponentError, "bound to a skeleton of 5 joints, not to the entity's (4 joints)");
-  const bare = new SkinAsset(skeleton, { ...cylinder.skin, normals: undefined, tangents: undefined });
-  assertThrows(() => addSkin(world, eid, bare, { normals: true }), ComponentError, "normals requested, but the skin has no normals");
+  const otherSkeleton = new SkeletonAsset(
+    createCylinder({ joints: 5, segments: 3, rings: 3 }).skeleton,
+    core,
+  );
+  const otherSkin = new SkinAsset(
+    otherSkeleton,
+    createCylinder({ joints: 5, segments: 3, rings: 3 }).skin,
+  );
+  assertThrows(
+    () => addSkin(world, eid, otherSkin),
+    ComponentError,
+    "bound to a skeleton of 5 joints, not to the entity's (4 joints)",
+  );
+  const bare = new SkinAsset(skeleton, {
+    ...cylinder.skin,
+    normals: undefined,
+    tangents: undefined,
+  });
+  assertThrows(
+    () => addSkin(world, eid, bare, { normals: true }),
+    ComponentError,
+    "normals requested, but the skin has no normals",
+  );
   addSkin(world, eid, skin, { tangents: false });
   assertEquals(getSkinnedPositions(world, eid).length, skin.vertexCount * 4);
   assertEquals(getSkinnedNormals(world, eid)?.length, skin.vertexCount * 4);
   assertEquals(getSkinnedTangents(world, eid), undefined);
   assertThrows(() => addSkin(world, eid, skin), ComponentError, "already has a Skin");
   removeSkin(world, eid);
-  assertThrows(() => removeSkin(world, eid), ComponentError, `entity ${eid}: Skin: the entity has no Skin (removed twice?)`);
+  assertThrows(
+    () => removeSkin(world, eid),
+    ComponentError,
+    `entity ${eid}: Skin: the entity has no Skin (removed twice?)`,
+  );
 });
 
 Deno.test("a recycled entity id starts with zeroed skinned output", () => {

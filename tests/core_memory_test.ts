@@ -99,9 +99,7 @@ Deno.test("buffers reject a core that is not a Core", () => {
 
 /** Every live buffer of a test, with the checks below. */
 function assertLayout(core: Core, buffers: readonly CoreBuffer[]): void {
-  const ranges = buffers.map((b) =>
-    [b.byteOffset, b.byteOffset + b.byteLength] as const
-  )
+  const ranges = buffers.map((b) => [b.byteOffset, b.byteOffset + b.byteLength] as const)
     .sort((a, b) => a[0] - b[0]);
   for (const b of buffers) {
     assertStrictEquals(b.core, core);
@@ -308,8 +306,7 @@ for (const build of BUILDS) {
 // ------------------------------------------------------------------ growth
 
 /** A pattern unique to each float of each buffer. */
-const pattern = (seed: number) => (_: number, i: number) =>
-  seed * 100000 + i + 0.25;
+const pattern = (seed: number) => (_: number, i: number) => seed * 100000 + i + 0.25;
 
 for (const build of BUILDS) {
   Deno.test(`memory (${build}): growth keeps every buffer and view`, () => {
@@ -362,9 +359,7 @@ for (const build of BUILDS) {
     const byteLength = core.byteLength;
 
     // Grow: 4 MB and more, in three steps.
-    const big = [1 << 18, 1 << 16, 3 << 16].map((n) =>
-      new VertexBuffer(n, core)
-    );
+    const big = [1 << 18, 1 << 16, 3 << 16].map((n) => new VertexBuffer(n, core));
     assertGreater(core.byteLength, byteLength);
     assertGreater(core.byteLength, 4 * 1024 * 1024);
     assertEquals(core.byteLength % 65536, 0);

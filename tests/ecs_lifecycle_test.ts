@@ -48,14 +48,26 @@ for (const build of BUILDS) {
       const positions = getSkinnedPositions(world, eid);
       assertEquals(positions.length, skin.vertexCount * 4);
       assertEquals(positions.some((v) => v !== 0), true);
-      for (const view of [getPose(world, eid), getModelMatrices(world, eid), getSkinningPalette(world, eid), positions, getSkinnedNormals(world, eid)!, getSkinnedTangents(world, eid)!]) {
+      for (
+        const view of [
+          getPose(world, eid),
+          getModelMatrices(world, eid),
+          getSkinningPalette(world, eid),
+          positions,
+          getSkinnedNormals(world, eid)!,
+          getSkinnedTangents(world, eid)!,
+        ]
+      ) {
         assertEquals(view.buffer.byteLength >= core.byteLength, true);
         view[0] = 123;
         assertEquals(view[0], 123);
       }
     }
     // Both skinned the same way: same pose, same mesh.
-    assertEquals(getSkinnedPositions(world, first).subarray(4), getSkinnedPositions(world, entities[entities.length - 1]).subarray(4));
+    assertEquals(
+      getSkinnedPositions(world, first).subarray(4),
+      getSkinnedPositions(world, entities[entities.length - 1]).subarray(4),
+    );
   });
 }
 
@@ -72,7 +84,15 @@ Deno.test("each system makes one call into the core per frame for all entities",
     };
   }
   createAnimationPipeline()(world);
-  for (const name of ["firstNonFiniteBatch", "quatToMatBatch", "localToModelBatch", "multiplyMatricesBatch", "skinVerticesBatch"]) {
+  for (
+    const name of [
+      "firstNonFiniteBatch",
+      "quatToMatBatch",
+      "localToModelBatch",
+      "multiplyMatricesBatch",
+      "skinVerticesBatch",
+    ]
+  ) {
     assertEquals(calls.get(name), 1, name);
   }
 });
@@ -96,7 +116,9 @@ Deno.test("100,000 add/remove cycles of skinned entities keep memory bounded", (
     peak = Math.max(peak, core.allocatedBytes);
   }
   animate(world);
-  console.log(`churn: peak ${peak} bytes allocated, heap high-water mark ${core.peakBytes} bytes, memory ${core.byteLength} bytes`);
+  console.log(
+    `churn: peak ${peak} bytes allocated, heap high-water mark ${core.peakBytes} bytes, memory ${core.byteLength} bytes`,
+  );
   assertLess(core.peakBytes, 1 << 20);
   assertEquals(live.length, 4);
 });

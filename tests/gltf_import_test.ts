@@ -15,12 +15,7 @@ import {
   fail,
 } from "@std/assert";
 import { Document } from "@gltf-transform/core";
-import {
-  type GltfImport,
-  GltfImportError,
-  importGltf,
-  parseGltf,
-} from "../gltf/import.ts";
+import { type GltfImport, GltfImportError, importGltf, parseGltf } from "../gltf/import.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import {
   assetUrl,
@@ -243,9 +238,9 @@ for (const stats of STATS) {
     checkStructure(model);
     const rest = await checkRestAgainstThree(model, bytes);
     console.log(
-      `  ${stats.file}: rest pose max error ${
-        rest.relative.toExponential(2)
-      } x bbox, normals ${rest.normal.toExponential(2)}`,
+      `  ${stats.file}: rest pose max error ${rest.relative.toExponential(2)} x bbox, normals ${
+        rest.normal.toExponential(2)
+      }`,
     );
   });
 }
@@ -589,9 +584,7 @@ Deno.test("importGltf reads a .gltf's sibling .bin relative to its path", async 
     const path = decodeURIComponent(url.pathname);
     read.push(path);
     const bytes = files.get(path);
-    return bytes
-      ? Promise.resolve(bytes)
-      : Promise.reject(new Deno.errors.NotFound(`no ${path}`));
+    return bytes ? Promise.resolve(bytes) : Promise.reject(new Deno.errors.NotFound(`no ${path}`));
   };
   const model = await importGltf("/models/gltf/rig 1.gltf", { readFile });
   assertEquals(read, ["/models/gltf/rig 1.gltf", "/models/data/rig data.bin"]);
@@ -688,8 +681,7 @@ async function rejectsBroken(
 }
 
 Deno.test("broken skin and animation data are import errors", async () => {
-  const prim = (doc: Document) =>
-    doc.getRoot().listMeshes()[0].listPrimitives()[0];
+  const prim = (doc: Document) => doc.getRoot().listMeshes()[0].listPrimitives()[0];
   await rejectsBroken(
     (doc) => {
       prim(doc).getAttribute("JOINTS_0")!.setElement(1, [9, 0, 0, 0]);

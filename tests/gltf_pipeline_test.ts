@@ -23,7 +23,14 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { assetUrl, listAssets, loadThree, poseThree, readAsset, threeSkinned } from "./_three_gltf.ts";
+import {
+  assetUrl,
+  listAssets,
+  loadThree,
+  poseThree,
+  readAsset,
+  threeSkinned,
+} from "./_three_gltf.ts";
 
 const TOLERANCE = 1e-4;
 const BUILDS: CoreBuild[] = ["relaxed-simd", "simd", "scalar"];
@@ -37,7 +44,13 @@ for (const file of listAssets()) {
       const world = createWorld();
       createAnimation(world, { core });
       const animate = createAnimationPipeline({ renormalize: true });
-      const entities: { eid: number; skin: SkinAsset; node: number; mesh: number; primitive: number }[] = [];
+      const entities: {
+        eid: number;
+        skin: SkinAsset;
+        node: number;
+        mesh: number;
+        primitive: number;
+      }[] = [];
       for (const gltfSkeleton of model.skeletons) {
         const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
         const assets = new Map<object, SkinAsset>();
@@ -69,17 +82,29 @@ for (const file of listAssets()) {
           poseThree(three, c, time);
           const box = boundingDiagonal(three);
           for (const e of entities) {
-            const match = three.primitives.find((t) => t.node === e.node && t.mesh === e.mesh && t.primitive === e.primitive);
-            if (!match) throw new Error(`${file}: three.js has no primitive for node ${e.node} mesh ${e.mesh}`);
+            const match = three.primitives.find((t) =>
+              t.node === e.node && t.mesh === e.mesh && t.primitive === e.primitive
+            );
+            if (!match) {
+              throw new Error(
+                `${file}: three.js has no primitive for node ${e.node} mesh ${e.mesh}`,
+              );
+            }
             const expected = threeSkinned(match);
             const positions = getSkinnedPositions(world, e.eid);
             const normals = getSkinnedNormals(world, e.eid);
             for (let v = 0; v < e.skin.vertexCount; v++) {
               const o = e.skin.outputIndex[v] * 4;
               for (let k = 0; k < 3; k++) {
-                worst = Math.max(worst, Math.abs(positions[o + k] - expected.positions[v * 3 + k]) / box);
+                worst = Math.max(
+                  worst,
+                  Math.abs(positions[o + k] - expected.positions[v * 3 + k]) / box,
+                );
                 if (normals && expected.normals) {
-                  worstNormal = Math.max(worstNormal, Math.abs(normals[o + k] - expected.normals[v * 3 + k]));
+                  worstNormal = Math.max(
+                    worstNormal,
+                    Math.abs(normals[o + k] - expected.normals[v * 3 + k]),
+                  );
                 }
               }
             }
@@ -90,7 +115,11 @@ for (const file of listAssets()) {
       assertGreater(compared, 0);
       assertLess(worst, TOLERANCE, `${build}: position error ${worst} x bbox`);
       assertLess(worstNormal, TOLERANCE, `${build}: normal error ${worstNormal}`);
-      console.log(`  ${file} (${build}): ${compared} primitive poses, max error ${worst.toExponential(2)} x bbox, normals ${worstNormal.toExponential(2)}`);
+      console.log(
+        `  ${file} (${build}): ${compared} primitive poses, max error ${
+          worst.toExponential(2)
+        } x bbox, normals ${worstNormal.toExponential(2)}`,
+      );
     }
     assertEquals(model.skeletons.length > 0, true);
   });

@@ -432,9 +432,7 @@ for (const build of BUILDS) {
   ) {
     bad(
       `ParentIndices ${
-        parents.length > 10
-          ? `of ${parents.length} joints`
-          : JSON.stringify(parents)
+        parents.length > 10 ? `of ${parents.length} joints` : JSON.stringify(parents)
       }`,
       (_, arena) => () => arena.parents(parents),
       RangeError,
@@ -464,8 +462,7 @@ for (const build of BUILDS) {
   );
   bad(
     "a missing model",
-    ({ local, parents }) => () =>
-      localToModel(local, wrong(undefined), parents),
+    ({ local, parents }) => () => localToModel(local, wrong(undefined), parents),
     TypeError,
     /^localToModel: model: expected a MatrixBuffer, got undefined/,
   );
@@ -489,8 +486,7 @@ for (const build of BUILDS) {
   ) {
     bad(
       `first ${first}, last ${last}`,
-      ({ local, model, parents }) => () =>
-        localToModel(local, model, parents, first, last),
+      ({ local, model, parents }) => () => localToModel(local, model, parents, first, last),
       RangeError,
       pattern,
     );

@@ -17,13 +17,7 @@ import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import * as THREE from "three";
 import { assertEquals } from "@std/assert";
-import {
-  MatrixBuffer,
-  matToQuat,
-  PoseBuffer,
-  poseFloats,
-  quatToMat,
-} from "../mod.ts";
+import { MatrixBuffer, matToQuat, PoseBuffer, poseFloats, quatToMat } from "../mod.ts";
 import * as ref from "../simd/reference.ts";
 import {
   acrossBuilds,
@@ -346,8 +340,7 @@ for (const build of BUILDS) {
             assertClose(
               output.array,
               matrices,
-              (i) =>
-                tolerance(Math.abs(joints[Math.floor(i / 12)].s[i % 4] ?? 0)),
+              (i) => tolerance(Math.abs(joints[Math.floor(i / 12)].s[i % 4] ?? 0)),
               "round trip",
               inMatrices,
             );
@@ -447,8 +440,7 @@ for (const build of BUILDS) {
   );
   bad(
     "an array as the matrices",
-    ({ pose }) => () =>
-      matToQuat(wrong([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0]), pose, 1),
+    ({ pose }) => () => matToQuat(wrong([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0]), pose, 1),
     TypeError,
     /^matToQuat: matrices: expected a (MatrixBuffer|buffer of a Marrow core), got Array/,
   );

@@ -223,9 +223,7 @@ Deno.test("modelToLocal: the reference equals gl-matrix invert and multiply", ()
               mat4.multiply(new Float64Array(16) as unknown as mat4, inv, m),
             );
           }
-          const bound = p < 0
-            ? new Float64Array(12)
-            : inverseProductBound(model, p, i);
+          const bound = p < 0 ? new Float64Array(12) : inverseProductBound(model, p, i);
           assertClose(
             actual.subarray(i * 12, i * 12 + 12),
             expected,
@@ -413,8 +411,7 @@ for (const build of BUILDS) {
 
   bad(
     "an array as the parents",
-    ({ model, local }) => () =>
-      modelToLocal(model, local, wrong([-1, 0, 1, 1, -1, 4])),
+    ({ model, local }) => () => modelToLocal(model, local, wrong([-1, 0, 1, 1, -1, 4])),
     TypeError,
     /^modelToLocal: parents: expected a (ParentIndices|buffer of a Marrow core), got Array/,
   );
@@ -429,8 +426,7 @@ for (const build of BUILDS) {
   );
   bad(
     "a missing local buffer",
-    ({ model, parents }) => () =>
-      modelToLocal(model, wrong(undefined), parents),
+    ({ model, parents }) => () => modelToLocal(model, wrong(undefined), parents),
     TypeError,
     /^modelToLocal: local: expected a MatrixBuffer, got undefined/,
   );
@@ -445,8 +441,7 @@ for (const build of BUILDS) {
   ) {
     bad(
       `first ${first}, last ${last}`,
-      ({ model, local, parents }) => () =>
-        modelToLocal(model, local, parents, first, last),
+      ({ model, local, parents }) => () => modelToLocal(model, local, parents, first, last),
       RangeError,
       pattern,
     );

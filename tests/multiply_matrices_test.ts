@@ -61,11 +61,7 @@ function checkAgainstReference(c: Case): void {
   const expected = reference(c);
   const results = acrossBuilds((arena) => {
     const a = arena.matrices(c.a), b = arena.matrices(c.b);
-    const out = c.alias === "a"
-      ? a
-      : c.alias === "b"
-      ? b
-      : arena.matrices(c.out);
+    const out = c.alias === "a" ? a : c.alias === "b" ? b : arena.matrices(c.out);
     arena.writesOnly([out], () => multiplyMatrices(a, b, out, c.count));
     return out.array.slice();
   });

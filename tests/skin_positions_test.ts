@@ -328,9 +328,7 @@ Deno.test("skinPositions: the reference equals three.js applyBoneTransform", () 
           const sum = used.reduce((a, b) => a + b, 0);
           return {
             joints: joints.slice(0, cap),
-            weights: used.length < weights.length
-              ? used.map((w) => w / sum)
-              : used,
+            weights: used.length < weights.length ? used.map((w) => w / sum) : used,
           };
         });
         const expected = threeSkin(model, inverseBind, positions, capped);
@@ -673,15 +671,13 @@ for (const build of BUILDS) {
   );
   bad(
     "a Float32Array as out",
-    ({ model, bases }) => () =>
-      skinPositions(model, bases, wrong(new Float32Array(12))),
+    ({ model, bases }) => () => skinPositions(model, bases, wrong(new Float32Array(12))),
     TypeError,
     /^skinPositions: out: expected a (VertexBuffer|buffer of a Marrow core), got Float32Array/,
   );
   bad(
     "null options",
-    ({ model, bases, out }) => () =>
-      skinPositions(model, bases, out, wrong(null)),
+    ({ model, bases, out }) => () => skinPositions(model, bases, out, wrong(null)),
     TypeError,
     /^skinPositions: options\b/,
   );
@@ -708,8 +704,7 @@ for (const build of BUILDS) {
   for (const cap of [0, -1, 1.5, NaN]) {
     bad(
       `maxInfluences ${cap}`,
-      ({ model, bases, out }) => () =>
-        skinPositions(model, bases, out, { maxInfluences: cap }),
+      ({ model, bases, out }) => () => skinPositions(model, bases, out, { maxInfluences: cap }),
       RangeError,
       new RegExp(
         `^skinPositions: options\\.maxInfluences: expected a whole number >= 1, got ${cap}`,

@@ -138,9 +138,7 @@ function bounds(
     for (; v < end; v++, k += n) {
       let wsum = 0;
       for (let i = 0; i < used; i++) wsum += m.weights[k + i];
-      const length = unnormalized
-        ? Math.hypot(...unnormalized.subarray(v * 4, v * 4 + 3))
-        : 1;
+      const length = unnormalized ? Math.hypot(...unnormalized.subarray(v * 4, v * 4 + 3)) : 1;
       for (let r = 0; r < 3; r++) {
         let sum = 0;
         for (let i = 0; i < used; i++) {
@@ -896,8 +894,7 @@ for (const build of BUILDS) {
   );
   bad(
     "a VertexBuffer as out",
-    ({ palette, mesh, out }) => () =>
-      skinVertices(palette, mesh, wrong(out.positions)),
+    ({ palette, mesh, out }) => () => skinVertices(palette, mesh, wrong(out.positions)),
     TypeError,
     /^skinVertices: out\b/,
   );
@@ -939,8 +936,7 @@ for (const build of BUILDS) {
   );
   bad(
     "null options",
-    ({ palette, mesh, out }) => () =>
-      skinVertices(palette, mesh, out, wrong(null)),
+    ({ palette, mesh, out }) => () => skinVertices(palette, mesh, out, wrong(null)),
     TypeError,
     /^skinVertices: options\b/,
   );
@@ -989,8 +985,7 @@ for (const build of BUILDS) {
   for (const cap of [0, -2, 2.5, NaN]) {
     bad(
       `maxInfluences ${cap}`,
-      ({ palette, mesh, out }) => () =>
-        skinVertices(palette, mesh, out, { maxInfluences: cap }),
+      ({ palette, mesh, out }) => () => skinVertices(palette, mesh, out, { maxInfluences: cap }),
       RangeError,
       new RegExp(
         `^skinVertices: options\\.maxInfluences: expected a whole number >= 1, got ${cap}`,

@@ -11,7 +11,11 @@ import { BUILDS, createScene, random, randomQuaternion } from "./_scene.ts";
 
 for (const build of BUILDS) {
   Deno.test(`matToQuatSystem (${build}) recovers every entity's pose from its local matrices`, () => {
-    const { world, skeleton, entities } = createScene(build, 3, { joints: 9, segments: 3, rings: 3 });
+    const { world, skeleton, entities } = createScene(build, 3, {
+      joints: 9,
+      segments: 3,
+      rings: 3,
+    });
     const next = random(5);
     const poses = new Map<number, number[][]>();
     for (const eid of entities) {
@@ -34,7 +38,10 @@ for (const build of BUILDS) {
       poses.get(eid)!.forEach((expected, j) => {
         const actual = Array.from({ length: 10 }, (_, f) => pose[poseIndex(j, f as PoseField)]);
         // q and -q are the same rotation.
-        const sign = Math.sign(actual[6] * expected[6] + actual[3] * expected[3] + actual[4] * expected[4] + actual[5] * expected[5]);
+        const sign = Math.sign(
+          actual[6] * expected[6] + actual[3] * expected[3] + actual[4] * expected[4] +
+            actual[5] * expected[5],
+        );
         for (let f = 0; f < 10; f++) {
           const e = f >= 3 && f <= 6 ? expected[f] * sign : expected[f];
           assertLess(Math.abs(actual[f] - e), 2e-5, `entity ${eid} joint ${j} field ${f}`);

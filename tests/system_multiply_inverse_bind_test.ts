@@ -36,7 +36,9 @@ for (const build of BUILDS) {
     transformSkeletonSystem(world);
     multiplyInverseBindSystem(world);
     const identity = new Float32Array(skeleton.jointCount * 12);
-    for (let j = 0; j < skeleton.jointCount; j++) identity.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0], j * 12);
+    for (let j = 0; j < skeleton.jointCount; j++) {
+      identity.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0], j * 12);
+    }
     assertLess(maxDifference(getSkinningPalette(world, entities[0]), identity), 1e-5);
   });
 }

@@ -23,11 +23,30 @@ function threeSkinnedPositions(pose: Float32Array): number[] {
   });
   const inverses = bones.map((_, j) => {
     const m = skeleton.inverseBind.subarray(j * 12, j * 12 + 12);
-    return new THREE.Matrix4().set(m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11], 0, 0, 0, 1);
+    return new THREE.Matrix4().set(
+      m[0],
+      m[1],
+      m[2],
+      m[3],
+      m[4],
+      m[5],
+      m[6],
+      m[7],
+      m[8],
+      m[9],
+      m[10],
+      m[11],
+      0,
+      0,
+      0,
+      1,
+    );
   });
   const geometry = new THREE.BufferGeometry();
   const n = skin.vertexCount;
-  const indices = new Uint16Array(n * 4), weights = new Float32Array(n * 4), positions = new Float32Array(n * 3);
+  const indices = new Uint16Array(n * 4),
+    weights = new Float32Array(n * 4),
+    positions = new Float32Array(n * 3);
   for (let v = 0, k = 0; v < n; k += skin.influenceCounts[v], v++) {
     positions.set(skin.positions.subarray(v * 4, v * 4 + 3), v * 3);
     for (let i = 0; i < skin.influenceCounts[v]; i++) {
@@ -56,7 +75,10 @@ function threeSkinnedPositions(pose: Float32Array): number[] {
 
 for (const build of BUILDS) {
   Deno.test(`the pipeline (${build}) skins like three.js's applyBoneTransform`, () => {
-    const { world, skeleton, skin, entities } = createScene(build, 2, SHAPE, { normals: false, tangents: false });
+    const { world, skeleton, skin, entities } = createScene(build, 2, SHAPE, {
+      normals: false,
+      tangents: false,
+    });
     const animate = createAnimationPipeline();
     for (const time of [0, 0.7, 2.9]) {
       entities.forEach((eid, i) => wavePose(getPose(world, eid), skeleton.jointCount, time, i));
@@ -68,7 +90,9 @@ for (const build of BUILDS) {
         let max = 0;
         for (let v = 0; v < skin.vertexCount; v++) {
           const o = skin.outputIndex[v] * 4;
-          for (let c = 0; c < 3; c++) max = Math.max(max, Math.abs(actual[o + c] - expected[v * 3 + c]));
+          for (let c = 0; c < 3; c++) {
+            max = Math.max(max, Math.abs(actual[o + c] - expected[v * 3 + c]));
+          }
         }
         assertLess(max, 1e-4, `entity ${i} at t=${time}: max error ${max}`);
       });

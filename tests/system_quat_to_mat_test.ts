@@ -17,11 +17,18 @@ for (const build of BUILDS) {
     const next = random(1);
     for (const eid of entities) {
       for (let j = 0; j < skeleton.jointCount; j++) {
-        setJointPose(world, eid, j, [next() * 4 - 2, next() * 4 - 2, next() * 4 - 2], randomQuaternion(next), [
-          0.5 + next(),
-          0.5 + next(),
-          0.5 + next(),
-        ]);
+        setJointPose(
+          world,
+          eid,
+          j,
+          [next() * 4 - 2, next() * 4 - 2, next() * 4 - 2],
+          randomQuaternion(next),
+          [
+            0.5 + next(),
+            0.5 + next(),
+            0.5 + next(),
+          ],
+        );
       }
     }
     quatToMatSystem(world);
@@ -38,7 +45,11 @@ for (const build of BUILDS) {
     const before = entities.map((eid) => getSkinningPalette(world, eid).slice());
     setJointPose(world, entities[0], 2, [1, 2, 3], [0, 0, 0, 1]);
     getPose(world, entities[1])[poseIndex(3, PoseField.QY)] = NaN;
-    const error = assertThrows(() => quatToMatSystem(world), PoseError, `entity ${entities[1]}: JointQuat joint 3 qy is NaN`);
+    const error = assertThrows(
+      () => quatToMatSystem(world),
+      PoseError,
+      `entity ${entities[1]}: JointQuat joint 3 qy is NaN`,
+    );
     assertInstanceOf(error, RangeError);
     assertEquals([error.entity, error.joint, error.field], [entities[1], 3, "qy"]);
     entities.forEach((eid, i) => assertEquals(getSkinningPalette(world, eid), before[i]));

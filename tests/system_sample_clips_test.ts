@@ -92,7 +92,8 @@ Deno.test("cross-fades take the shorter arc when the clips' quaternions differ i
   playClip(world, eid, turn("still", 0), { wrap: "clamp" });
   crossFadeTo(world, eid, flipped, 1, { wrap: "clamp", time: 1 });
   sampleClipsSystem(world, 0.5);
-  const qz = field(getPose(world, eid), 1, PoseField.QZ), qw = field(getPose(world, eid), 1, PoseField.QW);
+  const qz = field(getPose(world, eid), 1, PoseField.QZ),
+    qw = field(getPose(world, eid), 1, PoseField.QW);
   assertLess(Math.abs(Math.abs(qz) - Math.sin(Math.PI / 8)), 1e-6);
   assertLess(Math.abs(Math.abs(qw) - Math.cos(Math.PI / 8)), 1e-6);
 });
@@ -100,14 +101,26 @@ Deno.test("cross-fades take the shorter arc when the clips' quaternions differ i
 Deno.test("playClip checks the entity and the clip", () => {
   const { world, skeleton, components } = createScene("scalar", 0);
   const eid = addEntity(world);
-  assertThrows(() => playClip(world, eid, turn()), ComponentError, `entity ${eid}: ClipPlayer: the entity needs a Skeleton first`);
+  assertThrows(
+    () => playClip(world, eid, turn()),
+    ComponentError,
+    `entity ${eid}: ClipPlayer: the entity needs a Skeleton first`,
+  );
   addSkeleton(world, eid, skeleton);
   assertThrows(() => playClip(world, eid, turn()), ComponentError, "needs a JointQuat first");
   addJointQuat(world, eid);
   const far = turn();
   (far.channels as Clip["channels"][number][]).push({ ...far.channels[0], joint: 99 });
-  assertThrows(() => playClip(world, eid, far), ComponentError, `clip "turn" animates joint 99, but the skeleton has ${skeleton.jointCount} joints`);
-  assertThrows(() => playClip(world, eid, turn(), { speed: NaN }), RangeError, "speed must be finite");
+  assertThrows(
+    () => playClip(world, eid, far),
+    ComponentError,
+    `clip "turn" animates joint 99, but the skeleton has ${skeleton.jointCount} joints`,
+  );
+  assertThrows(
+    () => playClip(world, eid, turn(), { speed: NaN }),
+    RangeError,
+    "speed must be finite",
+  );
   assertThrows(() => sampleClipsSystem(world, Infinity), RangeError, "deltaSeconds must be finite");
   playClip(world, eid, turn());
   assertEquals(components.ClipPlayer.clipName[eid], "turn");

@@ -32,7 +32,10 @@ function expectedSkin(
 ): { positions: number[]; normals: number[]; tangents: number[] } {
   const positions: number[] = [], normals: number[] = [], tangents: number[] = [];
   for (let v = 0, k = 0; v < skin.vertexCount; k += skin.influenceCounts[v], v++) {
-    const list = Array.from({ length: skin.influenceCounts[v] }, (_, i) => [skin.joints[k + i], skin.weights[k + i]])
+    const list = Array.from(
+      { length: skin.influenceCounts[v] },
+      (_, i) => [skin.joints[k + i], skin.weights[k + i]],
+    )
       .sort((a, b) => b[1] - a[1]);
     const total = list.reduce((s, [, w]) => s + w, 0);
     const used = list.slice(0, Math.min(cap, list.length));
@@ -43,10 +46,24 @@ function expectedSkin(
     }
     const at = (stream: ArrayLike<number>, i: number) => stream[v * 4 + i];
     const p = [0, 1, 2].map((i) => at(skin.positions, i));
-    positions.push(...[0, 1, 2].map((r) => c[r * 4] * p[0] + c[r * 4 + 1] * p[1] + c[r * 4 + 2] * p[2] + c[r * 4 + 3]), 1);
-    for (const [stream, out, w] of [[skin.normals!, normals, 0], [skin.tangents!, tangents, at(skin.tangents!, 3)]] as const) {
+    positions.push(
+      ...[0, 1, 2].map((r) =>
+        c[r * 4] * p[0] + c[r * 4 + 1] * p[1] + c[r * 4 + 2] * p[2] + c[r * 4 + 3]
+      ),
+      1,
+    );
+    for (
+      const [stream, out, w] of [[skin.normals!, normals, 0], [
+        skin.tangents!,
+        tangents,
+        at(skin.tangents!, 3),
+      ]] as const
+    ) {
       const d = [0, 1, 2].map((i) => at(stream, i));
-      out.push(...[0, 1, 2].map((r) => c[r * 4] * d[0] + c[r * 4 + 1] * d[1] + c[r * 4 + 2] * d[2]), w);
+      out.push(
+        ...[0, 1, 2].map((r) => c[r * 4] * d[0] + c[r * 4 + 1] * d[1] + c[r * 4 + 2] * d[2]),
+        w,
+      );
     }
   }
   return { positions, normals, tangents };
@@ -55,7 +72,9 @@ function expectedSkin(
 /** The output streams back in source vertex order. */
 function inSourceOrder(stream: Float32Array, skin: SkinAsset): number[] {
   const out: number[] = [];
-  for (let v = 0; v < skin.vertexCount; v++) out.push(...stream.subarray(skin.outputIndex[v] * 4, skin.outputIndex[v] * 4 + 4));
+  for (let v = 0; v < skin.vertexCount; v++) {
+    out.push(...stream.subarray(skin.outputIndex[v] * 4, skin.outputIndex[v] * 4 + 4));
+  }
   return out;
 }
 
@@ -78,7 +97,11 @@ for (const build of BUILDS) {
       addJointMat(world, eid);
       addSkin(world, eid, skin, full ? {} : { normals: false, tangents: false });
       for (let j = 0; j < skeleton.jointCount; j++) {
-        setJointPose(world, eid, j, [next(), next(), next()], randomQuaternion(next), [1, 1 + next(), 1]);
+        setJointPose(world, eid, j, [next(), next(), next()], randomQuaternion(next), [
+          1,
+          1 + next(),
+          1,
+        ]);
       }
       return { eid, full };
     });
@@ -91,10 +114,19 @@ for (const build of BUILDS) {
       for (const { eid, full } of entities) {
         const expected = expectedSkin(definition, getSkinningPalette(world, eid), cap);
         const scale = 1e-5 * 20;
-        assertLess(maxDifference(inSourceOrder(getSkinnedPositions(world, eid), skin), expected.positions), scale);
+        assertLess(
+          maxDifference(inSourceOrder(getSkinnedPositions(world, eid), skin), expected.positions),
+          scale,
+        );
         if (full) {
-          assertLess(maxDifference(inSourceOrder(getSkinnedNormals(world, eid)!, skin), expected.normals), 1e-5);
-          assertLess(maxDifference(inSourceOrder(getSkinnedTangents(world, eid)!, skin), expected.tangents), 1e-5);
+          assertLess(
+            maxDifference(inSourceOrder(getSkinnedNormals(world, eid)!, skin), expected.normals),
+            1e-5,
+          );
+          assertLess(
+            maxDifference(inSourceOrder(getSkinnedTangents(world, eid)!, skin), expected.tangents),
+            1e-5,
+          );
         } else {
           assertEquals(getSkinnedNormals(world, eid), undefined);
           assertEquals(getSkinnedTangents(world, eid), undefined);
@@ -115,14 +147,19 @@ for (const build of BUILDS) {
     addJointQuat(world, eid);
     addJointMat(world, eid);
     addSkin(world, eid, skin);
-    for (let j = 0; j < skeleton.jointCount; j++) setJointPose(world, eid, j, [0, 1, 0], [0, 0, 0, 1], [2, 3, 0.5]);
+    for (let j = 0; j < skeleton.jointCount; j++) {
+      setJointPose(world, eid, j, [0, 1, 0], [0, 0, 0, 1], [2, 3, 0.5]);
+    }
     quatToMatSystem(world);
     transformSkeletonSystem(world);
     multiplyInverseBindSystem(world);
     skinWithTangentsSystem(world, { renormalize: true });
     for (const stream of [getSkinnedNormals(world, eid)!, getSkinnedTangents(world, eid)!]) {
       for (let v = 0; v < skin.vertexCount; v++) {
-        assertLess(Math.abs(Math.hypot(stream[v * 4], stream[v * 4 + 1], stream[v * 4 + 2]) - 1), 1e-5);
+        assertLess(
+          Math.abs(Math.hypot(stream[v * 4], stream[v * 4 + 1], stream[v * 4 + 2]) - 1),
+          1e-5,
+        );
       }
     }
     assertThrows(() => skinSystem(world, { maxInfluences: 0 }), RangeError, "maxInfluences");

@@ -11,7 +11,11 @@ import { BUILDS, createScene, maxDifference, random, randomQuaternion } from "./
 
 for (const build of BUILDS) {
   Deno.test(`transformSkeletonSystem (${build}) computes model space for every entity`, () => {
-    const { world, skeleton, entities } = createScene(build, 4, { joints: 13, segments: 3, rings: 4 });
+    const { world, skeleton, entities } = createScene(build, 4, {
+      joints: 13,
+      segments: 3,
+      rings: 4,
+    });
     const next = random(2);
     for (const eid of entities) {
       for (let j = 0; j < skeleton.jointCount; j++) {

@@ -11,11 +11,19 @@ import { BUILDS, createScene, maxDifference, random, randomQuaternion } from "./
 
 for (const build of BUILDS) {
   Deno.test(`untransformSkeletonSystem (${build}) undoes transformSkeletonSystem`, () => {
-    const { world, skeleton, entities } = createScene(build, 3, { joints: 11, segments: 3, rings: 3 });
+    const { world, skeleton, entities } = createScene(build, 3, {
+      joints: 11,
+      segments: 3,
+      rings: 3,
+    });
     const next = random(6);
     for (const eid of entities) {
       for (let j = 0; j < skeleton.jointCount; j++) {
-        setJointPose(world, eid, j, [next(), next(), next()], randomQuaternion(next), [0.8 + next() * 0.4, 1, 1.2]);
+        setJointPose(world, eid, j, [next(), next(), next()], randomQuaternion(next), [
+          0.8 + next() * 0.4,
+          1,
+          1.2,
+        ]);
       }
     }
     quatToMatSystem(world);

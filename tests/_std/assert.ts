@@ -236,9 +236,7 @@ export function assertFalse(expr: unknown, msg = ""): asserts expr is Falsy {
 export function assertEquals<T>(actual: T, expected: T, msg?: string): void {
   if (equal(actual, expected)) return;
   throw new AssertionError(
-    `Values are not equal${suffix(msg)}\n\n${
-      describeDifference(actual, expected)
-    }`,
+    `Values are not equal${suffix(msg)}\n\n${describeDifference(actual, expected)}`,
   );
 }
 
@@ -252,9 +250,7 @@ export function assertEquals<T>(actual: T, expected: T, msg?: string): void {
 export function assertNotEquals<T>(actual: T, expected: T, msg?: string): void {
   if (!equal(actual, expected)) return;
   throw new AssertionError(
-    `Expected actual: ${show(actual)} not to be: ${show(expected)}${
-      suffix(msg)
-    }`,
+    `Expected actual: ${show(actual)} not to be: ${show(expected)}${suffix(msg)}`,
   );
 }
 
@@ -290,9 +286,7 @@ export function assertNotStrictEquals<T>(
 ): void {
   viaNode(
     () => nodeAssert.notStrictEqual(actual, expected),
-    `Expected "actual" to not be strictly equal to: ${show(expected)}${
-      suffix(msg)
-    }`,
+    `Expected "actual" to not be strictly equal to: ${show(expected)}${suffix(msg)}`,
   );
 }
 
@@ -358,9 +352,7 @@ export function assertInstanceOf<T extends AnyConstructor>(
     ? (actual.constructor?.name ?? "Object")
     : typeof actual;
   throw new AssertionError(
-    `Expected object to be an instance of "${expectedType.name}" but was "${kind}"${
-      suffix(msg)
-    }`,
+    `Expected object to be an instance of "${expectedType.name}" but was "${kind}"${suffix(msg)}`,
   );
 }
 
@@ -379,9 +371,7 @@ export function assertNotInstanceOf<A, T>(
 ): asserts actual is Exclude<A, T> {
   if (!(actual instanceof unexpectedType)) return;
   throw new AssertionError(
-    `Expected object to not be an instance of "${unexpectedType.name}"${
-      suffix(msg)
-    }`,
+    `Expected object to not be an instance of "${unexpectedType.name}"${suffix(msg)}`,
   );
 }
 
@@ -394,9 +384,7 @@ function compare(
 ): void {
   if (holds) return;
   throw new AssertionError(
-    `Expect ${show(actual)} ${relation} ${show(expected)}${
-      msg ? `: ${msg}` : ""
-    }`,
+    `Expect ${show(actual)} ${relation} ${show(expected)}${msg ? `: ${msg}` : ""}`,
   );
 }
 
@@ -473,9 +461,7 @@ export function assertArrayIncludes<T>(
   );
   if (missing.length === 0) return;
   throw new AssertionError(
-    `Expected actual: ${show(actual)} to include: ${show(expected)}${
-      suffix(msg)
-    }\n` +
+    `Expected actual: ${show(actual)} to include: ${show(expected)}${suffix(msg)}\n` +
       `missing: ${show(missing)}`,
   );
 }
@@ -552,9 +538,7 @@ export function assertIsError<E extends Error = Error>(
 ): asserts error is E {
   if (!(error instanceof Error)) {
     throw new AssertionError(
-      `Expected "error" to be an Error object, got ${show(error)}${
-        suffix(msg)
-      }`,
+      `Expected "error" to be an Error object, got ${show(error)}${suffix(msg)}`,
     );
   }
   if (ErrorClass && !(error instanceof ErrorClass)) {
@@ -570,9 +554,9 @@ export function assertIsError<E extends Error = Error>(
     : msgMatches.test(error.message);
   if (ok) return;
   throw new AssertionError(
-    `Expected error message to ${
-      typeof msgMatches === "string" ? "include" : "match"
-    } ${show(msgMatches)}, but got ${show(error.message)}${suffix(msg)}`,
+    `Expected error message to ${typeof msgMatches === "string" ? "include" : "match"} ${
+      show(msgMatches)
+    }, but got ${show(error.message)}${suffix(msg)}`,
   );
 }
 
@@ -699,9 +683,7 @@ export async function assertRejects<E extends Error = Error>(
   }
   if (!promise || typeof promise.then !== "function") {
     throw new AssertionError(
-      `Function returns a non-promise value when expected to reject${
-        suffix(parts.msg)
-      }`,
+      `Function returns a non-promise value when expected to reject${suffix(parts.msg)}`,
     );
   }
   try {

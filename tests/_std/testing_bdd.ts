@@ -204,9 +204,7 @@ function mergeArgs(args: unknown[]): {
   options: Record<string, unknown>;
 } {
   const rest = [...args];
-  const suite = isTestSuite(rest[0])
-    ? rest.shift() as TestSuite<unknown>
-    : undefined;
+  const suite = isTestSuite(rest[0]) ? rest.shift() as TestSuite<unknown> : undefined;
   let name: string | undefined;
   let fn: ((...a: never[]) => unknown) | undefined;
   let options: Record<string, unknown> = {};
@@ -372,8 +370,7 @@ function declareTest<T>(args: ItArgs<T>, flag?: "only" | "ignore"): void {
     nodeTest.it(
       name,
       nodeOptions(options, flag),
-      (node: NodeContext) =>
-        runTest(owner, name, fn as TestBody<unknown>, node),
+      (node: NodeContext) => runTest(owner, name, fn as TestBody<unknown>, node),
     );
   });
 }
@@ -385,12 +382,9 @@ function declareTest<T>(args: ItArgs<T>, flag?: "only" | "ignore"): void {
 export const describe: DescribeFunction = Object.assign(
   <T>(...args: DescribeArgs<T>): TestSuite<T> => declareSuite(args),
   {
-    only: <T>(...args: DescribeArgs<T>): TestSuite<T> =>
-      declareSuite(args, "only"),
-    ignore: <T>(...args: DescribeArgs<T>): TestSuite<T> =>
-      declareSuite(args, "ignore"),
-    skip: <T>(...args: DescribeArgs<T>): TestSuite<T> =>
-      declareSuite(args, "ignore"),
+    only: <T>(...args: DescribeArgs<T>): TestSuite<T> => declareSuite(args, "only"),
+    ignore: <T>(...args: DescribeArgs<T>): TestSuite<T> => declareSuite(args, "ignore"),
+    skip: <T>(...args: DescribeArgs<T>): TestSuite<T> => declareSuite(args, "ignore"),
   },
 );
 

@@ -1,0 +1,136 @@
+/**
+ * Real characters from `../shared/assets/gltf/`: clip sampling per joint,
+ * and the whole frame against three.js on the same file in the same run.
+ *
+ * - "sampleClips": 100 instances of Xbot (68 joints) playing its walk clip.
+ *   Baseline: the exact scalar sampler (key search and slerp per channel,
+ *   `sampleClip`); then the sample clips system, which blends two baked
+ *   frames in the core, on each build.
+ * - "frame, FILE": one instance, its first clip. Baseline: three.js
+ *   (`AnimationMixer.update` + `updateMatrixWorld` + `Skeleton.update` +
+ *   `applyBoneTransform` on every vertex, positions only). Marrow runs its
+ *   whole pipeline, positions only and with normals, on each build.
+ */
+import { addEntity, createWorld } from "bitecs";
+import * as THREE from "three";
+import {
+  addJointMat,
+  addJointQuat,
+  addSkeleton,
+  addSkin,
+  Core,
+  type CoreBuild,
+  createAnimation,
+  createAnimationPipeline,
+  getPose,
+  importGltf,
+  playClip,
+  sampleClip,
+  sampleClipsSystem,
+  SkeletonAsset,
+  SkinAsset,
+  wrapTime,
+} from "../mod.ts";
+import { assetUrl, loadThree, readAsset } from "../tests/_three_gltf.ts";
+
+const BUILDS: CoreBuild[] = ["scalar", "simd", "relaxed-simd"];
+const DT = 1 / 60;
+
+async function marrowWorld(file: string, build: CoreBuild, count: number, normals: boolean) {
+  const model = await importGltf(assetUrl(file));
+  const core = Core.create(build);
+  const world = createWorld();
+  createAnimation(world, { core });
+  const entities: number[] = [];
+  for (const gltfSkeleton of model.skeletons) {
+    const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
+    const skins = new Map<object, SkinAsset>();
+    const clip = gltfSkeleton.clips.find((c) => c.name === "walk") ?? gltfSkeleton.clips[0];
+    for (let i = 0; i < count; i++) {
+      for (const primitive of gltfSkeleton.primitives) {
+        let skin = skins.get(primitive.skin);
+        if (!skin) skins.set(primitive.skin, skin = new SkinAsset(skeleton, primitive.skin));
+        const eid = addEntity(world);
+        addSkeleton(world, eid, skeleton);
+        addJointQuat(world, eid);
+        addJointMat(world, eid);
+        addSkin(world, eid, skin, { normals: normals && skin.hasNormals, tangents: false });
+        if (clip) playClip(world, eid, clip, { time: i * 0.1 });
+        entities.push(eid);
+      }
+    }
+  }
+  return { world, entities, model };
+}
+
+// Sampling per joint: 100 Xbots.
+{
+  const group = "sampleClips: 100 × Xbot walk (68 joints), per frame";
+  const { world, entities, model } = await marrowWorld("Xbot.glb", "scalar", 100, false);
+  const skeleton = model.skeletons[0];
+  const clip = skeleton.clips.find((c) => c.name === "walk")!;
+  let time = 0;
+  Deno.bench({
+    name: "exact scalar sampler (sampleClip)",
+    group,
+    baseline: true,
+    fn: () => {
+      time += DT;
+      entities.forEach((eid, i) => {
+        const pose = getPose(world, eid);
+        pose.set(skeleton.skeleton.restPose);
+        sampleClip(clip, wrapTime(time + i * 0.1, clip.duration, "loop"), pose);
+      });
+    },
+  });
+  for (const build of BUILDS) {
+    const scene = await marrowWorld("Xbot.glb", build, 100, false);
+    Deno.bench({
+      name: `sampleClipsSystem ${build}`,
+      group,
+      fn: () => sampleClipsSystem(scene.world, DT),
+    });
+  }
+}
+
+// The whole frame against three.js.
+for (const file of ["CesiumMan.glb", "Fox.glb", "Xbot.glb"]) {
+  const group = `frame, ${file}`;
+  const three = await loadThree(readAsset(file));
+  const clip = three.gltf.animations.find((a: THREE.AnimationClip) => a.name === "walk") ??
+    three.gltf.animations[0];
+  three.mixer.clipAction(clip).play();
+  const vertex = new THREE.Vector3();
+  const sources = three.primitives.map(({ object }) => {
+    const position = object.geometry.getAttribute("position") as THREE.BufferAttribute;
+    return { object, position, out: new Float32Array(position.count * 3) };
+  });
+  Deno.bench({
+    name: "three.js positions only",
+    group,
+    baseline: true,
+    fn: () => {
+      three.mixer.update(DT);
+      three.gltf.scene.updateMatrixWorld(true);
+      for (const { object, position, out } of sources) {
+        object.skeleton.update();
+        for (let v = 0; v < position.count; v++) {
+          vertex.fromBufferAttribute(position, v);
+          object.applyBoneTransform(v, vertex);
+          vertex.toArray(out, v * 3);
+        }
+      }
+    },
+  });
+  for (const normals of [false, true]) {
+    for (const build of BUILDS) {
+      const { world } = await marrowWorld(file, build, 1, normals);
+      const pipeline = createAnimationPipeline();
+      Deno.bench({
+        name: `Marrow ${build}, ${normals ? "with normals" : "positions only"}`,
+        group,
+        fn: () => pipeline(world, DT),
+      });
+    }
+  }
+}

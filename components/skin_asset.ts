@@ -13,7 +13,7 @@
  * @module
  */
 
-import { type Core, SkinMesh, WeightedBases } from "../simd/core.ts";
+import { type Core, SkinMesh } from "../simd/core.ts";
 import { VERTEX_FLOATS } from "../simd/layout.ts";
 import type { SkinDefinition } from "./_definitions.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
@@ -38,11 +38,6 @@ export class SkinAsset {
   readonly outputIndex: Uint32Array;
   /** @internal The collapsed-palette mesh in the core. */
   readonly mesh: SkinMesh;
-  #bases: WeightedBases | undefined;
-  readonly #positions: Float32Array;
-  readonly #counts: Uint8Array;
-  readonly #joints: Uint16Array;
-  readonly #weights: Float32Array;
 
   /**
    * Validates `definition` against `skeleton` and builds the skin. Throws a
@@ -136,11 +131,9 @@ export class SkinAsset {
       }
       return out;
     };
-    const counts = new Uint8Array(vertexCount);
     for (let i = 0, k = 0; i < vertexCount; i++) {
       const v = vertexOrder[i], n = influenceCounts[v];
       outputIndex[v] = i;
-      counts[i] = n;
       if (parts.length && parts[parts.length - 2] === n) parts[parts.length - 1]++;
       else parts.push(n, 1);
       partJoints.set(sortedJoints.subarray(starts[v], starts[v] + n), k);
@@ -163,28 +156,11 @@ export class SkinAsset {
     this.maxInfluences = maxInfluences;
     this.vertexOrder = vertexOrder;
     this.outputIndex = outputIndex;
-    this.#positions = positions;
-    this.#counts = counts;
-    this.#joints = partJoints;
-    this.#weights = partWeights;
   }
 
   /** The core holding the skin. */
   get core(): Core {
     return this.skeleton.core;
-  }
-
-  /**
-   * @internal The positions-only representation (weighted base vectors),
-   * built on first use.
-   */
-  get bases(): WeightedBases {
-    return this.#bases ??= new WeightedBases(
-      this.#positions,
-      this.skeleton.inverseBind,
-      { counts: this.#counts, joints: this.#joints, weights: this.#weights },
-      this.core,
-    );
   }
 
   /** Maps source vertex indices (an index buffer) to output vertex indices. */

@@ -65,6 +65,7 @@ export {
   getSkinningPalette,
   removeJointMat,
 } from "./components/joint_mat.ts";
+export { addCharacter } from "./components/character.ts";
 export {
   addSkin,
   getSkinnedNormals,

@@ -14,10 +14,7 @@
 import { addEntity, createWorld } from "bitecs";
 import * as THREE from "three";
 import {
-  addJointMat,
-  addJointQuat,
-  addSkeleton,
-  addSkin,
+  addCharacter,
   Core,
   type CoreBuild,
   createAnimation,
@@ -51,10 +48,10 @@ async function marrowWorld(file: string, build: CoreBuild, count: number, normal
         let skin = skins.get(primitive.skin);
         if (!skin) skins.set(primitive.skin, skin = new SkinAsset(skeleton, primitive.skin));
         const eid = addEntity(world);
-        addSkeleton(world, eid, skeleton);
-        addJointQuat(world, eid);
-        addJointMat(world, eid);
-        addSkin(world, eid, skin, { normals: normals && skin.hasNormals, tangents: false });
+        addCharacter(world, eid, skeleton, skin, {
+          normals: normals && skin.hasNormals,
+          tangents: false,
+        });
         if (clip) playClip(world, eid, clip, { time: i * 0.1 });
         entities.push(eid);
       }

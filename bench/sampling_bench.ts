@@ -9,33 +9,14 @@
  */
 import * as ref from "../simd/reference.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { random, randomPose } from "../tests/_scene.ts";
 
 const JOINTS = 1024;
 const WEIGHT = 0.3;
 
-let seed = 0x9e3779b9;
-function random(): number {
-  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-  return seed / 4294967296;
-}
-
-/** A pose of unit quaternions, translations in [-1, 1], scales near 1. */
-function randomPose(): Float32Array {
-  const pose = new Float32Array(poseFloats(JOINTS));
-  for (let j = 0; j < JOINTS; j++) {
-    const g = (j >> 2) * 40 + (j & 3);
-    const q = [random() - 0.5, random() - 0.5, random() - 0.5, random() - 0.5];
-    const length = Math.hypot(...q);
-    for (let f = 0; f < 3; f++) pose[g + f * 4] = random() * 2 - 1;
-    for (let f = 0; f < 4; f++) pose[g + (3 + f) * 4] = q[f] / length;
-    for (let f = 0; f < 3; f++) pose[g + (7 + f) * 4] = 0.9 + random() * 0.2;
-  }
-  return pose;
-}
-
-const a = randomPose();
-const b = randomPose();
+const next = random(0x9e3779b9);
+const a = randomPose(JOINTS, next);
+const b = randomPose(JOINTS, next);
 const out = new Float32Array(a.length);
 
 /** A core of `build` holding copies of the inputs, and its kernels. */

@@ -10,6 +10,7 @@ import * as THREE from "three";
 import { type CoreBuild, createAnimationPipeline, getPose } from "../mod.ts";
 import { createCylinder, wavePose } from "../examples/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
+import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
 import { Core } from "../simd/core.ts";
 import { stateOf } from "../components/_world.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
@@ -53,68 +54,27 @@ for (const build of BUILDS) {
 
 // three.js on the same characters: bones from the same pose, positions only.
 function threeScene() {
-  const { skeleton, skin } = createCylinder(SHAPE);
-  const n = skin.vertexCount;
-  const geometry = new THREE.BufferGeometry();
-  const position = new Float32Array(n * 3),
-    index = new Uint16Array(n * 4),
-    weight = new Float32Array(n * 4);
-  for (let v = 0; v < n; v++) {
-    position.set(skin.positions.subarray(v * 4, v * 4 + 3), v * 3);
-    index.set(skin.joints.subarray(v * 4, v * 4 + 4), v * 4);
-    weight.set(skin.weights.subarray(v * 4, v * 4 + 4), v * 4);
-  }
-  geometry.setAttribute("position", new THREE.BufferAttribute(position, 3));
-  geometry.setAttribute("skinIndex", new THREE.BufferAttribute(index, 4));
-  geometry.setAttribute("skinWeight", new THREE.BufferAttribute(weight, 4));
+  const cylinder = createCylinder(SHAPE);
+  const geometry = threeGeometry(cylinder);
+  const position = geometry.getAttribute("position") as THREE.BufferAttribute;
   const scene = new THREE.Scene();
   const meshes: THREE.SkinnedMesh[] = [];
-  const pose = new Float32Array(skeleton.restPose.length);
+  const pose = new Float32Array(cylinder.skeleton.restPose.length);
   for (let c = 0; c < CHARACTERS; c++) {
-    pose.set(skeleton.restPose);
+    pose.set(cylinder.skeleton.restPose);
     wavePose(pose, SHAPE.joints, 0.5, c);
-    const bones = Array.from(skeleton.parents, () => new THREE.Bone());
-    bones.forEach((bone, j) => {
-      const at = (f: number) => pose[(j >> 2) * 40 + f * 4 + (j & 3)];
-      bone.position.set(at(0), at(1), at(2));
-      bone.quaternion.set(at(3), at(4), at(5), at(6));
-      if (skeleton.parents[j] >= 0) bones[skeleton.parents[j]].add(bone);
-    });
-    const inverses = bones.map((_, j) => {
-      const m = skeleton.inverseBind.subarray(j * 12, j * 12 + 12);
-      return new THREE.Matrix4().set(
-        m[0],
-        m[1],
-        m[2],
-        m[3],
-        m[4],
-        m[5],
-        m[6],
-        m[7],
-        m[8],
-        m[9],
-        m[10],
-        m[11],
-        0,
-        0,
-        0,
-        1,
-      );
-    });
-    const mesh = new THREE.SkinnedMesh(geometry, new THREE.MeshBasicMaterial());
-    mesh.add(bones[0]);
-    mesh.bind(new THREE.Skeleton(bones, inverses), new THREE.Matrix4());
+    const mesh = threeCharacter(cylinder, geometry, pose);
     scene.add(mesh);
     meshes.push(mesh);
   }
-  const out = new Float32Array(n * 3);
+  const out = new Float32Array(position.count * 3);
   const vertex = new THREE.Vector3();
   return () => {
     scene.updateMatrixWorld(true);
     for (const mesh of meshes) {
       mesh.skeleton.update();
-      for (let v = 0; v < n; v++) {
-        vertex.fromArray(position, v * 3);
+      for (let v = 0; v < position.count; v++) {
+        vertex.fromBufferAttribute(position, v);
         mesh.applyBoneTransform(v, vertex);
         vertex.toArray(out, v * 3);
       }

@@ -8,6 +8,7 @@
 import * as ref from "../simd/reference.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { random, randomPose } from "../tests/_scene.ts";
 
 const JOINTS = 1024;
 
@@ -29,20 +30,7 @@ for (let i = 0; i < JOINTS; i++) {
 
 // Deterministic data: unit quaternions, bone offsets in [-1, 1], scales
 // near 1.
-let seed = 0x9e3779b9;
-function random(): number {
-  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-  return seed / 4294967296;
-}
-const pose = new Float32Array(poseFloats(JOINTS));
-for (let j = 0; j < JOINTS; j++) {
-  const g = (j >> 2) * 40 + (j & 3);
-  const q = [random() - 0.5, random() - 0.5, random() - 0.5, random() - 0.5];
-  const length = Math.hypot(...q);
-  for (let f = 0; f < 3; f++) pose[g + f * 4] = random() * 2 - 1;
-  for (let f = 0; f < 4; f++) pose[g + (3 + f) * 4] = q[f] / length;
-  for (let f = 0; f < 3; f++) pose[g + (7 + f) * 4] = 0.9 + random() * 0.2;
-}
+const pose = randomPose(JOINTS, random(0x9e3779b9));
 const local = new Float32Array(JOINTS * MATRIX_FLOATS);
 ref.quatToMat(pose, local, JOINTS);
 const model = new Float32Array(JOINTS * MATRIX_FLOATS);

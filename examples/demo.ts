@@ -15,10 +15,7 @@
 import { parseArgs } from "node:util";
 import { addEntity, createWorld } from "bitecs";
 import {
-  addJointMat,
-  addJointQuat,
-  addSkeleton,
-  addSkin,
+  addCharacter,
   type AnimationSystem,
   Core,
   type CoreBuild,
@@ -66,12 +63,9 @@ function run(character: DemoCharacter, count: number, frames: number, build: Cor
   const entities: number[] = [];
   for (let i = 0; i < count; i++) {
     const eid = addEntity(world);
-    addSkeleton(world, eid, skeleton);
-    addJointQuat(world, eid);
-    addJointMat(world, eid);
+    addCharacter(world, eid, skeleton, skin);
     entities.push(eid);
   }
-  for (const eid of entities) addSkin(world, eid, skin);
   character.setup?.(world, entities);
   const pipeline = createAnimationPipeline();
   let time = 0;

@@ -793,6 +793,36 @@ export function snapshotCores(...list: Core[]): () => void {
  * `call` throws an `ErrorClass` whose message matches `pattern` and
  * leaves the memory of every core in `cores` exactly as it was.
  */
+/**
+ * A registrar of bad-input tests for `kernel` on `core`: each test prepares
+ * fresh buffers with `setUp`, builds the call (buffers of `other` stand for
+ * a foreign core) and asserts it is rejected with nothing written in either
+ * core.
+ */
+export function rejections<T>(
+  kernel: string,
+  core: Core,
+  other: Core,
+  setUp: (arena: Arena) => T,
+): (
+  name: string,
+  prepare: (bufs: T, arena: Arena, foreign: Arena) => () => unknown,
+  ErrorClass: typeof RangeError | typeof TypeError,
+  pattern: RegExp,
+) => void {
+  return (name, prepare, ErrorClass, pattern) =>
+    Deno.test(`${kernel} (${core.build}) rejects ${name}`, () => {
+      const arena = new Arena(core), foreign = new Arena(other);
+      try {
+        const call = prepare(setUp(arena), arena, foreign);
+        assertRejected([core, other], call, ErrorClass, pattern);
+      } finally {
+        arena.free();
+        foreign.free();
+      }
+    });
+}
+
 export function assertRejected(
   cores: Core | readonly Core[],
   call: () => unknown,

@@ -7,10 +7,7 @@
 
 import { addEntity, createWorld } from "bitecs";
 import {
-  addJointMat,
-  addJointQuat,
-  addSkeleton,
-  addSkin,
+  addCharacter,
   type AnimationComponents,
   Core,
   type CoreBuild,
@@ -20,6 +17,7 @@ import {
   type SkinStreams,
 } from "../mod.ts";
 import { createCylinder, type CylinderOptions } from "../examples/cylinder.ts";
+import { poseFloats } from "../simd/layout.ts";
 
 /** Every core build, each test runs on all of them. */
 export const BUILDS: readonly CoreBuild[] = ["relaxed-simd", "simd", "scalar"];
@@ -50,10 +48,7 @@ export function createScene(
   const entities: number[] = [];
   for (let i = 0; i < count; i++) {
     const eid = addEntity(world);
-    addSkeleton(world, eid, skeleton);
-    addJointQuat(world, eid);
-    addJointMat(world, eid);
-    addSkin(world, eid, skin, streams);
+    addCharacter(world, eid, skeleton, skin, streams);
     entities.push(eid);
   }
   return { core, world, components, skeleton, skin, entities };
@@ -77,6 +72,22 @@ export function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): numbe
   let max = 0;
   for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
   return max;
+}
+
+/**
+ * A random SoA×4 pose: unit quaternions, translations in [-1, 1], scales in
+ * [0.9, 1.1].
+ */
+export function randomPose(jointCount: number, next: () => number): Float32Array {
+  const pose = new Float32Array(poseFloats(jointCount));
+  for (let j = 0; j < jointCount; j++) {
+    const g = (j >> 2) * 40 + (j & 3);
+    const q = randomQuaternion(next);
+    for (let f = 0; f < 3; f++) pose[g + f * 4] = next() * 2 - 1;
+    for (let f = 0; f < 4; f++) pose[g + (3 + f) * 4] = q[f];
+    for (let f = 0; f < 3; f++) pose[g + (7 + f) * 4] = 0.9 + next() * 0.2;
+  }
+  return pose;
 }
 
 /** Random unit quaternion `[x, y, z, w]`. */

@@ -8,10 +8,7 @@
 import { assertEquals, assertGreater, assertLess } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
-  addJointMat,
-  addJointQuat,
-  addSkeleton,
-  addSkin,
+  addCharacter,
   Core,
   type CoreBuild,
   createAnimation,
@@ -58,10 +55,7 @@ for (const file of listAssets()) {
           let skin = assets.get(p.skin);
           if (!skin) assets.set(p.skin, skin = new SkinAsset(skeleton, p.skin));
           const eid = addEntity(world);
-          addSkeleton(world, eid, skeleton);
-          addJointQuat(world, eid);
-          addJointMat(world, eid);
-          addSkin(world, eid, skin, { tangents: false });
+          addCharacter(world, eid, skeleton, skin, { tangents: false });
           entities.push({ eid, skin, node: p.node, mesh: p.mesh, primitive: p.primitive });
         }
       }

@@ -22,7 +22,6 @@ import {
   Arena,
   assertBitwise,
   assertClose,
-  assertRejected,
   BUILDS,
   concatMatrices,
   coreFor,
@@ -32,6 +31,7 @@ import {
   matricesArb,
   parentsArb,
   productMagnitude,
+  rejections,
   sampleOne,
   SIMD_BUILDS,
   toColumnMajor,
@@ -378,26 +378,7 @@ function setUp(arena: Arena) {
 for (const build of BUILDS) {
   const core = coreFor(build);
   const other = coreFor(build === "scalar" ? "simd" : "scalar");
-  const bad = (
-    name: string,
-    prepare: (
-      bufs: ReturnType<typeof setUp>,
-      arena: Arena,
-      foreign: Arena,
-    ) => () => unknown,
-    ErrorClass: typeof RangeError | typeof TypeError,
-    pattern: RegExp,
-  ) =>
-    Deno.test(`localToModel (${build}) rejects ${name}`, () => {
-      const arena = new Arena(core), foreign = new Arena(other);
-      try {
-        const call = prepare(setUp(arena), arena, foreign);
-        assertRejected([core, other], call, ErrorClass, pattern);
-      } finally {
-        arena.free();
-        foreign.free();
-      }
-    });
+  const bad = rejections("localToModel", core, other, setUp);
 
   // ParentIndices: parents before children, in range, whole numbers.
   for (

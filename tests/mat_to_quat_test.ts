@@ -24,7 +24,6 @@ import {
   Arena,
   assertBitwise,
   assertClose,
-  assertRejected,
   assertSameRotation,
   BUILDS,
   concatMatrices,
@@ -35,6 +34,7 @@ import {
   inPose,
   poseArray,
   readJoint,
+  rejections,
   sampleOne,
   SIMD_BUILDS,
   toColumnMajor,
@@ -405,26 +405,7 @@ function setUp(arena: Arena) {
 for (const build of BUILDS) {
   const core = coreFor(build);
   const other = coreFor(build === "scalar" ? "simd" : "scalar");
-  const bad = (
-    name: string,
-    prepare: (
-      bufs: ReturnType<typeof setUp>,
-      arena: Arena,
-      foreign: Arena,
-    ) => () => unknown,
-    ErrorClass: typeof RangeError | typeof TypeError,
-    pattern: RegExp,
-  ) =>
-    Deno.test(`matToQuat (${build}) rejects ${name}`, () => {
-      const arena = new Arena(core), foreign = new Arena(other);
-      try {
-        const call = prepare(setUp(arena), arena, foreign);
-        assertRejected([core, other], call, ErrorClass, pattern);
-      } finally {
-        arena.free();
-        foreign.free();
-      }
-    });
+  const bad = rejections("matToQuat", core, other, setUp);
 
   bad(
     "a PoseBuffer as the matrices",

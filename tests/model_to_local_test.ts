@@ -23,7 +23,6 @@ import {
   Arena,
   assertBitwise,
   assertClose,
-  assertRejected,
   BUILDS,
   coreFor,
   EPSILON,
@@ -32,6 +31,7 @@ import {
   inMatrices,
   matricesArb,
   parentsArb,
+  rejections,
   sampleOne,
   SIMD_BUILDS,
   toColumnMajor,
@@ -388,26 +388,7 @@ function setUp(arena: Arena) {
 for (const build of BUILDS) {
   const core = coreFor(build);
   const other = coreFor(build === "scalar" ? "simd" : "scalar");
-  const bad = (
-    name: string,
-    prepare: (
-      bufs: ReturnType<typeof setUp>,
-      arena: Arena,
-      foreign: Arena,
-    ) => () => unknown,
-    ErrorClass: typeof RangeError | typeof TypeError,
-    pattern: RegExp,
-  ) =>
-    Deno.test(`modelToLocal (${build}) rejects ${name}`, () => {
-      const arena = new Arena(core), foreign = new Arena(other);
-      try {
-        const call = prepare(setUp(arena), arena, foreign);
-        assertRejected([core, other], call, ErrorClass, pattern);
-      } finally {
-        arena.free();
-        foreign.free();
-      }
-    });
+  const bad = rejections("modelToLocal", core, other, setUp);
 
   bad(
     "an array as the parents",

@@ -21,7 +21,6 @@ import {
   Arena,
   assertBitwise,
   assertClose,
-  assertRejected,
   BUILDS,
   coreFor,
   fcParams,
@@ -29,6 +28,7 @@ import {
   inMatrices,
   matricesArb,
   productMagnitude,
+  rejections,
   sampleOne,
   SIMD_BUILDS,
   toColumnMajor,
@@ -209,26 +209,7 @@ function setUp(arena: Arena) {
 for (const build of BUILDS) {
   const core = coreFor(build);
   const other = coreFor(build === "scalar" ? "simd" : "scalar");
-  const bad = (
-    name: string,
-    prepare: (
-      bufs: ReturnType<typeof setUp>,
-      arena: Arena,
-      foreign: Arena,
-    ) => () => unknown,
-    ErrorClass: typeof RangeError | typeof TypeError,
-    pattern: RegExp,
-  ) =>
-    Deno.test(`multiplyMatrices (${build}) rejects ${name}`, () => {
-      const arena = new Arena(core), foreign = new Arena(other);
-      try {
-        const call = prepare(setUp(arena), arena, foreign);
-        assertRejected([core, other], call, ErrorClass, pattern);
-      } finally {
-        arena.free();
-        foreign.free();
-      }
-    });
+  const bad = rejections("multiplyMatrices", core, other, setUp);
 
   bad(
     "a Float32Array as b",

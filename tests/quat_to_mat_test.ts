@@ -28,6 +28,7 @@ import {
   inMatrices,
   poseArray,
   readJoint,
+  rejections,
   sampleOne,
   SIMD_BUILDS,
   tolerance,
@@ -318,26 +319,7 @@ for (const build of BUILDS) {
    * `prepare` may write and allocate (in `arena`, or in `foreign` of
    * another core); the call it returns must throw and write nothing.
    */
-  const bad = (
-    name: string,
-    prepare: (
-      bufs: ReturnType<typeof setUp>,
-      arena: Arena,
-      foreign: Arena,
-    ) => () => unknown,
-    ErrorClass: typeof RangeError | typeof TypeError,
-    pattern: RegExp,
-  ) =>
-    Deno.test(`quatToMat (${build}) rejects ${name}`, () => {
-      const arena = new Arena(core), foreign = new Arena(other);
-      try {
-        const call = prepare(setUp(arena), arena, foreign);
-        assertRejected([core, other], call, ErrorClass, pattern);
-      } finally {
-        arena.free();
-        foreign.free();
-      }
-    });
+  const bad = rejections("quatToMat", core, other, setUp);
 
   // Wrong argument types.
   bad(

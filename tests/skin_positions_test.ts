@@ -32,7 +32,6 @@ import {
   Arena,
   assertBitwise,
   assertClose,
-  assertRejected,
   BUILDS,
   coreFor,
   EPSILON,
@@ -43,6 +42,7 @@ import {
   inVertices,
   matricesArb,
   positionsArb,
+  rejections,
   sampleOne,
   SIMD_BUILDS,
   toColumnMajor,
@@ -533,26 +533,7 @@ function setUp(arena: Arena) {
 for (const build of BUILDS) {
   const core = coreFor(build);
   const other = coreFor(build === "scalar" ? "simd" : "scalar");
-  const bad = (
-    name: string,
-    prepare: (
-      bufs: ReturnType<typeof setUp>,
-      arena: Arena,
-      foreign: Arena,
-    ) => () => unknown,
-    ErrorClass: typeof RangeError | typeof TypeError,
-    pattern: RegExp,
-  ) =>
-    Deno.test(`skinPositions (${build}) rejects ${name}`, () => {
-      const arena = new Arena(core), foreign = new Arena(other);
-      try {
-        const call = prepare(setUp(arena), arena, foreign);
-        assertRejected([core, other], call, ErrorClass, pattern);
-      } finally {
-        arena.free();
-        foreign.free();
-      }
-    });
+  const bad = rejections("skinPositions", core, other, setUp);
 
   // WeightedBases: influences, positions and inverse bind matrices.
   const f = FIXTURE;

@@ -39,7 +39,6 @@ import {
   Arena,
   assertBitwise,
   assertClose,
-  assertRejected,
   BUILDS,
   coreFor,
   EPSILON,
@@ -49,6 +48,7 @@ import {
   matricesArb,
   meshArb,
   type MeshData,
+  rejections,
   sampleOne,
   SIMD_BUILDS,
   toColumnMajor,
@@ -766,26 +766,7 @@ function setUp(arena: Arena) {
 for (const build of BUILDS) {
   const core = coreFor(build);
   const other = coreFor(build === "scalar" ? "simd" : "scalar");
-  const bad = (
-    name: string,
-    prepare: (
-      bufs: ReturnType<typeof setUp>,
-      arena: Arena,
-      foreign: Arena,
-    ) => () => unknown,
-    ErrorClass: typeof RangeError | typeof TypeError,
-    pattern: RegExp,
-  ) =>
-    Deno.test(`skinVertices (${build}) rejects ${name}`, () => {
-      const arena = new Arena(core), foreign = new Arena(other);
-      try {
-        const call = prepare(setUp(arena), arena, foreign);
-        assertRejected([core, other], call, ErrorClass, pattern);
-      } finally {
-        arena.free();
-        foreign.free();
-      }
-    });
+  const bad = rejections("skinVertices", core, other, setUp);
 
   // SkinMesh: parts, influences and streams.
   const f = FIXTURE;

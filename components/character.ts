@@ -1,0 +1,36 @@
+/**
+ * {@linkcode addCharacter}: the components of a skinned character, added in
+ * one call.
+ *
+ * @module
+ */
+
+import { ComponentError } from "./errors.ts";
+import { addJointMat } from "./joint_mat.ts";
+import { addJointQuat } from "./joint_quat.ts";
+import { addSkeleton } from "./skeleton.ts";
+import type { SkeletonAsset } from "./skeleton_asset.ts";
+import { addSkin, type SkinStreams } from "./skin.ts";
+import { SkinAsset } from "./skin_asset.ts";
+
+/**
+ * Makes entity `eid` a skinned character in one call: Skeleton, JointQuat
+ * (at the rest pose) and JointMat, and a Skin of `skin` when given (with
+ * `streams`). The same errors as the single add functions, and nothing is
+ * added when the skin does not fit the skeleton.
+ */
+export function addCharacter(
+  world: object,
+  eid: number,
+  skeleton: SkeletonAsset,
+  skin?: SkinAsset,
+  streams: SkinStreams = {},
+): void {
+  if (skin !== undefined && !(skin instanceof SkinAsset && skin.skeleton === skeleton)) {
+    throw new ComponentError(eid, "Skin", "the skin is not bound to the given skeleton");
+  }
+  addSkeleton(world, eid, skeleton);
+  addJointQuat(world, eid);
+  addJointMat(world, eid);
+  if (skin) addSkin(world, eid, skin, streams);
+}

@@ -19,6 +19,7 @@
 import { type Clip, sampleChannel, sampleClip } from "../gltf/clip.ts";
 import { POSE_GROUP_FLOATS, PoseField, poseFloats } from "../simd/layout.ts";
 import { Core } from "../simd/core.ts";
+import type { CoreMemory } from "../simd/_memory.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 
 /** Baked samples per CUBICSPLINE key interval. */
@@ -37,7 +38,16 @@ function rotationSubdivisions(values: Float32Array, k: number): number {
   return Math.max(1, Math.ceil(Math.acos(Math.min(1, dot)) / MAX_BAKED_ANGLE));
 }
 
-/** A clip's frames for one skeleton, in the core's memory. */
+/** Gives a collected clip's frames back to its core. */
+const frames = new FinalizationRegistry<{ memory: CoreMemory; block: number }>(
+  ({ memory, block }) => memory.free(block),
+);
+
+/**
+ * A clip's frames for one skeleton, in the core's memory. They live as long
+ * as the clip object and the players using them; then the garbage
+ * collector's finalization returns them to the core.
+ */
 export class BakedClip {
   readonly clip: Clip;
   readonly skeleton: SkeletonAsset;
@@ -72,9 +82,10 @@ export class BakedClip {
     const steps = clip.channels.filter((c) => c.interpolation === "STEP");
     const count = this.times.length;
     const floats = poseFloats(skeleton.jointCount);
-    const frames = steps.length ? count * 2 : count;
+    const frameCount = steps.length ? count * 2 : count;
     const memory = Core.memoryOf(skeleton.core);
-    this.block = memory.alloc(frames * floats * 4);
+    this.block = memory.alloc(frameCount * floats * 4);
+    frames.register(this, { memory, block: this.block });
     this.at = new Uint32Array(count);
     this.before = new Uint32Array(count);
     const value = new Float64Array(4);

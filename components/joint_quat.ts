@@ -12,11 +12,10 @@
  */
 
 import { addComponent, removeComponent } from "bitecs";
-import { type PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
+import { poseFloats } from "../simd/layout.ts";
+import { writeJointPose } from "../simd/_pose.ts";
 import { checkEntity, requireSkeleton, stateOf, withAdding, type WorldState } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
-
-const FIELDS = ["tx", "ty", "tz", "qx", "qy", "qz", "qw", "sx", "sy", "sz"];
 
 /**
  * Gives entity `eid` a JointQuat set to its skeleton's rest pose. Needs a
@@ -74,19 +73,15 @@ export function setJointPose(
   if (!Number.isInteger(joint) || joint < 0 || joint >= jointCount) {
     throw new RangeError(`entity ${eid}: JointQuat: joint ${joint} is not in 0..${jointCount - 1}`);
   }
-  const values = [...Array.from(translation), ...Array.from(rotation), ...Array.from(scale)];
-  if (values.length !== 10) {
-    throw new RangeError(
-      `entity ${eid}: JointQuat joint ${joint}: expected 3 translation, 4 rotation and 3 scale values`,
-    );
-  }
-  values.forEach((value, field) => {
-    if (!Number.isFinite(value)) {
-      throw new RangeError(`entity ${eid}: JointQuat joint ${joint} ${FIELDS[field]} is ${value}`);
-    }
-  });
-  const f32 = state.memory.f32;
-  values.forEach((value, field) => f32[(ptr >> 2) + poseIndex(joint, field as PoseField)] = value);
+  writeJointPose(
+    state.memory.f32,
+    ptr >> 2,
+    joint,
+    translation,
+    rotation,
+    scale,
+    `entity ${eid}: JointQuat`,
+  );
 }
 
 function pose(state: WorldState, eid: number): [number, number] {

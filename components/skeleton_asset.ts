@@ -24,12 +24,11 @@
  */
 
 import { Core, MatrixBuffer, ParentIndices } from "../simd/core.ts";
-import { MATRIX_FLOATS, POSE_GROUP_FLOATS, poseFloats } from "../simd/layout.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { findNonFinitePose } from "../simd/_pose.ts";
 import type { SkeletonDefinition } from "./_definitions.ts";
 
 export type { SkeletonDefinition } from "./_definitions.ts";
-
-const POSE_FIELDS = ["tx", "ty", "tz", "qx", "qy", "qz", "qw", "sx", "sy", "sz"];
 
 /**
  * An immutable skeleton in a core's memory: joint names, parents (every
@@ -67,14 +66,8 @@ export class SkeletonAsset {
     if (!restPose || restPose.length < poseLength) {
       throw new RangeError(`restPose: expected ${poseLength} floats, got ${restPose?.length}`);
     }
-    for (let j = 0; j < jointCount; j++) {
-      for (let f = 0; f < 10; f++) {
-        const value = restPose[(j >> 2) * POSE_GROUP_FLOATS + f * 4 + (j & 3)];
-        if (!Number.isFinite(value)) {
-          throw new RangeError(`restPose: joint ${j} ${POSE_FIELDS[f]} is ${value}`);
-        }
-      }
-    }
+    const bad = findNonFinitePose(restPose, jointCount);
+    if (bad) throw new RangeError(`restPose: joint ${bad[0]} ${bad[1]} is ${bad[2]}`);
     if (!inverseBind || inverseBind.length !== jointCount * MATRIX_FLOATS) {
       throw new RangeError(
         `inverseBind: expected ${jointCount * MATRIX_FLOATS} floats, got ${inverseBind?.length}`,

@@ -31,6 +31,7 @@
 import { bestBuild, type CoreBuild, type CoreInstance, instantiate } from "./_core.ts";
 import type { CoreMemory } from "./_memory.ts";
 import type { CoreKernels } from "./_abi.ts";
+import { POSE_FIELD_NAMES, writeJointPose } from "./_pose.ts";
 import {
   MATRIX_FLOATS,
   POSE_GROUP_FLOATS,
@@ -41,8 +42,6 @@ import {
 } from "./layout.ts";
 
 export type { CoreBuild } from "./_core.ts";
-
-const POSE_FIELD_NAMES = ["tx", "ty", "tz", "qx", "qy", "qz", "qw", "sx", "sy", "sz"];
 
 /** A WebAssembly core: one linear memory and the kernels that run on it. */
 export class Core {
@@ -185,19 +184,7 @@ export class PoseBuffer extends FloatBuffer {
     scale: ArrayLike<number> = [1, 1, 1],
   ): void {
     checkIndex("joint", joint, this.jointCount);
-    const values = [...Array.from(translation), ...Array.from(rotation), ...Array.from(scale)];
-    if (values.length !== 10) {
-      throw new RangeError(
-        `setJoint: joint ${joint}: expected 3 translation, 4 rotation and 3 scale values`,
-      );
-    }
-    values.forEach((value, field) => {
-      if (!Number.isFinite(value)) {
-        throw new RangeError(`setJoint: joint ${joint} ${POSE_FIELD_NAMES[field]} is ${value}`);
-      }
-    });
-    const a = this.array;
-    values.forEach((value, field) => a[poseIndex(joint, field as PoseField)] = value);
+    writeJointPose(this.array, 0, joint, translation, rotation, scale, "setJoint:");
   }
 
   /** Joint `joint`'s pose as `[tx, ty, tz, qx, qy, qz, qw, sx, sy, sz]`. */
@@ -400,6 +387,15 @@ export class SkinMesh extends ImmutableBuffer {
     readonly normals: number;
     readonly tangents: number;
   };
+
+  /**
+   * @internal The mesh's arguments of the `skinVertices` kernel, in ABI
+   * order: parts, part count, joints, weights, positions, normals, tangents.
+   */
+  get kernelWords(): [number, number, number, number, number, number, number] {
+    const o = this.offsets;
+    return [o.parts, this.partCount, o.joints, o.weights, o.positions, o.normals, o.tangents];
+  }
 
   /** Copies and validates `data` into `core`. */
   constructor(data: SkinMeshData, core: Core = Core.default) {

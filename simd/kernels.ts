@@ -32,9 +32,8 @@ import {
   VertexBuffer,
   WeightedBases,
 } from "./core.ts";
-import { MATRIX_FLOATS, POSE_GROUP_FLOATS, SkinFlags } from "./layout.ts";
-
-const POSE_FIELDS = ["tx", "ty", "tz", "qx", "qy", "qz", "qw", "sx", "sy", "sz"];
+import { MATRIX_FLOATS, POSE_GROUP_FLOATS, poseFloats, SkinFlags } from "./layout.ts";
+import { findNonFinitePose } from "./_pose.ts";
 
 /** Options of the skinning kernels. */
 export interface SkinOptions {
@@ -289,16 +288,9 @@ export function skinVertices(
   checkAtLeast(name, "palette", palette.count, mesh.jointCount, "matrices");
   checkAtLeast(name, "out.positions", out.positions.vertexCount, mesh.vertexCount, "vertices");
   checkMatrices(name, "palette", palette, 0, mesh.jointCount);
-  const o = mesh.offsets;
   Core.kernelsOf(core).skinVertices(
     palette.byteOffset,
-    o.parts,
-    mesh.partCount,
-    o.joints,
-    o.weights,
-    o.positions,
-    o.normals,
-    o.tangents,
+    ...mesh.kernelWords,
     out.positions.byteOffset,
     out.normals?.byteOffset ?? 0,
     out.tangents?.byteOffset ?? 0,
@@ -429,23 +421,9 @@ function checkMatrices(
 
 /** Scans the pose of joints `0..count-1` for non-finite values. */
 function checkPose(kernel: string, name: string, pose: PoseBuffer, count: number): void {
-  const kernels = Core.kernelsOf(pose.core);
-  const fullGroups = count >> 2;
-  const bad = kernels.firstNonFinite(pose.byteOffset, fullGroups * POSE_GROUP_FLOATS);
-  const report = (float: number) => {
-    const joint = Math.floor(float / POSE_GROUP_FLOATS) * 4 + (float % 4);
-    const field = Math.floor((float % POSE_GROUP_FLOATS) / 4);
-    throw new RangeError(
-      `${kernel}: ${name}: joint ${joint} ${POSE_FIELDS[field]} is ${pose.array[float]}`,
-    );
-  };
-  if (bad >= 0) report(bad);
-  // The last group's padding lanes are not part of the pose: check lane by lane.
-  const a = pose.array, base = fullGroups * POSE_GROUP_FLOATS;
-  for (let lane = 0; lane < (count & 3); lane++) {
-    for (let field = 0; field < 10; field++) {
-      const float = base + field * 4 + lane;
-      if (!Number.isFinite(a[float])) report(float);
-    }
-  }
+  // The core scans whole groups fast; only on a hit do we look lane by lane,
+  // since the lanes past `count` are not part of this call.
+  if (Core.kernelsOf(pose.core).firstNonFinite(pose.byteOffset, poseFloats(count)) < 0) return;
+  const bad = findNonFinitePose(pose.array, count);
+  if (bad) throw new RangeError(`${kernel}: ${name}: joint ${bad[0]} ${bad[1]} is ${bad[2]}`);
 }

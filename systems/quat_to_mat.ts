@@ -8,9 +8,8 @@
 
 import { stateOf, type WorldState } from "../components/_world.ts";
 import { PoseError } from "../components/errors.ts";
-import { MATRIX_FLOATS, POSE_GROUP_FLOATS, poseFloats } from "../simd/layout.ts";
-
-const FIELDS = ["tx", "ty", "tz", "qx", "qy", "qz", "qw", "sx", "sy", "sz"];
+import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { findNonFinitePose } from "../simd/_pose.ts";
 
 /**
  * Runs quat→mat for every entity with Skeleton, JointQuat and JointMat.
@@ -39,17 +38,12 @@ export function checkPoses(state: WorldState): void {
       row(eid, pose, poseFloats(state.skeletons.get(eid)!.jointCount));
     }
   });
-  const bad = state.kernels.firstNonFiniteBatch(scan.ptr, scan.count);
-  if (bad < 0) return;
-  const eid = scan.entities[bad];
-  const ptr = state.poses.get(eid)!;
-  const f32 = state.memory.f32;
-  const floats = poseFloats(state.skeletons.get(eid)!.jointCount);
-  for (let i = 0; i < floats; i++) {
-    const value = f32[(ptr >> 2) + i];
-    if (!Number.isFinite(value)) {
-      const joint = Math.floor(i / POSE_GROUP_FLOATS) * 4 + (i & 3);
-      throw new PoseError(eid, joint, FIELDS[(i % POSE_GROUP_FLOATS) >> 2], value);
-    }
+  const first = state.kernels.firstNonFiniteBatch(scan.ptr, scan.count);
+  if (first < 0) return;
+  // The scan covers whole groups; padding lanes are not part of a pose.
+  for (const eid of scan.entities.slice(first)) {
+    const jointCount = state.skeletons.get(eid)!.jointCount;
+    const bad = findNonFinitePose(state.memory.f32, jointCount, state.poses.get(eid)! >> 2);
+    if (bad) throw new PoseError(eid, ...bad);
   }
 }

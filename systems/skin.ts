@@ -54,19 +54,12 @@ function skinEntities(
     for (const [eid, skin] of state.skins) {
       if (!!(skin.normals || skin.tangents) !== directions) continue;
       const n = state.skeletons.get(eid)!.jointCount;
-      const mesh = skin.asset.mesh, o = mesh.offsets;
       const flags = (skin.normals ? SkinFlags.NORMALS : 0) |
         (skin.tangents ? SkinFlags.TANGENTS : 0) | renormalize;
       row(
         eid,
         state.matrices.get(eid)! + n * MATRIX_FLOATS * 4,
-        o.parts,
-        mesh.partCount,
-        o.joints,
-        o.weights,
-        o.positions,
-        o.normals,
-        o.tangents,
+        ...skin.asset.mesh.kernelWords,
         skin.positions,
         skin.normals,
         skin.tangents,

@@ -1,0 +1,71 @@
+/**
+ * Checks and writes of single joints in SoA×4 poses, shared by the buffer
+ * API, the ECS write API and the non-finite checks before the kernels.
+ *
+ * @module
+ */
+
+import { POSE_GROUP_FLOATS } from "./layout.ts";
+
+/** Names of the pose fields, in `PoseField` order, for error messages. */
+export const POSE_FIELD_NAMES: readonly string[] = [
+  "tx",
+  "ty",
+  "tz",
+  "qx",
+  "qy",
+  "qz",
+  "qw",
+  "sx",
+  "sy",
+  "sz",
+];
+
+/**
+ * The first non-finite value of joints `0..jointCount-1` of the pose that
+ * starts `offset` floats into `pose`, as `[joint, field, value]`; padding
+ * lanes are not part of the pose and are not looked at.
+ */
+export function findNonFinitePose(
+  pose: Float32Array,
+  jointCount: number,
+  offset = 0,
+): [number, string, number] | undefined {
+  for (let j = 0; j < jointCount; j++) {
+    const lane = offset + (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    for (let f = 0; f < 10; f++) {
+      const value = pose[lane + f * 4];
+      if (!Number.isFinite(value)) return [j, POSE_FIELD_NAMES[f], value];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Validates a joint's translation, rotation and scale, then writes them
+ * into the pose that starts `offset` floats into `pose`. Errors start with
+ * `where` and name the joint and field; nothing is written on error.
+ */
+export function writeJointPose(
+  pose: Float32Array,
+  offset: number,
+  joint: number,
+  translation: ArrayLike<number>,
+  rotation: ArrayLike<number>,
+  scale: ArrayLike<number>,
+  where: string,
+): void {
+  const values = [...Array.from(translation), ...Array.from(rotation), ...Array.from(scale)];
+  if (values.length !== 10) {
+    throw new RangeError(
+      `${where} joint ${joint}: expected 3 translation, 4 rotation and 3 scale values`,
+    );
+  }
+  values.forEach((value, field) => {
+    if (!Number.isFinite(value)) {
+      throw new RangeError(`${where} joint ${joint} ${POSE_FIELD_NAMES[field]} is ${value}`);
+    }
+  });
+  const lane = offset + (joint >> 2) * POSE_GROUP_FLOATS + (joint & 3);
+  values.forEach((value, field) => pose[lane + field * 4] = value);
+}

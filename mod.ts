@@ -54,9 +54,9 @@ export {
   type SkinComponent,
 } from "./components/_world.ts";
 export * from "./components/errors.ts";
-export type { SkeletonDefinition, SkinDefinition } from "./components/_definitions.ts";
-export { SkeletonAsset } from "./components/skeleton_asset.ts";
-export { SkinAsset } from "./components/skin_asset.ts";
+export type { SkeletonDefinition, SkinDefinition } from "./animation/definitions.ts";
+export { SkeletonAsset } from "./animation/skeleton_asset.ts";
+export { SkinAsset } from "./animation/skin_asset.ts";
 export { addSkeleton, removeSkeleton } from "./components/skeleton.ts";
 export { addJointQuat, getPose, removeJointQuat, setJointPose } from "./components/joint_quat.ts";
 export {

@@ -17,8 +17,8 @@ import { JOB_WORDS } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import { Core } from "../simd/core.ts";
 import { ComponentError } from "./errors.ts";
-import type { SkeletonAsset } from "./skeleton_asset.ts";
-import type { SkinAsset } from "./skin_asset.ts";
+import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
+import type { SkinAsset } from "../animation/skin_asset.ts";
 
 /** The Skeleton component: which shared skeleton an entity animates. */
 export interface SkeletonComponent {

@@ -9,9 +9,9 @@ import { ComponentError } from "./errors.ts";
 import { addJointMat } from "./joint_mat.ts";
 import { addJointQuat } from "./joint_quat.ts";
 import { addSkeleton } from "./skeleton.ts";
-import type { SkeletonAsset } from "./skeleton_asset.ts";
+import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { addSkin, type SkinStreams } from "./skin.ts";
-import { SkinAsset } from "./skin_asset.ts";
+import { SkinAsset } from "../animation/skin_asset.ts";
 
 /**
  * Makes entity `eid` a skinned character in one call: Skeleton, JointQuat

@@ -12,9 +12,9 @@
  */
 
 import { addComponent, removeComponent } from "bitecs";
-import type { Clip, WrapMode } from "../gltf/clip.ts";
+import type { Clip, WrapMode } from "../animation/clip.ts";
 import { poseFloats } from "../simd/layout.ts";
-import { type BakedClip, bakedClip } from "./_baked_clip.ts";
+import { type BakedClip, bakedClip } from "../animation/_baked_clip.ts";
 import { checkEntity, requireSkeleton, stateOf, withAdding, type WorldState } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
 

@@ -8,7 +8,7 @@
 import { addComponent, removeComponent } from "bitecs";
 import { checkEntity, stateOf, withAdding } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
-import { SkeletonAsset } from "./skeleton_asset.ts";
+import { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { removeJointQuat } from "./joint_quat.ts";
 import { removeJointMat } from "./joint_mat.ts";
 import { removeSkin } from "./skin.ts";

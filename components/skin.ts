@@ -16,7 +16,7 @@ import { addComponent, removeComponent } from "bitecs";
 import { VERTEX_FLOATS } from "../simd/layout.ts";
 import { checkEntity, requireSkeleton, stateOf, withAdding } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
-import { SkinAsset } from "./skin_asset.ts";
+import { SkinAsset } from "../animation/skin_asset.ts";
 
 /** Which output streams an entity's skin computes. */
 export interface SkinStreams {

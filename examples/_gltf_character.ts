@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { SkinDefinition } from "../components/_definitions.ts";
+import type { SkinDefinition } from "../animation/definitions.ts";
 import { playClip } from "../mod.ts";
 import { type Clip, importGltf } from "../gltf/mod.ts";
 import type { DemoCharacter } from "./demo.ts";

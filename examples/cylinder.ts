@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { SkeletonDefinition, SkinDefinition } from "../components/_definitions.ts";
+import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 
 /** Shape of a generated cylinder character. */

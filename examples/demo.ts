@@ -25,7 +25,7 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import type { SkeletonDefinition, SkinDefinition } from "../components/_definitions.ts";
+import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import { createCylinder, wavePose } from "./cylinder.ts";
 import { loadCharacter } from "./_gltf_character.ts";
 

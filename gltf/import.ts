@@ -1,6 +1,6 @@
 /**
  * glTF 2.0 import: skins, skinned primitives and animations as the plain
- * data of `components/_definitions.ts` and `gltf/clip.ts`. Parsing is done
+ * data of `animation/definitions.ts` and `animation/clip.ts`. Parsing is done
  * by `@gltf-transform/core`; this module only converts.
  *
  * One {@linkcode GltfSkeleton} is produced per glTF skin:
@@ -58,9 +58,9 @@ import {
   type Primitive,
   type Skin,
 } from "@gltf-transform/core";
-import type { SkeletonDefinition, SkinDefinition } from "../components/_definitions.ts";
+import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
-import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
+import type { ChannelPath, Clip, ClipChannel, Interpolation } from "../animation/clip.ts";
 
 /** A glTF file could not be read or holds data that cannot be imported. */
 export class GltfImportError extends Error {

@@ -26,5 +26,5 @@ export {
   sampleClip,
   type WrapMode,
   wrapTime,
-} from "./clip.ts";
-export type { SkeletonDefinition, SkinDefinition } from "../components/_definitions.ts";
+} from "../animation/clip.ts";
+export type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";

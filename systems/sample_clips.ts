@@ -13,7 +13,7 @@
 
 import type { Playback, PlayerState } from "../components/clip_player.ts";
 import { stateOf } from "../components/_world.ts";
-import { wrapTime } from "../gltf/clip.ts";
+import { wrapTime } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 
 /**

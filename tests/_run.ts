@@ -60,7 +60,7 @@ const DOC_FILES = [
   "simd/reference.ts",
   "simd/core.ts",
   "simd/kernels.ts",
-  "components/skeleton_asset.ts",
+  "animation/skeleton_asset.ts",
   "systems/pipeline.ts",
   "examples/cylinder.ts",
 ];

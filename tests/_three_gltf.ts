@@ -48,9 +48,9 @@ import { type GLTF, GLTFLoader } from "three/examples/jsm/loaders/GLTFLoader.js"
 import { Document, Logger, WebIO } from "@gltf-transform/core";
 import { localToModel, multiplyMatrices, quatToMat, skinVertices } from "../simd/reference.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
-import type { SkinDefinition } from "../components/_definitions.ts";
+import type { SkinDefinition } from "../animation/definitions.ts";
 import type { GltfImport, GltfSkeleton } from "../gltf/import.ts";
-import { sampleClip } from "../gltf/clip.ts";
+import { sampleClip } from "../animation/clip.ts";
 
 /** Directory of the shared glTF test assets (outside the repository). */
 export const ASSET_DIR: URL = new URL(

@@ -10,7 +10,13 @@ import { assert, assertAlmostEquals, assertEquals, assertGreater, assertLess } f
 import { quat } from "gl-matrix";
 import * as THREE from "three";
 import { importGltf, parseGltf } from "../gltf/import.ts";
-import { type Clip, type ClipChannel, sampleChannel, sampleClip, wrapTime } from "../gltf/clip.ts";
+import {
+  type Clip,
+  type ClipChannel,
+  sampleChannel,
+  sampleClip,
+  wrapTime,
+} from "../animation/clip.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 import {
   assetUrl,

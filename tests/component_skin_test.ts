@@ -15,7 +15,7 @@ import {
   SkinAsset,
 } from "../mod.ts";
 import { createCylinder } from "../examples/cylinder.ts";
-import type { SkinDefinition } from "../components/_definitions.ts";
+import type { SkinDefinition } from "../animation/definitions.ts";
 
 function setup() {
   const core = Core.create("scalar");

@@ -21,7 +21,7 @@ import {
   transformSkeletonSystem,
 } from "../mod.ts";
 import { createCylinder } from "../examples/cylinder.ts";
-import type { SkinDefinition } from "../components/_definitions.ts";
+import type { SkinDefinition } from "../animation/definitions.ts";
 import { BUILDS, maxDifference, random, randomQuaternion } from "./_scene.ts";
 
 /** Skins source vertex by vertex from the definition, independently of the core's layout. */

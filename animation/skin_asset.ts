@@ -15,10 +15,10 @@
 
 import { type Core, SkinMesh } from "../simd/core.ts";
 import { VERTEX_FLOATS } from "../simd/layout.ts";
-import type { SkinDefinition } from "./_definitions.ts";
+import type { SkinDefinition } from "./definitions.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 
-export type { SkinDefinition } from "./_definitions.ts";
+export type { SkinDefinition } from "./definitions.ts";
 
 /** An immutable skinned mesh for one skeleton, stored in its core. */
 export class SkinAsset {

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { type Clip, sampleChannel, sampleClip } from "../gltf/clip.ts";
+import { type Clip, sampleChannel, sampleClip } from "./clip.ts";
 import { POSE_GROUP_FLOATS, PoseField, poseFloats } from "../simd/layout.ts";
 import { Core } from "../simd/core.ts";
 import type { CoreMemory } from "../simd/_memory.ts";

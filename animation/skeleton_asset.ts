@@ -26,9 +26,9 @@
 import { Core, MatrixBuffer, ParentIndices } from "../simd/core.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { findNonFinitePose } from "../simd/_pose.ts";
-import type { SkeletonDefinition } from "./_definitions.ts";
+import type { SkeletonDefinition } from "./definitions.ts";
 
-export type { SkeletonDefinition } from "./_definitions.ts";
+export type { SkeletonDefinition } from "./definitions.ts";
 
 /**
  * An immutable skeleton in a core's memory: joint names, parents (every

@@ -26,37 +26,41 @@
  */
 
 export * from "./simd/layout.ts";
+export { Core, type CoreBuild, type CoreOptions } from "./simd/core.ts";
+export { CoreBuffer, FloatBuffer, MatrixBuffer, PoseBuffer, VertexBuffer } from "./simd/buffers.ts";
 export {
-  Core,
-  CoreBuffer,
-  type CoreBuild,
-  FloatBuffer,
   ImmutableBuffer,
   type InfluenceLists,
-  MatrixBuffer,
   ParentIndices,
-  PoseBuffer,
   SkinMesh,
   type SkinMeshData,
-  VertexBuffer,
   WeightedBases,
-} from "./simd/core.ts";
+} from "./simd/immutable.ts";
 export * from "./simd/kernels.ts";
 
-export {
-  type AnimationComponents,
-  type AnimationOptions,
-  type ClipPlayerComponent,
-  createAnimation,
-  type JointMatComponent,
-  type JointQuatComponent,
-  type SkeletonComponent,
-  type SkinComponent,
+export type {
+  AnimationComponents,
+  ClipPlayerComponent,
+  JointMatComponent,
+  JointQuatComponent,
+  SkeletonComponent,
+  SkinComponent,
 } from "./components/_world.ts";
+export {
+  type AnimationOptions,
+  createAnimation,
+  disposeAnimation,
+} from "./components/_lifecycle.ts";
 export * from "./components/errors.ts";
 export type { SkeletonDefinition, SkinDefinition } from "./animation/definitions.ts";
 export { SkeletonAsset } from "./animation/skeleton_asset.ts";
-export { SkinAsset } from "./animation/skin_asset.ts";
+export { SkinAsset, type SkinMeshRange } from "./animation/skin_asset.ts";
+export {
+  clipBytes,
+  DEFAULT_CLIP_BUDGET,
+  disposeClip,
+  setClipBudget,
+} from "./animation/_baked_clip.ts";
 export { addSkeleton, removeSkeleton } from "./components/skeleton.ts";
 export { addJointQuat, getPose, removeJointQuat, setJointPose } from "./components/joint_quat.ts";
 export {
@@ -91,6 +95,7 @@ export { matToQuatSystem } from "./systems/mat_to_quat.ts";
 export { untransformSkeletonSystem } from "./systems/untransform_skeleton.ts";
 export {
   type AnimationPipeline,
+  type AnimationPipelineOptions,
   type AnimationSystem,
   createAnimationPipeline,
 } from "./systems/pipeline.ts";

@@ -17,10 +17,11 @@
  */
 
 import { type Clip, sampleChannel, sampleClip } from "./clip.ts";
-import { POSE_GROUP_FLOATS, PoseField, poseFloats } from "../simd/layout.ts";
+import { PoseField, poseFloats, poseLane } from "../simd/layout.ts";
 import { Core } from "../simd/core.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
+import { coreMemory } from "../simd/_instance.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
+import { Lifetime } from "./_lifetime.ts";
 
 /** Baked samples per CUBICSPLINE key interval. */
 export const CUBIC_SUBDIVISIONS = 8;
@@ -38,32 +39,71 @@ function rotationSubdivisions(values: Float32Array, k: number): number {
   return Math.max(1, Math.ceil(Math.acos(Math.min(1, dot)) / MAX_BAKED_ANGLE));
 }
 
-/** Gives a collected clip's frames back to its core. */
-const frames = new FinalizationRegistry<{ memory: CoreMemory; block: number }>(
-  ({ memory, block }) => memory.free(block),
-);
+/** Default of {@linkcode setClipBudget}: 256 MiB of baked frames per core. */
+export const DEFAULT_CLIP_BUDGET = 256 * 2 ** 20;
+
+const budgets = new WeakMap<Core, { limit: number; used: number }>();
+
+function budgetOf(core: Core): { limit: number; used: number } {
+  let budget = budgets.get(core);
+  if (!budget) budgets.set(core, budget = { limit: DEFAULT_CLIP_BUDGET, used: 0 });
+  return budget;
+}
 
 /**
- * A clip's frames for one skeleton, in the core's memory. They live as long
- * as the clip object and the players using them; then the garbage
- * collector's finalization returns them to the core.
+ * Sets how many bytes of `core`'s memory baked clips may take together
+ * (default 256 MiB). Playing a clip whose frames would pass it throws a
+ * `RangeError` naming the clip, the skeleton and the estimate, before
+ * anything is allocated; WebAssembly memory never shrinks, so the limit is
+ * what keeps a hostile clip from taking it for good.
+ */
+export function setClipBudget(core: Core, bytes: number): void {
+  if (!(core instanceof Core)) throw new TypeError("setClipBudget: core: expected a Core");
+  if (!Number.isInteger(bytes) || bytes < 0) {
+    throw new RangeError(`setClipBudget: bytes: expected a whole number >= 0, got ${bytes}`);
+  }
+  budgetOf(core).limit = bytes;
+}
+
+/** Bytes of `core`'s memory that baked clips take now. */
+export function clipBytes(core: Core): number {
+  return budgetOf(core).used;
+}
+
+/**
+ * A clip's frames for one skeleton, in the core's memory. Players acquire
+ * it; it goes back to the core when disposed and unplayed, or when
+ * collected.
  */
 export class BakedClip {
-  readonly clip: Clip;
-  readonly skeleton: SkeletonAsset;
+  /** Name of the clip, for messages. */
+  readonly name: string;
+  /** The clip's duration. */
+  readonly duration: number;
   /** Baked times, increasing. */
   readonly times: Float64Array;
   /** Byte offset of the frame holding the pose at `times[k]`. */
   readonly at: Uint32Array;
   /** Byte offset of the frame holding the limit from the left at `times[k]`. */
   readonly before: Uint32Array;
-  /** The block holding every frame. */
-  readonly block: number;
+  /** Players using the frames, and their release. */
+  readonly lifetime: Lifetime;
 
   constructor(clip: Clip, skeleton: SkeletonAsset) {
-    this.clip = clip;
-    this.skeleton = skeleton;
+    this.name = clip.name;
+    this.duration = clip.duration;
+    const floats = poseFloats(skeleton.jointCount);
+    const steps = clip.channels.filter((c) => c.interpolation === "STEP");
+    const frameBytes = floats * 4 * (steps.length ? 2 : 1);
+    const budget = budgetOf(skeleton.core);
+    // The union of key times grows one frame at a time: stop at the budget
+    // instead of building a set that would not fit either.
+    const maxFrames = Math.floor((budget.limit - budget.used) / frameBytes);
     const times = new Set<number>();
+    const refuse = (estimate: string) =>
+      new RangeError(
+        `clip "${clip.name}": baking it for a skeleton of ${skeleton.jointCount} joints takes ${estimate} bytes, beyond the clip budget (${budget.used} of ${budget.limit} bytes used; setClipBudget raises it)`,
+      );
     for (const channel of clip.channels) {
       const keys = channel.times;
       for (let k = 0; k < keys.length; k++) {
@@ -75,22 +115,26 @@ export class BakedClip {
           ? rotationSubdivisions(channel.values, k)
           : 1;
         for (let s = 1; s < parts; s++) times.add(keys[k] + ((keys[k + 1] - keys[k]) * s) / parts);
+        if (times.size > maxFrames) throw refuse(`more than ${maxFrames * frameBytes}`);
       }
     }
     if (times.size === 0) times.add(0);
     this.times = Float64Array.from([...times].sort((a, b) => a - b));
-    const steps = clip.channels.filter((c) => c.interpolation === "STEP");
     const count = this.times.length;
-    const floats = poseFloats(skeleton.jointCount);
-    const frameCount = steps.length ? count * 2 : count;
-    const memory = Core.memoryOf(skeleton.core);
-    this.block = memory.alloc(frameCount * floats * 4);
-    frames.register(this, { memory, block: this.block });
+    if (count > maxFrames) throw refuse(`${count * frameBytes}`);
+    const memory = coreMemory(skeleton.core);
+    const bytes = count * frameBytes;
+    const block = memory.alloc(bytes);
+    budget.used += bytes;
+    this.lifetime = new Lifetime(this, () => {
+      memory.free(block);
+      budget.used -= bytes;
+    });
     this.at = new Uint32Array(count);
     this.before = new Uint32Array(count);
     const value = new Float64Array(4);
     for (let k = 0; k < count; k++) {
-      this.at[k] = this.block + k * floats * 4;
+      this.at[k] = block + k * floats * 4;
       const frame = memory.views().f32.subarray(this.at[k] >> 2, (this.at[k] >> 2) + floats);
       skeleton.copyRestPoseTo(frame);
       sampleClip(clip, this.times[k], frame);
@@ -99,7 +143,7 @@ export class BakedClip {
         continue;
       }
       // From the left, a STEP channel still holds the previous baked time's value.
-      this.before[k] = this.block + (count + k) * floats * 4;
+      this.before[k] = block + (count + k) * floats * 4;
       const left = memory.views().f32.subarray(this.before[k] >> 2, (this.before[k] >> 2) + floats);
       left.set(frame);
       for (const channel of steps) {
@@ -109,7 +153,7 @@ export class BakedClip {
           : channel.path === "rotation"
           ? PoseField.QX
           : PoseField.SX;
-        const base = (channel.joint >> 2) * POSE_GROUP_FLOATS + (channel.joint & 3) + field * 4;
+        const base = poseLane(channel.joint) + field * 4;
         for (let c = 0; c < (channel.path === "rotation" ? 4 : 3); c++) {
           left[base + c * 4] = value[c];
         }
@@ -135,13 +179,40 @@ export class BakedClip {
   }
 }
 
-const baked = new WeakMap<Clip, Map<SkeletonAsset, BakedClip>>();
+const skeletonIds = new WeakMap<SkeletonAsset, number>();
+let nextSkeletonId = 1;
+/** Bakes by clip, then by skeleton id (an id, so that clips keep no skeleton alive). */
+const bakes = new WeakMap<Clip, Map<number, BakedClip>>();
 
-/** The clip baked for `skeleton`, baking it on first use. */
+/**
+ * The clip baked for `skeleton`, baking it on first use. The bake lasts as
+ * long as the clip, until {@linkcode disposeClip}, or until the skeleton's
+ * memory goes.
+ */
 export function bakedClip(clip: Clip, skeleton: SkeletonAsset): BakedClip {
-  let bySkeleton = baked.get(clip);
-  if (!bySkeleton) baked.set(clip, bySkeleton = new Map());
-  let result = bySkeleton.get(skeleton);
-  if (!result) bySkeleton.set(skeleton, result = new BakedClip(clip, skeleton));
-  return result;
+  let id = skeletonIds.get(skeleton);
+  if (id === undefined) skeletonIds.set(skeleton, id = nextSkeletonId++);
+  let bySkeleton = bakes.get(clip);
+  if (!bySkeleton) bakes.set(clip, bySkeleton = new Map());
+  const existing = bySkeleton.get(id);
+  if (existing && !existing.lifetime.disposed) return existing;
+  const baked = new BakedClip(clip, skeleton);
+  bySkeleton.set(id, baked);
+  const ref = new WeakRef(baked);
+  const cancel = skeleton.lifetime.onRelease(() => ref.deref()?.lifetime.dispose());
+  baked.lifetime.onRelease(cancel);
+  return baked;
+}
+
+/**
+ * Gives the memory of `clip`'s baked frames (for every skeleton it was
+ * played on) back to the core: now, or for frames still played, when the
+ * last player stops. Playing the clip again bakes it again. Clips that are
+ * garbage collected are released the same way.
+ */
+export function disposeClip(clip: Clip): void {
+  const bySkeleton = bakes.get(clip);
+  if (!bySkeleton) return;
+  for (const baked of bySkeleton.values()) baked.lifetime.dispose();
+  bakes.delete(clip);
 }

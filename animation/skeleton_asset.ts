@@ -12,7 +12,7 @@
  *   for (const f of [PoseField.SX, PoseField.SY, PoseField.SZ]) restPose[poseIndex(j, f)] = 1;
  * }
  * restPose[poseIndex(1, PoseField.TY)] = 1;
- * const skeleton = new SkeletonAsset({
+ * using skeleton = new SkeletonAsset({
  *   names: ["root", "tip"],
  *   parents: Int16Array.from([-1, 0]),
  *   restPose,
@@ -24,37 +24,43 @@
  */
 
 import { Core, MatrixBuffer, ParentIndices } from "../simd/core.ts";
-import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { MATRIX_FLOATS, PoseField, poseFloats, poseLane } from "../simd/layout.ts";
 import { findNonFinitePose } from "../simd/_pose.ts";
+import { checkFinite } from "../simd/_checks.ts";
 import type { SkeletonDefinition } from "./definitions.ts";
+import { Lifetime } from "./_lifetime.ts";
 
 export type { SkeletonDefinition } from "./definitions.ts";
 
 /**
  * An immutable skeleton in a core's memory: joint names, parents (every
  * parent before its children), rest pose and inverse bind matrices.
+ *
+ * Lifetime: {@linkcode SkeletonAsset.dispose} (or `using`) gives its memory
+ * back to the core, and with it the clips baked for it. While entities or
+ * skins still use it, the release is deferred until the last one lets go;
+ * a disposed skeleton cannot be given to a new entity or skin. A skeleton
+ * dropped without `dispose()` is released when garbage collected.
  */
 export class SkeletonAsset {
-  /** The core whose memory holds the skeleton. */
-  readonly core: Core;
-  /** Number of joints. */
-  readonly jointCount: number;
-  /** Joint names. */
-  readonly names: readonly string[];
-  /** @internal Validated parents in the core. */
-  readonly parents: ParentIndices;
-  /** @internal Inverse bind matrices in the core; never written after creation. */
-  readonly inverseBindBuffer: MatrixBuffer;
+  readonly #core: Core;
+  readonly #jointCount: number;
+  readonly #names: readonly string[];
+  readonly #parents: ParentIndices;
+  readonly #inverseBind: MatrixBuffer;
   readonly #restPose: Float32Array;
+  readonly #lifetime: Lifetime;
 
   /**
-   * Validates and copies `definition`. Throws a `RangeError` naming the
-   * field and index of the first bad value: a parent out of range, after
-   * its child or cyclic; a rest pose or inverse bind matrix too short or
-   * not finite; a name count that does not match.
+   * Validates and copies `definition`, normalizing rest rotations to unit
+   * quaternions (glTF requires them; files are often slightly off). Throws
+   * a `RangeError` naming the field and index of the first bad value: a
+   * parent out of range, after its child or cyclic; a rest pose or inverse
+   * bind matrix too short or not finite; a rest rotation of length zero; a
+   * name count that does not match.
    */
   constructor(definition: SkeletonDefinition, core: Core = Core.default) {
-    const { names, parents, restPose, inverseBind } = definition;
+    const { names, parents, restPose, inverseBind } = definition ?? {};
     const jointCount = parents?.length ?? 0;
     if (!parents || jointCount === 0) {
       throw new RangeError("parents: a skeleton needs at least one joint");
@@ -63,47 +69,97 @@ export class SkeletonAsset {
       throw new RangeError(`names: expected ${jointCount} names, got ${names?.length}`);
     }
     const poseLength = poseFloats(jointCount);
-    if (!restPose || restPose.length < poseLength) {
+    if (!restPose || !(restPose.length >= poseLength)) {
       throw new RangeError(`restPose: expected ${poseLength} floats, got ${restPose?.length}`);
     }
-    const bad = findNonFinitePose(restPose, jointCount);
+    const rest = Float32Array.from(restPose.subarray(0, poseLength));
+    const bad = findNonFinitePose(rest, jointCount);
     if (bad) throw new RangeError(`restPose: joint ${bad[0]} ${bad[1]} is ${bad[2]}`);
+    normalizeRotations(rest, jointCount);
     if (!inverseBind || inverseBind.length !== jointCount * MATRIX_FLOATS) {
       throw new RangeError(
         `inverseBind: expected ${jointCount * MATRIX_FLOATS} floats, got ${inverseBind?.length}`,
       );
     }
-    for (let i = 0; i < inverseBind.length; i++) {
-      if (!Number.isFinite(inverseBind[i])) {
-        throw new RangeError(
-          `inverseBind: joint ${Math.floor(i / MATRIX_FLOATS)} element ${i % MATRIX_FLOATS} is ${
-            inverseBind[i]
-          }`,
-        );
-      }
-    }
-    this.parents = new ParentIndices(parents, core);
-    this.core = core;
-    this.jointCount = jointCount;
-    this.names = Object.freeze([...names]);
-    this.#restPose = Float32Array.from(restPose.subarray(0, poseLength));
-    this.inverseBindBuffer = new MatrixBuffer(jointCount, core);
-    this.inverseBindBuffer.array.set(inverseBind);
+    checkFinite("inverseBind", inverseBind, MATRIX_FLOATS, inverseBind.length);
+    const parentIndices = new ParentIndices(parents, core);
+    const inverseBindBuffer = new MatrixBuffer(jointCount, core);
+    inverseBindBuffer.array.set(inverseBind);
+    this.#core = core;
+    this.#jointCount = jointCount;
+    this.#names = Object.freeze([...names].map(String));
+    this.#parents = parentIndices;
+    this.#inverseBind = inverseBindBuffer;
+    this.#restPose = rest;
+    this.#lifetime = new Lifetime(this, () => {
+      parentIndices.free();
+      inverseBindBuffer.free();
+    });
+  }
+
+  /** The core whose memory holds the skeleton. */
+  get core(): Core {
+    return this.#core;
+  }
+
+  /** Number of joints. */
+  get jointCount(): number {
+    return this.#jointCount;
+  }
+
+  /** Joint names. */
+  get names(): readonly string[] {
+    return this.#names;
   }
 
   /** A copy of the parent of each joint (-1 for roots). */
   get parentIndices(): Int16Array {
-    return this.parents.toArray();
+    return this.#parents.toArray();
   }
 
-  /** A copy of the rest pose (SoA×4). */
+  /** A copy of the rest pose (SoA×4), rotations normalized. */
   get restPose(): Float32Array {
     return this.#restPose.slice();
   }
 
   /** A copy of the inverse bind matrices (3x4, 12 floats each). */
   get inverseBind(): Float32Array {
-    return this.inverseBindBuffer.array.slice();
+    return this.#inverseBind.array.slice();
+  }
+
+  /** Index of the joint called `name`, or -1. */
+  jointIndex(name: string): number {
+    return this.#names.indexOf(name);
+  }
+
+  /** Whether {@linkcode SkeletonAsset.dispose} was called. */
+  get disposed(): boolean {
+    return this.#lifetime.disposed;
+  }
+
+  /**
+   * Gives the skeleton's memory (and its baked clips) back to the core, now
+   * or, while entities or skins use it, when the last one lets go.
+   */
+  dispose(): void {
+    this.#lifetime.dispose();
+  }
+
+  /** {@linkcode SkeletonAsset.dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  /** @internal Byte offset of the parent indices in the core. */
+  get parentsByteOffset(): number {
+    this.#checkLive();
+    return this.#parents.byteOffset;
+  }
+
+  /** @internal Byte offset of the inverse bind matrices in the core. */
+  get inverseBindByteOffset(): number {
+    this.#checkLive();
+    return this.#inverseBind.byteOffset;
   }
 
   /** @internal Writes the rest pose into `target` without a copy. */
@@ -111,8 +167,26 @@ export class SkeletonAsset {
     target.set(this.#restPose);
   }
 
-  /** Index of the joint called `name`, or -1. */
-  jointIndex(name: string): number {
-    return this.names.indexOf(name);
+  /** @internal The lifetime users of the skeleton's memory acquire. */
+  get lifetime(): Lifetime {
+    return this.#lifetime;
+  }
+
+  #checkLive(): void {
+    if (this.#lifetime.released) throw new TypeError("SkeletonAsset: it was disposed");
+  }
+}
+
+/** Normalizes each joint's rotation in place; a zero-length one is an error. */
+function normalizeRotations(pose: Float32Array, jointCount: number): void {
+  for (let j = 0; j < jointCount; j++) {
+    const q = poseLane(j) + PoseField.QX * 4;
+    // In doubles: a float32 quaternion's squared length cannot overflow.
+    const length = Math.hypot(pose[q], pose[q + 4], pose[q + 8], pose[q + 12]);
+    if (!(length > 0)) throw new RangeError(`restPose: joint ${j} rotation has length 0`);
+    // Unit to float precision already: keep the file's bits.
+    if (Math.abs(length - 1) < 1e-6) continue;
+    pose[q] = pose[q] / length, pose[q + 4] = pose[q + 4] / length;
+    pose[q + 8] = pose[q + 8] / length, pose[q + 12] = pose[q + 12] / length;
   }
 }

@@ -1,180 +1,357 @@
 /**
- * {@linkcode SkinAsset}: a skinned mesh built once for a skeleton and
- * shared by every entity that wears it.
+ * {@linkcode SkinAsset}: the skinned meshes of a character, built once for
+ * a skeleton and shared by every entity that wears them.
  *
  * Building a skin validates it, renormalizes each vertex's weights to sum to
  * one (as three.js's `normalizeSkinWeights` does: real assets often have
  * sums off by quantization or by mistake), sorts each vertex's influences by
- * decreasing weight, and orders the vertices by influence count so the core
- * runs one specialised loop per count. Skinned output is in that order:
- * output vertex `i` is source vertex `vertexOrder[i]`; pass index buffers
- * through {@linkcode SkinAsset.remapIndices}.
+ * decreasing weight, and orders each mesh's vertices by influence count so
+ * the core runs one specialised loop per count. Skinned output is in that
+ * order: output vertex `i` is source vertex `vertexOrder[i]`; pass index
+ * buffers through {@linkcode SkinAsset.remapIndices} and other vertex
+ * attributes (UVs, colours) through {@linkcode SkinAsset.reorderAttribute}.
  *
+ * A character with several meshes (Xbot's body and joints) is one skin of
+ * several meshes: its skeleton is animated once per entity and one
+ * skinning pass writes every mesh, each a contiguous range of the output
+ * ({@linkcode SkinAsset.meshes}).
+ *
+ * @example
+ * ```ts
+ * import { SkinAsset } from "@marrow/anim";
+ * import { createCylinder } from "@marrow/anim/procedural";
+ * import { SkeletonAsset } from "@marrow/anim";
+ *
+ * const cylinder = createCylinder({ joints: 4 });
+ * using skeleton = new SkeletonAsset(cylinder.skeleton);
+ * using skin = new SkinAsset(skeleton, [cylinder.skin, cylinder.skin]);
+ * console.log(skin.meshes[1].firstVertex === cylinder.skin.vertexCount); // true
+ * ```
  * @module
  */
 
 import { type Core, SkinMesh } from "../simd/core.ts";
 import { VERTEX_FLOATS } from "../simd/layout.ts";
+import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import type { SkinDefinition } from "./definitions.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
+import { Lifetime } from "./_lifetime.ts";
 
 export type { SkinDefinition } from "./definitions.ts";
 
-/** An immutable skinned mesh for one skeleton, stored in its core. */
-export class SkinAsset {
-  /** The skeleton the mesh is bound to. */
-  readonly skeleton: SkeletonAsset;
-  /** Number of vertices. */
+/** Where one mesh of a skin sits in its output (and source) vertex numbering. */
+export interface SkinMeshRange {
+  /** First vertex of the mesh. */
+  readonly firstVertex: number;
+  /** Number of vertices of the mesh. */
   readonly vertexCount: number;
-  /** Whether the mesh has bind normals. */
-  readonly hasNormals: boolean;
-  /** Whether the mesh has bind tangents. */
-  readonly hasTangents: boolean;
-  /** Most influences of any vertex. */
-  readonly maxInfluences: number;
-  /** Output vertex `i` is source vertex `vertexOrder[i]`. */
+}
+
+/**
+ * An immutable skin for one skeleton: one or more meshes, stored in the
+ * skeleton's core.
+ *
+ * Lifetime: {@linkcode SkinAsset.dispose} (or `using`) gives its memory back
+ * to the core, deferred while entities wear it; a disposed skin cannot be
+ * given to a new entity. A skin dropped without `dispose()` is released
+ * when garbage collected.
+ */
+export class SkinAsset {
+  readonly #skeleton: SkeletonAsset;
+  readonly #mesh: SkinMesh;
+  readonly #meshes: readonly SkinMeshRange[];
+  readonly #maxInfluences: number;
+  readonly #outputIndex: Uint32Array;
+  readonly #lifetime: Lifetime;
+  /** Output vertex `i` is source vertex `vertexOrder[i]` (a copy: yours to keep). */
   readonly vertexOrder: Uint32Array;
   /** Position of source vertex `v` in the output: the inverse of `vertexOrder`. */
   readonly outputIndex: Uint32Array;
-  /** @internal The collapsed-palette mesh in the core. */
-  readonly mesh: SkinMesh;
 
   /**
-   * Validates `definition` against `skeleton` and builds the skin. Throws a
-   * `RangeError` naming the field and vertex of the first problem: a joint
-   * index beyond the skeleton, a weight that is NaN or negative, weights of
-   * a vertex summing to zero, a stream shorter than the vertex count, or a
-   * non-finite position, normal or tangent.
+   * Validates `definition` (one mesh, or several that share the skeleton)
+   * against `skeleton` and builds the skin. Throws a `RangeError` naming
+   * the mesh, field and vertex of the first problem: a joint index that is
+   * not a whole number below the skeleton's joint count, a weight that is
+   * negative or not finite, weights of a vertex summing to zero, a stream
+   * shorter than the vertex count, a coordinate that is not finite or
+   * beyond ±1e18, or meshes that disagree on having normals or tangents.
+   * A `TypeError` if the skeleton was disposed.
    */
-  constructor(skeleton: SkeletonAsset, definition: SkinDefinition) {
-    const { vertexCount, influenceCounts, joints, weights } = definition;
-    if (!Number.isInteger(vertexCount) || vertexCount < 0) {
-      throw new RangeError(`vertexCount: expected a whole number >= 0, got ${vertexCount}`);
+  constructor(skeleton: SkeletonAsset, definition: SkinDefinition | readonly SkinDefinition[]) {
+    const definitions = Array.isArray(definition)
+      ? definition as readonly SkinDefinition[]
+      : [definition as SkinDefinition];
+    if (definitions.length === 0) throw new RangeError("definition: expected at least one mesh");
+    if (typeof skeleton?.jointCount !== "number" || typeof skeleton.lifetime !== "object") {
+      throw new TypeError("skeleton: expected a SkeletonAsset");
     }
-    if (!influenceCounts || influenceCounts.length !== vertexCount) {
-      throw new RangeError(
-        `influenceCounts: expected ${vertexCount} counts, got ${influenceCounts?.length}`,
-      );
+    if (skeleton.disposed) throw new TypeError("skeleton: it was disposed");
+    const hasNormals = !!definitions[0]?.normals, hasTangents = !!definitions[0]?.tangents;
+    const built = definitions.map((d, m) =>
+      prepareMesh(d, skeleton.jointCount, definitions.length > 1 ? `meshes[${m}]: ` : "", {
+        normals: hasNormals,
+        tangents: hasTangents,
+      })
+    );
+    const meshes: SkinMeshRange[] = [];
+    let vertexCount = 0, influenceCount = 0;
+    for (const mesh of built) {
+      meshes.push(Object.freeze({ firstVertex: vertexCount, vertexCount: mesh.vertexCount }));
+      vertexCount += mesh.vertexCount;
+      influenceCount += mesh.joints.length;
     }
-    const floats = vertexCount * VERTEX_FLOATS;
-    for (const name of ["positions", "normals", "tangents"] as const) {
-      const stream = definition[name];
-      if (!stream) {
-        if (name === "positions") throw new RangeError("positions: required");
-        continue;
-      }
-      if (stream.length < floats) {
-        throw new RangeError(`${name}: expected ${floats} floats, got ${stream.length}`);
-      }
-      for (let i = 0; i < floats; i++) {
-        if (!Number.isFinite(stream[i])) {
-          throw new RangeError(`${name}: vertex ${i >> 2} component ${i & 3} is ${stream[i]}`);
-        }
-      }
-    }
-    // Sort each vertex's influences and renormalize, validating as we go.
-    let total = 0;
-    for (let v = 0; v < vertexCount; v++) {
-      const n = influenceCounts[v];
-      if (n < 1) throw new RangeError(`influenceCounts: vertex ${v} has no influence`);
-      total += n;
-    }
-    if (joints.length < total || weights.length < total) {
-      throw new RangeError(
-        `joints/weights: the influence counts need ${total} entries, got ${joints.length} joints and ${weights.length} weights`,
-      );
-    }
-    const sortedJoints = new Uint16Array(total);
-    const sortedWeights = new Float32Array(total);
-    const starts = new Uint32Array(vertexCount);
-    let maxInfluences = 0;
-    for (let v = 0, k = 0; v < vertexCount; v++) {
-      const n = influenceCounts[v];
-      starts[v] = k;
-      maxInfluences = Math.max(maxInfluences, n);
-      let sum = 0;
-      const order: number[] = [];
-      for (let i = 0; i < n; i++) {
-        const j = joints[k + i], w = weights[k + i];
-        if (j >= skeleton.jointCount) {
-          throw new RangeError(
-            `joints: vertex ${v} influence ${i} uses joint ${j}, but the skeleton has ${skeleton.jointCount} joints`,
-          );
-        }
-        if (!(w >= 0) || !Number.isFinite(w)) {
-          throw new RangeError(`weights: vertex ${v} influence ${i} is ${w}`);
-        }
-        sum += w;
-        order.push(i);
-      }
-      if (!(sum > 0)) throw new RangeError(`weights: vertex ${v}: weights sum to zero`);
-      order.sort((a, b) => weights[k + b] - weights[k + a]);
-      for (let i = 0; i < n; i++) {
-        sortedJoints[k + i] = joints[k + order[i]];
-        sortedWeights[k + i] = weights[k + order[i]] / sum;
-      }
-      k += n;
-    }
-    // Stable order by influence count: one part per count.
     const vertexOrder = new Uint32Array(vertexCount);
-    for (let v = 0; v < vertexCount; v++) vertexOrder[v] = v;
-    vertexOrder.sort((a, b) => influenceCounts[a] - influenceCounts[b] || a - b);
     const outputIndex = new Uint32Array(vertexCount);
+    const joints = new Uint16Array(influenceCount), weights = new Float32Array(influenceCount);
+    const floats = vertexCount * VERTEX_FLOATS;
+    const positions = new Float32Array(floats);
+    const normals = hasNormals ? new Float32Array(floats) : undefined;
+    const tangents = hasTangents ? new Float32Array(floats) : undefined;
     const parts: number[] = [];
-    const partJoints = new Uint16Array(total);
-    const partWeights = new Float32Array(total);
-    const reorder = (stream: Float32Array | undefined) => {
-      if (!stream) return undefined;
-      const out = new Float32Array(floats);
-      for (let i = 0; i < vertexCount; i++) {
-        out.set(stream.subarray(vertexOrder[i] * 4, vertexOrder[i] * 4 + 4), i * 4);
+    let k = 0;
+    built.forEach((mesh, m) => {
+      const first = meshes[m].firstVertex;
+      for (let i = 0; i < mesh.vertexCount; i++) {
+        const v = mesh.order[i], out = first + i, n = mesh.counts[v];
+        vertexOrder[out] = first + v;
+        outputIndex[first + v] = out;
+        if (parts.length && parts[parts.length - 2] === n && i > 0) parts[parts.length - 1]++;
+        else parts.push(n, 1);
+        joints.set(mesh.joints.subarray(mesh.starts[v], mesh.starts[v] + n), k);
+        weights.set(mesh.weights.subarray(mesh.starts[v], mesh.starts[v] + n), k);
+        k += n;
+        for (
+          const [source, target] of [
+            [mesh.definition.positions, positions],
+            [mesh.definition.normals, normals],
+            [mesh.definition.tangents, tangents],
+          ] as const
+        ) {
+          if (source && target) target.set(source.subarray(v * 4, v * 4 + 4), out * 4);
+        }
       }
-      return out;
-    };
-    for (let i = 0, k = 0; i < vertexCount; i++) {
-      const v = vertexOrder[i], n = influenceCounts[v];
-      outputIndex[v] = i;
-      if (parts.length && parts[parts.length - 2] === n) parts[parts.length - 1]++;
-      else parts.push(n, 1);
-      partJoints.set(sortedJoints.subarray(starts[v], starts[v] + n), k);
-      partWeights.set(sortedWeights.subarray(starts[v], starts[v] + n), k);
-      k += n;
+    });
+    skeleton.lifetime.acquire();
+    let mesh: SkinMesh;
+    try {
+      mesh = new SkinMesh({ parts, joints, weights, positions, normals, tangents }, skeleton.core);
+    } catch (error) {
+      skeleton.lifetime.release();
+      throw error;
     }
-    const positions = reorder(definition.positions)!;
-    this.mesh = new SkinMesh({
-      parts,
-      joints: partJoints,
-      weights: partWeights,
-      positions,
-      normals: reorder(definition.normals),
-      tangents: reorder(definition.tangents),
-    }, skeleton.core);
-    this.skeleton = skeleton;
-    this.vertexCount = vertexCount;
-    this.hasNormals = !!definition.normals;
-    this.hasTangents = !!definition.tangents;
-    this.maxInfluences = maxInfluences;
-    this.vertexOrder = vertexOrder;
-    this.outputIndex = outputIndex;
+    this.#skeleton = skeleton;
+    this.#mesh = mesh;
+    this.#meshes = Object.freeze(meshes);
+    this.#maxInfluences = Math.max(...built.map((b) => b.maxInfluences));
+    this.#outputIndex = outputIndex;
+    this.vertexOrder = vertexOrder.slice();
+    this.outputIndex = outputIndex.slice();
+    const skeletonLifetime = skeleton.lifetime;
+    this.#lifetime = new Lifetime(this, () => {
+      mesh.free();
+      skeletonLifetime.release();
+    });
+  }
+
+  /** The skeleton the meshes are bound to. */
+  get skeleton(): SkeletonAsset {
+    return this.#skeleton;
   }
 
   /** The core holding the skin. */
   get core(): Core {
-    return this.skeleton.core;
+    return this.#skeleton.core;
   }
 
-  /** Maps source vertex indices (an index buffer) to output vertex indices. */
-  remapIndices(indices: ArrayLike<number>): Uint32Array {
+  /** Number of vertices of all meshes. */
+  get vertexCount(): number {
+    return this.#outputIndex.length;
+  }
+
+  /** The meshes, in the order given, each a contiguous vertex range. */
+  get meshes(): readonly SkinMeshRange[] {
+    return this.#meshes;
+  }
+
+  /** Whether the meshes have bind normals. */
+  get hasNormals(): boolean {
+    return this.#mesh.hasNormals;
+  }
+
+  /** Whether the meshes have bind tangents. */
+  get hasTangents(): boolean {
+    return this.#mesh.hasTangents;
+  }
+
+  /** Most influences of any vertex. */
+  get maxInfluences(): number {
+    return this.#maxInfluences;
+  }
+
+  /**
+   * Maps source vertex indices (an index buffer) of mesh `mesh` to output
+   * vertex indices, for drawing the skinned streams. Throws a `RangeError`
+   * naming the first index outside the mesh.
+   */
+  remapIndices(indices: ArrayLike<number>, mesh = 0): Uint32Array {
+    const range = this.#range(mesh);
     const out = new Uint32Array(indices.length);
     for (let i = 0; i < indices.length; i++) {
       const v = indices[i];
-      if (!(v >= 0 && v < this.vertexCount)) {
+      if (!(Number.isInteger(v) && v >= 0 && v < range.vertexCount)) {
         throw new RangeError(
-          `indices[${i}]: vertex ${v} is out of range 0..${this.vertexCount - 1}`,
+          `indices[${i}]: vertex ${v} is out of range 0..${range.vertexCount - 1}`,
         );
       }
-      out[i] = this.outputIndex[v];
+      out[i] = this.#outputIndex[range.firstVertex + v];
     }
     return out;
   }
+
+  /**
+   * Reorders a per-vertex attribute of mesh `mesh` (UVs, colours: `itemSize`
+   * values per vertex, in source order) into output order, so that it can
+   * be drawn with the skinned streams. Returns an array of the same type
+   * holding the mesh's output range.
+   */
+  reorderAttribute<T extends Float32Array | Uint8Array | Uint16Array | Uint32Array>(
+    values: T,
+    itemSize: number,
+    mesh = 0,
+  ): T {
+    const range = this.#range(mesh);
+    if (!Number.isInteger(itemSize) || itemSize < 1) {
+      throw new RangeError(`itemSize: expected a whole number >= 1, got ${itemSize}`);
+    }
+    if (!(values?.length >= range.vertexCount * itemSize)) {
+      throw new RangeError(
+        `values: expected ${range.vertexCount * itemSize} values, got ${values?.length}`,
+      );
+    }
+    const out = new (values.constructor as new (length: number) => T)(range.vertexCount * itemSize);
+    for (let v = 0; v < range.vertexCount; v++) {
+      const to = (this.#outputIndex[range.firstVertex + v] - range.firstVertex) * itemSize;
+      for (let c = 0; c < itemSize; c++) out[to + c] = values[v * itemSize + c];
+    }
+    return out;
+  }
+
+  /** Whether {@linkcode SkinAsset.dispose} was called. */
+  get disposed(): boolean {
+    return this.#lifetime.disposed;
+  }
+
+  /** Gives the skin's memory back, now or when the last entity lets go. */
+  dispose(): void {
+    this.#lifetime.dispose();
+  }
+
+  /** {@linkcode SkinAsset.dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  /** @internal The collapsed-palette mesh in the core. */
+  get mesh(): SkinMesh {
+    if (this.#lifetime.released) throw new TypeError("SkinAsset: it was disposed");
+    return this.#mesh;
+  }
+
+  /** @internal The lifetime entities wearing the skin acquire. */
+  get lifetime(): Lifetime {
+    return this.#lifetime;
+  }
+
+  #range(mesh: number): SkinMeshRange {
+    if (!Number.isInteger(mesh) || mesh < 0 || mesh >= this.#meshes.length) {
+      throw new RangeError(`mesh: expected 0..${this.#meshes.length - 1}, got ${mesh}`);
+    }
+    return this.#meshes[mesh];
+  }
+}
+
+/** One mesh, validated, with sorted and renormalized influences. */
+interface PreparedMesh {
+  readonly definition: SkinDefinition;
+  readonly vertexCount: number;
+  readonly counts: ArrayLike<number>;
+  /** Source vertices by influence count (stable). */
+  readonly order: Uint32Array;
+  /** First influence of each source vertex. */
+  readonly starts: Uint32Array;
+  readonly joints: Uint16Array;
+  readonly weights: Float32Array;
+  readonly maxInfluences: number;
+}
+
+function prepareMesh(
+  definition: SkinDefinition,
+  jointCount: number,
+  where: string,
+  streams: { normals: boolean; tangents: boolean },
+): PreparedMesh {
+  const { vertexCount, influenceCounts, joints, weights } = definition ?? {};
+  if (!Number.isInteger(vertexCount) || vertexCount < 0) {
+    throw new RangeError(`${where}vertexCount: expected a whole number >= 0, got ${vertexCount}`);
+  }
+  if (!influenceCounts || influenceCounts.length !== vertexCount) {
+    throw new RangeError(
+      `${where}influenceCounts: expected ${vertexCount} counts, got ${influenceCounts?.length}`,
+    );
+  }
+  const floats = vertexCount * VERTEX_FLOATS;
+  for (const name of ["positions", "normals", "tangents"] as const) {
+    const stream = definition[name];
+    if (name !== "positions" && !!stream !== streams[name]) {
+      throw new RangeError(
+        `${where}${name}: every mesh of a skin must have ${name} if the first one has, and none otherwise`,
+      );
+    }
+    if (!stream) {
+      if (name === "positions") throw new RangeError(`${where}positions: required`);
+      continue;
+    }
+    checkFinite(`${where}${name}`, stream, VERTEX_FLOATS, floats, MAX_MESH_MAGNITUDE);
+  }
+  const { influenceCount, maxInfluences } = checkInfluences(
+    influenceCounts,
+    joints,
+    weights,
+    jointCount,
+    { positiveSums: true, where: where.replace(/: $/, ""), countsName: "influenceCounts" },
+  );
+  const sortedJoints = new Uint16Array(influenceCount);
+  const sortedWeights = new Float32Array(influenceCount);
+  const starts = new Uint32Array(vertexCount);
+  const byWeight: number[] = [];
+  for (let v = 0, k = 0; v < vertexCount; v++) {
+    const n = influenceCounts[v];
+    starts[v] = k;
+    let sum = 0;
+    byWeight.length = 0;
+    for (let i = 0; i < n; i++) {
+      sum += weights[k + i];
+      byWeight.push(i);
+    }
+    byWeight.sort((a, b) => weights[k + b] - weights[k + a]);
+    for (let i = 0; i < n; i++) {
+      sortedJoints[k + i] = joints[k + byWeight[i]];
+      sortedWeights[k + i] = weights[k + byWeight[i]] / sum;
+    }
+    k += n;
+  }
+  const order = new Uint32Array(vertexCount);
+  for (let v = 0; v < vertexCount; v++) order[v] = v;
+  order.sort((a, b) => influenceCounts[a] - influenceCounts[b] || a - b);
+  return {
+    definition,
+    vertexCount,
+    counts: influenceCounts,
+    order,
+    starts,
+    joints: sortedJoints,
+    weights: sortedWeights,
+    maxInfluences,
+  };
 }

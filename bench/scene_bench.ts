@@ -6,12 +6,12 @@
  * Also what batching saves: one call for all entities against one call per
  * entity.
  */
+import { coreKernels } from "../simd/_instance.ts";
 import * as THREE from "three";
 import { type CoreBuild, createAnimationPipeline, getPose } from "../mod.ts";
 import { createCylinder, wavePose } from "../examples/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
 import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
-import { Core } from "../simd/core.ts";
 import { stateOf } from "../components/_world.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 
@@ -105,7 +105,7 @@ for (const build of BUILDS) {
 {
   const { world, core } = scenes["relaxed-simd"];
   const state = stateOf(world, "bench");
-  const kernels = Core.kernelsOf(core);
+  const kernels = coreKernels(core);
   const perEntity = [...state.poses].map(([eid, pose]) => [
     pose,
     state.matrices.get(eid)! + SHAPE.joints * MATRIX_FLOATS * 4,

@@ -1,67 +1,99 @@
 /**
- * Per-world state of the ECS layer: the core, the entities' blocks in its
- * memory, and the batch job tables of the systems.
+ * Per-world state of the ECS layer: the public component stores, Marrow's
+ * private record of what each entity owns in the core, the systems' job
+ * tables, and the world's lifetime.
  *
- * The component objects the game sees are bitecs-style plain objects of
- * arrays; their offset fields mirror this state for reading (for example to
- * upload skinned output straight from the core's buffer). Systems never read
- * them: they use the offsets recorded here, so nothing written into a
- * component array can make the core touch memory outside its blocks.
+ * The stores (`Skeleton.jointCount[eid]`, `JointMat.modelByteOffset[eid]`,
+ * …) are bitecs components: plain objects of typed arrays indexed by
+ * entity, which systems read every frame. Every field the core trusts is
+ * checked against the ownership record (`_access.ts`) before each use: a
+ * field changed by game code is a `ComponentError`, never a wild pointer.
  *
  * @module
  */
 
-import { entityExists, observe, onAdd, onRemove, removeComponent } from "bitecs";
-import type { CoreKernels } from "../simd/_abi.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
-import { Core } from "../simd/core.ts";
-import { ComponentError } from "./errors.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
+import type { BakedClip } from "../animation/_baked_clip.ts";
+import type { Clip, WrapMode } from "../animation/clip.ts";
+import type { Core } from "../simd/core.ts";
+import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import type { CoreKernels } from "../simd/_abi.ts";
+import type { CoreMemory } from "../simd/_memory.ts";
+import { clearEntity, createStore, growStore, type Store } from "./_stores.ts";
 
-/** The Skeleton component: which shared skeleton an entity animates. */
+/** Shapes of the public stores. */
+const SHAPES = {
+  Skeleton: { asset: "objects", jointCount: Uint16Array },
+  JointQuat: { byteOffset: Uint32Array },
+  JointMat: { modelByteOffset: Uint32Array, paletteByteOffset: Uint32Array },
+  Skin: {
+    asset: "objects",
+    vertexCount: Uint32Array,
+    positionsByteOffset: Uint32Array,
+    normalsByteOffset: Uint32Array,
+    tangentsByteOffset: Uint32Array,
+    maxInfluences: Uint8Array,
+  },
+  ClipPlayer: { clipName: "objects", time: Float64Array, speed: Float32Array },
+} as const;
+
+/**
+ * The Skeleton component: which shared skeleton an entity animates. Needs
+ * nothing; JointQuat, JointMat, Skin and ClipPlayer need it.
+ */
 export interface SkeletonComponent {
-  /** The entity's skeleton. */
-  readonly asset: (SkeletonAsset | undefined)[];
+  /** The entity's skeleton (object references cannot live in typed arrays). */
+  readonly asset: readonly (SkeletonAsset | undefined)[];
   /** Its joint count. */
-  readonly jointCount: number[];
+  readonly jointCount: Uint16Array;
 }
 
-/** The JointQuat component: the entity's local pose (SoA×4) in the core. */
+/** The JointQuat component: the entity's local pose (SoA×4) in the core. Needs Skeleton. */
 export interface JointQuatComponent {
-  /** Byte offset of the pose in the core's memory (informational). */
-  readonly byteOffset: number[];
+  /** Byte offset of the pose in the core's memory. */
+  readonly byteOffset: Uint32Array;
 }
 
 /**
  * The JointMat component: the entity's model-space matrices and skinning
- * palette (3x4 each) in the core. Between the quat→mat and the
- * multiply-inverse-bind systems the palette holds the local matrices.
+ * palette (3x4 each) in the core. Needs Skeleton. Between the quat→mat
+ * and the multiply-inverse-bind systems the palette holds local matrices.
  */
 export interface JointMatComponent {
-  /** Byte offset of the model-space matrices (informational). */
-  readonly modelByteOffset: number[];
-  /** Byte offset of the skinning palette (informational). */
-  readonly paletteByteOffset: number[];
+  /** Byte offset of the model-space matrices. */
+  readonly modelByteOffset: Uint32Array;
+  /** Byte offset of the skinning palette. */
+  readonly paletteByteOffset: Uint32Array;
 }
 
-/** The Skin component: the entity's shared mesh and its skinned output. */
+/** The Skin component: the entity's shared meshes and skinned output. Needs Skeleton and JointMat. */
 export interface SkinComponent {
-  /** The entity's skinned mesh. */
-  readonly asset: (SkinAsset | undefined)[];
-  /** Byte offset of the skinned positions (informational). */
-  readonly positionsByteOffset: number[];
-  /** Byte offset of the skinned normals, 0 when not skinned (informational). */
-  readonly normalsByteOffset: number[];
-  /** Byte offset of the skinned tangents, 0 when not skinned (informational). */
-  readonly tangentsByteOffset: number[];
+  /** The entity's skin. */
+  readonly asset: readonly (SkinAsset | undefined)[];
+  /** Vertices of all its meshes. */
+  readonly vertexCount: Uint32Array;
+  /** Byte offset of the skinned positions. */
+  readonly positionsByteOffset: Uint32Array;
+  /** Byte offset of the skinned normals, 0 when not skinned. */
+  readonly normalsByteOffset: Uint32Array;
+  /** Byte offset of the skinned tangents, 0 when not skinned. */
+  readonly tangentsByteOffset: Uint32Array;
+  /**
+   * Level of detail, yours to write: skin with at most this many influences
+   * per vertex (the heaviest, rescaled to sum to one); 0 uses them all.
+   */
+  readonly maxInfluences: Uint8Array;
 }
 
-/** The ClipPlayer component: an entity plays animation clips into its JointQuat. */
+/** The ClipPlayer component: an entity plays clips into its JointQuat. Needs Skeleton and JointQuat. */
 export interface ClipPlayerComponent {
   /** Name of the clip playing (the one faded to, during a cross-fade). */
-  readonly clipName: (string | undefined)[];
+  readonly clipName: readonly (string | undefined)[];
+  /** Time in seconds of the clip playing, before wrapping; yours to write (seek). */
+  readonly time: Float64Array;
+  /** Playback rate of the clip playing, negative backwards; yours to write. */
+  readonly speed: Float32Array;
 }
 
 /** Marrow's components for one world. */
@@ -72,102 +104,215 @@ export interface AnimationComponents {
   readonly JointQuat: JointQuatComponent;
   /** Model-space matrices and skinning palette. */
   readonly JointMat: JointMatComponent;
-  /** Shared skinned mesh and per-entity skinned output. */
+  /** Shared skinned meshes and per-entity skinned output. */
   readonly Skin: SkinComponent;
   /** Clip playback state. */
   readonly ClipPlayer: ClipPlayerComponent;
 }
 
-/** Options of {@linkcode createAnimation}. */
-export interface AnimationOptions {
-  /** The core whose memory holds the entities' data. Default: `Core.default`. */
-  readonly core?: Core;
-}
-
-/** @internal A skinned entity's output blocks. */
-export interface SkinRecord {
-  readonly asset: SkinAsset;
-  readonly block: number;
-  readonly positions: number;
-  readonly normals: number;
-  readonly tangents: number;
-}
-
 /** @internal */
 export type ComponentName = keyof AnimationComponents;
 
-/** @internal Everything Marrow keeps for one world. */
-export class WorldState {
-  readonly world: object;
-  readonly core: Core;
-  readonly components: AnimationComponents;
-  readonly skeletons: Map<number, SkeletonAsset> = new Map();
-  /** Entity → byte offset of its pose. */
-  readonly poses: Map<number, number> = new Map();
-  /** Entity → byte offset of its model matrices (the palette follows them). */
-  readonly matrices: Map<number, number> = new Map();
-  readonly skins: Map<number, SkinRecord> = new Map();
-  /** Entity → its clip playback, owned by `components/clip_player.ts`. */
-  readonly players: Map<number, unknown> = new Map();
-  /** Bumped whenever an entity gains or loses a Marrow component. */
-  version = 0;
-  /** The component one of our add functions is adding, for the observers. */
-  adding: ComponentName | null = null;
-  readonly #tables = new Map<string, JobTable>();
+/** @internal Removal order: dependents before what they need. */
+export const COMPONENT_NAMES: readonly ComponentName[] = [
+  "ClipPlayer",
+  "Skin",
+  "JointQuat",
+  "JointMat",
+  "Skeleton",
+];
 
-  constructor(world: object, core: Core) {
-    this.world = world;
-    this.core = core;
-    this.components = {
-      Skeleton: { asset: [], jointCount: [] },
-      JointQuat: { byteOffset: [] },
-      JointMat: { modelByteOffset: [], paletteByteOffset: [] },
-      Skin: {
-        asset: [],
-        positionsByteOffset: [],
-        normalsByteOffset: [],
-        tangentsByteOffset: [],
-      },
-      ClipPlayer: { clipName: [] },
-    };
+/**
+ * @internal One clip being played. For the clip playing, the ClipPlayer
+ * store's `time` and `speed` are the truth; these are the fading-in clip's.
+ */
+export interface Playback {
+  readonly clip: Clip;
+  readonly baked: BakedClip;
+  readonly wrap: WrapMode;
+  time: number;
+  speed: number;
+}
+
+/** @internal An entity's players: the clip playing, and the one faded to. */
+export interface PlayerState {
+  current: Playback;
+  next: Playback | undefined;
+  /** Weight of `next`, always within [0, 1]. */
+  fade: number;
+  fadeDuration: number;
+  /** Byte offset of a second pose in the core, to sample `next` into. */
+  readonly scratch: number;
+}
+
+const OWNED = {
+  skeleton: "objects",
+  pose: Uint32Array,
+  matrices: Uint32Array,
+  skin: "objects",
+  skinBlock: Uint32Array,
+  skinNormals: Uint32Array,
+  skinTangents: Uint32Array,
+  player: "objects",
+  /** Marks entities already listed in the current system call. */
+  stamp: Uint32Array,
+} as const;
+
+/** @internal What each entity owns: the truth the stores are checked against. */
+export type Owned = Store<typeof OWNED> & {
+  skeleton: (SkeletonAsset | undefined)[];
+  skin: (SkinAsset | undefined)[];
+  player: (PlayerState | undefined)[];
+};
+
+/**
+ * @internal Everything the world holds in the core. It references no
+ * world, so that the world's finalization can release it.
+ */
+export class WorldResources {
+  readonly memory: CoreMemory;
+  owned: Owned;
+  capacity = 0;
+  /** Job table blocks of the systems. */
+  readonly tables = new Set<JobTable>();
+
+  constructor(memory: CoreMemory) {
+    this.memory = memory;
+    this.owned = createStore(OWNED, 0) as Owned;
   }
 
-  get memory(): CoreMemory {
-    return Core.memoryOf(this.core).views();
-  }
-
-  get kernels(): CoreKernels {
-    return Core.kernelsOf(this.core);
-  }
-
-  /** A job table that its system refills every frame. */
-  frameJobs(name: string): JobTable {
-    let table = this.#tables.get(name);
-    if (!table) this.#tables.set(name, table = new JobTable(Core.memoryOf(this.core)));
-    return table;
-  }
-
-  /** The job table `name`, rebuilt by `fill` when the entities changed. */
-  jobs(name: string, fill: (rows: JobRows) => void): JobTable {
-    let table = this.#tables.get(name);
-    if (!table) this.#tables.set(name, table = new JobTable(Core.memoryOf(this.core)));
-    if (table.version !== this.version) {
-      table.rebuild(fill);
-      table.version = this.version;
+  /** Frees what entity `eid` holds for `name`; idempotent. */
+  release(name: ComponentName, eid: number): void {
+    const o = this.owned;
+    if (eid >= this.capacity) return;
+    switch (name) {
+      case "Skeleton":
+        o.skeleton[eid]?.lifetime.release();
+        o.skeleton[eid] = undefined;
+        break;
+      case "JointQuat":
+        if (o.pose[eid]) this.memory.free(o.pose[eid]);
+        o.pose[eid] = 0;
+        break;
+      case "JointMat":
+        if (o.matrices[eid]) this.memory.free(o.matrices[eid]);
+        o.matrices[eid] = 0;
+        break;
+      case "Skin":
+        if (o.skinBlock[eid]) this.memory.free(o.skinBlock[eid]);
+        o.skin[eid]?.lifetime.release();
+        o.skinBlock[eid] = o.skinNormals[eid] = o.skinTangents[eid] = 0;
+        o.skin[eid] = undefined;
+        break;
+      case "ClipPlayer": {
+        const player = o.player[eid];
+        if (!player) break;
+        this.memory.free(player.scratch);
+        player.current.baked.lifetime.release();
+        player.next?.baked.lifetime.release();
+        o.player[eid] = undefined;
+        break;
+      }
     }
-    return table;
+  }
+
+  /** Frees everything every entity holds, and the job tables. */
+  releaseAll(): void {
+    for (let eid = 0; eid < this.capacity; eid++) {
+      for (const name of COMPONENT_NAMES) this.release(name, eid);
+    }
+    for (const table of this.tables) table.free();
+    this.tables.clear();
   }
 }
 
-/** @internal Appends job rows. */
-export type JobRows = (entity: number, ...words: number[]) => void;
+/** @internal Everything Marrow keeps for one world. */
+export class WorldState {
+  readonly core: Core;
+  readonly components: AnimationComponents;
+  readonly resources: WorldResources;
+  /** bitecs' entity index when the observers were registered (a reset replaces it). */
+  entityIndex: unknown;
+  /** Unsubscribes the observers. */
+  unobserve: (() => void)[] = [];
+  /** What an add function hands to the add observer of its component. */
+  pending: { Skeleton?: SkeletonAsset; Skin?: SkinPending; ClipPlayer?: Playback } = {};
+  #stamp = 0;
+  readonly #tables = new Map<string, JobTable>();
 
-/** @internal A table of batch jobs in the core's memory, and their entities. */
+  constructor(core: Core) {
+    this.core = core;
+    this.resources = new WorldResources(coreMemory(core));
+    const stores: Record<string, unknown> = {};
+    for (const [name, shape] of Object.entries(SHAPES)) stores[name] = createStore(shape, 0);
+    this.components = stores as unknown as AnimationComponents;
+  }
+
+  get owned(): Owned {
+    return this.resources.owned;
+  }
+
+  get memory(): CoreMemory {
+    return this.resources.memory.views();
+  }
+
+  get kernels(): CoreKernels {
+    return coreKernels(this.core);
+  }
+
+  /** Makes every store and record hold entity `eid`. */
+  ensureCapacity(eid: number): void {
+    const r = this.resources;
+    if (eid < r.capacity) return;
+    const capacity = Math.max(64, 2 ** Math.ceil(Math.log2(eid + 1)));
+    for (const store of Object.values(this.components)) growStore(store, capacity);
+    growStore(r.owned, capacity);
+    r.capacity = capacity;
+  }
+
+  /** Clears entity `eid`'s fields of store `name`. */
+  clearStore(name: ComponentName, eid: number): void {
+    if (eid < this.resources.capacity) {
+      clearEntity(this.components[name] as unknown as Record<string, unknown>, eid);
+    }
+  }
+
+  /** A new stamp for marking the entities of one system call. */
+  nextStamp(): number {
+    if (++this.#stamp === 2 ** 32) {
+      this.resources.owned.stamp.fill(0);
+      this.#stamp = 1;
+    }
+    return this.#stamp;
+  }
+
+  /** The job table of system `name`. */
+  jobs(name: string): JobTable {
+    let table = this.#tables.get(name);
+    if (!table) {
+      this.#tables.set(name, table = new JobTable(this.resources.memory));
+      this.resources.tables.add(table);
+    }
+    return table;
+  }
+
+  /** Forgets the job tables (after `releaseAll` freed them). */
+  forgetJobs(): void {
+    this.#tables.clear();
+  }
+}
+
+/** @internal What addSkin hands to the Skin observer. */
+export interface SkinPending {
+  readonly asset: SkinAsset;
+  readonly normals: boolean;
+  readonly tangents: boolean;
+}
+
+/** @internal A table of batch jobs in the core's memory, refilled every call. */
 export class JobTable {
-  version = -1;
   ptr = 0;
   count = 0;
-  entities: number[] = [];
   #capacity = 0;
   readonly #memory: CoreMemory;
 
@@ -175,154 +320,18 @@ export class JobTable {
     this.#memory = memory;
   }
 
-  /** Makes room for `rows` rows, keeping none of the old ones. */
-  reserve(rows: number): void {
-    if (rows <= this.#capacity) return;
+  /** Makes room for `rows` rows of `words` words and empties the table. */
+  begin(rows: number, words: number): void {
+    this.count = 0;
+    const bytes = rows * words * 4;
+    if (bytes <= this.#capacity) return;
     if (this.ptr) this.#memory.free(this.ptr);
-    this.#capacity = Math.max(rows, this.#capacity * 2, 8);
-    this.ptr = this.#memory.alloc(this.#capacity * JOB_WORDS * 4);
+    this.#capacity = Math.max(bytes, this.#capacity * 2, 256);
+    this.ptr = this.#memory.alloc(this.#capacity);
   }
 
-  rebuild(fill: (rows: JobRows) => void): void {
-    const rows: number[][] = [];
-    const entities: number[] = [];
-    fill((entity, ...words) => {
-      entities.push(entity);
-      rows.push(words);
-    });
-    this.reserve(rows.length);
-    const u32 = this.#memory.views().u32;
-    rows.forEach((words, i) => {
-      const at = (this.ptr >> 2) + i * JOB_WORDS;
-      u32.fill(0, at, at + JOB_WORDS);
-      u32.set(words, at);
-    });
-    this.count = rows.length;
-    this.entities = entities;
+  free(): void {
+    if (this.ptr) this.#memory.free(this.ptr);
+    this.ptr = this.#capacity = this.count = 0;
   }
-}
-
-const states = new WeakMap<object, WorldState>();
-
-/**
- * Makes `world` (a bitecs world the game created) animatable and returns
- * Marrow's components for it. Calling it again for the same world returns
- * the same components.
- */
-export function createAnimation(
-  world: object,
-  options: AnimationOptions = {},
-): AnimationComponents {
-  const existing = states.get(world);
-  if (existing) {
-    if (options.core && options.core !== existing.core) {
-      throw new TypeError("createAnimation: this world already uses another core");
-    }
-    return existing.components;
-  }
-  const core = options.core ?? Core.default;
-  if (!(core instanceof Core)) {
-    throw new TypeError("createAnimation: options.core: expected a Core");
-  }
-  const state = new WorldState(world, core);
-  states.set(world, state);
-  for (const name of ["Skeleton", "JointQuat", "JointMat", "Skin", "ClipPlayer"] as const) {
-    const component = state.components[name];
-    observe(world, onAdd(component), (eid: number) => {
-      if (state.adding === name) return;
-      // Added with bitecs' own addComponent: no data was allocated, so undo it.
-      removeComponent(world, eid, component);
-      throw new ComponentError(
-        eid,
-        name,
-        `add it with add${name}(world, eid, …), which allocates its data`,
-      );
-    });
-    observe(world, onRemove(component), (eid: number) => release(state, name, eid));
-  }
-  return state.components;
-}
-
-/** @internal The state of `world`, or a TypeError naming `caller`. */
-export function stateOf(world: object, caller: string): WorldState {
-  const state = states.get(world);
-  if (!state) {
-    throw new TypeError(`${caller}: the world has no animation: call createAnimation(world) first`);
-  }
-  return state;
-}
-
-/** @internal Checks the entity exists in the state's world. */
-export function checkEntity(state: WorldState, eid: number, component: ComponentName): void {
-  if (!Number.isInteger(eid) || eid < 0 || !entityExists(state.world, eid)) {
-    throw new ComponentError(eid, component, "the entity does not exist in this world");
-  }
-}
-
-/** Frees what an entity held for a component and clears its fields. */
-function release(state: WorldState, name: ComponentName, eid: number): void {
-  const memory = Core.memoryOf(state.core);
-  const c = state.components;
-  state.version++;
-  switch (name) {
-    case "Skeleton":
-      state.skeletons.delete(eid);
-      c.Skeleton.asset[eid] = undefined;
-      c.Skeleton.jointCount[eid] = 0;
-      break;
-    case "JointQuat": {
-      const ptr = state.poses.get(eid);
-      if (ptr !== undefined) memory.free(ptr);
-      state.poses.delete(eid);
-      c.JointQuat.byteOffset[eid] = 0;
-      break;
-    }
-    case "JointMat": {
-      const ptr = state.matrices.get(eid);
-      if (ptr !== undefined) memory.free(ptr);
-      state.matrices.delete(eid);
-      c.JointMat.modelByteOffset[eid] = c.JointMat.paletteByteOffset[eid] = 0;
-      break;
-    }
-    case "ClipPlayer": {
-      const player = state.players.get(eid) as { scratch?: number } | undefined;
-      if (player?.scratch) memory.free(player.scratch);
-      state.players.delete(eid);
-      c.ClipPlayer.clipName[eid] = undefined;
-      break;
-    }
-    case "Skin": {
-      const record = state.skins.get(eid);
-      if (record) memory.free(record.block);
-      state.skins.delete(eid);
-      c.Skin.asset[eid] = undefined;
-      c.Skin.positionsByteOffset[eid] = 0;
-      c.Skin.normalsByteOffset[eid] = c.Skin.tangentsByteOffset[eid] = 0;
-      break;
-    }
-  }
-}
-
-/** @internal The entity's skeleton, or a ComponentError naming `component`. */
-export function requireSkeleton(state: WorldState, eid: number, component: string): SkeletonAsset {
-  const skeleton = state.skeletons.get(eid);
-  if (!skeleton) {
-    throw new ComponentError(eid, component, "the entity needs a Skeleton first (addSkeleton)");
-  }
-  return skeleton;
-}
-
-/** @internal Runs `add` while the observers know the component is ours. */
-export function withAdding(
-  state: WorldState,
-  name: ComponentName,
-  add: () => void,
-): void {
-  state.adding = name;
-  try {
-    add();
-  } finally {
-    state.adding = null;
-  }
-  state.version++;
 }

@@ -1,21 +1,25 @@
 /**
  * The ClipPlayer component: an entity plays animation clips (from
- * `importGltf`) into its JointQuat, with a time, a speed, looping or
- * clamping, and cross-fades from one clip to another. The sample clips
- * system advances and samples every player once per frame.
+ * `importGltf`, or made in code) into its JointQuat, with a time, a speed,
+ * looping or clamping, and cross-fades from one clip to another. Needs a
+ * Skeleton and a JointQuat. The sample clips system advances and samples
+ * every player once per frame; `ClipPlayer.time[eid]` and
+ * `ClipPlayer.speed[eid]` are the playing clip's, and yours to write.
  *
  * The first time a clip is played on a skeleton it is baked into pose
- * frames in the core's memory (see `_baked_clip.ts`), which allocates: read
- * views again afterwards.
+ * frames in the core's memory, which allocates (read views again
+ * afterwards) and counts against the core's clip budget (`setClipBudget`);
+ * `disposeClip` gives the frames back.
  *
  * @module
  */
 
-import { addComponent, removeComponent } from "bitecs";
+import { addComponent, hasComponent, removeComponent } from "bitecs";
 import type { Clip, WrapMode } from "../animation/clip.ts";
-import { poseFloats } from "../simd/layout.ts";
-import { type BakedClip, bakedClip } from "../animation/_baked_clip.ts";
-import { checkEntity, requireSkeleton, stateOf, withAdding, type WorldState } from "./_world.ts";
+import { bakedClip } from "../animation/_baked_clip.ts";
+import { checkedPlayer, checkedSkeleton } from "./_access.ts";
+import { checkEntity, stateOf } from "./_lifecycle.ts";
+import type { Playback, WorldState } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
 
 /** How a clip plays. */
@@ -26,28 +30,6 @@ export interface PlaybackOptions {
   readonly speed?: number;
   /** `"loop"` (default) wraps time around the clip, `"clamp"` holds its ends. */
   readonly wrap?: WrapMode;
-}
-
-/** @internal One clip being played. */
-export interface Playback {
-  readonly clip: Clip;
-  /** The clip's frames for the entity's skeleton. */
-  readonly baked: BakedClip;
-  time: number;
-  readonly speed: number;
-  readonly wrap: WrapMode;
-}
-
-/** @internal An entity's players: the clip playing, and the one faded to. */
-export interface PlayerState {
-  current: Playback;
-  next: Playback | undefined;
-  /** Weight of `next`, 0 to 1. */
-  fade: number;
-  /** Seconds the fade takes. */
-  fadeDuration: number;
-  /** Byte offset of a second pose in the core, to sample `next` into. */
-  readonly scratch: number;
 }
 
 /** What an entity is playing, as {@linkcode getPlayback} reports it. */
@@ -67,7 +49,8 @@ export interface PlaybackInfo {
  * (and cancelling a cross-fade). Adds the ClipPlayer component when the
  * entity has none. Needs a Skeleton and a JointQuat; throws a
  * {@linkcode ComponentError} when they are missing or the clip animates a
- * joint the skeleton does not have, and a `RangeError` for a bad option.
+ * joint the skeleton does not have, and a `RangeError` for a bad option or
+ * a clip whose baked frames would pass the core's clip budget.
  */
 export function playClip(
   world: object,
@@ -76,33 +59,34 @@ export function playClip(
   options: PlaybackOptions = {},
 ): void {
   const state = stateOf(world, "playClip");
-  const playback = makePlayback(state, eid, clip, options);
-  const player = state.players.get(eid) as PlayerState | undefined;
-  if (player) {
-    player.current = playback;
-    player.next = undefined;
-    player.fade = 0;
-  } else {
-    withAdding(state, "ClipPlayer", () => addComponent(world, eid, state.components.ClipPlayer));
-    state.players.set(
-      eid,
-      {
-        current: playback,
-        next: undefined,
-        fade: 0,
-        fadeDuration: 0,
-        scratch: state.memory.alloc(poseFloats(state.skeletons.get(eid)!.jointCount) * 4),
-      } satisfies PlayerState,
-    );
+  const playback = makePlayback(world, state, eid, clip, options);
+  const c = state.components.ClipPlayer;
+  const player = state.owned.player[eid];
+  if (!player) {
+    state.pending.ClipPlayer = playback;
+    try {
+      addComponent(world, eid, c);
+    } finally {
+      state.pending.ClipPlayer = undefined;
+    }
+    return;
   }
-  state.components.ClipPlayer.clipName[eid] = clip.name;
+  playback.baked.lifetime.acquire();
+  player.current.baked.lifetime.release();
+  player.next?.baked.lifetime.release();
+  player.current = playback;
+  player.next = undefined;
+  player.fade = 0;
+  (c.clipName as unknown[])[eid] = clip.name;
+  c.time[eid] = playback.time;
+  c.speed[eid] = playback.speed;
 }
 
 /**
- * Cross-fades entity `eid` from its clip to `clip` over `duration` seconds:
- * both play, and the blend weight moves from the old to the new one
- * (rotations by normalized lerp along the shorter arc). Without a clip
- * playing it is {@linkcode playClip}.
+ * Cross-fades entity `eid` from its clip to `clip` over `duration` seconds
+ * (finite, >= 0): both play, and the blend weight moves from the old to the
+ * new one (rotations by normalized lerp along the shorter arc). Without a
+ * clip playing it is {@linkcode playClip}.
  */
 export function crossFadeTo(
   world: object,
@@ -112,25 +96,38 @@ export function crossFadeTo(
   options: PlaybackOptions = {},
 ): void {
   const state = stateOf(world, "crossFadeTo");
-  const player = state.players.get(eid) as PlayerState | undefined;
-  if (!player) return playClip(world, eid, clip, options);
-  if (!Number.isFinite(duration) || duration < 0) {
-    throw new RangeError(`entity ${eid}: ClipPlayer: fade duration must be >= 0, got ${duration}`);
+  if (typeof duration !== "number" || !Number.isFinite(duration) || duration < 0) {
+    throw new RangeError(
+      `entity ${eid}: ClipPlayer: fade duration must be a finite number >= 0, got ${duration}`,
+    );
   }
-  const playback = makePlayback(state, eid, clip, options);
-  if (player.next && player.fade >= 0.5) player.current = player.next;
+  const player = state.owned.player[eid];
+  if (!player) return playClip(world, eid, clip, options);
+  const playback = makePlayback(world, state, eid, clip, options);
+  playback.baked.lifetime.acquire();
+  const c = state.components.ClipPlayer;
+  if (player.next && player.fade >= 0.5) {
+    // The clip fading in already dominates: it becomes the one fading out.
+    player.current.baked.lifetime.release();
+    player.current = player.next;
+    c.time[eid] = player.next.time;
+    c.speed[eid] = player.next.speed;
+  } else {
+    player.next?.baked.lifetime.release();
+  }
   player.next = playback;
   player.fade = 0;
   player.fadeDuration = duration;
-  state.components.ClipPlayer.clipName[eid] = clip.name;
+  (c.clipName as unknown[])[eid] = clip.name;
 }
 
 /** What entity `eid` plays; a {@linkcode ComponentError} if it plays nothing. */
 export function getPlayback(world: object, eid: number): PlaybackInfo {
-  const player = playerOf(stateOf(world, "getPlayback"), eid);
+  const state = stateOf(world, "getPlayback");
+  const player = checkedPlayer(state, eid);
   return {
     clip: player.current.clip,
-    time: player.current.time,
+    time: state.components.ClipPlayer.time[eid],
     next: player.next?.clip,
     fade: player.fade,
   };
@@ -139,48 +136,52 @@ export function getPlayback(world: object, eid: number): PlaybackInfo {
 /** Stops entity `eid`'s clips; its pose stays as last sampled. */
 export function removeClipPlayer(world: object, eid: number): void {
   const state = stateOf(world, "removeClipPlayer");
-  playerOf(state, eid);
+  checkEntity(world, eid, "ClipPlayer");
+  if (!hasComponent(world, eid, state.components.ClipPlayer)) {
+    throw new ComponentError(eid, "ClipPlayer", "the entity has no ClipPlayer (removed twice?)");
+  }
   removeComponent(world, eid, state.components.ClipPlayer);
 }
 
-function playerOf(state: WorldState, eid: number): PlayerState {
-  const player = state.players.get(eid) as PlayerState | undefined;
-  if (!player) throw new ComponentError(eid, "ClipPlayer", "the entity has no ClipPlayer");
-  return player;
-}
-
 function makePlayback(
+  world: object,
   state: WorldState,
   eid: number,
   clip: Clip,
   options: PlaybackOptions,
 ): Playback {
-  checkEntity(state, eid, "ClipPlayer");
-  const skeleton = requireSkeleton(state, eid, "ClipPlayer");
-  if (!state.poses.has(eid)) {
+  checkEntity(world, eid, "ClipPlayer");
+  if (!state.owned.skeleton[eid]) {
+    throw new ComponentError(eid, "ClipPlayer", "the entity needs a Skeleton first (addSkeleton)");
+  }
+  const skeleton = checkedSkeleton(state, eid);
+  if (!state.owned.pose[eid]) {
     throw new ComponentError(
       eid,
       "ClipPlayer",
       "the entity needs a JointQuat first (addJointQuat)",
     );
   }
-  if (!clip || !Array.isArray(clip.channels)) {
+  if (!clip || typeof clip !== "object" || !Array.isArray(clip.channels)) {
     throw new ComponentError(eid, "ClipPlayer", "expected a Clip");
   }
-  for (const channel of clip.channels) {
-    if (!(channel.joint >= 0 && channel.joint < skeleton.jointCount)) {
+  for (const [i, channel] of clip.channels.entries()) {
+    if (
+      !(Number.isInteger(channel?.joint) && channel.joint >= 0 &&
+        channel.joint < skeleton.jointCount)
+    ) {
       throw new ComponentError(
         eid,
         "ClipPlayer",
-        `clip "${clip.name}" animates joint ${channel.joint}, but the skeleton has ${skeleton.jointCount} joints`,
+        `clip "${clip.name}" channel ${i} animates joint ${channel?.joint}, but the skeleton has ${skeleton.jointCount} joints`,
       );
     }
   }
-  const time = options.time ?? 0, speed = options.speed ?? 1, wrap = options.wrap ?? "loop";
-  if (!Number.isFinite(time)) {
+  const time = options?.time ?? 0, speed = options?.speed ?? 1, wrap = options?.wrap ?? "loop";
+  if (typeof time !== "number" || !Number.isFinite(time)) {
     throw new RangeError(`entity ${eid}: ClipPlayer: time must be finite, got ${time}`);
   }
-  if (!Number.isFinite(speed)) {
+  if (typeof speed !== "number" || !Number.isFinite(speed)) {
     throw new RangeError(`entity ${eid}: ClipPlayer: speed must be finite, got ${speed}`);
   }
   if (wrap !== "loop" && wrap !== "clamp") {

@@ -21,21 +21,44 @@ export class ComponentError extends TypeError {
   }
 }
 
-/** A non-finite value in an entity's local pose reached a system. */
+/**
+ * A value that would make skinned output non-finite: a non-finite value in
+ * an entity's local pose (JointQuat), or a skinning palette entry (JointMat)
+ * that is not finite or beyond ±1e18, which an overflowing pose (a scale of
+ * 1e38) produces. Raised by the system that would consume it, before it
+ * writes anything.
+ */
 export class PoseError extends RangeError {
   /** The entity at fault. */
   readonly entity: number;
   /** The joint at fault. */
   readonly joint: number;
-  /** The pose field at fault: `tx`, `ty`, `tz`, `qx` … `qw`, `sx` … `sz`. */
+  /**
+   * The field at fault: `tx`, `ty`, `tz`, `qx` … `qw`, `sx` … `sz` for a
+   * pose, `m00` … `m23` (row, column) for a palette matrix.
+   */
   readonly field: string;
+  /** The component holding the value: `"JointQuat"` or `"JointMat"`. */
+  readonly component: string;
 
   /** Creates the error for `entity`'s `joint` and `field` holding `value`. */
-  constructor(entity: number, joint: number, field: string, value: number) {
-    super(`entity ${entity}: JointQuat joint ${joint} ${field} is ${value}`);
+  constructor(
+    entity: number,
+    joint: number,
+    field: string,
+    value: number,
+    component = "JointQuat",
+  ) {
+    const what = component === "JointQuat" ? "JointQuat" : `${component} palette`;
+    super(
+      `entity ${entity}: ${what} joint ${joint} ${field} is ${value}${
+        Number.isFinite(value) ? " (beyond ±1e18: the pose overflows)" : ""
+      }`,
+    );
     this.name = "PoseError";
     this.entity = entity;
     this.joint = joint;
     this.field = field;
+    this.component = component;
   }
 }

@@ -10,7 +10,8 @@
  *
  * | kernel                | job words                                             |
  * | --------------------- | ----------------------------------------------------- |
- * | firstNonFiniteBatch   | ptr, floatCount (returns the first bad job, or -1)    |
+ * | firstBeyondBatch      | ptr, floatCount (returns the first job with a float   |
+ * |                       | whose magnitude is not below `limit`, or -1)          |
  * | quatToMatBatch        | pose, matrices, count                                 |
  * | matToQuatBatch        | matrices, pose, count                                 |
  * | localToModelBatch     | local, model, parents, count (joints 0..count-1)      |
@@ -25,13 +26,21 @@
  * @module
  */
 
-/** Words per batch job row (the longest job, padded to 16 bytes). */
-export const JOB_WORDS = 12;
+export {
+  JOB_BYTES,
+  JOB_WORDS,
+  SKIN_NORMALS,
+  SKIN_RENORMALIZE,
+  SKIN_TANGENTS,
+} from "./assembly/abi.ts";
 
 /** The functions every core build provides. Pointers are byte offsets. */
 export interface CoreKernels {
   firstNonFinite(ptr: number, count: number): number;
-  firstNonFiniteBatch(jobs: number, jobCount: number): number;
+  firstBeyond(ptr: number, count: number, limit: number): number;
+  firstBeyondBatch(jobs: number, jobCount: number, limit: number): number;
+  /** The job row size the build was compiled with. */
+  jobBytes(): number;
   quatToMat(pose: number, matrices: number, count: number): void;
   quatToMatBatch(jobs: number, jobCount: number): void;
   matToQuat(matrices: number, pose: number, count: number): void;

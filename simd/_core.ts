@@ -6,8 +6,8 @@
  * @module
  */
 
-import { type CoreKernels, JOB_WORDS } from "./_abi.ts";
-import { CoreMemory } from "./_memory.ts";
+import { type CoreKernels, JOB_BYTES, JOB_WORDS } from "./_abi.ts";
+import { CoreMemory, type MemoryLimits } from "./_memory.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import * as ref from "./reference.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "./layout.ts";
@@ -61,12 +61,15 @@ export interface CoreInstance {
 }
 
 /** Creates a core of the given build (the fastest supported by default). */
-export function instantiate(build: CoreBuild = bestBuild()): CoreInstance {
+export function instantiate(
+  build: CoreBuild = bestBuild(),
+  limits?: MemoryLimits,
+): CoreInstance {
   if (!isBuildSupported(build)) {
     throw new TypeError(`core build "${build}" is not supported by this runtime`);
   }
   if (build === "scalar") {
-    const memory = new CoreMemory();
+    const memory = new CoreMemory(undefined, limits);
     return { build, memory, kernels: scalarKernels(memory) };
   }
   const module = new WebAssembly.Module(wasmBytes[build]());
@@ -74,7 +77,7 @@ export function instantiate(build: CoreBuild = bestBuild()): CoreInstance {
   const exports = instance.exports as unknown as
     & CoreKernels
     & { memory: WebAssembly.Memory };
-  const memory = new CoreMemory(exports.memory);
+  const memory = new CoreMemory(exports.memory, limits);
   return { build, memory, kernels: exports };
 }
 
@@ -91,18 +94,25 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
 
   const kernels: CoreKernels = {
     firstNonFinite(ptr, count) {
+      return kernels.firstBeyond(ptr, count, Infinity);
+    },
+    firstBeyond(ptr, count, limit) {
       const values = f32(ptr, count);
+      const bound = Math.fround(limit);
       for (let i = 0; i < count; i++) {
-        if (!Number.isFinite(values[i])) return i;
+        if (!(Math.abs(values[i]) < bound)) return i;
       }
       return -1;
     },
-    firstNonFiniteBatch(jobs, jobCount) {
+    firstBeyondBatch(jobs, jobCount, limit) {
       for (let i = 0; i < jobCount; i++) {
         const [ptr, count] = job(jobs, i);
-        if (kernels.firstNonFinite(ptr, count) >= 0) return i;
+        if (kernels.firstBeyond(ptr, count, limit) >= 0) return i;
       }
       return -1;
+    },
+    jobBytes() {
+      return JOB_BYTES;
     },
     quatToMat(pose, matrices, count) {
       ref.quatToMat(f32(pose, poseFloats(count)), f32(matrices, count * MATRIX_FLOATS), count);

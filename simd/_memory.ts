@@ -30,13 +30,27 @@ class ArrayBufferMemory implements GrowableMemory {
   buffer = new ArrayBuffer(PAGE);
   grow(pages: number): number {
     const old = this.buffer;
-    this.buffer = old.transfer(old.byteLength + pages * PAGE);
+    // A copy, not `ArrayBuffer.prototype.transfer`: Node 20 lacks it.
+    const grown = new ArrayBuffer(old.byteLength + pages * PAGE);
+    new Uint8Array(grown).set(new Uint8Array(old));
+    this.buffer = grown;
     return old.byteLength / PAGE;
   }
 }
 
 /** Pages in 4 GiB: the most a 32-bit WebAssembly memory can have. */
 export const MAX_PAGES = 65536;
+
+/** Default budget of a core's buffers: 1 GiB. */
+export const DEFAULT_MAX_BYTES = 2 ** 30;
+
+/** Limits of a {@linkcode CoreMemory}. */
+export interface MemoryLimits {
+  /** The most bytes the heap may reach. */
+  readonly maxBytes: number;
+  /** Bytes to grow to at once. */
+  readonly reserveBytes: number;
+}
 
 /** A fresh memory of one page, WebAssembly's where it exists. */
 export function createMemory(): GrowableMemory {
@@ -83,12 +97,24 @@ export class CoreMemory {
   #top = HEAP_START;
   #free: FreeBlock[] = [];
   #sizes = new Map<number, number>();
+  #allocated = 0;
   #peak = 0;
+  readonly #maxBytes: number;
 
-  constructor(memory: GrowableMemory = createMemory()) {
+  constructor(
+    memory: GrowableMemory = createMemory(),
+    limits: MemoryLimits = { maxBytes: DEFAULT_MAX_BYTES, reserveBytes: 0 },
+  ) {
     this.memory = memory;
+    this.#maxBytes = limits.maxBytes;
     this.#resizable = makeResizable(memory);
     this.#refresh();
+    if (limits.reserveBytes > 0) this.#ensure(HEAP_START + limits.reserveBytes);
+  }
+
+  /** The most bytes the heap may reach. */
+  get maxBytes(): number {
+    return this.#maxBytes;
   }
 
   #refresh(): void {
@@ -115,9 +141,7 @@ export class CoreMemory {
 
   /** Bytes currently allocated. */
   get allocatedBytes(): number {
-    let total = 0;
-    for (const size of this.#sizes.values()) total += size;
-    return total;
+    return this.#allocated;
   }
 
   /** Highest end of the heap reached so far, in bytes. */
@@ -133,6 +157,11 @@ export class CoreMemory {
 
   /** Allocates `bytes` (rounded up to 16), zero-filled; returns the offset. */
   alloc(bytes: number): number {
+    if (!(bytes >= 0 && bytes <= this.#maxBytes)) {
+      throw new RangeError(
+        `core memory: ${bytes} bytes exceed the core's budget of ${this.#maxBytes} bytes (Core.create options.maxBytes)`,
+      );
+    }
     const size = Math.max(ALIGN, Math.ceil(bytes / ALIGN) * ALIGN);
     let ptr = -1;
     for (let i = 0; i < this.#free.length; i++) {
@@ -145,11 +174,19 @@ export class CoreMemory {
     }
     if (ptr < 0) {
       ptr = this.#top;
+      if (ptr + size > this.#maxBytes) {
+        throw new RangeError(
+          `core memory: allocating ${size} bytes would take the heap to ${
+            ptr + size
+          } bytes, beyond the core's budget of ${this.#maxBytes} bytes (Core.create options.maxBytes)`,
+        );
+      }
       this.#ensure(ptr + size);
       this.#top += size;
       this.#peak = Math.max(this.#peak, this.#top);
     }
     this.#sizes.set(ptr, size);
+    this.#allocated += size;
     this.views().u8.fill(0, ptr, ptr + size);
     return ptr;
   }
@@ -161,6 +198,7 @@ export class CoreMemory {
       throw new RangeError(`free: ${ptr} is not an allocated block`);
     }
     this.#sizes.delete(ptr);
+    this.#allocated -= size;
     const list = this.#free;
     let i = 0;
     while (i < list.length && list[i].ptr < ptr) i++;
@@ -191,7 +229,7 @@ export class CoreMemory {
     const have = this.memory.buffer.byteLength;
     if (end <= have) return;
     // Grow geometrically so a stream of small allocations grows rarely.
-    const want = Math.max(end, have + (have >> 1));
+    const want = Math.min(Math.max(end, have + (have >> 1)), Math.max(end, this.#maxBytes));
     this.memory.grow(Math.ceil((want - have) / PAGE));
     this.#refresh();
   }

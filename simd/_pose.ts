@@ -5,7 +5,7 @@
  * @module
  */
 
-import { POSE_GROUP_FLOATS } from "./layout.ts";
+import { poseLane } from "./layout.ts";
 
 /** Names of the pose fields, in `PoseField` order, for error messages. */
 export const POSE_FIELD_NAMES: readonly string[] = [
@@ -32,7 +32,7 @@ export function findNonFinitePose(
   offset = 0,
 ): [number, string, number] | undefined {
   for (let j = 0; j < jointCount; j++) {
-    const lane = offset + (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    const lane = offset + poseLane(j);
     for (let f = 0; f < 10; f++) {
       const value = pose[lane + f * 4];
       if (!Number.isFinite(value)) return [j, POSE_FIELD_NAMES[f], value];
@@ -43,8 +43,10 @@ export function findNonFinitePose(
 
 /**
  * Validates a joint's translation, rotation and scale, then writes them
- * into the pose that starts `offset` floats into `pose`. Errors start with
- * `where` and name the joint and field; nothing is written on error.
+ * into the pose that starts `offset` floats into `pose`, with the rotation
+ * normalized when `normalize` is set (then a zero rotation is an error).
+ * Errors start with `where` and name the joint and field; nothing is
+ * written on error.
  */
 export function writeJointPose(
   pose: Float32Array,
@@ -54,6 +56,7 @@ export function writeJointPose(
   rotation: ArrayLike<number>,
   scale: ArrayLike<number>,
   where: string,
+  normalize = false,
 ): void {
   const values = [...Array.from(translation), ...Array.from(rotation), ...Array.from(scale)];
   if (values.length !== 10) {
@@ -66,6 +69,11 @@ export function writeJointPose(
       throw new RangeError(`${where} joint ${joint} ${POSE_FIELD_NAMES[field]} is ${value}`);
     }
   });
-  const lane = offset + (joint >> 2) * POSE_GROUP_FLOATS + (joint & 3);
+  if (normalize) {
+    const length = Math.hypot(values[3], values[4], values[5], values[6]);
+    if (!(length > 0)) throw new RangeError(`${where} joint ${joint}: rotation has length 0`);
+    for (let i = 3; i < 7; i++) values[i] /= length;
+  }
+  const lane = offset + poseLane(joint);
   values.forEach((value, field) => pose[lane + field * 4] = value);
 }

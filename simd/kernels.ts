@@ -34,6 +34,7 @@ import {
 } from "./core.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, poseFloats, SkinFlags } from "./layout.ts";
 import { findNonFinitePose } from "./_pose.ts";
+import { coreKernels } from "./_instance.ts";
 
 /** Options of the skinning kernels. */
 export interface SkinOptions {
@@ -75,7 +76,7 @@ export function quatToMat(
   count ??= pose.jointCount;
   checkRange("quatToMat", "count", count, { pose: pose.jointCount, matrices: matrices.count });
   checkPose("quatToMat", "pose", pose, count);
-  Core.kernelsOf(core).quatToMat(pose.byteOffset, matrices.byteOffset, count);
+  coreKernels(core).quatToMat(pose.byteOffset, matrices.byteOffset, count);
 }
 
 /**
@@ -99,7 +100,7 @@ export function matToQuat(
   // The kernel writes whole groups of four: keep the joints after `count`.
   const tail = count & 3 && count < pose.jointCount ? (count >> 2) * POSE_GROUP_FLOATS : -1;
   const kept = tail >= 0 ? pose.array.slice(tail, tail + POSE_GROUP_FLOATS) : undefined;
-  Core.kernelsOf(core).matToQuat(matrices.byteOffset, pose.byteOffset, count);
+  coreKernels(core).matToQuat(matrices.byteOffset, pose.byteOffset, count);
   if (kept) {
     const a = pose.array;
     const lanes = Math.min(4, pose.jointCount - (count & ~3));
@@ -129,7 +130,7 @@ export function localToModel(
   if (!checkJointRange("localToModel", first, last, parents, local, model)) return;
   checkMatrices("localToModel", "local", local, first, last + 1);
   checkMatrices("localToModel", "model", model, 0, first);
-  Core.kernelsOf(core).localToModel(
+  coreKernels(core).localToModel(
     local.byteOffset,
     model.byteOffset,
     parents.byteOffset,
@@ -157,7 +158,7 @@ export function modelToLocal(
   last ??= parents.jointCount - 1;
   if (!checkJointRange("modelToLocal", first, last, parents, local, model)) return;
   checkMatrices("modelToLocal", "model", model, 0, last + 1);
-  Core.kernelsOf(core).modelToLocal(
+  coreKernels(core).modelToLocal(
     model.byteOffset,
     local.byteOffset,
     parents.byteOffset,
@@ -181,7 +182,7 @@ export function multiplyMatrices(
   checkRange("multiplyMatrices", "count", count, { a: a.count, b: b.count, out: out.count });
   checkMatrices("multiplyMatrices", "a", a, 0, count);
   checkMatrices("multiplyMatrices", "b", b, 0, count);
-  Core.kernelsOf(core).multiplyMatrices(a.byteOffset, b.byteOffset, out.byteOffset, count);
+  coreKernels(core).multiplyMatrices(a.byteOffset, b.byteOffset, out.byteOffset, count);
 }
 
 /**
@@ -209,7 +210,7 @@ export function blendPoses(
   }
   checkPose("blendPoses", "a", a, a.jointCount);
   checkPose("blendPoses", "b", b, b.jointCount);
-  Core.kernelsOf(core).blendPoses(
+  coreKernels(core).blendPoses(
     a.byteOffset,
     b.byteOffset,
     out.byteOffset,
@@ -236,7 +237,7 @@ export function skinPositions(
   checkAtLeast("skinPositions", "out", out.vertexCount, bases.vertexCount, "vertices");
   const cap = maxInfluences("skinPositions", options);
   checkMatrices("skinPositions", "model", model, 0, bases.jointCount);
-  Core.kernelsOf(core).skinPositions(
+  coreKernels(core).skinPositions(
     model.byteOffset,
     bases.byteOffset,
     bases.jointsOffset,
@@ -288,7 +289,7 @@ export function skinVertices(
   checkAtLeast(name, "palette", palette.count, mesh.jointCount, "matrices");
   checkAtLeast(name, "out.positions", out.positions.vertexCount, mesh.vertexCount, "vertices");
   checkMatrices(name, "palette", palette, 0, mesh.jointCount);
-  Core.kernelsOf(core).skinVertices(
+  coreKernels(core).skinVertices(
     palette.byteOffset,
     ...mesh.kernelWords,
     out.positions.byteOffset,
@@ -409,7 +410,7 @@ function checkMatrices(
 ): void {
   if (to <= from) return;
   const start = buffer.byteOffset + from * MATRIX_FLOATS * 4;
-  const bad = Core.kernelsOf(buffer.core).firstNonFinite(start, (to - from) * MATRIX_FLOATS);
+  const bad = coreKernels(buffer.core).firstNonFinite(start, (to - from) * MATRIX_FLOATS);
   if (bad < 0) return;
   const value = buffer.array[from * MATRIX_FLOATS + bad];
   throw new RangeError(
@@ -423,7 +424,7 @@ function checkMatrices(
 function checkPose(kernel: string, name: string, pose: PoseBuffer, count: number): void {
   // The core scans whole groups fast; only on a hit do we look lane by lane,
   // since the lanes past `count` are not part of this call.
-  if (Core.kernelsOf(pose.core).firstNonFinite(pose.byteOffset, poseFloats(count)) < 0) return;
+  if (coreKernels(pose.core).firstNonFinite(pose.byteOffset, poseFloats(count)) < 0) return;
   const bad = findNonFinitePose(pose.array, count);
   if (bad) throw new RangeError(`${kernel}: ${name}: joint ${bad[0]} ${bad[1]} is ${bad[2]}`);
 }

@@ -25,6 +25,8 @@
  * @module
  */
 
+import { SKIN_NORMALS, SKIN_RENORMALIZE, SKIN_TANGENTS } from "./assembly/abi.ts";
+
 /** Floats in one SoA×4 pose group (ten fields × four joints). */
 export const POSE_GROUP_FLOATS = 40;
 /** Floats in one 3x4 joint matrix. */
@@ -49,9 +51,17 @@ export const PoseField = {
 /** One of the {@linkcode PoseField} values. */
 export type PoseField = typeof PoseField[keyof typeof PoseField];
 
+/**
+ * Index of joint `joint`'s first field (`tx`) in a SoA×4 pose array: its
+ * lane. Field `f` is `4 * f` further on.
+ */
+export function poseLane(joint: number): number {
+  return (joint >> 2) * POSE_GROUP_FLOATS + (joint & 3);
+}
+
 /** Index of joint `joint`'s `field` in a SoA×4 pose array. */
 export function poseIndex(joint: number, field: PoseField): number {
-  return (joint >> 2) * POSE_GROUP_FLOATS + field * 4 + (joint & 3);
+  return poseLane(joint) + field * 4;
 }
 
 /** Number of floats a SoA×4 pose of `jointCount` joints occupies. */
@@ -60,11 +70,11 @@ export function poseFloats(jointCount: number): number {
 }
 
 /** Flags of the collapsed-palette skinning kernel. */
-export const SkinFlags = {
+export const SkinFlags: {
   /** Transform normals. */
-  NORMALS: 1,
+  readonly NORMALS: 1;
   /** Transform tangents (xyz), copying the handedness in w. */
-  TANGENTS: 2,
+  readonly TANGENTS: 2;
   /** Renormalize transformed normals and tangents to unit length. */
-  RENORMALIZE: 4,
-} as const;
+  readonly RENORMALIZE: 4;
+} = { NORMALS: SKIN_NORMALS, TANGENTS: SKIN_TANGENTS, RENORMALIZE: SKIN_RENORMALIZE };

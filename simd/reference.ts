@@ -22,7 +22,7 @@
  * @module
  */
 
-import { MATRIX_FLOATS, POSE_GROUP_FLOATS, SkinFlags } from "./layout.ts";
+import { MATRIX_FLOATS, poseLane, SkinFlags } from "./layout.ts";
 
 /**
  * Joint poses (SoA×4 translation, rotation, scale) to 3x4 joint matrices,
@@ -35,7 +35,7 @@ export function quatToMat(
   count: number,
 ): void {
   for (let j = 0; j < count; j++) {
-    const g = (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    const g = poseLane(j);
     const tx = pose[g], ty = pose[g + 4], tz = pose[g + 8];
     const x = pose[g + 12], y = pose[g + 16], z = pose[g + 20];
     const w = pose[g + 24];
@@ -75,7 +75,7 @@ export function matToQuat(
 ): void {
   const lanes = Math.ceil(count / 4) * 4;
   for (let j = 0; j < lanes; j++) {
-    const g = (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    const g = poseLane(j);
     if (j >= count) {
       pose[g] = pose[g + 4] = pose[g + 8] = 0;
       pose[g + 12] = pose[g + 16] = pose[g + 20] = 0;
@@ -422,7 +422,7 @@ export function blendPoses(
   const s = 1 - weight;
   const lanes = Math.ceil(jointCount / 4) * 4;
   for (let j = 0; j < lanes; j++) {
-    const g = (j >> 2) * POSE_GROUP_FLOATS + (j & 3);
+    const g = poseLane(j);
     for (const f of [0, 1, 2, 7, 8, 9]) {
       const i = g + f * 4;
       out[i] = a[i] * s + b[i] * weight;

@@ -6,19 +6,42 @@
  * @module
  */
 
-import { stateOf } from "../components/_world.ts";
+import {
+  checkedMatrices,
+  checkedPose,
+  checkedSkeleton,
+  selectEntities,
+} from "../components/_access.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 
-/** Runs mat→quat for every entity with Skeleton, JointMat and JointQuat. */
-export function matToQuatSystem(world: object): void {
+/**
+ * Runs mat→quat for every entity with Skeleton, JointMat and JointQuat, or
+ * for those of `entities` (others are skipped).
+ */
+export function matToQuatSystem(world: object, entities?: ArrayLike<number>): void {
   const state = stateOf(world, "matToQuatSystem");
-  const table = state.jobs("matToQuat", (row) => {
-    for (const [eid, pose] of state.poses) {
-      const matrices = state.matrices.get(eid);
-      if (matrices === undefined) continue;
-      const n = state.skeletons.get(eid)!.jointCount;
-      row(eid, matrices + n * MATRIX_FLOATS * 4, pose, n);
-    }
-  });
-  state.kernels.matToQuatBatch(table.ptr, table.count);
+  const owned = state.owned;
+  const list = selectEntities(
+    world,
+    state,
+    "matToQuatSystem",
+    ["Skeleton", "JointQuat", "JointMat"],
+    (eid) => owned.pose[eid] !== 0 && owned.matrices[eid] !== 0,
+    entities,
+  );
+  if (list.length === 0) return;
+  const table = state.jobs("matToQuat");
+  table.begin(list.length, JOB_WORDS);
+  const u32 = state.memory.u32;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    const n = checkedSkeleton(state, eid).jointCount;
+    const at = (table.ptr >> 2) + i * JOB_WORDS;
+    u32[at] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    u32[at + 1] = checkedPose(state, eid);
+    u32[at + 2] = n;
+  }
+  state.kernels.matToQuatBatch(table.ptr, list.length);
 }

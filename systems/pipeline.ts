@@ -1,7 +1,7 @@
 /**
  * The standard frame: sample clips, quat→mat, transform skeleton, multiply
  * inverse bind, then skinning (positions only, or with normals and tangents,
- * per entity).
+ * per entity), on every entity or on the entities a game gives.
  *
  * @example
  * ```ts
@@ -22,28 +22,54 @@ import { sampleClipsSystem } from "./sample_clips.ts";
 import { skinSystem, type SkinSystemOptions, skinWithTangentsSystem } from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
 
-/** A system: a plain function of the world (and of the frame's duration). */
-export type AnimationSystem = (world: object, deltaSeconds?: number) => void;
+/**
+ * A system: a plain function of the world, the frame's duration, and
+ * optionally the entities to run on (all that have its components if
+ * omitted).
+ */
+export type AnimationSystem = (
+  world: object,
+  deltaSeconds: number,
+  entities?: ArrayLike<number>,
+) => void;
 
 /** A pipeline: runs its systems in order; `systems` lists them by name. */
 export interface AnimationPipeline {
-  (world: object, deltaSeconds?: number): void;
+  (world: object, deltaSeconds: number, entities?: ArrayLike<number>): void;
   /** The systems in the order they run. */
   readonly systems: readonly { readonly name: string; readonly run: AnimationSystem }[];
 }
 
-/** Builds the standard animation frame as one function of the world. */
-export function createAnimationPipeline(options: SkinSystemOptions = {}): AnimationPipeline {
+/** Options of {@linkcode createAnimationPipeline}: those of the skinning systems. */
+export type AnimationPipelineOptions = Omit<SkinSystemOptions, "entities">;
+
+/**
+ * Builds the standard animation frame as one function of the world and the
+ * frame's duration in seconds (a finite number >= 0; required, so that
+ * clips cannot silently stand still), optionally on a subset of entities.
+ */
+export function createAnimationPipeline(
+  options: AnimationPipelineOptions = {},
+): AnimationPipeline {
   const systems: readonly { readonly name: string; readonly run: AnimationSystem }[] = [
     { name: "sampleClips", run: sampleClipsSystem },
-    { name: "quatToMat", run: quatToMatSystem },
-    { name: "transformSkeleton", run: transformSkeletonSystem },
-    { name: "multiplyInverseBind", run: multiplyInverseBindSystem },
-    { name: "skin", run: (world: object) => skinSystem(world, options) },
-    { name: "skinWithTangents", run: (world: object) => skinWithTangentsSystem(world, options) },
+    { name: "quatToMat", run: (world, _, entities) => quatToMatSystem(world, entities) },
+    {
+      name: "transformSkeleton",
+      run: (world, _, entities) => transformSkeletonSystem(world, entities),
+    },
+    {
+      name: "multiplyInverseBind",
+      run: (world, _, entities) => multiplyInverseBindSystem(world, entities),
+    },
+    { name: "skin", run: (world, _, entities) => skinSystem(world, { ...options, entities }) },
+    {
+      name: "skinWithTangents",
+      run: (world, _, entities) => skinWithTangentsSystem(world, { ...options, entities }),
+    },
   ];
-  const pipeline = (world: object, deltaSeconds = 0) => {
-    for (const system of systems) system.run(world, deltaSeconds);
+  const pipeline = (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
+    for (const system of systems) system.run(world, deltaSeconds, entities);
   };
   return Object.assign(pipeline, { systems });
 }

@@ -1,49 +1,63 @@
 /**
- * The quat→mat system: every entity's local pose (JointQuat) to local
+ * The quat→mat system: each entity's local pose (JointQuat) to local
  * matrices, which it leaves in the JointMat palette for the transform
  * skeleton system. One call into the core for all entities.
  *
  * @module
  */
 
-import { stateOf, type WorldState } from "../components/_world.ts";
+import {
+  checkedMatrices,
+  checkedPose,
+  checkedSkeleton,
+  selectEntities,
+} from "../components/_access.ts";
+import { stateOf } from "../components/_lifecycle.ts";
 import { PoseError } from "../components/errors.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { findNonFinitePose } from "../simd/_pose.ts";
 
 /**
- * Runs quat→mat for every entity with Skeleton, JointQuat and JointMat.
- * First checks every pose: a non-finite value throws a
- * {@linkcode PoseError} naming entity, joint and field, and nothing is
- * written.
+ * Runs quat→mat for every entity with Skeleton, JointQuat and JointMat, or
+ * for those of `entities` (a game's own query; others are skipped). First
+ * checks every pose: a non-finite value throws a {@linkcode PoseError}
+ * naming entity, joint and field, and nothing is written.
  */
-export function quatToMatSystem(world: object): void {
+export function quatToMatSystem(world: object, entities?: ArrayLike<number>): void {
   const state = stateOf(world, "quatToMatSystem");
-  checkPoses(state);
-  const table = state.jobs("quatToMat", (row) => {
-    for (const [eid, pose] of state.poses) {
-      const matrices = state.matrices.get(eid);
-      if (matrices === undefined) continue;
-      const n = state.skeletons.get(eid)!.jointCount;
-      row(eid, pose, matrices + n * MATRIX_FLOATS * 4, n);
-    }
-  });
-  state.kernels.quatToMatBatch(table.ptr, table.count);
-}
-
-/** Throws a PoseError for the first non-finite value of any entity's pose. */
-export function checkPoses(state: WorldState): void {
-  const scan = state.jobs("poseScan", (row) => {
-    for (const [eid, pose] of state.poses) {
-      row(eid, pose, poseFloats(state.skeletons.get(eid)!.jointCount));
-    }
-  });
-  const first = state.kernels.firstNonFiniteBatch(scan.ptr, scan.count);
-  if (first < 0) return;
+  const owned = state.owned;
+  const list = selectEntities(
+    world,
+    state,
+    "quatToMatSystem",
+    ["Skeleton", "JointQuat", "JointMat"],
+    (eid) => owned.pose[eid] !== 0 && owned.matrices[eid] !== 0,
+    entities,
+  );
+  if (list.length === 0) return;
+  const scan = state.jobs("poseScan"), table = state.jobs("quatToMat");
+  scan.begin(list.length, JOB_WORDS);
+  table.begin(list.length, JOB_WORDS);
+  const u32 = state.memory.u32;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    const n = checkedSkeleton(state, eid).jointCount;
+    const pose = checkedPose(state, eid);
+    const at = i * JOB_WORDS;
+    u32[(scan.ptr >> 2) + at] = pose;
+    u32[(scan.ptr >> 2) + at + 1] = poseFloats(n);
+    u32[(table.ptr >> 2) + at] = pose;
+    u32[(table.ptr >> 2) + at + 1] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    u32[(table.ptr >> 2) + at + 2] = n;
+  }
+  const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, Infinity);
   // The scan covers whole groups; padding lanes are not part of a pose.
-  for (const eid of scan.entities.slice(first)) {
-    const jointCount = state.skeletons.get(eid)!.jointCount;
-    const bad = findNonFinitePose(state.memory.f32, jointCount, state.poses.get(eid)! >> 2);
+  for (let i = first; i >= 0 && i < list.length; i++) {
+    const eid = list[i];
+    const n = owned.skeleton[eid]!.jointCount;
+    const bad = findNonFinitePose(state.memory.f32, n, owned.pose[eid] >> 2);
     if (bad) throw new PoseError(eid, ...bad);
   }
+  state.kernels.quatToMatBatch(table.ptr, list.length);
 }

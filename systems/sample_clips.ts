@@ -11,23 +11,58 @@
  * @module
  */
 
-import type { Playback, PlayerState } from "../components/clip_player.ts";
-import { stateOf } from "../components/_world.ts";
+import {
+  checkedPlayer,
+  checkedPose,
+  checkedSkeleton,
+  selectEntities,
+} from "../components/_access.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import type { Playback } from "../components/_world.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 
 /**
- * Advances every clip player by `deltaSeconds` (times its speed) and writes
- * the sampled poses. Throws a `RangeError` for a non-finite delta.
+ * Advances every clip player (or those of `entities`; others are skipped)
+ * by `deltaSeconds` times its speed, and writes the sampled poses. Throws a
+ * `RangeError` for a delta that is not a finite number >= 0 (play
+ * backwards with a negative speed), and for a `ClipPlayer.time` or `speed`
+ * that game code set to a non-finite value, before anything is written.
  */
-export function sampleClipsSystem(world: object, deltaSeconds = 0): void {
+export function sampleClipsSystem(
+  world: object,
+  deltaSeconds: number,
+  entities?: ArrayLike<number>,
+): void {
   const state = stateOf(world, "sampleClipsSystem");
-  if (!Number.isFinite(deltaSeconds)) {
-    throw new RangeError(`sampleClipsSystem: deltaSeconds must be finite, got ${deltaSeconds}`);
+  if (typeof deltaSeconds !== "number" || !Number.isFinite(deltaSeconds) || deltaSeconds < 0) {
+    throw new RangeError(
+      `sampleClipsSystem: deltaSeconds: expected a finite number >= 0, got ${deltaSeconds}`,
+    );
   }
-  if (state.players.size === 0) return;
-  const table = state.frameJobs("sampleClips");
-  table.reserve(state.players.size * 3);
+  const owned = state.owned, c = state.components.ClipPlayer;
+  const list = selectEntities(
+    world,
+    state,
+    "sampleClipsSystem",
+    ["Skeleton", "JointQuat", "ClipPlayer"],
+    (eid) => owned.player[eid] !== undefined,
+    entities,
+  );
+  if (list.length === 0) return;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    checkedPlayer(state, eid);
+    checkedPose(state, eid);
+    checkedSkeleton(state, eid);
+    for (const field of ["time", "speed"] as const) {
+      if (!Number.isFinite(c[field][eid])) {
+        throw new RangeError(`entity ${eid}: ClipPlayer: ${field} is ${c[field][eid]}`);
+      }
+    }
+  }
+  const table = state.jobs("sampleClips");
+  table.begin(list.length * 3, JOB_WORDS);
   const { u32, f32 } = state.memory;
   let rows = 0;
   const row = (a: number, b: number, out: number, joints: number, weight: number) => {
@@ -35,17 +70,18 @@ export function sampleClipsSystem(world: object, deltaSeconds = 0): void {
     u32[at] = a, u32[at + 1] = b, u32[at + 2] = out, u32[at + 3] = joints;
     f32[at + 4] = weight;
   };
-  const sample = (playback: Playback, out: number, joints: number) => {
+  const sample = (playback: Playback, time: number, out: number, joints: number) => {
     const [a, b, weight] = playback.baked.locate(
-      wrapTime(playback.time, playback.clip.duration, playback.wrap),
+      wrapTime(time, playback.baked.duration, playback.wrap),
     );
     row(a, b, out, joints, weight);
   };
-  for (const [eid, entry] of state.players) {
-    const player = entry as PlayerState;
-    const joints = state.skeletons.get(eid)!.jointCount;
-    const pose = state.poses.get(eid)!;
-    player.current.time += deltaSeconds * player.current.speed;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    const player = owned.player[eid]!;
+    const joints = owned.skeleton[eid]!.jointCount;
+    const pose = owned.pose[eid];
+    c.time[eid] += deltaSeconds * c.speed[eid];
     const next = player.next;
     if (next) {
       next.time += deltaSeconds * next.speed;
@@ -53,14 +89,17 @@ export function sampleClipsSystem(world: object, deltaSeconds = 0): void {
         ? Math.min(1, player.fade + deltaSeconds / player.fadeDuration)
         : 1;
       if (player.fade >= 1) {
+        player.current.baked.lifetime.release();
         player.current = next;
         player.next = undefined;
         player.fade = 0;
+        c.time[eid] = next.time;
+        c.speed[eid] = next.speed;
       }
     }
-    sample(player.current, pose, joints);
+    sample(player.current, c.time[eid], pose, joints);
     if (player.next) {
-      sample(player.next, player.scratch, joints);
+      sample(player.next, player.next.time, player.scratch, joints);
       row(pose, player.scratch, pose, joints, player.fade);
     }
   }

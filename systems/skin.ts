@@ -1,10 +1,12 @@
 /**
  * The skinning systems, both through the collapsed palette
  * `C = sum w * palette[j]` per vertex (paper 002, section 4), in one call
- * into the core each. {@linkcode skinSystem} skins the positions of the
- * entities whose Skin has no normal or tangent stream;
+ * into the core per level of detail. {@linkcode skinSystem} skins the
+ * positions of the entities whose Skin has no normal or tangent stream;
  * {@linkcode skinWithTangentsSystem} skins positions, normals and tangents
- * of the others.
+ * of the others. Before skinning, each entity's palette is checked: an
+ * entry that is not finite or beyond ±1e18 is a `PoseError`, and nothing
+ * is written.
  *
  * Paper 002's other method, weighted base vectors with the model matrices
  * (section 3, the `skinPositions` kernel), saves the inverse-bind multiply
@@ -15,15 +17,30 @@
  * @module
  */
 
-import { stateOf } from "../components/_world.ts";
+import {
+  checkedMatrices,
+  checkedSkeleton,
+  checkedSkin,
+  selectEntities,
+} from "../components/_access.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
+import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
+import { checkPalettes } from "./_select.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {
-  /** Level of detail: use at most this many influences per vertex. */
+  /**
+   * Level of detail for every entity: at most this many influences per
+   * vertex. Per entity, `Skin.maxInfluences[eid]` (when not 0) caps it
+   * further.
+   */
   readonly maxInfluences?: number;
   /** Renormalize skinned normals and tangents (skinWithTangentsSystem). */
   readonly renormalize?: boolean;
+  /** Skin only these entities (a game's own query); others are skipped. */
+  readonly entities?: ArrayLike<number>;
 }
 
 /** Skins the positions of every entity whose Skin has positions only. */
@@ -43,31 +60,55 @@ function skinEntities(
   directions: boolean,
 ): void {
   const state = stateOf(world, caller);
-  const maxInfluences = options.maxInfluences ?? 255;
-  if (!Number.isInteger(maxInfluences) || maxInfluences < 1) {
-    throw new RangeError(
-      `${caller}: maxInfluences: expected a whole number >= 1, got ${maxInfluences}`,
-    );
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`${caller}: options: expected an object`);
   }
+  const cap = options.maxInfluences ?? MAX_INFLUENCES;
+  if (!Number.isInteger(cap) || cap < 1) {
+    throw new RangeError(`${caller}: maxInfluences: expected a whole number >= 1, got ${cap}`);
+  }
+  const owned = state.owned, store = state.components.Skin;
+  const list = selectEntities(
+    world,
+    state,
+    caller,
+    ["Skeleton", "JointMat", "Skin"],
+    (eid) => owned.skin[eid] !== undefined,
+    options.entities,
+  );
+  const skinned: number[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    const skin = checkedSkin(state, eid);
+    if ((skin.normals !== 0 || skin.tangents !== 0) === directions) skinned.push(eid);
+  }
+  if (skinned.length === 0) return;
+  checkPalettes(state, skinned);
+  const lodOf = (eid: number) => Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES);
+  // One batch call per level of detail: the kernel takes it per call.
+  skinned.sort((a, b) => lodOf(a) - lodOf(b));
   const renormalize = directions && options.renormalize ? SkinFlags.RENORMALIZE : 0;
-  const table = state.jobs(`${caller}${renormalize}`, (row) => {
-    for (const [eid, skin] of state.skins) {
-      if (!!(skin.normals || skin.tangents) !== directions) continue;
-      const n = state.skeletons.get(eid)!.jointCount;
-      const flags = (skin.normals ? SkinFlags.NORMALS : 0) |
-        (skin.tangents ? SkinFlags.TANGENTS : 0) | renormalize;
-      row(
-        eid,
-        state.matrices.get(eid)! + n * MATRIX_FLOATS * 4,
-        ...skin.asset.mesh.kernelWords,
-        skin.positions,
-        skin.normals,
-        skin.tangents,
-        flags,
-      );
-    }
-  });
-  if (table.count) {
-    state.kernels.skinVerticesBatch(table.ptr, table.count, Math.min(maxInfluences, 255));
+  const table = state.jobs(caller);
+  table.begin(skinned.length, JOB_WORDS);
+  const u32 = state.memory.u32;
+  for (let i = 0; i < skinned.length; i++) {
+    const eid = skinned[i];
+    const n = checkedSkeleton(state, eid).jointCount;
+    const skin = checkedSkin(state, eid);
+    const at = (table.ptr >> 2) + i * JOB_WORDS;
+    u32[at] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    u32.set(skin.asset.mesh.kernelWords, at + 1);
+    u32[at + 8] = skin.positions;
+    u32[at + 9] = skin.normals;
+    u32[at + 10] = skin.tangents;
+    u32[at + 11] = (skin.normals ? SkinFlags.NORMALS : 0) |
+      (skin.tangents ? SkinFlags.TANGENTS : 0) | renormalize;
+  }
+  for (let first = 0; first < skinned.length;) {
+    const lod = lodOf(skinned[first]);
+    let end = first + 1;
+    while (end < skinned.length && lodOf(skinned[end]) === lod) end++;
+    state.kernels.skinVerticesBatch(table.ptr + first * JOB_WORDS * 4, end - first, lod);
+    first = end;
   }
 }

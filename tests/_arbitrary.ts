@@ -20,6 +20,7 @@
  * @module
  */
 
+import { coreMemory } from "../simd/_instance.ts";
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assert, assertEquals, assertThrows, fail } from "@std/assert";
@@ -608,7 +609,7 @@ export class Arena {
    * it was.
    */
   writesOnly(outputs: readonly CoreBuffer[], call: () => void): void {
-    const memory = Core.memoryOf(this.core);
+    const memory = coreMemory(this.core);
     const end = Math.ceil(this.core.peakBytes / 4);
     const before = memory.views().u32.slice(0, end);
     call();
@@ -770,11 +771,11 @@ export function assertSameRotation(
 /** A copy of every byte of each core's memory; call it to compare. */
 export function snapshotCores(...list: Core[]): () => void {
   const snaps = [...new Set(list)].map((core) =>
-    [core, Core.memoryOf(core).views().u8.slice()] as const
+    [core, coreMemory(core).views().u8.slice()] as const
   );
   return () => {
     for (const [core, before] of snaps) {
-      const now = Core.memoryOf(core).views().u8;
+      const now = coreMemory(core).views().u8;
       assertEquals(
         now.length,
         before.length,

@@ -107,16 +107,17 @@ Deno.test("removeJointQuat frees the pose and refuses a second removal", () => {
   );
 });
 
-Deno.test("bitecs' own addComponent of JointQuat is refused and undone", () => {
+Deno.test("bitecs' own addComponent of JointQuat allocates it, and is undone without a Skeleton", () => {
   const { world, skeleton, components } = setup();
   const eid = addEntity(world);
-  addSkeleton(world, eid, skeleton);
   assertThrows(
     () => addComponent(world, eid, components.JointQuat),
     ComponentError,
-    "addJointQuat",
+    `entity ${eid}: JointQuat: the entity needs a Skeleton first`,
   );
   assertEquals(hasComponent(world, eid, components.JointQuat), false);
-  addJointQuat(world, eid);
+  addSkeleton(world, eid, skeleton);
+  addComponent(world, eid, components.JointQuat);
   assertEquals(hasComponent(world, eid, components.JointQuat), true);
+  assertEquals(Array.from(getPose(world, eid)), Array.from(skeleton.restPose));
 });

@@ -14,6 +14,7 @@
  * - the scalar build, forced, runs the whole pipeline like the others.
  */
 
+import { coreMemory } from "../simd/_instance.ts";
 import fc from "fast-check";
 import {
   assert,
@@ -311,7 +312,7 @@ const pattern = (seed: number) => (_: number, i: number) => seed * 100000 + i + 
 for (const build of BUILDS) {
   Deno.test(`memory (${build}): growth keeps every buffer and view`, () => {
     const core = Core.create(build);
-    const memory = Core.memoryOf(core);
+    const memory = coreMemory(core);
     assertEquals(
       memory.resizable,
       typeof (WebAssembly.Memory.prototype as { toResizableBuffer?: unknown })
@@ -543,12 +544,12 @@ for (const build of BUILDS) {
       }
       // The handle's view is always current.
       assertEquals(first.array, expected);
-      if (Core.memoryOf(core).resizable) assertEquals(view, expected);
+      if (coreMemory(core).resizable) assertEquals(view, expected);
     }
     // A fresh array getter after growth returns a view of the same bytes.
     first.array[35] = 99;
     assertEquals(
-      Core.memoryOf(core).views().f32[(first.byteOffset >> 2) + 35],
+      coreMemory(core).views().f32[(first.byteOffset >> 2) + 35],
       99,
     );
     for (const b of [first, ...grown]) b.free();

@@ -14,11 +14,11 @@
  * 4. Bad input (WeightedBases included): the right error, nothing written.
  */
 
+import { coreMemory } from "../simd/_instance.ts";
 import fc from "fast-check";
 import * as THREE from "three";
 import { assertEquals } from "@std/assert";
 import {
-  Core,
   type InfluenceLists,
   MATRIX_FLOATS,
   skinPositions,
@@ -128,7 +128,7 @@ function checkAgainstReference(c: Case): void {
     const model = arena.matrices(c.model);
     const options = c.cap === undefined ? undefined : { maxInfluences: c.cap };
     arena.writesOnly([out], () => skinPositions(model, bases, out, options));
-    const f32 = Core.memoryOf(arena.core).views().f32;
+    const f32 = coreMemory(arena.core).views().f32;
     const b = bases.byteOffset >> 2;
     return {
       out: out.array.slice(),

@@ -114,14 +114,18 @@ Deno.test("playClip checks the entity and the clip", () => {
   assertThrows(
     () => playClip(world, eid, far),
     ComponentError,
-    `clip "turn" animates joint 99, but the skeleton has ${skeleton.jointCount} joints`,
+    `clip "turn" channel 2 animates joint 99, but the skeleton has ${skeleton.jointCount} joints`,
   );
   assertThrows(
     () => playClip(world, eid, turn(), { speed: NaN }),
     RangeError,
     "speed must be finite",
   );
-  assertThrows(() => sampleClipsSystem(world, Infinity), RangeError, "deltaSeconds must be finite");
+  assertThrows(
+    () => sampleClipsSystem(world, Infinity),
+    RangeError,
+    "deltaSeconds: expected a finite number >= 0",
+  );
   playClip(world, eid, turn());
   assertEquals(components.ClipPlayer.clipName[eid], "turn");
   removeClipPlayer(world, eid);

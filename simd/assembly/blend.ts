@@ -12,6 +12,7 @@
 // at each use), the sign flip is a shifted compare mask, and 0 is a
 // one-instruction zero idiom.
 
+import { JOB_BYTES } from "./abi";
 import { madd } from "./common";
 
 /** Field at byte offset `o`: `a * s + b * w`, four lanes. */
@@ -129,7 +130,7 @@ export function blendPoses(
  * weight` (the weight's f32 bits).
  */
 export function blendPosesBatch(jobs: usize, jobCount: i32): void {
-  for (let j = 0; j < jobCount; j++, jobs += 48) {
+  for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     blendPoses(
       load<u32>(jobs),
       load<u32>(jobs, 4),

@@ -1,6 +1,6 @@
 // Entry point of Marrow's WebAssembly core. Every export takes byte offsets
 // into the core's own memory; the TypeScript wrappers validate them.
-export { firstNonFinite, firstNonFiniteBatch } from "./scan";
+export { firstBeyond, firstBeyondBatch, firstNonFinite, jobBytes } from "./scan";
 export { blendPoses, blendPosesBatch } from "./blend";
 export { matToQuat, matToQuatBatch, quatToMat, quatToMatBatch } from "./pose";
 export {

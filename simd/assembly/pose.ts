@@ -7,6 +7,7 @@
 // results as soon as they are complete, and derive constants from arguments
 // where a constant would sit in the hot loop.
 
+import { JOB_BYTES } from "./abi";
 import { madd } from "./common";
 
 /** c - a * b, four lanes (fused in the relaxed build). */
@@ -124,7 +125,7 @@ export function quatToMat(pose: usize, matrices: usize, count: i32): void {
 
 /** Batch form of {@link quatToMat}: job words `pose, matrices, count`. */
 export function quatToMatBatch(jobs: usize, jobCount: i32): void {
-  for (let j = 0; j < jobCount; j++, jobs += 48) {
+  for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     quatToMat(load<u32>(jobs), load<u32>(jobs, 4), load<i32>(jobs, 8));
   }
 }
@@ -305,7 +306,7 @@ export function matToQuat(matrices: usize, pose: usize, count: i32): void {
 
 /** Batch form of {@link matToQuat}: job words `matrices, pose, count`. */
 export function matToQuatBatch(jobs: usize, jobCount: i32): void {
-  for (let j = 0; j < jobCount; j++, jobs += 48) {
+  for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     matToQuat(load<u32>(jobs), load<u32>(jobs, 4), load<i32>(jobs, 8));
   }
 }

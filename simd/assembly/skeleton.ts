@@ -8,6 +8,7 @@
 // so rows stay in registers where a chain allows it, and the zero vector is
 // derived from an argument once per call.
 
+import { JOB_BYTES } from "./abi";
 import { madd } from "./common";
 
 const MATRIX_BYTES: usize = 48;
@@ -129,7 +130,7 @@ export function localToModel(
 
 /** Batch form: job words `local, model, parents, count` (joints 0..count-1). */
 export function localToModelBatch(jobs: usize, jobCount: i32): void {
-  for (let j = 0; j < jobCount; j++, jobs += 48) {
+  for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     localToModel(
       load<u32>(jobs),
       load<u32>(jobs, 4),
@@ -244,7 +245,7 @@ export function modelToLocal(
 
 /** Batch form: job words `model, local, parents, count` (joints 0..count-1). */
 export function modelToLocalBatch(jobs: usize, jobCount: i32): void {
-  for (let j = 0; j < jobCount; j++, jobs += 48) {
+  for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     modelToLocal(
       load<u32>(jobs),
       load<u32>(jobs, 4),
@@ -314,7 +315,7 @@ export function multiplyMatrices(
 
 /** Batch form of {@link multiplyMatrices}: job words `a, b, out, count`. */
 export function multiplyMatricesBatch(jobs: usize, jobCount: i32): void {
-  for (let j = 0; j < jobCount; j++, jobs += 48) {
+  for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     multiplyMatrices(
       load<u32>(jobs),
       load<u32>(jobs, 4),

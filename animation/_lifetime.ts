@@ -1,0 +1,93 @@
+/**
+ * Lifetimes of what lives in a core's memory on behalf of an asset: a
+ * count of users, an explicit `dispose()` that is deferred until the last
+ * user lets go, and the garbage collector's finalization as the safety net
+ * for assets that are dropped without one.
+ *
+ * @module
+ */
+
+/** Frees blocks of a core; runs exactly once. */
+export type Release = () => void;
+
+const collected = new FinalizationRegistry<Lifetime>((lifetime) => lifetime.collect());
+
+/**
+ * The lifetime of one asset's core memory. The asset object is the
+ * finalization target; this object must not reference it, so that the
+ * asset can be collected.
+ */
+export class Lifetime {
+  #users = 0;
+  #disposed = false;
+  #released = false;
+  readonly #release: Release;
+  readonly #token = {};
+  readonly #dependents = new Set<Release>();
+
+  /**
+   * Runs `release` too when the memory goes (for what was made for this
+   * asset, like clips baked for a skeleton); returns a function that
+   * cancels it.
+   */
+  onRelease(release: Release): () => void {
+    this.#dependents.add(release);
+    return () => this.#dependents.delete(release);
+  }
+
+  /** Watches `target`: when it is collected, the memory is released. */
+  constructor(target: object, release: Release) {
+    this.#release = release;
+    collected.register(target, this, this.#token);
+  }
+
+  /** Whether `dispose()` was called. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** Whether the memory was given back. */
+  get released(): boolean {
+    return this.#released;
+  }
+
+  /** Number of current users. */
+  get users(): number {
+    return this.#users;
+  }
+
+  /** One more user; the caller checked `disposed` first. */
+  acquire(): void {
+    if (this.#disposed) throw new TypeError("acquire: the asset was disposed");
+    this.#users++;
+  }
+
+  /** One user fewer; the memory goes when disposed and unused. */
+  release(): void {
+    if (this.#users <= 0) throw new TypeError("release: the asset has no user");
+    this.#users--;
+    if (this.#disposed && this.#users === 0) this.#free();
+  }
+
+  /** No new users from now on; the memory goes now, or with the last user. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.#users === 0) this.#free();
+  }
+
+  /** The target was collected: no user can remain. */
+  collect(): void {
+    this.#disposed = true;
+    this.#free();
+  }
+
+  #free(): void {
+    if (this.#released) return;
+    this.#released = true;
+    collected.unregister(this.#token);
+    this.#release();
+    for (const release of this.#dependents) release();
+    this.#dependents.clear();
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Checked access to what an entity owns, for the systems and the view
+ * functions: each reads the public store field and checks it against
+ * Marrow's ownership record before the core may use it (a compare per
+ * field; the scene bench's "ownership checks" row measures it). A field
+ * that game code changed is a `ComponentError` naming entity, component and
+ * field, raised before anything is written.
+ *
+ * @module
+ */
+
+import { query } from "bitecs";
+import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
+import type { SkinAsset } from "../animation/skin_asset.ts";
+import { ComponentError } from "./errors.ts";
+import type { ComponentName, PlayerState, WorldState } from "./_world.ts";
+
+function tampered(
+  eid: number,
+  component: ComponentName,
+  field: string,
+  value: unknown,
+  expected: unknown,
+): ComponentError {
+  return new ComponentError(
+    eid,
+    component,
+    `${field} is ${value}, but Marrow set it to ${expected}: the fields the core uses are read-only (remove and add the component to change them)`,
+  );
+}
+
+function missing(eid: number, component: ComponentName): ComponentError {
+  return new ComponentError(eid, component, `the entity has no ${component}`);
+}
+
+/** The entity's skeleton, its store fields checked. */
+export function checkedSkeleton(state: WorldState, eid: number): SkeletonAsset {
+  const skeleton = state.owned.skeleton[eid];
+  if (!skeleton) throw missing(eid, "Skeleton");
+  const c = state.components.Skeleton;
+  if (c.asset[eid] !== skeleton) {
+    throw tampered(eid, "Skeleton", "asset", c.asset[eid], "its skeleton");
+  }
+  if (c.jointCount[eid] !== skeleton.jointCount) {
+    throw tampered(eid, "Skeleton", "jointCount", c.jointCount[eid], skeleton.jointCount);
+  }
+  return skeleton;
+}
+
+/** Byte offset of the entity's pose, checked. */
+export function checkedPose(state: WorldState, eid: number): number {
+  const ptr = state.owned.pose[eid];
+  if (!ptr) throw missing(eid, "JointQuat");
+  const stored = state.components.JointQuat.byteOffset[eid];
+  if (stored !== ptr) throw tampered(eid, "JointQuat", "byteOffset", stored, ptr);
+  return ptr;
+}
+
+/** Byte offset of the entity's model matrices (the palette follows), checked. */
+export function checkedMatrices(state: WorldState, eid: number, jointCount: number): number {
+  const ptr = state.owned.matrices[eid];
+  if (!ptr) throw missing(eid, "JointMat");
+  const c = state.components.JointMat;
+  if (c.modelByteOffset[eid] !== ptr) {
+    throw tampered(eid, "JointMat", "modelByteOffset", c.modelByteOffset[eid], ptr);
+  }
+  const palette = ptr + jointCount * 48;
+  if (c.paletteByteOffset[eid] !== palette) {
+    throw tampered(eid, "JointMat", "paletteByteOffset", c.paletteByteOffset[eid], palette);
+  }
+  return ptr;
+}
+
+/** An entity's skin and its output streams (0 for a stream not skinned). */
+export interface SkinRecord {
+  readonly asset: SkinAsset;
+  readonly positions: number;
+  readonly normals: number;
+  readonly tangents: number;
+}
+
+/** The entity's skin and output offsets, checked. */
+export function checkedSkin(state: WorldState, eid: number): SkinRecord {
+  const asset = state.owned.skin[eid];
+  if (!asset) throw missing(eid, "Skin");
+  const c = state.components.Skin;
+  if (c.asset[eid] !== asset) throw tampered(eid, "Skin", "asset", c.asset[eid], "its skin");
+  if (c.vertexCount[eid] !== asset.vertexCount) {
+    throw tampered(eid, "Skin", "vertexCount", c.vertexCount[eid], asset.vertexCount);
+  }
+  const o = state.owned;
+  const positions = c.positionsByteOffset[eid];
+  const normals = c.normalsByteOffset[eid], tangents = c.tangentsByteOffset[eid];
+  if (positions !== o.skinBlock[eid]) {
+    throw tampered(eid, "Skin", "positionsByteOffset", positions, o.skinBlock[eid]);
+  }
+  if (normals !== o.skinNormals[eid]) {
+    throw tampered(eid, "Skin", "normalsByteOffset", normals, o.skinNormals[eid]);
+  }
+  if (tangents !== o.skinTangents[eid]) {
+    throw tampered(eid, "Skin", "tangentsByteOffset", tangents, o.skinTangents[eid]);
+  }
+  return { asset, positions, normals, tangents };
+}
+
+/** The entity's clip players. */
+export function checkedPlayer(state: WorldState, eid: number): PlayerState {
+  const player = state.owned.player[eid];
+  if (!player) throw missing(eid, "ClipPlayer");
+  return player;
+}
+
+/**
+ * The entities a system runs on: all that have `terms` (a bitecs query),
+ * or those of `entities` that have them (`has`), in the order given.
+ * Entities of the list without the components are skipped, as a query
+ * would; a value that is not an entity id, or one listed twice, is a
+ * `RangeError` naming its index.
+ */
+export function selectEntities(
+  world: object,
+  state: WorldState,
+  caller: string,
+  terms: readonly ComponentName[],
+  has: (eid: number) => boolean,
+  entities?: ArrayLike<number>,
+): ArrayLike<number> {
+  if (entities === undefined) return query(world, terms.map((name) => state.components[name]));
+  if (entities === null || typeof entities !== "object" || typeof entities.length !== "number") {
+    throw new TypeError(`${caller}: entities: expected an array of entity ids`);
+  }
+  const stamp = state.nextStamp(), marks = state.owned.stamp;
+  const selected: number[] = [];
+  for (let i = 0; i < entities.length; i++) {
+    const eid = entities[i];
+    if (!Number.isInteger(eid) || eid < 0 || eid >= 2 ** 32) {
+      throw new RangeError(`${caller}: entities[${i}]: expected an entity id, got ${eid}`);
+    }
+    if (eid >= state.resources.capacity) continue;
+    if (marks[eid] === stamp) {
+      throw new RangeError(`${caller}: entities[${i}]: entity ${eid} is listed twice`);
+    }
+    marks[eid] = stamp;
+    if (has(eid)) selected.push(eid);
+  }
+  return selected;
+}

@@ -1,0 +1,270 @@
+/**
+ * The lifecycle of Marrow's components in a bitecs world: one add observer
+ * per component allocates an entity's data (whichever function added it),
+ * one remove observer frees it and removes the components that need it
+ * (whichever function removed it: Marrow's, bitecs' `removeComponent` or
+ * `removeEntity`), and every entry point notices a `resetWorld` or
+ * `deleteWorld` and releases what the world held.
+ *
+ * The dependency graph, enforced here:
+ *
+ * ```
+ * Skeleton ← JointQuat ← ClipPlayer
+ * Skeleton ← JointMat  ← Skin
+ * ```
+ *
+ * An add whose prerequisites are missing is undone and throws a
+ * `ComponentError`; removing a prerequisite removes its dependents.
+ *
+ * @module
+ */
+
+import { entityExists, observe, onAdd, onRemove, query, removeComponent } from "bitecs";
+import { Core } from "../simd/core.ts";
+import { MATRIX_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
+import { ComponentError } from "./errors.ts";
+import {
+  type AnimationComponents,
+  COMPONENT_NAMES,
+  type ComponentName,
+  type WorldResources,
+  WorldState,
+} from "./_world.ts";
+
+const BITECS_INTERNAL = Symbol.for("bitecs_internal");
+
+/** bitecs 0.4's per-world context; `resetWorld` replaces its entity index. */
+function bitecsContext(world: object): { entityIndex: unknown } | undefined {
+  return (world as Record<symbol, { entityIndex: unknown } | undefined>)[BITECS_INTERNAL];
+}
+
+const states = new WeakMap<object, WorldState>();
+/** Releases a collected world's core memory. */
+const collectedWorlds = new FinalizationRegistry<WorldResources>((resources) =>
+  resources.releaseAll()
+);
+
+/** Options of {@linkcode createAnimation}. */
+export interface AnimationOptions {
+  /** The core whose memory holds the entities' data. Default: `Core.default`. */
+  readonly core?: Core;
+}
+
+/**
+ * Makes `world` (a bitecs world the game created) animatable and returns
+ * Marrow's components for it. Calling it again for the same world returns
+ * the same components. The world's core memory is released by
+ * {@linkcode disposeAnimation}, or when the world is garbage collected.
+ */
+export function createAnimation(
+  world: object,
+  options: AnimationOptions = {},
+): AnimationComponents {
+  if (!bitecsContext(world)) {
+    throw new TypeError("createAnimation: world: expected a bitecs world (createWorld())");
+  }
+  const existing = states.get(world);
+  if (existing) {
+    if (options.core && options.core !== existing.core) {
+      throw new TypeError("createAnimation: this world already uses another core");
+    }
+    return stateOf(world, "createAnimation").components;
+  }
+  const core = options.core ?? Core.default;
+  if (!(core instanceof Core)) {
+    throw new TypeError("createAnimation: options.core: expected a Core");
+  }
+  const state = new WorldState(core);
+  states.set(world, state);
+  collectedWorlds.register(world, state.resources, state);
+  observeWorld(world, state);
+  return state.components;
+}
+
+/**
+ * Removes Marrow's components from every entity of `world` and gives all
+ * the core memory the world held back to its core (assets it used are
+ * released by it, and freed if disposed). The world itself stays usable;
+ * {@linkcode createAnimation} makes it animatable again. Also `deleteWorld`
+ * followed by any Marrow call, or collecting the world, releases it.
+ */
+export function disposeAnimation(world: object): void {
+  const state = states.get(world);
+  if (!state) return;
+  if (bitecsContext(world)?.entityIndex === state.entityIndex) {
+    for (const name of COMPONENT_NAMES) {
+      const component = state.components[name];
+      for (const eid of Array.from(query(world, [component]))) {
+        removeComponent(world, eid, component);
+      }
+    }
+  }
+  forget(world, state);
+}
+
+function forget(world: object, state: WorldState): void {
+  for (const unobserve of state.unobserve) unobserve();
+  state.unobserve = [];
+  state.resources.releaseAll();
+  state.forgetJobs();
+  collectedWorlds.unregister(state);
+  states.delete(world);
+}
+
+/**
+ * @internal The state of `world`, or a TypeError naming `caller`. Notices
+ * a `deleteWorld` (releases everything, then throws) and a `resetWorld`
+ * (releases everything, observes the fresh world, and removes components
+ * bitecs let code add while nobody was observing).
+ */
+export function stateOf(world: object, caller: string): WorldState {
+  const state = states.get(world);
+  if (!state) {
+    throw new TypeError(`${caller}: the world has no animation: call createAnimation(world) first`);
+  }
+  const context = bitecsContext(world);
+  if (!context) {
+    forget(world, state);
+    throw new TypeError(`${caller}: the world was deleted (deleteWorld)`);
+  }
+  if (context.entityIndex !== state.entityIndex) {
+    for (const unobserve of state.unobserve) unobserve();
+    state.resources.releaseAll();
+    state.forgetJobs();
+    for (const name of COMPONENT_NAMES) {
+      for (let eid = 0; eid < state.resources.capacity; eid++) state.clearStore(name, eid);
+    }
+    observeWorld(world, state);
+    for (const name of COMPONENT_NAMES) {
+      const component = state.components[name];
+      for (const eid of Array.from(query(world, [component]))) {
+        removeComponent(world, eid, component);
+      }
+    }
+  }
+  return state;
+}
+
+function observeWorld(world: object, state: WorldState): void {
+  state.entityIndex = bitecsContext(world)!.entityIndex;
+  state.unobserve = COMPONENT_NAMES.flatMap((name) => {
+    const component = state.components[name];
+    return [
+      observe(world, onAdd(component), (eid: number) => {
+        try {
+          state.ensureCapacity(eid);
+          allocate(state, name, eid);
+        } catch (error) {
+          removeComponent(world, eid, component);
+          throw error;
+        }
+      }),
+      observe(world, onRemove(component), (eid: number) => {
+        for (const dependent of DEPENDENTS[name]) {
+          removeComponent(world, eid, state.components[dependent]);
+        }
+        state.resources.release(name, eid);
+        state.clearStore(name, eid);
+      }),
+    ];
+  });
+}
+
+/** The components that need each component. */
+const DEPENDENTS: Record<ComponentName, readonly ComponentName[]> = {
+  Skeleton: ["JointQuat", "JointMat"],
+  JointQuat: ["ClipPlayer"],
+  JointMat: ["Skin"],
+  Skin: [],
+  ClipPlayer: [],
+};
+
+/** Allocates entity `eid`'s data for `name`, or throws a ComponentError. */
+function allocate(state: WorldState, name: ComponentName, eid: number): void {
+  const o = state.owned, c = state.components;
+  const skeleton = o.skeleton[eid];
+  if (name === "Skeleton") {
+    const asset = state.pending.Skeleton;
+    state.pending.Skeleton = undefined;
+    if (!asset) throw addWith(eid, name, "addSkeleton(world, eid, skeleton)");
+    asset.lifetime.acquire();
+    o.skeleton[eid] = asset;
+    (c.Skeleton.asset as unknown[])[eid] = asset;
+    c.Skeleton.jointCount[eid] = asset.jointCount;
+    return;
+  }
+  if (!skeleton) {
+    throw new ComponentError(eid, name, "the entity needs a Skeleton first (addSkeleton)");
+  }
+  const memory = state.resources.memory;
+  const n = skeleton.jointCount;
+  switch (name) {
+    case "JointQuat": {
+      const floats = poseFloats(n);
+      const ptr = memory.alloc(floats * 4);
+      skeleton.copyRestPoseTo(memory.views().f32.subarray(ptr >> 2, (ptr >> 2) + floats));
+      o.pose[eid] = c.JointQuat.byteOffset[eid] = ptr;
+      return;
+    }
+    case "JointMat": {
+      const bytes = n * MATRIX_FLOATS * 4;
+      const ptr = memory.alloc(bytes * 2);
+      const f32 = memory.views().f32;
+      for (let m = ptr >> 2; m < (ptr + bytes * 2) >> 2; m += MATRIX_FLOATS) {
+        f32[m] = f32[m + 5] = f32[m + 10] = 1;
+      }
+      o.matrices[eid] = c.JointMat.modelByteOffset[eid] = ptr;
+      c.JointMat.paletteByteOffset[eid] = ptr + bytes;
+      return;
+    }
+    case "Skin": {
+      const pending = state.pending.Skin;
+      state.pending.Skin = undefined;
+      if (!pending) throw addWith(eid, name, "addSkin(world, eid, skin)");
+      if (!o.matrices[eid]) {
+        throw new ComponentError(eid, name, "the entity needs a JointMat first (addJointMat)");
+      }
+      const { asset, normals, tangents } = pending;
+      const stream = asset.vertexCount * VERTEX_FLOATS * 4;
+      const block = memory.alloc(stream * (1 + +normals + +tangents));
+      asset.lifetime.acquire();
+      o.skin[eid] = asset;
+      o.skinBlock[eid] = block;
+      (c.Skin.asset as unknown[])[eid] = asset;
+      c.Skin.vertexCount[eid] = asset.vertexCount;
+      c.Skin.positionsByteOffset[eid] = block;
+      o.skinNormals[eid] = c.Skin.normalsByteOffset[eid] = normals ? block + stream : 0;
+      o.skinTangents[eid] = c.Skin.tangentsByteOffset[eid] = tangents
+        ? block + stream * (1 + +normals)
+        : 0;
+      c.Skin.maxInfluences[eid] = 0;
+      return;
+    }
+    case "ClipPlayer": {
+      const playback = state.pending.ClipPlayer;
+      state.pending.ClipPlayer = undefined;
+      if (!playback) throw addWith(eid, name, "playClip(world, eid, clip)");
+      if (!o.pose[eid]) {
+        throw new ComponentError(eid, name, "the entity needs a JointQuat first (addJointQuat)");
+      }
+      const scratch = memory.alloc(poseFloats(n) * 4);
+      playback.baked.lifetime.acquire();
+      o.player[eid] = { current: playback, next: undefined, fade: 0, fadeDuration: 0, scratch };
+      (c.ClipPlayer.clipName as unknown[])[eid] = playback.clip.name;
+      c.ClipPlayer.time[eid] = playback.time;
+      c.ClipPlayer.speed[eid] = playback.speed;
+      return;
+    }
+  }
+}
+
+function addWith(eid: number, name: ComponentName, how: string): ComponentError {
+  return new ComponentError(eid, name, `add it with ${how}, which gives it its data`);
+}
+
+/** @internal Checks the entity exists in `world`, or a ComponentError. */
+export function checkEntity(world: object, eid: number, component: ComponentName): void {
+  if (!Number.isInteger(eid) || eid < 0 || !entityExists(world, eid)) {
+    throw new ComponentError(eid, component, "the entity does not exist in this world");
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Per-entity typed arrays that grow with the highest entity id, for the
+ * public component stores and Marrow's private ownership records alike.
+ *
+ * @module
+ */
+
+/** A typed array class whose instances can be grown by copying. */
+type TypedArrayClass =
+  | Float32ArrayConstructor
+  | Float64ArrayConstructor
+  | Uint8ArrayConstructor
+  | Uint16ArrayConstructor
+  | Uint32ArrayConstructor;
+
+/** Fields of `store` that are typed arrays, and their classes. */
+export type StoreShape = Record<string, TypedArrayClass | "objects">;
+
+/** A store: each field a typed array (or an object array) indexed by entity. */
+export type Store<S extends StoreShape> = {
+  [K in keyof S]: S[K] extends "objects" ? unknown[]
+    : S[K] extends TypedArrayClass ? InstanceType<S[K]>
+    : never;
+};
+
+/** Creates a store of `capacity` entities. */
+export function createStore<S extends StoreShape>(shape: S, capacity: number): Store<S> {
+  const store: Record<string, unknown> = {};
+  for (const [name, kind] of Object.entries(shape)) {
+    store[name] = kind === "objects" ? [] : new kind(capacity);
+  }
+  return store as Store<S>;
+}
+
+/**
+ * Replaces the typed arrays of `store` with copies of `capacity` entities.
+ * Games must read fields through the component object, not keep them.
+ */
+export function growStore(store: Record<string, unknown>, capacity: number): void {
+  for (const [name, array] of Object.entries(store)) {
+    if (Array.isArray(array)) continue;
+    const old = array as Uint32Array;
+    const grown = new (old.constructor as Uint32ArrayConstructor)(capacity);
+    grown.set(old);
+    store[name] = grown;
+  }
+}
+
+/** Zeroes entity `eid` in every field of `store`. */
+export function clearEntity(store: Record<string, unknown>, eid: number): void {
+  for (const array of Object.values(store)) {
+    (array as unknown[] | Uint32Array)[eid] = Array.isArray(array) ? undefined : 0;
+  }
+}

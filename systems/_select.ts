@@ -1,0 +1,73 @@
+/**
+ * Shared by the systems: the entities a call runs on, and the scan that
+ * keeps overflowed palettes from being published.
+ *
+ * @module
+ */
+
+import { checkedMatrices, checkedSkeleton, selectEntities } from "../components/_access.ts";
+import { PoseError } from "../components/errors.ts";
+import type { WorldState } from "../components/_world.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
+import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+import { MATRIX_FLOATS } from "../simd/layout.ts";
+
+/** Entities with a JointMat (and so a Skeleton), or those of `entities`. */
+export function withMatrices(
+  world: object,
+  state: WorldState,
+  caller: string,
+  entities?: ArrayLike<number>,
+): ArrayLike<number> {
+  const owned = state.owned;
+  return selectEntities(
+    world,
+    state,
+    caller,
+    ["Skeleton", "JointMat"],
+    (eid) => owned.matrices[eid] !== 0,
+    entities,
+  );
+}
+
+/**
+ * Largest magnitude a palette entry may have: with bind meshes below the
+ * same bound, every skinned value stays finite.
+ */
+export const MAX_PALETTE_MAGNITUDE = MAX_MESH_MAGNITUDE;
+
+/**
+ * Throws a {@linkcode PoseError} for the first palette entry of `list`'s
+ * entities that is not finite or beyond ±1e18 (an overflowing pose), so
+ * that no skinned output is computed from it.
+ */
+export function checkPalettes(state: WorldState, list: ArrayLike<number>): void {
+  const scan = state.jobs("paletteScan");
+  scan.begin(list.length, JOB_WORDS);
+  const u32 = state.memory.u32;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    const n = checkedSkeleton(state, eid).jointCount;
+    const at = (scan.ptr >> 2) + i * JOB_WORDS;
+    u32[at] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    u32[at + 1] = n * MATRIX_FLOATS;
+  }
+  const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, MAX_PALETTE_MAGNITUDE);
+  if (first < 0) return;
+  const eid = list[first], f32 = state.memory.f32;
+  const n = checkedSkeleton(state, eid).jointCount;
+  const palette = (state.owned.matrices[eid] >> 2) + n * MATRIX_FLOATS;
+  for (let k = 0; k < n * MATRIX_FLOATS; k++) {
+    const value = f32[palette + k];
+    if (!(Math.abs(value) < MAX_PALETTE_MAGNITUDE)) {
+      const element = k % MATRIX_FLOATS;
+      throw new PoseError(
+        eid,
+        Math.floor(k / MATRIX_FLOATS),
+        `m${element >> 2}${element & 3}`,
+        value,
+        "JointMat",
+      );
+    }
+  }
+}

@@ -45,12 +45,8 @@ export type {
   JointQuatComponent,
   SkeletonComponent,
   SkinComponent,
-} from "./components/_world.ts";
-export {
-  type AnimationOptions,
-  createAnimation,
-  disposeAnimation,
-} from "./components/_lifecycle.ts";
+} from "./components/world.ts";
+export { type AnimationOptions, createAnimation, disposeAnimation } from "./components/world.ts";
 export * from "./components/errors.ts";
 export type { SkeletonDefinition, SkinDefinition } from "./animation/definitions.ts";
 export { SkeletonAsset } from "./animation/skeleton_asset.ts";
@@ -60,7 +56,7 @@ export {
   DEFAULT_CLIP_BUDGET,
   disposeClip,
   setClipBudget,
-} from "./animation/_baked_clip.ts";
+} from "./animation/baked_clip.ts";
 export { addSkeleton, removeSkeleton } from "./components/skeleton.ts";
 export { addJointQuat, getPose, removeJointQuat, setJointPose } from "./components/joint_quat.ts";
 export {

@@ -8,11 +8,19 @@
  */
 import { coreKernels } from "../simd/_instance.ts";
 import * as THREE from "three";
-import { type CoreBuild, createAnimationPipeline, getPose } from "../mod.ts";
+import { addEntity, createWorld } from "bitecs";
+import {
+  type CoreBuild,
+  createAnimation,
+  createAnimationPipeline,
+  getPose,
+  MatrixBuffer,
+  quatToMatSystem,
+} from "../mod.ts";
 import { createCylinder, wavePose } from "../examples/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
 import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
-import { stateOf } from "../components/_world.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 
 const CHARACTERS = 100;
@@ -30,13 +38,13 @@ const pipeline = createAnimationPipeline();
 
 for (const build of BUILDS) {
   const { world } = scenes[build];
-  pipeline(world);
+  pipeline(world, 0);
   Deno.bench({
     name: `frame ${build}`,
     group: "scene frame (100 × 64 joints × 10k vertices, tangents)",
     baseline: build === "scalar",
     n: build === "scalar" ? 10 : undefined,
-    fn: () => pipeline(world),
+    fn: () => pipeline(world, 0),
   });
   // The scene has no clip players and no positions-only skins: those systems idle.
   for (
@@ -47,7 +55,7 @@ for (const build of BUILDS) {
       group: `system ${system.name}`,
       baseline: build === "scalar",
       n: build === "scalar" && system.name === "skinWithTangents" ? 10 : undefined,
-      fn: () => system.run(world),
+      fn: () => system.run(world, 0),
     });
   }
 }
@@ -97,33 +105,57 @@ for (const build of BUILDS) {
     name: `Marrow ${build}, with normals and tangents`,
     group: "scene frame vs three.js",
     n: build === "scalar" ? 10 : undefined,
-    fn: () => pipeline(world),
+    fn: () => pipeline(world, 0),
   });
 }
 
-// Batching: the quat→mat system's one call against one call per entity.
+// Batching: the quat→mat system's one call against one call per entity; and
+// what the system adds to its kernel call: the query, the ownership check of
+// every store field it reads, the rows and the pose scan.
 {
-  const { world, core } = scenes["relaxed-simd"];
-  const state = stateOf(world, "bench");
+  const { world, core, entities } = scenes["relaxed-simd"];
+  const { JointQuat, JointMat } = createAnimation(world);
   const kernels = coreKernels(core);
-  const perEntity = [...state.poses].map(([eid, pose]) => [
-    pose,
-    state.matrices.get(eid)! + SHAPE.joints * MATRIX_FLOATS * 4,
-  ]);
+  const perEntity = entities.map((
+    eid,
+  ) => [JointQuat.byteOffset[eid], JointMat.paletteByteOffset[eid]]);
+  const group = "batching (quat→mat, 100 entities, relaxed-simd)";
   Deno.bench({
     name: "one call per entity",
-    group: "batching (quat→mat, 100 entities, relaxed-simd)",
+    group,
     baseline: true,
     fn: () => {
       for (const [pose, matrices] of perEntity) kernels.quatToMat(pose, matrices, SHAPE.joints);
     },
   });
-  const table = state.jobs("quatToMat", () => {
-    throw new Error("the table was built by the frame above");
-  });
+  const rows = new Uint32Array(perEntity.length * JOB_WORDS);
+  perEntity.forEach(([pose, matrices], i) =>
+    rows.set([pose, matrices, SHAPE.joints], i * JOB_WORDS)
+  );
+  const table = new MatrixBuffer(Math.ceil(rows.length / MATRIX_FLOATS), core);
+  new Uint32Array(table.array.buffer, table.byteOffset, rows.length).set(rows);
   Deno.bench({
     name: "one batched call",
-    group: "batching (quat→mat, 100 entities, relaxed-simd)",
-    fn: () => kernels.quatToMatBatch(table.ptr, table.count),
+    group,
+    fn: () => kernels.quatToMatBatch(table.byteOffset, perEntity.length),
+  });
+  Deno.bench({
+    name: "the system: query, ownership checks, rows, pose scan, batched call",
+    group,
+    fn: () => quatToMatSystem(world),
+  });
+  const half = entities.filter((_, i) => i % 2 === 0);
+  Deno.bench({
+    name: "the system on a subset of 50 entities",
+    group,
+    fn: () => quatToMatSystem(world, half),
+  });
+  const empty = createWorld();
+  createAnimation(empty, { core });
+  for (let i = 0; i < 1000; i++) addEntity(empty);
+  Deno.bench({
+    name: "the system with no matching entity (1,000 entities)",
+    group: "fixed cost",
+    fn: () => quatToMatSystem(empty),
   });
 }

@@ -20,15 +20,13 @@
  */
 
 import { entityExists, observe, onAdd, onRemove, query, removeComponent } from "bitecs";
-import { Core } from "../simd/core.ts";
 import { MATRIX_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
 import { ComponentError } from "./errors.ts";
 import {
-  type AnimationComponents,
   COMPONENT_NAMES,
   type ComponentName,
   type WorldResources,
-  WorldState,
+  type WorldState,
 } from "./_world.ts";
 
 const BITECS_INTERNAL = Symbol.for("bitecs_internal");
@@ -44,65 +42,30 @@ const collectedWorlds = new FinalizationRegistry<WorldResources>((resources) =>
   resources.releaseAll()
 );
 
-/** Options of {@linkcode createAnimation}. */
-export interface AnimationOptions {
-  /** The core whose memory holds the entities' data. Default: `Core.default`. */
-  readonly core?: Core;
-}
-
-/**
- * Makes `world` (a bitecs world the game created) animatable and returns
- * Marrow's components for it. Calling it again for the same world returns
- * the same components. The world's core memory is released by
- * {@linkcode disposeAnimation}, or when the world is garbage collected.
- */
-export function createAnimation(
-  world: object,
-  options: AnimationOptions = {},
-): AnimationComponents {
-  if (!bitecsContext(world)) {
-    throw new TypeError("createAnimation: world: expected a bitecs world (createWorld())");
-  }
-  const existing = states.get(world);
-  if (existing) {
-    if (options.core && options.core !== existing.core) {
-      throw new TypeError("createAnimation: this world already uses another core");
-    }
-    return stateOf(world, "createAnimation").components;
-  }
-  const core = options.core ?? Core.default;
-  if (!(core instanceof Core)) {
-    throw new TypeError("createAnimation: options.core: expected a Core");
-  }
-  const state = new WorldState(core);
+/** @internal Registers `world`'s new state and observes it. */
+export function registerWorld(world: object, state: WorldState): void {
   states.set(world, state);
   collectedWorlds.register(world, state.resources, state);
   observeWorld(world, state);
-  return state.components;
 }
 
-/**
- * Removes Marrow's components from every entity of `world` and gives all
- * the core memory the world held back to its core (assets it used are
- * released by it, and freed if disposed). The world itself stays usable;
- * {@linkcode createAnimation} makes it animatable again. Also `deleteWorld`
- * followed by any Marrow call, or collecting the world, releases it.
- */
-export function disposeAnimation(world: object): void {
-  const state = states.get(world);
-  if (!state) return;
-  if (bitecsContext(world)?.entityIndex === state.entityIndex) {
-    for (const name of COMPONENT_NAMES) {
-      const component = state.components[name];
-      for (const eid of Array.from(query(world, [component]))) {
-        removeComponent(world, eid, component);
-      }
-    }
-  }
-  forget(world, state);
+/** @internal The state of `world` if it has one, without checks. */
+export function existingState(world: object): WorldState | undefined {
+  return states.get(world);
 }
 
-function forget(world: object, state: WorldState): void {
+/** @internal Whether bitecs still knows `world` as `state` observed it. */
+export function isObserved(world: object, state: WorldState): boolean {
+  return bitecsContext(world)?.entityIndex === state.entityIndex;
+}
+
+/** @internal Whether `world` is a live bitecs world. */
+export function isBitecsWorld(world: object): boolean {
+  return !!bitecsContext(world);
+}
+
+/** @internal Stops observing `world` and releases everything it held. */
+export function forget(world: object, state: WorldState): void {
   for (const unobserve of state.unobserve) unobserve();
   state.unobserve = [];
   state.resources.releaseAll();

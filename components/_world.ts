@@ -12,9 +12,10 @@
  * @module
  */
 
+import type { AnimationComponents } from "./world.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
-import type { BakedClip } from "../animation/_baked_clip.ts";
+import type { BakedClip } from "../animation/baked_clip.ts";
 import type { Clip, WrapMode } from "../animation/clip.ts";
 import type { Core } from "../simd/core.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
@@ -37,78 +38,6 @@ const SHAPES = {
   },
   ClipPlayer: { clipName: "objects", time: Float64Array, speed: Float32Array },
 } as const;
-
-/**
- * The Skeleton component: which shared skeleton an entity animates. Needs
- * nothing; JointQuat, JointMat, Skin and ClipPlayer need it.
- */
-export interface SkeletonComponent {
-  /** The entity's skeleton (object references cannot live in typed arrays). */
-  readonly asset: readonly (SkeletonAsset | undefined)[];
-  /** Its joint count. */
-  readonly jointCount: Uint16Array;
-}
-
-/** The JointQuat component: the entity's local pose (SoA×4) in the core. Needs Skeleton. */
-export interface JointQuatComponent {
-  /** Byte offset of the pose in the core's memory. */
-  readonly byteOffset: Uint32Array;
-}
-
-/**
- * The JointMat component: the entity's model-space matrices and skinning
- * palette (3x4 each) in the core. Needs Skeleton. Between the quat→mat
- * and the multiply-inverse-bind systems the palette holds local matrices.
- */
-export interface JointMatComponent {
-  /** Byte offset of the model-space matrices. */
-  readonly modelByteOffset: Uint32Array;
-  /** Byte offset of the skinning palette. */
-  readonly paletteByteOffset: Uint32Array;
-}
-
-/** The Skin component: the entity's shared meshes and skinned output. Needs Skeleton and JointMat. */
-export interface SkinComponent {
-  /** The entity's skin. */
-  readonly asset: readonly (SkinAsset | undefined)[];
-  /** Vertices of all its meshes. */
-  readonly vertexCount: Uint32Array;
-  /** Byte offset of the skinned positions. */
-  readonly positionsByteOffset: Uint32Array;
-  /** Byte offset of the skinned normals, 0 when not skinned. */
-  readonly normalsByteOffset: Uint32Array;
-  /** Byte offset of the skinned tangents, 0 when not skinned. */
-  readonly tangentsByteOffset: Uint32Array;
-  /**
-   * Level of detail, yours to write: skin with at most this many influences
-   * per vertex (the heaviest, rescaled to sum to one); 0 uses them all.
-   */
-  readonly maxInfluences: Uint8Array;
-}
-
-/** The ClipPlayer component: an entity plays clips into its JointQuat. Needs Skeleton and JointQuat. */
-export interface ClipPlayerComponent {
-  /** Name of the clip playing (the one faded to, during a cross-fade). */
-  readonly clipName: readonly (string | undefined)[];
-  /** Time in seconds of the clip playing, before wrapping; yours to write (seek). */
-  readonly time: Float64Array;
-  /** Playback rate of the clip playing, negative backwards; yours to write. */
-  readonly speed: Float32Array;
-}
-
-/** Marrow's components for one world. */
-export interface AnimationComponents {
-  /** Shared skeleton of an entity. */
-  readonly Skeleton: SkeletonComponent;
-  /** Local pose: translation, rotation quaternion, scale per joint. */
-  readonly JointQuat: JointQuatComponent;
-  /** Model-space matrices and skinning palette. */
-  readonly JointMat: JointMatComponent;
-  /** Shared skinned meshes and per-entity skinned output. */
-  readonly Skin: SkinComponent;
-  /** Clip playback state. */
-  readonly ClipPlayer: ClipPlayerComponent;
-}
 
 /** @internal */
 export type ComponentName = keyof AnimationComponents;

@@ -16,7 +16,7 @@
 
 import { addComponent, hasComponent, removeComponent } from "bitecs";
 import type { Clip, WrapMode } from "../animation/clip.ts";
-import { bakedClip } from "../animation/_baked_clip.ts";
+import { bakedClip } from "../animation/baked_clip.ts";
 import { checkedPlayer, checkedSkeleton } from "./_access.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
 import type { Playback, WorldState } from "./_world.ts";

@@ -26,7 +26,7 @@ export interface GrowableMemory {
  * A growable buffer for runtimes without WebAssembly, where only the scalar
  * path runs. Growth detaches the old buffer, as WebAssembly's does.
  */
-class ArrayBufferMemory implements GrowableMemory {
+export class ArrayBufferMemory implements GrowableMemory {
   buffer = new ArrayBuffer(PAGE);
   grow(pages: number): number {
     const old = this.buffer;

@@ -163,3 +163,36 @@ Deno.test("a recycled entity id starts with zeroed skinned output", () => {
   assertEquals(getSkinnedPositions(world, second).every((v) => v === 0), true);
   assertEquals(getSkinnedNormals(world, second)!.every((v) => v === 0), true);
 });
+
+Deno.test("a skin of several meshes: one output, a contiguous range per mesh", () => {
+  const { skeleton, cylinder, world } = setup();
+  const second = createCylinder({ joints: 4, segments: 4, rings: 2, influences: 3 }).skin;
+  const skin = new SkinAsset(skeleton, [cylinder.skin, second]);
+  assertEquals(skin.meshes, [
+    { firstVertex: 0, vertexCount: cylinder.skin.vertexCount },
+    { firstVertex: cylinder.skin.vertexCount, vertexCount: second.vertexCount },
+  ]);
+  assertEquals(skin.vertexCount, cylinder.skin.vertexCount + second.vertexCount);
+  // Indices and attributes of mesh 1 land in mesh 1's output range, at the
+  // vertex that holds the source vertex's position.
+  const indices = skin.remapIndices([0, 1, 2], 1);
+  const uv = Float32Array.from({ length: second.vertexCount * 2 }, (_, i) => i);
+  const reordered = skin.reorderAttribute(uv, 2, 1);
+  const eid = addEntity(world);
+  addSkeleton(world, eid, skeleton);
+  addJointMat(world, eid);
+  addSkin(world, eid, skin);
+  for (const [source, output] of [0, 1, 2].map((v, i) => [v, indices[i]])) {
+    const first = skin.meshes[1].firstVertex;
+    assertEquals(output >= first, true);
+    assertEquals(skin.vertexOrder[output], first + source);
+    assertEquals(reordered[(output - first) * 2], source * 2);
+  }
+  assertThrows(() => skin.remapIndices([second.vertexCount], 1), RangeError, "out of range");
+  assertThrows(() => skin.remapIndices([0], 2), RangeError, "mesh: expected 0..1");
+  assertThrows(
+    () => new SkinAsset(skeleton, [cylinder.skin, { ...second, normals: undefined }]),
+    RangeError,
+    "meshes[1]: normals: every mesh of a skin must have normals",
+  );
+});

@@ -49,6 +49,7 @@ export type {
 export { type AnimationOptions, createAnimation, disposeAnimation } from "./components/world.ts";
 export * from "./components/errors.ts";
 export type { SkeletonDefinition, SkinDefinition } from "./animation/definitions.ts";
+export { CoreAsset } from "./animation/core_asset.ts";
 export { SkeletonAsset } from "./animation/skeleton_asset.ts";
 export { SkinAsset, type SkinMeshRange } from "./animation/skin_asset.ts";
 export {

@@ -91,3 +91,19 @@ export class Lifetime {
     this.#dependents.clear();
   }
 }
+
+const lifetimes = new WeakMap<object, Lifetime>();
+
+/** Gives `asset` a lifetime that runs `release` when its memory goes. */
+export function attachLifetime(asset: object, release: Release): Lifetime {
+  const lifetime = new Lifetime(asset, release);
+  lifetimes.set(asset, lifetime);
+  return lifetime;
+}
+
+/** The lifetime of an asset's core memory (the users of the asset acquire it). */
+export function lifetimeOf(asset: object): Lifetime {
+  const lifetime = lifetimes.get(asset);
+  if (!lifetime) throw new TypeError("expected an asset of Marrow's");
+  return lifetime;
+}

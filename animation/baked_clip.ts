@@ -21,7 +21,7 @@ import { PoseField, poseFloats, poseLane } from "../simd/layout.ts";
 import { Core } from "../simd/core.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-import { Lifetime } from "./_lifetime.ts";
+import { Lifetime, lifetimeOf } from "./_lifetime.ts";
 
 /** Baked samples per CUBICSPLINE key interval. */
 export const CUBIC_SUBDIVISIONS = 8;
@@ -199,7 +199,7 @@ export function bakedClip(clip: Clip, skeleton: SkeletonAsset): BakedClip {
   const baked = new BakedClip(clip, skeleton);
   bySkeleton.set(id, baked);
   const ref = new WeakRef(baked);
-  const cancel = skeleton.lifetime.onRelease(() => ref.deref()?.lifetime.dispose());
+  const cancel = lifetimeOf(skeleton).onRelease(() => ref.deref()?.lifetime.dispose());
   baked.lifetime.onRelease(cancel);
   return baked;
 }

@@ -28,7 +28,7 @@ import { MATRIX_FLOATS, PoseField, poseFloats, poseLane } from "../simd/layout.t
 import { findNonFinitePose } from "../simd/_pose.ts";
 import { checkFinite } from "../simd/_checks.ts";
 import type { SkeletonDefinition } from "./definitions.ts";
-import { Lifetime } from "./_lifetime.ts";
+import { CoreAsset } from "./core_asset.ts";
 
 export type { SkeletonDefinition } from "./definitions.ts";
 
@@ -42,14 +42,13 @@ export type { SkeletonDefinition } from "./definitions.ts";
  * a disposed skeleton cannot be given to a new entity or skin. A skeleton
  * dropped without `dispose()` is released when garbage collected.
  */
-export class SkeletonAsset {
+export class SkeletonAsset extends CoreAsset {
   readonly #core: Core;
   readonly #jointCount: number;
   readonly #names: readonly string[];
   readonly #parents: ParentIndices;
   readonly #inverseBind: MatrixBuffer;
   readonly #restPose: Float32Array;
-  readonly #lifetime: Lifetime;
 
   /**
    * Validates and copies `definition`, normalizing rest rotations to unit
@@ -85,16 +84,16 @@ export class SkeletonAsset {
     const parentIndices = new ParentIndices(parents, core);
     const inverseBindBuffer = new MatrixBuffer(jointCount, core);
     inverseBindBuffer.array.set(inverseBind);
+    super(() => {
+      parentIndices.free();
+      inverseBindBuffer.free();
+    });
     this.#core = core;
     this.#jointCount = jointCount;
     this.#names = Object.freeze([...names].map(String));
     this.#parents = parentIndices;
     this.#inverseBind = inverseBindBuffer;
     this.#restPose = rest;
-    this.#lifetime = new Lifetime(this, () => {
-      parentIndices.free();
-      inverseBindBuffer.free();
-    });
   }
 
   /** The core whose memory holds the skeleton. */
@@ -132,48 +131,21 @@ export class SkeletonAsset {
     return this.#names.indexOf(name);
   }
 
-  /** Whether {@linkcode SkeletonAsset.dispose} was called. */
-  get disposed(): boolean {
-    return this.#lifetime.disposed;
-  }
-
-  /**
-   * Gives the skeleton's memory (and its baked clips) back to the core, now
-   * or, while entities or skins use it, when the last one lets go.
-   */
-  dispose(): void {
-    this.#lifetime.dispose();
-  }
-
-  /** {@linkcode SkeletonAsset.dispose}, for `using`. */
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-
   /** @internal Byte offset of the parent indices in the core. */
   get parentsByteOffset(): number {
-    this.#checkLive();
+    this.checkLive("SkeletonAsset");
     return this.#parents.byteOffset;
   }
 
   /** @internal Byte offset of the inverse bind matrices in the core. */
   get inverseBindByteOffset(): number {
-    this.#checkLive();
+    this.checkLive("SkeletonAsset");
     return this.#inverseBind.byteOffset;
   }
 
   /** @internal Writes the rest pose into `target` without a copy. */
   copyRestPoseTo(target: Float32Array): void {
     target.set(this.#restPose);
-  }
-
-  /** @internal The lifetime users of the skeleton's memory acquire. */
-  get lifetime(): Lifetime {
-    return this.#lifetime;
-  }
-
-  #checkLive(): void {
-    if (this.#lifetime.released) throw new TypeError("SkeletonAsset: it was disposed");
   }
 }
 

@@ -34,8 +34,9 @@ import { type Core, SkinMesh } from "../simd/core.ts";
 import { VERTEX_FLOATS } from "../simd/layout.ts";
 import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import type { SkinDefinition } from "./definitions.ts";
-import type { SkeletonAsset } from "./skeleton_asset.ts";
-import { Lifetime } from "./_lifetime.ts";
+import { SkeletonAsset } from "./skeleton_asset.ts";
+import { lifetimeOf } from "./_lifetime.ts";
+import { CoreAsset } from "./core_asset.ts";
 
 export type { SkinDefinition } from "./definitions.ts";
 
@@ -56,13 +57,12 @@ export interface SkinMeshRange {
  * given to a new entity. A skin dropped without `dispose()` is released
  * when garbage collected.
  */
-export class SkinAsset {
+export class SkinAsset extends CoreAsset {
   readonly #skeleton: SkeletonAsset;
   readonly #mesh: SkinMesh;
   readonly #meshes: readonly SkinMeshRange[];
   readonly #maxInfluences: number;
   readonly #outputIndex: Uint32Array;
-  readonly #lifetime: Lifetime;
   /** Output vertex `i` is source vertex `vertexOrder[i]` (a copy: yours to keep). */
   readonly vertexOrder: Uint32Array;
   /** Position of source vertex `v` in the output: the inverse of `vertexOrder`. */
@@ -83,7 +83,7 @@ export class SkinAsset {
       ? definition as readonly SkinDefinition[]
       : [definition as SkinDefinition];
     if (definitions.length === 0) throw new RangeError("definition: expected at least one mesh");
-    if (typeof skeleton?.jointCount !== "number" || typeof skeleton.lifetime !== "object") {
+    if (!(skeleton instanceof SkeletonAsset)) {
       throw new TypeError("skeleton: expected a SkeletonAsset");
     }
     if (skeleton.disposed) throw new TypeError("skeleton: it was disposed");
@@ -132,14 +132,16 @@ export class SkinAsset {
         }
       }
     });
-    skeleton.lifetime.acquire();
-    let mesh: SkinMesh;
-    try {
-      mesh = new SkinMesh({ parts, joints, weights, positions, normals, tangents }, skeleton.core);
-    } catch (error) {
-      skeleton.lifetime.release();
-      throw error;
-    }
+    const mesh = new SkinMesh(
+      { parts, joints, weights, positions, normals, tangents },
+      skeleton.core,
+    );
+    const skeletonLifetime = lifetimeOf(skeleton);
+    skeletonLifetime.acquire();
+    super(() => {
+      mesh.free();
+      skeletonLifetime.release();
+    });
     this.#skeleton = skeleton;
     this.#mesh = mesh;
     this.#meshes = Object.freeze(meshes);
@@ -147,11 +149,6 @@ export class SkinAsset {
     this.#outputIndex = outputIndex;
     this.vertexOrder = vertexOrder.slice();
     this.outputIndex = outputIndex.slice();
-    const skeletonLifetime = skeleton.lifetime;
-    this.#lifetime = new Lifetime(this, () => {
-      mesh.free();
-      skeletonLifetime.release();
-    });
   }
 
   /** The skeleton the meshes are bound to. */
@@ -237,30 +234,10 @@ export class SkinAsset {
     return out;
   }
 
-  /** Whether {@linkcode SkinAsset.dispose} was called. */
-  get disposed(): boolean {
-    return this.#lifetime.disposed;
-  }
-
-  /** Gives the skin's memory back, now or when the last entity lets go. */
-  dispose(): void {
-    this.#lifetime.dispose();
-  }
-
-  /** {@linkcode SkinAsset.dispose}, for `using`. */
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-
   /** @internal The collapsed-palette mesh in the core. */
   get mesh(): SkinMesh {
-    if (this.#lifetime.released) throw new TypeError("SkinAsset: it was disposed");
+    this.checkLive("SkinAsset");
     return this.#mesh;
-  }
-
-  /** @internal The lifetime entities wearing the skin acquire. */
-  get lifetime(): Lifetime {
-    return this.#lifetime;
   }
 
   #range(mesh: number): SkinMeshRange {

@@ -40,21 +40,20 @@ async function marrowWorld(file: string, build: CoreBuild, count: number, normal
   createAnimation(world, { core });
   const entities: number[] = [];
   for (const gltfSkeleton of model.skeletons) {
+    if (gltfSkeleton.primitives.length === 0) continue;
     const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
-    const skins = new Map<object, SkinAsset>();
+    // One entity per character: all its meshes in one skin, the skeleton animated once.
+    const meshes = [...new Set(gltfSkeleton.primitives.map((p) => p.skin))];
+    const skin = new SkinAsset(skeleton, meshes);
     const clip = gltfSkeleton.clips.find((c) => c.name === "walk") ?? gltfSkeleton.clips[0];
     for (let i = 0; i < count; i++) {
-      for (const primitive of gltfSkeleton.primitives) {
-        let skin = skins.get(primitive.skin);
-        if (!skin) skins.set(primitive.skin, skin = new SkinAsset(skeleton, primitive.skin));
-        const eid = addEntity(world);
-        addCharacter(world, eid, skeleton, skin, {
-          normals: normals && skin.hasNormals,
-          tangents: false,
-        });
-        if (clip) playClip(world, eid, clip, { time: i * 0.1 });
-        entities.push(eid);
-      }
+      const eid = addEntity(world);
+      addCharacter(world, eid, skeleton, skin, {
+        normals: normals && skin.hasNormals,
+        tangents: false,
+      });
+      if (clip) playClip(world, eid, clip, { time: i * 0.1 });
+      entities.push(eid);
     }
   }
   return { world, entities, model };

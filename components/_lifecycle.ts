@@ -22,6 +22,7 @@
 import { entityExists, observe, onAdd, onRemove, query, removeComponent } from "bitecs";
 import { MATRIX_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
 import { ComponentError } from "./errors.ts";
+import { lifetimeOf } from "../animation/_lifetime.ts";
 import {
   COMPONENT_NAMES,
   type ComponentName,
@@ -150,7 +151,7 @@ function allocate(state: WorldState, name: ComponentName, eid: number): void {
     const asset = state.pending.Skeleton;
     state.pending.Skeleton = undefined;
     if (!asset) throw addWith(eid, name, "addSkeleton(world, eid, skeleton)");
-    asset.lifetime.acquire();
+    lifetimeOf(asset).acquire();
     o.skeleton[eid] = asset;
     (c.Skeleton.asset as unknown[])[eid] = asset;
     c.Skeleton.jointCount[eid] = asset.jointCount;
@@ -190,7 +191,7 @@ function allocate(state: WorldState, name: ComponentName, eid: number): void {
       const { asset, normals, tangents } = pending;
       const stream = asset.vertexCount * VERTEX_FLOATS * 4;
       const block = memory.alloc(stream * (1 + +normals + +tangents));
-      asset.lifetime.acquire();
+      lifetimeOf(asset).acquire();
       o.skin[eid] = asset;
       o.skinBlock[eid] = block;
       (c.Skin.asset as unknown[])[eid] = asset;

@@ -16,6 +16,7 @@ import type { AnimationComponents } from "./world.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import type { BakedClip } from "../animation/baked_clip.ts";
+import { lifetimeOf } from "../animation/_lifetime.ts";
 import type { Clip, WrapMode } from "../animation/clip.ts";
 import type { Core } from "../simd/core.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
@@ -116,7 +117,7 @@ export class WorldResources {
     if (eid >= this.capacity) return;
     switch (name) {
       case "Skeleton":
-        o.skeleton[eid]?.lifetime.release();
+        if (o.skeleton[eid]) lifetimeOf(o.skeleton[eid]!).release();
         o.skeleton[eid] = undefined;
         break;
       case "JointQuat":
@@ -129,7 +130,7 @@ export class WorldResources {
         break;
       case "Skin":
         if (o.skinBlock[eid]) this.memory.free(o.skinBlock[eid]);
-        o.skin[eid]?.lifetime.release();
+        if (o.skin[eid]) lifetimeOf(o.skin[eid]!).release();
         o.skinBlock[eid] = o.skinNormals[eid] = o.skinTangents[eid] = 0;
         o.skin[eid] = undefined;
         break;

@@ -5,7 +5,9 @@
  * @module
  */
 
+import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { checkedMatrices, checkedSkeleton, selectEntities } from "../components/_access.ts";
+import { stateOf } from "../components/_lifecycle.ts";
 import { PoseError } from "../components/errors.ts";
 import type { WorldState } from "../components/_world.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
@@ -70,4 +72,41 @@ export function checkPalettes(state: WorldState, list: ArrayLike<number>): void 
       );
     }
   }
+}
+
+/** The words of one job row of a matrix system, from an entity's blocks. */
+export type MatrixRow = (
+  model: number,
+  palette: number,
+  skeleton: SkeletonAsset,
+) => readonly [number, number, number];
+
+/**
+ * Runs a batch kernel whose rows are three offsets and the joint count,
+ * for every entity with a JointMat (or those of `entities`), checked.
+ */
+export function runMatrixJobs(
+  world: object,
+  caller: string,
+  entities: ArrayLike<number> | undefined,
+  kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesBatch",
+  row: MatrixRow,
+): { state: WorldState; list: ArrayLike<number> } {
+  const state = stateOf(world, caller);
+  const list = withMatrices(world, state, caller, entities);
+  if (list.length === 0) return { state, list };
+  const table = state.jobs(kernel);
+  table.begin(list.length, JOB_WORDS);
+  const u32 = state.memory.u32;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    const skeleton = checkedSkeleton(state, eid);
+    const n = skeleton.jointCount;
+    const model = checkedMatrices(state, eid, n);
+    const at = (table.ptr >> 2) + i * JOB_WORDS;
+    u32.set(row(model, model + n * MATRIX_FLOATS * 4, skeleton), at);
+    u32[at + 3] = n;
+  }
+  state.kernels[kernel](table.ptr, list.length);
+  return { state, list };
 }

@@ -1,27 +1,70 @@
 /**
- * Marrow: skeletal animation for ECS frame loops, on a WebAssembly SIMD
- * core with a scalar TypeScript fallback.
+ * Marrow: skeletal animation for bitecs frame loops, on a WebAssembly SIMD
+ * core with a scalar TypeScript fallback of identical semantics.
  *
- * The core's kernels, in frame order: {@linkcode quatToMat} (local pose to
- * matrices), {@linkcode localToModel}, {@linkcode multiplyMatrices} (model ×
- * inverse bind: the skinning palette), then {@linkcode skinPositions} or
- * {@linkcode skinVertices}; and the inverses {@linkcode matToQuat} and
- * {@linkcode modelToLocal}.
+ * A game creates its bitecs world, makes it animatable with
+ * {@linkcode createAnimation}, builds shared assets once
+ * ({@linkcode SkeletonAsset}, {@linkcode SkinAsset}, from
+ * {@linkcode importGltf} or code), gives entities their components
+ * ({@linkcode addCharacter}, {@linkcode playClip}) and runs the frame:
+ * sample clips → quat→mat → transform skeleton → × inverse bind → skin,
+ * one call into the core per system for all entities (or for the entities
+ * of the game's own query). Skinned output is read zero-copy
+ * ({@linkcode getSkinnedPositions}) for a GPU buffer or a physics engine.
  *
- * @example
+ * @example A crowd of skinned characters playing a clip
  * ```ts
+ * import { addEntity, createWorld } from "bitecs";
  * import {
- *   Core, localToModel, MatrixBuffer, ParentIndices, PoseBuffer, quatToMat,
+ *   addCharacter,
+ *   type Clip,
+ *   createAnimation,
+ *   createAnimationPipeline,
+ *   getSkinnedPositions,
+ *   playClip,
+ *   SkeletonAsset,
+ *   SkinAsset,
  * } from "@marrow/anim";
+ * import { createCylinder } from "@marrow/anim/procedural";
  *
- * console.log(Core.default.build); // "relaxed-simd", "simd" or "scalar"
- * const parents = new ParentIndices([-1, 0]);
- * const pose = new PoseBuffer(2);
- * pose.setJoint(1, [0, 2, 0], [0, 0, 0, 1]);
- * const local = new MatrixBuffer(2), model = new MatrixBuffer(2);
- * quatToMat(pose, local);
- * localToModel(local, model, parents);
+ * const world = createWorld();
+ * createAnimation(world);
+ * const character = createCylinder({ joints: 8 }); // or (await importGltf(file)).skeletons[0]
+ * using skeleton = new SkeletonAsset(character.skeleton);
+ * using skin = new SkinAsset(skeleton, character.skin);
+ * const bend: Clip = {
+ *   name: "bend",
+ *   animation: 0,
+ *   start: 0,
+ *   duration: 1,
+ *   channels: [{
+ *     joint: 1,
+ *     path: "rotation",
+ *     interpolation: "LINEAR",
+ *     times: Float32Array.of(0, 1),
+ *     values: Float32Array.of(0, 0, 0, 1, 0, 0, Math.SQRT1_2, Math.SQRT1_2),
+ *     node: 1,
+ *   }],
+ * };
+ * const crowd = Array.from({ length: 16 }, (_, i) => {
+ *   const eid = addEntity(world);
+ *   addCharacter(world, eid, skeleton, skin);
+ *   playClip(world, eid, bend, { time: i / 16 });
+ *   return eid;
+ * });
+ * const animate = createAnimationPipeline();
+ * for (let frame = 0; frame < 3; frame++) {
+ *   animate(world, 1 / 60);
+ *   const positions = getSkinnedPositions(world, crowd[0]); // upload to the GPU
+ *   console.assert(positions.length === skin.vertexCount * 4);
+ * }
  * ```
+ *
+ * Below the ECS layer, the core's kernels are public too, on buffers in
+ * the core's memory: {@linkcode quatToMat}, {@linkcode localToModel},
+ * {@linkcode multiplyMatrices}, {@linkcode skinVertices} and the inverses
+ * {@linkcode matToQuat} and {@linkcode modelToLocal}.
+ *
  * @module
  */
 

@@ -21,7 +21,7 @@ import { createCylinder, wavePose } from "../examples/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
 import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 
 const CHARACTERS = 100;
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
@@ -138,6 +138,18 @@ for (const build of BUILDS) {
     name: "one batched call",
     group,
     fn: () => kernels.quatToMatBatch(table.byteOffset, perEntity.length),
+  });
+  const scan = new Uint32Array(perEntity.length * JOB_WORDS);
+  perEntity.forEach(([pose], i) => scan.set([pose, poseFloats(SHAPE.joints)], i * JOB_WORDS));
+  const scanTable = new MatrixBuffer(Math.ceil(scan.length / MATRIX_FLOATS), core);
+  new Uint32Array(scanTable.array.buffer, scanTable.byteOffset, scan.length).set(scan);
+  Deno.bench({
+    name: "one batched call after the pose scan",
+    group,
+    fn: () => {
+      kernels.firstBeyondBatch(scanTable.byteOffset, perEntity.length, Infinity);
+      kernels.quatToMatBatch(table.byteOffset, perEntity.length);
+    },
   });
   Deno.bench({
     name: "the system: query, ownership checks, rows, pose scan, batched call",

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { query } from "bitecs";
+import { commitRemovals, registerQuery } from "bitecs";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { ComponentError } from "./errors.ts";
@@ -125,7 +125,18 @@ export function selectEntities(
   has: (eid: number) => boolean,
   entities?: ArrayLike<number>,
 ): ArrayLike<number> {
-  if (entities === undefined) return query(world, terms.map((name) => state.components[name]));
+  if (entities === undefined) {
+    // bitecs' query() hashes its terms on every call; the registered query
+    // is the same set, kept until a resetWorld (which stateOf notices).
+    const key = terms.join();
+    let cached = state.queries.get(key);
+    if (!cached) {
+      cached = registerQuery(world, terms.map((name) => state.components[name]));
+      state.queries.set(key, cached);
+    }
+    commitRemovals(world);
+    return cached.dense;
+  }
   if (entities === null || typeof entities !== "object" || typeof entities.length !== "number") {
     throw new TypeError(`${caller}: entities: expected an array of entity ids`);
   }

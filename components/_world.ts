@@ -167,6 +167,8 @@ export class WorldState {
   unobserve: (() => void)[] = [];
   /** What an add function hands to the add observer of its component. */
   pending: { Skeleton?: SkeletonAsset; Skin?: SkinPending; ClipPlayer?: Playback } = {};
+  /** bitecs queries of the systems, by their terms; a world reset drops them. */
+  readonly queries = new Map<string, { readonly dense: ArrayLike<number> }>();
   #stamp = 0;
   readonly #tables = new Map<string, JobTable>();
 
@@ -226,9 +228,10 @@ export class WorldState {
     return table;
   }
 
-  /** Forgets the job tables (after `releaseAll` freed them). */
+  /** Forgets the job tables (after `releaseAll` freed them) and the queries. */
   forgetJobs(): void {
     this.#tables.clear();
+    this.queries.clear();
   }
 }
 

@@ -156,3 +156,20 @@ export function selectEntities(
   }
   return selected;
 }
+
+/**
+ * Checks every store field of every entity of `list` that the core would
+ * use, so that a frame of several systems fails before the first one
+ * writes anything.
+ */
+export function checkEntities(state: WorldState, list: ArrayLike<number>): void {
+  const owned = state.owned;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    if (!owned.skeleton[eid]) continue;
+    const n = checkedSkeleton(state, eid).jointCount;
+    if (owned.pose[eid]) checkedPose(state, eid);
+    if (owned.matrices[eid]) checkedMatrices(state, eid, n);
+    if (owned.skin[eid]) checkedSkin(state, eid);
+  }
+}

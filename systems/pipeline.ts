@@ -16,6 +16,8 @@
  * @module
  */
 
+import { checkEntities, selectEntities } from "../components/_access.ts";
+import { stateOf } from "../components/_lifecycle.ts";
 import { multiplyInverseBindSystem } from "./multiply_inverse_bind.ts";
 import { quatToMatSystem } from "./quat_to_mat.ts";
 import { sampleClipsSystem } from "./sample_clips.ts";
@@ -69,6 +71,20 @@ export function createAnimationPipeline(
     },
   ];
   const pipeline = (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
+    // Every field the frame will use is checked first: a frame refused for
+    // a tampered field writes nothing, not even its first systems' output.
+    const state = stateOf(world, "animate");
+    checkEntities(
+      state,
+      selectEntities(
+        world,
+        state,
+        "animate",
+        ["Skeleton"],
+        (eid) => !!state.owned.skeleton[eid],
+        entities,
+      ),
+    );
     for (const system of systems) system.run(world, deltaSeconds, entities);
   };
   return Object.assign(pipeline, { systems });

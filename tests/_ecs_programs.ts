@@ -1,0 +1,198 @@
+/**
+ * The harness of the model-based ECS test: a world on one core with three
+ * kinds of character, the model of what each entity has, the independent
+ * expectation of skinned output, and memory snapshots.
+ *
+ * @module
+ */
+
+import { assert } from "@std/assert";
+import { createWorld } from "bitecs";
+import {
+  type AnimationComponents,
+  type Clip,
+  Core,
+  type CoreBuild,
+  createAnimation,
+  SkeletonAsset,
+  SkinAsset,
+  type SkinDefinition,
+} from "../mod.ts";
+import { createCylinder } from "../examples/cylinder.ts";
+import * as ref from "../simd/reference.ts";
+import { coreMemory } from "../simd/_instance.ts";
+import { MATRIX_FLOATS } from "../simd/layout.ts";
+
+/** One kind of character: its assets and what its skin streams. */
+export interface Kind {
+  readonly skeleton: SkeletonAsset;
+  readonly skin: SkinAsset;
+  readonly meshes: readonly SkinDefinition[];
+  readonly normals: boolean;
+  readonly clips: readonly Clip[];
+}
+
+/** What the model says an entity has. */
+export interface EntityModel {
+  kind?: number;
+  pose: boolean;
+  matrices: boolean;
+  skin: boolean;
+  player: boolean;
+}
+
+/** The system under test and the model of it. */
+export interface Harness {
+  readonly core: Core;
+  readonly world: object;
+  readonly components: AnimationComponents;
+  readonly kinds: readonly Kind[];
+  readonly disposed: boolean[];
+  readonly entities: Map<number, EntityModel>;
+  /** Calls made, for the count the issue asks for. */
+  calls: number;
+}
+
+function turn(joint: number, name: string, keys: number): Clip {
+  const times = Float32Array.from({ length: keys }, (_, k) => k / (keys - 1));
+  const values = new Float32Array(keys * 4);
+  for (let k = 0; k < keys; k++) {
+    const angle = k * 0.7;
+    values.set([Math.sin(angle / 2), 0, 0, Math.cos(angle / 2)], k * 4);
+  }
+  return {
+    name,
+    animation: 0,
+    start: 0,
+    duration: 1,
+    channels: [{ joint, path: "rotation", interpolation: "LINEAR", times, values, node: joint }],
+  };
+}
+
+/** A world on a fresh core of `build` with the three kinds. */
+export function createHarness(build: CoreBuild): Harness {
+  const core = Core.create(build);
+  const world = createWorld();
+  const components = createAnimation(world, { core });
+  const shapes = [
+    { parts: [{ joints: 5, segments: 4, rings: 3, influences: 4 }], normals: false },
+    { parts: [{ joints: 9, segments: 5, rings: 4, influences: 2 }], normals: true },
+    {
+      parts: [
+        { joints: 6, segments: 3, rings: 3, influences: 3 },
+        { joints: 6, segments: 4, rings: 2, influences: 1 },
+      ],
+      normals: true,
+    },
+  ];
+  const kinds = shapes.map(({ parts, normals }) => {
+    const cylinders = parts.map((p) => createCylinder(p));
+    const skeleton = new SkeletonAsset(cylinders[0].skeleton, core);
+    const meshes = cylinders.map((c) => c.skin);
+    const skin = new SkinAsset(skeleton, meshes.length === 1 ? meshes[0] : meshes);
+    const n = skeleton.jointCount;
+    return { skeleton, skin, meshes, normals, clips: [turn(1, "a", 3), turn(n - 1, "b", 5)] };
+  });
+  return {
+    core,
+    world,
+    components,
+    kinds,
+    disposed: kinds.map(() => false),
+    entities: new Map(),
+    calls: 0,
+  };
+}
+
+/**
+ * Skinned positions and normals of `kind` for `pose`, computed vertex by
+ * vertex from the definitions (source order mapped to output order), with
+ * at most `lod` influences (the heaviest, rescaled).
+ */
+export function expectedSkin(kind: Kind, pose: Float32Array, lod: number): {
+  positions: Float64Array;
+  normals: Float64Array;
+} {
+  const n = kind.skeleton.jointCount;
+  const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
+  const palette = new Float32Array(n * MATRIX_FLOATS);
+  ref.quatToMat(pose, local, n);
+  ref.localToModel(local, model, kind.skeleton.parentIndices, 0, n - 1);
+  ref.multiplyMatrices(model, kind.skeleton.inverseBind, palette, n);
+  const total = kind.skin.vertexCount;
+  const positions = new Float64Array(total * 4), normals = new Float64Array(total * 4);
+  let first = 0;
+  for (const mesh of kind.meshes) {
+    for (let v = 0, k = 0; v < mesh.vertexCount; k += mesh.influenceCounts[v], v++) {
+      const list = Array.from(
+        { length: mesh.influenceCounts[v] },
+        (_, i) => [mesh.joints[k + i], mesh.weights[k + i]],
+      ).sort((a, b) => b[1] - a[1]).slice(0, lod);
+      const sum = list.reduce((s, [, w]) => s + w, 0);
+      const out = kind.skin.outputIndex[first + v] * 4;
+      for (const [j, w] of list) {
+        const m = j * MATRIX_FLOATS;
+        for (let r = 0; r < 3; r++) {
+          const row = palette.subarray(m + r * 4, m + r * 4 + 4);
+          const p = mesh.positions, q = mesh.normals;
+          positions[out + r] += (w / sum) *
+            (row[0] * p[v * 4] + row[1] * p[v * 4 + 1] + row[2] * p[v * 4 + 2] + row[3]);
+          if (q) {
+            normals[out + r] += (w / sum) *
+              (row[0] * q[v * 4] + row[1] * q[v * 4 + 1] + row[2] * q[v * 4 + 2]);
+          }
+        }
+      }
+      positions[out + 3] = 1;
+    }
+    first += mesh.vertexCount;
+  }
+  return { positions, normals };
+}
+
+/** Every block of the core's memory an entity owns, by entity. */
+export function entityBlocks(h: Harness): Map<number, number[]> {
+  const { JointQuat, JointMat, Skin } = h.components;
+  const blocks = new Map<number, number[]>();
+  for (const [eid, m] of h.entities) {
+    const list: number[] = [];
+    if (m.pose) list.push(JointQuat.byteOffset[eid]);
+    if (m.matrices) list.push(JointMat.modelByteOffset[eid]);
+    if (m.skin) list.push(Skin.positionsByteOffset[eid]);
+    blocks.set(eid, list);
+  }
+  return blocks;
+}
+
+/** The bytes of `blocks` (and of every live asset's immutable blocks). */
+export function snapshot(h: Harness, entities: Iterable<number>): Map<string, Uint8Array> {
+  const memory = coreMemory(h.core).views();
+  const bytes = new Map<string, Uint8Array>();
+  const take = (key: string, ptr: number) => {
+    const size = memory.sizeOf(ptr);
+    assert(size !== undefined, `${key}: block ${ptr} is not allocated`);
+    bytes.set(key, memory.u8.slice(ptr, ptr + size));
+  };
+  const blocks = entityBlocks(h);
+  for (const eid of entities) {
+    for (const ptr of blocks.get(eid) ?? []) take(`entity ${eid} @${ptr}`, ptr);
+  }
+  h.kinds.forEach((kind, i) => {
+    if (kind.skeleton.disposed || kind.skin.disposed) return;
+    take(`kind ${i} parents`, kind.skeleton.parentsByteOffset);
+    take(`kind ${i} inverse bind`, kind.skeleton.inverseBindByteOffset);
+    take(`kind ${i} mesh`, kind.skin.mesh.byteOffset);
+  });
+  return bytes;
+}
+
+/** Throws naming the first snapshot entry that changed. */
+export function assertUnchanged(before: Map<string, Uint8Array>, after: Map<string, Uint8Array>) {
+  for (const [key, bytes] of before) {
+    const now = after.get(key);
+    assert(now !== undefined, `${key}: no longer allocated`);
+    for (let i = 0; i < bytes.length; i++) {
+      if (bytes[i] !== now[i]) throw new Error(`${key}: byte ${i} changed`);
+    }
+  }
+}

@@ -15,6 +15,15 @@ import type { SkinAsset } from "../animation/skin_asset.ts";
 import { ComponentError } from "./errors.ts";
 import type { ComponentName, PlayerState, WorldState } from "./_world.ts";
 
+/** A store value as a message shows it: assets by kind and size, not `[object Object]`. */
+function shown(value: unknown): string {
+  if (value === null || typeof value !== "object") return String(value);
+  const size = value as { jointCount?: number; vertexCount?: number };
+  if (typeof size.vertexCount === "number") return `another skin (${size.vertexCount} vertices)`;
+  if (typeof size.jointCount === "number") return `another skeleton (${size.jointCount} joints)`;
+  return `an object that is not Marrow's (${value.constructor?.name ?? "no constructor"})`;
+}
+
 function tampered(
   eid: number,
   component: ComponentName,
@@ -25,7 +34,9 @@ function tampered(
   return new ComponentError(
     eid,
     component,
-    `${field} is ${value}, but Marrow set it to ${expected}: the fields the core uses are read-only (remove and add the component to change them)`,
+    `${field} is ${
+      shown(value)
+    }, but Marrow set it to ${expected}: the fields the core uses are read-only (remove and add the component to change them)`,
   );
 }
 

@@ -661,11 +661,6 @@ export function acrossBuilds<T>(
   return results;
 }
 
-/** Runs `run` with an arena of `build`'s core, freeing it afterwards. */
-export function withArena<T>(build: CoreBuild, run: (arena: Arena) => T): T {
-  return acrossBuilds(run, [build])[build];
-}
-
 // ------------------------------------------------------------- comparisons
 
 /** The precision bound of `design/math.md`. */

@@ -357,7 +357,8 @@ for (const build of BUILDS) {
         ((performance.now() - started) / 1000).toFixed(1)
       } s`,
     );
-    assert(calls >= 3_400, `only ${calls} calls`);
+    // The issue asks for at least 10,000 calls per run on every build.
+    assert(calls >= 10_000, `only ${calls} calls`);
   });
 }
 

@@ -32,7 +32,9 @@
  *    import no JSR package; unused `jsr:` entries in "imports" are not
  *    fetched. No extra flag is needed for that; `--allow-dirty` is there for
  *    uncommitted files (a fresh `deno.lock`, work in progress).
- * 5. Prints `N passed, N failed[, N skipped]` (leaf tests, from Deno's JUnit
+ * 5. Prints one line naming the glTF models it skipped and why, when
+ *    `../shared/assets/gltf/` lacks the test-only ones (`tests/_assets.ts`),
+ *    then `N passed, N failed[, N skipped]` (leaf tests, from Deno's JUnit
  *    report) as the last line; exits 1 if a test or a check step failed.
  *
  * Options: `--std=jsr|offline|auto` (or env `MARROW_STD`) forces the choice;
@@ -46,6 +48,8 @@
  *
  * @module
  */
+
+import { skippedModelsLine } from "./_assets.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const DENO = Deno.execPath();
@@ -418,6 +422,8 @@ async function main(): Promise<number> {
   }
   const failedChecks = testsOnly ? [] : await runChecks(config);
 
+  const skippedModels = skippedModelsLine();
+  if (skippedModels) console.log(`\n${skippedModels}`);
   const skipped = counts.skipped ? `, ${counts.skipped} skipped` : "";
   console.log(`\n${counts.passed} passed, ${counts.failed} failed${skipped}`);
   return counts.failed > 0 || failedChecks.length > 0 ? 1 : 0;

@@ -1,22 +1,27 @@
 /**
  * `deno task test`: runs the test suite, then the `check` task's steps.
  *
+ * 0. Checks that the development import map {@linkcode DEV_IMPORT_MAP} (the
+ *    published `deno.json` has only the runtime imports; tests, benches and
+ *    the core's build also need @std, three, gl-matrix, fast-check and
+ *    assemblyscript) carries every entry of `deno.json` unchanged: the map
+ *    replaces `deno.json`'s imports, so they must agree.
  * 1. Probes whether the JSR packages `@std/assert` and `@std/testing`
  *    resolve, by running `deno cache` on a two-line probe module with the
- *    project's config (bounded by {@linkcode PROBE_TIMEOUT_MS}). Unreachable
+ *    development import map (bounded by {@linkcode PROBE_TIMEOUT_MS}). Unreachable
  *    JSR fails fast (well under a second); when the packages are already in
  *    Deno's cache the probe succeeds without the network.
  * 2. Prints one `std: ...` line naming the choice.
  * 3. Runs `deno test --doc` on `tests/**\/*_test.ts` plus the code blocks of
- *    `mod.ts` and `README.md` (when they exist). With JSR the imports of
- *    `deno.json` are used unchanged. Without it, a generated import map
- *    (a temporary file) sends `@std/assert` and the `@std/testing/*`
+ *    `mod.ts` and `README.md` (when they exist). With JSR the development
+ *    import map is used unchanged. Without it, a generated import map (a
+ *    temporary file, made from the development map) sends `@std/assert` and the `@std/testing/*`
  *    subpaths the tests use to the adapter in `tests/_std/`.
  *
  *    `--import-map` REPLACES the "imports"/"scopes" of `deno.json` (Deno
  *    2.9.6, checked: an entry left out of the map no longer resolves), so the
- *    map carries every other entry of `deno.json` too, with relative targets
- *    made absolute. A map file, unlike `deno.json`, does not get the
+ *    map carries every other entry of the development map too, with
+ *    relative targets made absolute. A map file, unlike `deno.json`, does not get the
  *    implicit `"pkg/"` entries that let `"pkg/sub/path"` resolve for
  *    `npm:`/`jsr:` targets: they are added explicitly. The package's own
  *    name (`@marrow/anim`, `@marrow/anim/reference`) still resolves through
@@ -52,6 +57,8 @@
 import { skippedModelsLine } from "./_assets.ts";
 
 const ROOT = new URL("../", import.meta.url);
+/** Import map of the tests, benches and tools: `deno.json`'s imports plus the dev-only ones. */
+const DEV_IMPORT_MAP = "import_map.dev.json";
 const DENO = Deno.execPath();
 const PROBE_TIMEOUT_MS = 30_000;
 const TEST_PERMISSIONS = ["--allow-read", "--allow-env"];
@@ -78,7 +85,6 @@ interface ImportMap {
 }
 
 interface Config extends ImportMap {
-  importMap?: string;
   tasks?: Record<string, string | { command?: string }>;
 }
 
@@ -116,6 +122,7 @@ async function probeJsr(): Promise<StdChoice> {
         "--quiet",
         "--config",
         pathOf(new URL("deno.json", ROOT)),
+        `--import-map=${pathOf(new URL(DEV_IMPORT_MAP, ROOT))}`,
         probe,
       ],
       cwd: pathOf(ROOT),
@@ -215,12 +222,8 @@ async function offlineImportMap(
   config: Config,
   used: Set<string>,
 ): Promise<ImportMap> {
-  let source: ImportMap = config;
-  let base = new URL("deno.json", ROOT);
-  if (config.importMap) {
-    base = new URL(config.importMap, base);
-    source = JSON.parse(await Deno.readTextFile(base));
-  }
+  const base = new URL(DEV_IMPORT_MAP, ROOT);
+  const source: ImportMap = await readDevImportMap(config);
   const imports: Record<string, string> = {};
   for (const [key, target] of Object.entries(source.imports ?? {})) {
     if (!isStdTestEntry(key)) imports[key] = absolute(target, base);
@@ -248,6 +251,25 @@ async function offlineImportMap(
     scopes[absolute(scope, base)] = mapped;
   }
   return { imports, scopes };
+}
+
+// --- 0. The development import map ----------------------------------------
+
+/** The development import map, after checking that it carries `deno.json`'s imports. */
+async function readDevImportMap(config: Config): Promise<ImportMap> {
+  const url = new URL(DEV_IMPORT_MAP, ROOT);
+  const map: ImportMap = JSON.parse(await Deno.readTextFile(url));
+  const differ = Object.entries(config.imports ?? {})
+    .filter(([key, target]) => map.imports?.[key] !== target)
+    .map(([key, target]) => `"${key}": "${target}"`);
+  if (differ.length > 0) {
+    throw new Error(
+      `${DEV_IMPORT_MAP} must carry deno.json's imports unchanged; missing or different: ${
+        differ.join(", ")
+      }`,
+    );
+  }
+  return map;
 }
 
 // --- 3. Tests ---------------------------------------------------------------
@@ -334,6 +356,8 @@ async function runTests(
     const mapFile = `${tmp}/import_map.json`;
     await Deno.writeTextFile(mapFile, JSON.stringify(map, null, 2));
     args.push(`--import-map=${mapFile}`);
+  } else {
+    args.push(`--import-map=${DEV_IMPORT_MAP}`);
   }
   args.push(...forwarded, ...[...tests, ...docs].map(relative));
   console.log(`\n== deno ${args.join(" ")}`);
@@ -406,6 +430,7 @@ async function main(): Promise<number> {
     await Deno.readTextFile(new URL("deno.json", ROOT)),
   );
 
+  await readDevImportMap(config);
   const std = await chooseStd(forced);
   console.log(
     std.mode === "jsr"

@@ -13,6 +13,8 @@
  *    output of every build Node ran byte for byte.
  * 4. Checks what kept views did: attached exactly when
  *    `core.viewsSurviveGrowth`, always attached with `reserveBytes`.
+ * 5. Runs the README's "Use in Node" example, bundled, under `node` and
+ *    `node --jitless`.
  *
  * Needs `--allow-run` (deno, node), `--allow-read`, `--allow-write` (the
  * temporary bundle and outputs) and `--allow-env`.
@@ -178,6 +180,34 @@ for (const flags of [[], ["--jitless"]]) {
     );
   });
 }
+
+/** The first `js` code block under the README's "Use in Node" heading. */
+async function readmeNodeExample(): Promise<string> {
+  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
+  const section = readme.slice(readme.indexOf("\n## Use in Node"));
+  const block = section.match(/\n```js\n([\s\S]*?)\n```\n/)?.[1];
+  if (!block) throw new Error('README.md: no js block under "## Use in Node"');
+  return block;
+}
+
+Deno.test(`node ${nodeVersion}: the README's "Use in Node" example runs as written`, async () => {
+  const source = `${dir}/readme_node.mjs`, bundled = `${dir}/readme_node.bundle.mjs`;
+  await Deno.writeTextFile(source, await readmeNodeExample());
+  // @marrow/anim resolves to this checkout, bitecs to the same npm package.
+  await run(Deno.execPath(), [
+    "bundle",
+    "--quiet",
+    "--config",
+    decodeURIComponent(new URL("deno.json", ROOT).pathname),
+    "--platform=node",
+    "--format=esm",
+    "-o",
+    bundled,
+    source,
+  ]);
+  assert.match((await run(NODE, [bundled])).trim(), /^(relaxed-)?simd true$/);
+  assert.equal((await run(NODE, ["--jitless", bundled])).trim(), "scalar true");
+});
 
 Deno.test("Deno: views report agrees with viewsSurviveGrowth on every build", () => {
   for (const build of supportedBuilds()) {

@@ -209,6 +209,13 @@ Deno.test(`node ${nodeVersion}: the README's "Use in Node" example runs as writt
   assert.equal((await run(NODE, ["--jitless", bundled])).trim(), "scalar true");
 });
 
+Deno.test("Deno: the comparison tells builds apart (SIMD and scalar round differently)", async () => {
+  const name = MODELS[1].slice(MODELS[1].lastIndexOf("/") + 1);
+  const simd = await denoOutput(`${name}.simd`);
+  const scalar = await denoOutput(`${name}.scalar`);
+  assert.notEqual(firstDifference(simd, scalar), "identical");
+});
+
 Deno.test("Deno: views report agrees with viewsSurviveGrowth on every build", () => {
   for (const build of supportedBuilds()) {
     const v = views(build);

@@ -17,7 +17,8 @@
  *    `node --jitless`.
  *
  * Needs `--allow-run` (deno, node), `--allow-read`, `--allow-write` (the
- * temporary bundle and outputs) and `--allow-env`.
+ * temporary bundle and outputs) and `--allow-env`. `MARROW_NODE` names
+ * another Node executable (default: `node` on the PATH).
  *
  * @module
  */
@@ -30,7 +31,7 @@ const ROOT = new URL("../../", import.meta.url);
 const MODELS = ["Fox.glb", "CesiumMan.glb"].map((name) =>
   decodeURIComponent(new URL(`tests/fixtures/gltf/${name}`, ROOT).pathname)
 );
-const NODE = Deno.env.get("NODE") ?? "node";
+const NODE = Deno.env.get("MARROW_NODE") ?? "node";
 
 interface NodeReport {
   node: string;

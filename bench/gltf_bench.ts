@@ -30,7 +30,7 @@ import {
   wrapTime,
 } from "../mod.ts";
 import { assetUrl, loadThree, readAsset } from "../tests/_three_gltf.ts";
-import { missingTestOnlyModels, skippedModelsLine } from "../tests/_assets.ts";
+import { missingTestOnlyModels, SHARED_DIR } from "../tests/_assets.ts";
 
 const BUILDS: CoreBuild[] = ["scalar", "simd", "relaxed-simd"];
 const DT = 1 / 60;
@@ -63,7 +63,13 @@ async function marrowWorld(file: string, build: CoreBuild, count: number, normal
 
 // Xbot is licensed for testing only: read from ../shared/assets/gltf/ when it is there.
 const hasXbot = !missingTestOnlyModels().includes("Xbot.glb");
-if (!hasXbot) console.log(skippedModelsLine()?.replace("the tests", "the benches"));
+if (!hasXbot) {
+  console.log(
+    `glTF: skipping the Xbot benches: Xbot.glb is licensed for testing only and read from ${
+      decodeURIComponent(SHARED_DIR.pathname)
+    }, which does not have it`,
+  );
+}
 
 // Sampling per joint: 100 Xbots.
 if (hasXbot) {

@@ -55,10 +55,17 @@
  */
 
 import { skippedModelsLine } from "./_assets.ts";
+import {
+  ADAPTER_DIR,
+  DEV_IMPORT_MAP,
+  exists,
+  type ImportMap,
+  offlineImportMap,
+  readDevImportMap,
+  stdSpecifiers,
+} from "./_import_maps.ts";
 
 const ROOT = new URL("../", import.meta.url);
-/** Import map of the tests, benches and tools: `deno.json`'s imports plus the dev-only ones. */
-const DEV_IMPORT_MAP = "import_map.dev.json";
 const DENO = Deno.execPath();
 const PROBE_TIMEOUT_MS = 30_000;
 const TEST_PERMISSIONS = ["--allow-read", "--allow-env"];
@@ -75,14 +82,8 @@ const DOC_FILES = [
   "systems/pipeline.ts",
   "examples/cylinder.ts",
 ];
-const ADAPTER_DIR = new URL("tests/_std/", ROOT);
 /** Child processes: no update check (it would reach for the network). */
 const CHILD_ENV = { DENO_NO_UPDATE_CHECK: "1" };
-
-interface ImportMap {
-  imports?: Record<string, string>;
-  scopes?: Record<string, Record<string, string>>;
-}
 
 interface Config extends ImportMap {
   tasks?: Record<string, string | { command?: string }>;
@@ -90,16 +91,6 @@ interface Config extends ImportMap {
 
 function pathOf(url: URL): string {
   return decodeURIComponent(url.pathname);
-}
-
-async function exists(path: URL | string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 // --- 1. Which @std? ---------------------------------------------------------
@@ -169,107 +160,6 @@ async function chooseStd(forced: string | undefined): Promise<StdChoice> {
     );
   }
   return await probeJsr();
-}
-
-// --- 3. Offline import map --------------------------------------------------
-
-/** `@std/...` specifiers used by the files under test (and their doc blocks). */
-async function stdSpecifiers(files: URL[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  const pattern = /["'](@std\/(?:assert|testing)(?:\/[\w.-]+)?)["']/g;
-  for (const file of files) {
-    const text = await Deno.readTextFile(file);
-    for (const match of text.matchAll(pattern)) found.add(match[1]);
-  }
-  return found;
-}
-
-/** The adapter module for an `@std/assert*` or `@std/testing/*` specifier, if any. */
-async function adapterFor(specifier: string): Promise<URL | undefined> {
-  if (specifier === "@std/assert" || specifier.startsWith("@std/assert/")) {
-    return new URL("assert.ts", ADAPTER_DIR);
-  }
-  const sub = specifier.match(/^@std\/testing\/([\w.-]+)$/)?.[1];
-  if (!sub) return undefined;
-  const file = new URL(`testing_${sub.replaceAll("-", "_")}.ts`, ADAPTER_DIR);
-  return await exists(file) ? file : undefined;
-}
-
-/** `./x` and `../x` targets resolved against `base`; bare and URL targets kept. */
-function absolute(target: string, base: URL): string {
-  return /^\.{0,2}\//.test(target) ? new URL(target, base).href : target;
-}
-
-/**
- * deno.json gives `"pkg": "npm:pkg@1"` an implicit `"pkg/": "npm:/pkg@1/"`;
- * an import map file does not, so add it.
- */
-function withSubpathEntries(imports: Record<string, string>): void {
-  for (const [key, target] of Object.entries(imports)) {
-    if (key.endsWith("/") || `${key}/` in imports) continue;
-    const bare = target.match(
-      /^(npm|jsr):\/?((?:@[^/@]+\/)?[^/@]+(?:@[^/]+)?)$/,
-    );
-    if (bare) imports[`${key}/`] = `${bare[1]}:/${bare[2]}/`;
-  }
-}
-
-function isStdTestEntry(key: string): boolean {
-  return /^@std\/(assert|testing)(\/|$)/.test(key);
-}
-
-async function offlineImportMap(
-  config: Config,
-  used: Set<string>,
-): Promise<ImportMap> {
-  const base = new URL(DEV_IMPORT_MAP, ROOT);
-  const source: ImportMap = await readDevImportMap(config);
-  const imports: Record<string, string> = {};
-  for (const [key, target] of Object.entries(source.imports ?? {})) {
-    if (!isStdTestEntry(key)) imports[key] = absolute(target, base);
-  }
-  withSubpathEntries(imports);
-  const missing: string[] = [];
-  for (
-    const specifier of new Set(["@std/assert", "@std/testing/bdd", ...used])
-  ) {
-    const adapter = await adapterFor(specifier);
-    if (adapter) imports[specifier] = adapter.href;
-    else missing.push(specifier);
-  }
-  if (missing.length > 0) {
-    throw new Error(
-      `no offline adapter for ${missing.join(", ")}: add tests/_std/testing_<name>.ts`,
-    );
-  }
-  const scopes: Record<string, Record<string, string>> = {};
-  for (const [scope, entries] of Object.entries(source.scopes ?? {})) {
-    const mapped: Record<string, string> = {};
-    for (const [key, target] of Object.entries(entries)) {
-      mapped[key] = absolute(target, base);
-    }
-    scopes[absolute(scope, base)] = mapped;
-  }
-  return { imports, scopes };
-}
-
-// --- 0. The development import map ----------------------------------------
-
-/** The development import map, after checking that it carries `deno.json`'s imports. */
-async function readDevImportMap(config: Config): Promise<ImportMap> {
-  const url = new URL(DEV_IMPORT_MAP, ROOT);
-  const map: ImportMap = JSON.parse(await Deno.readTextFile(url));
-  const differ = Object.entries(config.imports ?? {})
-    .filter(([key, target]) => map.imports?.[key] !== target)
-    .map(([key, target]) => `"${key}": "${target}"`);
-  if (differ.length > 0) {
-    throw new Error(
-      `${DEV_IMPORT_MAP} must carry deno.json's imports unchanged; missing or different: ${
-        differ.join(", ")
-      }`,
-    );
-  }
-  return map;
 }
 
 // --- 3. Tests ---------------------------------------------------------------

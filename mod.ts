@@ -29,7 +29,9 @@
  *
  * const world = createWorld();
  * createAnimation(world);
- * const character = createCylinder({ joints: 8 }); // or (await importGltf(file)).skeletons[0]
+ * // A glTF skin instead: `const [s] = (await importGltf(file)).skeletons;` gives
+ * // `s.skeleton` and, for SkinAsset, its primitives' `s.primitives.map((p) => p.skin)`.
+ * const character = createCylinder({ joints: 8 });
  * using skeleton = new SkeletonAsset(character.skeleton);
  * using skin = new SkinAsset(skeleton, character.skin);
  * const bend: Clip = {

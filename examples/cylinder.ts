@@ -8,6 +8,8 @@
  */
 
 import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
+// Re-exported so that this entry point's documentation is complete on its own.
+export type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 
 /** Shape of a generated cylinder character. */

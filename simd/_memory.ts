@@ -23,19 +23,54 @@ export interface GrowableMemory {
 }
 
 /**
- * A growable buffer for runtimes without WebAssembly, where only the scalar
- * path runs. Growth detaches the old buffer, as WebAssembly's does.
+ * A growable buffer for runtimes without WebAssembly (Node `--jitless`),
+ * where only the scalar path runs. Where the runtime has resizable
+ * `ArrayBuffer`s (Node 20 does), growth resizes the buffer in place and
+ * views stay attached. Elsewhere growth copies into a new buffer and
+ * detaches the old one, as WebAssembly's growth does: a kept view then
+ * reads as empty instead of showing stale values that writes no longer
+ * reach.
  */
 export class ArrayBufferMemory implements GrowableMemory {
-  buffer = new ArrayBuffer(PAGE);
+  buffer: ArrayBuffer;
+
+  /**
+   * A memory of one page that may grow to `maxBytes` (rounded up to pages),
+   * resizable unless the runtime cannot (or `resizable` is false).
+   */
+  constructor(maxBytes: number = MAX_PAGES * PAGE, resizable = true) {
+    const maxByteLength = Math.ceil(maxBytes / PAGE) * PAGE;
+    let buffer = new ArrayBuffer(PAGE);
+    if (resizable) {
+      try {
+        buffer = new ArrayBuffer(PAGE, { maxByteLength });
+      } catch {
+        // No resizable buffers here, or the address space cannot be reserved.
+      }
+    }
+    this.buffer = buffer;
+  }
+
   grow(pages: number): number {
     const old = this.buffer;
+    const oldPages = old.byteLength / PAGE;
+    const byteLength = old.byteLength + pages * PAGE;
+    if (old.resizable && byteLength <= old.maxByteLength) {
+      old.resize(byteLength);
+      return oldPages;
+    }
     // A copy, not `ArrayBuffer.prototype.transfer`: Node 20 lacks it.
-    const grown = new ArrayBuffer(old.byteLength + pages * PAGE);
+    const grown = new ArrayBuffer(byteLength);
     new Uint8Array(grown).set(new Uint8Array(old));
     this.buffer = grown;
-    return old.byteLength / PAGE;
+    detach(old);
+    return oldPages;
   }
+}
+
+/** Detaches `buffer` (a transfer to nowhere), so that views made over it read as empty. */
+function detach(buffer: ArrayBuffer): void {
+  if (typeof structuredClone === "function") structuredClone(buffer, { transfer: [buffer] });
 }
 
 /** Pages in 4 GiB: the most a 32-bit WebAssembly memory can have. */
@@ -53,10 +88,10 @@ export interface MemoryLimits {
 }
 
 /** A fresh memory of one page, WebAssembly's where it exists. */
-export function createMemory(): GrowableMemory {
+export function createMemory(maxBytes?: number): GrowableMemory {
   return typeof WebAssembly === "object"
     ? new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES })
-    : new ArrayBufferMemory();
+    : new ArrayBufferMemory(maxBytes);
 }
 
 /**
@@ -64,6 +99,7 @@ export function createMemory(): GrowableMemory {
  * growth keeps the buffer and views made over it stay attached.
  */
 function makeResizable(memory: GrowableMemory): boolean {
+  if (memory instanceof ArrayBufferMemory) return memory.buffer.resizable;
   const toResizable = (memory as { toResizableBuffer?: () => ArrayBuffer }).toResizableBuffer;
   if (typeof toResizable !== "function") return false;
   try {
@@ -102,14 +138,18 @@ export class CoreMemory {
   readonly #maxBytes: number;
 
   constructor(
-    memory: GrowableMemory = createMemory(),
+    memory?: GrowableMemory,
     limits: MemoryLimits = { maxBytes: DEFAULT_MAX_BYTES, reserveBytes: 0 },
   ) {
-    this.memory = memory;
+    this.memory = memory ?? createMemory(limits.maxBytes);
     this.#maxBytes = limits.maxBytes;
-    this.#resizable = makeResizable(memory);
+    this.#resizable = makeResizable(this.memory);
     this.#refresh();
-    if (limits.reserveBytes > 0) this.#ensure(HEAP_START + limits.reserveBytes);
+    if (limits.reserveBytes > 0) {
+      // Never past the budget: with reserveBytes = maxBytes the memory
+      // grows once, here, and never again.
+      this.#ensure(Math.min(HEAP_START + limits.reserveBytes, this.#maxBytes));
+    }
   }
 
   /** The most bytes the heap may reach. */

@@ -6,9 +6,12 @@
  * `array` getter returns a typed-array view made for the memory as it is
  * now. Growing a WebAssembly memory detaches views made before the growth
  * unless the runtime can expose the memory as a resizable buffer
- * ({@linkcode Core.viewsSurviveGrowth}); where it cannot (Node 20), reserve
- * the memory a program needs up front (`reserveBytes`) or read `array`
- * again after anything that may allocate.
+ * ({@linkcode Core.viewsSurviveGrowth}); where it cannot (Node 20), a kept
+ * view reads as empty (length 0) after a growth, never stale values. There,
+ * either read `array` again after anything that may allocate, or fix the
+ * memory's size: `Core.create(build, { reserveBytes: n, maxBytes: n })`
+ * grows once, at creation, and never again (an allocation that does not fit
+ * is a `RangeError`), so views stay attached on every runtime.
  *
  * @example
  * ```ts
@@ -36,7 +39,8 @@ export * from "./immutable.ts";
 export interface CoreOptions {
   /**
    * Bytes to reserve up front, so that a program that allocates less never
-   * grows the memory (and views never detach, on any runtime). Default 0.
+   * grows the memory (and views never detach, on any runtime). With
+   * `maxBytes` equal to it, the memory never grows after creation. Default 0.
    */
   readonly reserveBytes?: number;
   /**
@@ -113,9 +117,12 @@ export class Core {
   }
 
   /**
-   * Whether views of the memory stay attached when it grows (a resizable
-   * buffer: Deno, recent Chromium). Where false, a view made before a
-   * growth is detached: it reads as empty and writes to it are lost.
+   * Whether views of the memory stay attached when it grows: true where the
+   * memory is a resizable buffer (Deno, recent Chromium, and the scalar
+   * build without WebAssembly on Node 20 and later). Where false (WebAssembly
+   * on Node 20), a view made before a growth is detached: its length is 0,
+   * it reads as empty and writes to it are dropped. Buffers' `array` getters
+   * always return a view of the memory as it is now.
    */
   get viewsSurviveGrowth(): boolean {
     return this.#instance.memory.resizable;

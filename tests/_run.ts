@@ -1,22 +1,27 @@
 /**
  * `deno task test`: runs the test suite, then the `check` task's steps.
  *
+ * 0. Checks that the development import map {@linkcode DEV_IMPORT_MAP} (the
+ *    published `deno.json` has only the runtime imports; tests, benches and
+ *    the core's build also need @std, three, gl-matrix, fast-check and
+ *    assemblyscript) carries every entry of `deno.json` unchanged: the map
+ *    replaces `deno.json`'s imports, so they must agree.
  * 1. Probes whether the JSR packages `@std/assert` and `@std/testing`
  *    resolve, by running `deno cache` on a two-line probe module with the
- *    project's config (bounded by {@linkcode PROBE_TIMEOUT_MS}). Unreachable
+ *    development import map (bounded by {@linkcode PROBE_TIMEOUT_MS}). Unreachable
  *    JSR fails fast (well under a second); when the packages are already in
  *    Deno's cache the probe succeeds without the network.
  * 2. Prints one `std: ...` line naming the choice.
  * 3. Runs `deno test --doc` on `tests/**\/*_test.ts` plus the code blocks of
- *    `mod.ts` and `README.md` (when they exist). With JSR the imports of
- *    `deno.json` are used unchanged. Without it, a generated import map
- *    (a temporary file) sends `@std/assert` and the `@std/testing/*`
+ *    `mod.ts` and `README.md` (when they exist). With JSR the development
+ *    import map is used unchanged. Without it, a generated import map (a
+ *    temporary file, made from the development map) sends `@std/assert` and the `@std/testing/*`
  *    subpaths the tests use to the adapter in `tests/_std/`.
  *
  *    `--import-map` REPLACES the "imports"/"scopes" of `deno.json` (Deno
  *    2.9.6, checked: an entry left out of the map no longer resolves), so the
- *    map carries every other entry of `deno.json` too, with relative targets
- *    made absolute. A map file, unlike `deno.json`, does not get the
+ *    map carries every other entry of the development map too, with
+ *    relative targets made absolute. A map file, unlike `deno.json`, does not get the
  *    implicit `"pkg/"` entries that let `"pkg/sub/path"` resolve for
  *    `npm:`/`jsr:` targets: they are added explicitly. The package's own
  *    name (`@marrow/anim`, `@marrow/anim/reference`) still resolves through
@@ -32,7 +37,9 @@
  *    import no JSR package; unused `jsr:` entries in "imports" are not
  *    fetched. No extra flag is needed for that; `--allow-dirty` is there for
  *    uncommitted files (a fresh `deno.lock`, work in progress).
- * 5. Prints `N passed, N failed[, N skipped]` (leaf tests, from Deno's JUnit
+ * 5. Prints one line naming the glTF models it skipped and why, when
+ *    `../shared/assets/gltf/` lacks the test-only ones (`tests/_assets.ts`),
+ *    then `N passed, N failed[, N skipped]` (leaf tests, from Deno's JUnit
  *    report) as the last line; exits 1 if a test or a check step failed.
  *
  * Options: `--std=jsr|offline|auto` (or env `MARROW_STD`) forces the choice;
@@ -46,6 +53,17 @@
  *
  * @module
  */
+
+import { skippedModelsLine } from "./_assets.ts";
+import {
+  ADAPTER_DIR,
+  DEV_IMPORT_MAP,
+  exists,
+  type ImportMap,
+  offlineImportMap,
+  readDevImportMap,
+  stdSpecifiers,
+} from "./_import_maps.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const DENO = Deno.execPath();
@@ -64,32 +82,15 @@ const DOC_FILES = [
   "systems/pipeline.ts",
   "examples/cylinder.ts",
 ];
-const ADAPTER_DIR = new URL("tests/_std/", ROOT);
 /** Child processes: no update check (it would reach for the network). */
 const CHILD_ENV = { DENO_NO_UPDATE_CHECK: "1" };
 
-interface ImportMap {
-  imports?: Record<string, string>;
-  scopes?: Record<string, Record<string, string>>;
-}
-
 interface Config extends ImportMap {
-  importMap?: string;
   tasks?: Record<string, string | { command?: string }>;
 }
 
 function pathOf(url: URL): string {
   return decodeURIComponent(url.pathname);
-}
-
-async function exists(path: URL | string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 // --- 1. Which @std? ---------------------------------------------------------
@@ -112,6 +113,7 @@ async function probeJsr(): Promise<StdChoice> {
         "--quiet",
         "--config",
         pathOf(new URL("deno.json", ROOT)),
+        `--import-map=${pathOf(new URL(DEV_IMPORT_MAP, ROOT))}`,
         probe,
       ],
       cwd: pathOf(ROOT),
@@ -158,92 +160,6 @@ async function chooseStd(forced: string | undefined): Promise<StdChoice> {
     );
   }
   return await probeJsr();
-}
-
-// --- 3. Offline import map --------------------------------------------------
-
-/** `@std/...` specifiers used by the files under test (and their doc blocks). */
-async function stdSpecifiers(files: URL[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  const pattern = /["'](@std\/(?:assert|testing)(?:\/[\w.-]+)?)["']/g;
-  for (const file of files) {
-    const text = await Deno.readTextFile(file);
-    for (const match of text.matchAll(pattern)) found.add(match[1]);
-  }
-  return found;
-}
-
-/** The adapter module for an `@std/assert*` or `@std/testing/*` specifier, if any. */
-async function adapterFor(specifier: string): Promise<URL | undefined> {
-  if (specifier === "@std/assert" || specifier.startsWith("@std/assert/")) {
-    return new URL("assert.ts", ADAPTER_DIR);
-  }
-  const sub = specifier.match(/^@std\/testing\/([\w.-]+)$/)?.[1];
-  if (!sub) return undefined;
-  const file = new URL(`testing_${sub.replaceAll("-", "_")}.ts`, ADAPTER_DIR);
-  return await exists(file) ? file : undefined;
-}
-
-/** `./x` and `../x` targets resolved against `base`; bare and URL targets kept. */
-function absolute(target: string, base: URL): string {
-  return /^\.{0,2}\//.test(target) ? new URL(target, base).href : target;
-}
-
-/**
- * deno.json gives `"pkg": "npm:pkg@1"` an implicit `"pkg/": "npm:/pkg@1/"`;
- * an import map file does not, so add it.
- */
-function withSubpathEntries(imports: Record<string, string>): void {
-  for (const [key, target] of Object.entries(imports)) {
-    if (key.endsWith("/") || `${key}/` in imports) continue;
-    const bare = target.match(
-      /^(npm|jsr):\/?((?:@[^/@]+\/)?[^/@]+(?:@[^/]+)?)$/,
-    );
-    if (bare) imports[`${key}/`] = `${bare[1]}:/${bare[2]}/`;
-  }
-}
-
-function isStdTestEntry(key: string): boolean {
-  return /^@std\/(assert|testing)(\/|$)/.test(key);
-}
-
-async function offlineImportMap(
-  config: Config,
-  used: Set<string>,
-): Promise<ImportMap> {
-  let source: ImportMap = config;
-  let base = new URL("deno.json", ROOT);
-  if (config.importMap) {
-    base = new URL(config.importMap, base);
-    source = JSON.parse(await Deno.readTextFile(base));
-  }
-  const imports: Record<string, string> = {};
-  for (const [key, target] of Object.entries(source.imports ?? {})) {
-    if (!isStdTestEntry(key)) imports[key] = absolute(target, base);
-  }
-  withSubpathEntries(imports);
-  const missing: string[] = [];
-  for (
-    const specifier of new Set(["@std/assert", "@std/testing/bdd", ...used])
-  ) {
-    const adapter = await adapterFor(specifier);
-    if (adapter) imports[specifier] = adapter.href;
-    else missing.push(specifier);
-  }
-  if (missing.length > 0) {
-    throw new Error(
-      `no offline adapter for ${missing.join(", ")}: add tests/_std/testing_<name>.ts`,
-    );
-  }
-  const scopes: Record<string, Record<string, string>> = {};
-  for (const [scope, entries] of Object.entries(source.scopes ?? {})) {
-    const mapped: Record<string, string> = {};
-    for (const [key, target] of Object.entries(entries)) {
-      mapped[key] = absolute(target, base);
-    }
-    scopes[absolute(scope, base)] = mapped;
-  }
-  return { imports, scopes };
 }
 
 // --- 3. Tests ---------------------------------------------------------------
@@ -330,6 +246,8 @@ async function runTests(
     const mapFile = `${tmp}/import_map.json`;
     await Deno.writeTextFile(mapFile, JSON.stringify(map, null, 2));
     args.push(`--import-map=${mapFile}`);
+  } else {
+    args.push(`--import-map=${DEV_IMPORT_MAP}`);
   }
   args.push(...forwarded, ...[...tests, ...docs].map(relative));
   console.log(`\n== deno ${args.join(" ")}`);
@@ -402,6 +320,7 @@ async function main(): Promise<number> {
     await Deno.readTextFile(new URL("deno.json", ROOT)),
   );
 
+  await readDevImportMap(config);
   const std = await chooseStd(forced);
   console.log(
     std.mode === "jsr"
@@ -418,6 +337,8 @@ async function main(): Promise<number> {
   }
   const failedChecks = testsOnly ? [] : await runChecks(config);
 
+  const skippedModels = skippedModelsLine();
+  if (skippedModels) console.log(`\n${skippedModels}`);
   const skipped = counts.skipped ? `, ${counts.skipped} skipped` : "";
   console.log(`\n${counts.passed} passed, ${counts.failed} failed${skipped}`);
   return counts.failed > 0 || failedChecks.length > 0 ? 1 : 0;

@@ -1,8 +1,8 @@
 /**
  * Test harness: three.js (GLTFLoader, AnimationMixer, SkinnedMesh) as the
  * independent reference for imported glTF skinning, plus the same pipeline
- * run through Marrow's scalar kernels, and access to the shared test
- * assets.
+ * run through Marrow's scalar kernels, and access to the test models
+ * (`tests/_assets.ts` says where they are).
  *
  * ## Space convention
  *
@@ -51,43 +51,59 @@ import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import type { SkinDefinition } from "../animation/definitions.ts";
 import type { GltfImport, GltfSkeleton } from "../gltf/import.ts";
 import { sampleClip } from "../animation/clip.ts";
-
-/** Directory of the shared glTF test assets (outside the repository). */
-export const ASSET_DIR: URL = new URL(
-  "../../shared/assets/gltf/",
-  import.meta.url,
-);
+import {
+  findModel,
+  FIXTURE_DIR,
+  missingTestOnlyModels,
+  SHARED_DIR,
+  TEST_ONLY_MODELS,
+} from "./_assets.ts";
 
 /**
- * Names of every `.glb`/`.gltf` in {@linkcode ASSET_DIR}. Throws when the
- * directory is missing or empty: these tests must not pass by skipping.
+ * Names of every test model: the fixtures' `.glb`/`.gltf` files and the
+ * test-only models (whether or not `../shared/assets/gltf/` has them; a
+ * test on a missing one is registered with {@linkcode testOnModels}, which
+ * skips it). Throws when the fixtures are missing: these tests must not
+ * pass by skipping.
  */
 export function listAssets(): string[] {
   let names: string[];
   try {
-    names = [...Deno.readDirSync(ASSET_DIR)]
+    names = [...Deno.readDirSync(FIXTURE_DIR)]
       .filter((e) => e.isFile && /\.(glb|gltf)$/i.test(e.name))
-      .map((e) => e.name)
-      .sort();
+      .map((e) => e.name);
   } catch (e) {
-    throw new Error(
-      `glTF test assets not found at ${ASSET_DIR.pathname} (expected ` +
-        `../shared/assets/gltf/ beside the repository): ${e}`,
-    );
+    throw new Error(`glTF test fixtures not found at ${FIXTURE_DIR.pathname}: ${e}`);
   }
   if (names.length === 0) {
-    throw new Error(`no .glb/.gltf files in ${ASSET_DIR.pathname}`);
+    throw new Error(`no .glb/.gltf files in ${FIXTURE_DIR.pathname}`);
   }
-  return names;
+  return [...new Set([...names, ...TEST_ONLY_MODELS])].sort();
 }
 
-/** URL of a test asset; throws (naming it) when it does not exist. */
+/**
+ * `Deno.test(name, fn)`, skipped (and counted as skipped) when one of
+ * `models` is a test-only model that `../shared/assets/gltf/` does not
+ * have; `tests/_run.ts` prints one line saying so. Where the shared folder
+ * has them, the test always runs.
+ */
+export function testOnModels(
+  models: readonly string[],
+  name: string,
+  fn: () => void | Promise<void>,
+): void {
+  const missing = missingTestOnlyModels();
+  Deno.test({ name, ignore: models.some((m) => missing.includes(m)), fn });
+}
+
+/** URL of a test model (or `stats.json`); throws (naming it) when it does not exist. */
 export function assetUrl(name: string): URL {
-  const url = new URL(name, ASSET_DIR);
-  try {
-    Deno.statSync(url);
-  } catch (e) {
-    throw new Error(`glTF test asset missing: ${url.pathname} (${e})`);
+  const url = findModel(name);
+  if (!url) {
+    throw new Error(
+      `glTF test asset missing: ${name} (looked in ${FIXTURE_DIR.pathname}` +
+        (TEST_ONLY_MODELS.includes(name) ? ` and ${SHARED_DIR.pathname})` : ")"),
+    );
   }
   return url;
 }

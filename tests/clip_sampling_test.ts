@@ -29,6 +29,7 @@ import {
   poseThree,
   readAsset,
   syntheticRig,
+  testOnModels,
   writeGlb,
 } from "./_three_gltf.ts";
 
@@ -47,7 +48,7 @@ function sampleTimes(clip: Clip): number[] {
 }
 
 for (const file of listAssets()) {
-  Deno.test(`${file}: every clip matches three.js`, async () => {
+  testOnModels([file], `${file}: every clip matches three.js`, async () => {
     const model = await importGltf(assetUrl(file));
     const three = await loadThree(readAsset(file));
     const clips = model.skeletons[0].clips;

@@ -30,6 +30,7 @@ import {
   readAsset,
   readDocument,
   syntheticRig,
+  testOnModels,
   writeGlb,
 } from "./_three_gltf.ts";
 
@@ -158,107 +159,115 @@ async function checkRestAgainstThree(
   return { relative, normal: r.maxNormal, tangent: r.maxTangent };
 }
 
-Deno.test("the shared glTF assets are present and described", () => {
+Deno.test("the glTF test models are present and described", () => {
   const files = listAssets();
   assertGreater(files.length, 0);
   assertEquals(files, STATS.map((s) => s.file).sort());
 });
 
 for (const stats of STATS) {
-  Deno.test(`import ${stats.file}: statistics, structure, rest pose vs three.js`, async () => {
-    const bytes = readAsset(stats.file);
-    const model = await importGltf(assetUrl(stats.file));
-    assertEquals(model.warnings, []);
-    assertEquals(
-      model.skeletons.map((s) => s.skinJoints.length),
-      stats.skins.map((s) => s.joints),
-    );
-    const primitives = model.skeletons.flatMap((s) => s.primitives);
-    assertEquals(
-      primitives.reduce((n, p) => n + p.skin.vertexCount, 0),
-      stats.skinnedVertexInstances,
-    );
-    const unique = new Map(
-      primitives.map((p) => [`${p.mesh}/${p.primitive}`, p]),
-    );
-    assertEquals(unique.size, stats.skinnedPrimitives);
-    assertEquals(
-      [...unique.values()].filter((p) => p.skin.normals).length,
-      stats.primsWithNormal,
-    );
-    assertEquals(
-      [...unique.values()].filter((p) => p.skin.tangents).length,
-      stats.primsWithTangent,
-    );
-    // Influence histogram (non-zero weights per vertex) over unique primitives.
-    const histogram: Record<string, number> = {};
-    let weightSumError = 0;
-    for (const p of unique.values()) {
-      let k = 0;
-      for (let v = 0; v < p.skin.vertexCount; v++) {
-        const c = p.skin.influenceCounts[v];
-        histogram[c] = (histogram[c] ?? 0) + 1;
-        let sum = 0;
-        for (let i = 0; i < c; i++) sum += p.skin.weights[k++];
-        weightSumError = Math.max(weightSumError, Math.abs(sum - 1));
-      }
-    }
-    assertEquals(histogram, stats.nonZeroWeightsHistogram);
-    assertAlmostEquals(weightSumError, stats.weightSumMaxAbsErr, 1e-3);
-    for (const s of model.skeletons) {
-      assertEquals(s.clips.length, stats.animations.length);
-      s.clips.forEach((clip, i) => {
-        const a = stats.animations[i];
-        assertEquals(clip.name, a.name);
-        assertEquals(clip.animation, i);
-        assertAlmostEquals(clip.start, a.tStart, 1e-4);
-        assertAlmostEquals(clip.duration, a.tEnd, 1e-4);
-        for (const ch of clip.channels) {
-          assert(ch.joint < s.skeleton.parents.length);
-          assertEquals(s.nodes[ch.joint], ch.node);
-        }
-      });
-    }
-    // The channels of all skeletons together: every translation, rotation
-    // and scale channel whose node is in a skeleton, each once per skeleton.
-    stats.animations.forEach((a, i) => {
-      const perSkeleton = model.skeletons.map((s) => s.clips[i].channels);
-      for (const channels of perSkeleton) {
-        const keys = channels.map((c) => `${c.joint}/${c.path}`);
-        assertEquals(new Set(keys).size, keys.length);
-      }
-      const animated = new Set(
-        perSkeleton.flat().map((c) => `${c.node}/${c.path}`),
+  testOnModels(
+    [stats.file],
+    `import ${stats.file}: statistics, structure, rest pose vs three.js`,
+    async () => {
+      const bytes = readAsset(stats.file);
+      const model = await importGltf(assetUrl(stats.file));
+      assertEquals(model.warnings, []);
+      assertEquals(
+        model.skeletons.map((s) => s.skinJoints.length),
+        stats.skins.map((s) => s.joints),
       );
-      const trs = (a.paths.translation ?? 0) + (a.paths.rotation ?? 0) +
-        (a.paths.scale ?? 0);
-      assert(animated.size <= trs);
-      assertGreater(animated.size, 0);
-    });
-    checkStructure(model);
-    const rest = await checkRestAgainstThree(model, bytes);
-    console.log(
-      `  ${stats.file}: rest pose max error ${rest.relative.toExponential(2)} x bbox, normals ${
-        rest.normal.toExponential(2)
-      }`,
-    );
-  });
+      const primitives = model.skeletons.flatMap((s) => s.primitives);
+      assertEquals(
+        primitives.reduce((n, p) => n + p.skin.vertexCount, 0),
+        stats.skinnedVertexInstances,
+      );
+      const unique = new Map(
+        primitives.map((p) => [`${p.mesh}/${p.primitive}`, p]),
+      );
+      assertEquals(unique.size, stats.skinnedPrimitives);
+      assertEquals(
+        [...unique.values()].filter((p) => p.skin.normals).length,
+        stats.primsWithNormal,
+      );
+      assertEquals(
+        [...unique.values()].filter((p) => p.skin.tangents).length,
+        stats.primsWithTangent,
+      );
+      // Influence histogram (non-zero weights per vertex) over unique primitives.
+      const histogram: Record<string, number> = {};
+      let weightSumError = 0;
+      for (const p of unique.values()) {
+        let k = 0;
+        for (let v = 0; v < p.skin.vertexCount; v++) {
+          const c = p.skin.influenceCounts[v];
+          histogram[c] = (histogram[c] ?? 0) + 1;
+          let sum = 0;
+          for (let i = 0; i < c; i++) sum += p.skin.weights[k++];
+          weightSumError = Math.max(weightSumError, Math.abs(sum - 1));
+        }
+      }
+      assertEquals(histogram, stats.nonZeroWeightsHistogram);
+      assertAlmostEquals(weightSumError, stats.weightSumMaxAbsErr, 1e-3);
+      for (const s of model.skeletons) {
+        assertEquals(s.clips.length, stats.animations.length);
+        s.clips.forEach((clip, i) => {
+          const a = stats.animations[i];
+          assertEquals(clip.name, a.name);
+          assertEquals(clip.animation, i);
+          assertAlmostEquals(clip.start, a.tStart, 1e-4);
+          assertAlmostEquals(clip.duration, a.tEnd, 1e-4);
+          for (const ch of clip.channels) {
+            assert(ch.joint < s.skeleton.parents.length);
+            assertEquals(s.nodes[ch.joint], ch.node);
+          }
+        });
+      }
+      // The channels of all skeletons together: every translation, rotation
+      // and scale channel whose node is in a skeleton, each once per skeleton.
+      stats.animations.forEach((a, i) => {
+        const perSkeleton = model.skeletons.map((s) => s.clips[i].channels);
+        for (const channels of perSkeleton) {
+          const keys = channels.map((c) => `${c.joint}/${c.path}`);
+          assertEquals(new Set(keys).size, keys.length);
+        }
+        const animated = new Set(
+          perSkeleton.flat().map((c) => `${c.node}/${c.path}`),
+        );
+        const trs = (a.paths.translation ?? 0) + (a.paths.rotation ?? 0) +
+          (a.paths.scale ?? 0);
+        assert(animated.size <= trs);
+        assertGreater(animated.size, 0);
+      });
+      checkStructure(model);
+      const rest = await checkRestAgainstThree(model, bytes);
+      console.log(
+        `  ${stats.file}: rest pose max error ${rest.relative.toExponential(2)} x bbox, normals ${
+          rest.normal.toExponential(2)
+        }`,
+      );
+    },
+  );
 }
 
-Deno.test("Mixamo-style Armature nodes above the hips are folded in", async () => {
-  for (const file of ["Xbot.glb", "Soldier.glb"]) {
-    const model = await importGltf(assetUrl(file));
-    const s = model.skeletons[0];
-    const hips = s.skeleton.names.indexOf("mixamorig:Hips");
-    assertGreater(hips, 0, `${file}: the hips have an ancestor`);
-    const root = s.skeleton.parents[hips];
-    assertEquals(s.skeleton.parents[root], -1);
-    assert(!s.skinJoints.includes(root), "the ancestor is not a skin joint");
-    const g = root;
-    const scale = s.skeleton.restPose[(g >> 2) * 40 + 28 + (g & 3)];
-    assertAlmostEquals(scale, 0.01, 1e-6, `${file}: the 0.01 scale is kept`);
-  }
-});
+testOnModels(
+  ["Xbot.glb", "Soldier.glb"],
+  "Mixamo-style Armature nodes above the hips are folded in",
+  async () => {
+    for (const file of ["Xbot.glb", "Soldier.glb"]) {
+      const model = await importGltf(assetUrl(file));
+      const s = model.skeletons[0];
+      const hips = s.skeleton.names.indexOf("mixamorig:Hips");
+      assertGreater(hips, 0, `${file}: the hips have an ancestor`);
+      const root = s.skeleton.parents[hips];
+      assertEquals(s.skeleton.parents[root], -1);
+      assert(!s.skinJoints.includes(root), "the ancestor is not a skin joint");
+      const g = root;
+      const scale = s.skeleton.restPose[(g >> 2) * 40 + 28 + (g & 3)];
+      assertAlmostEquals(scale, 0.01, 1e-6, `${file}: the 0.01 scale is kept`);
+    }
+  },
+);
 
 Deno.test("RecursiveSkeletons: 84 skins, nested skeletons share one mesh", async () => {
   const model = await importGltf(assetUrl("RecursiveSkeletons.glb"));
@@ -274,7 +283,7 @@ Deno.test("RecursiveSkeletons: 84 skins, nested skeletons share one mesh", async
   for (const s of model.skeletons) assertEquals(s.primitives.length, 1);
 });
 
-Deno.test("BrainStem: 59 primitives of one skin, all rigid", async () => {
+testOnModels(["BrainStem.glb"], "BrainStem: 59 primitives of one skin, all rigid", async () => {
   const model = await importGltf(assetUrl("BrainStem.glb"));
   assertEquals(model.skeletons.length, 1);
   const s = model.skeletons[0];

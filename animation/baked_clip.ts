@@ -51,11 +51,55 @@ function budgetOf(core: Core): { limit: number; used: number } {
 }
 
 /**
+ * A clip whose baked frames would pass the core's clip budget
+ * ({@linkcode setClipBudget}); thrown before anything is allocated.
+ */
+export class ClipBudgetError extends RangeError {
+  /** Name of the clip. */
+  readonly clip: string;
+  /** Joints of the skeleton it was to be baked for. */
+  readonly jointCount: number;
+  /**
+   * Estimated bytes of the baked frames: exact, or a lower bound when
+   * counting stopped at the budget (`exceeds`).
+   */
+  readonly estimate: number;
+  /** True when `estimate` is a lower bound. */
+  readonly exceeds: boolean;
+  /** Bytes of the budget still free. */
+  readonly available: number;
+
+  /** Creates the error; the message names clip, skeleton, estimate and budget. */
+  constructor(
+    clip: string,
+    skeleton: { readonly jointCount: number; readonly names: readonly string[] },
+    estimate: number,
+    exceeds: boolean,
+    budget: { readonly used: number; readonly limit: number },
+  ) {
+    super(
+      `clip "${clip}": baking it for the skeleton of ${skeleton.jointCount} joints (root "${
+        skeleton.names[0] ?? ""
+      }") takes ${
+        exceeds ? "more than " : ""
+      }${estimate} bytes, beyond the clip budget (${budget.used} of ${budget.limit} bytes used; setClipBudget raises it)`,
+    );
+    this.name = "ClipBudgetError";
+    this.clip = clip;
+    this.jointCount = skeleton.jointCount;
+    this.estimate = estimate;
+    this.exceeds = exceeds;
+    this.available = budget.limit - budget.used;
+  }
+}
+
+/**
  * Sets how many bytes of `core`'s memory baked clips may take together
  * (default 256 MiB). Playing a clip whose frames would pass it throws a
- * `RangeError` naming the clip, the skeleton and the estimate, before
- * anything is allocated; WebAssembly memory never shrinks, so the limit is
- * what keeps a hostile clip from taking it for good.
+ * {@linkcode ClipBudgetError} naming the clip, the skeleton and the
+ * estimate, before anything is allocated in the core; WebAssembly memory
+ * never shrinks, so the limit is what keeps a hostile clip from taking it
+ * for good.
  */
 export function setClipBudget(core: Core, bytes: number): void {
   if (!(core instanceof Core)) throw new TypeError("setClipBudget: core: expected a Core");
@@ -100,10 +144,8 @@ export class BakedClip {
     // instead of building a set that would not fit either.
     const maxFrames = Math.floor((budget.limit - budget.used) / frameBytes);
     const times = new Set<number>();
-    const refuse = (estimate: string) =>
-      new RangeError(
-        `clip "${clip.name}": baking it for a skeleton of ${skeleton.jointCount} joints takes ${estimate} bytes, beyond the clip budget (${budget.used} of ${budget.limit} bytes used; setClipBudget raises it)`,
-      );
+    const refuse = (estimate: number, exceeds: boolean) =>
+      new ClipBudgetError(clip.name, skeleton, estimate, exceeds, budget);
     for (const channel of clip.channels) {
       const keys = channel.times;
       for (let k = 0; k < keys.length; k++) {
@@ -115,13 +157,13 @@ export class BakedClip {
           ? rotationSubdivisions(channel.values, k)
           : 1;
         for (let s = 1; s < parts; s++) times.add(keys[k] + ((keys[k + 1] - keys[k]) * s) / parts);
-        if (times.size > maxFrames) throw refuse(`more than ${maxFrames * frameBytes}`);
+        if (times.size > maxFrames) throw refuse(maxFrames * frameBytes, true);
       }
     }
     if (times.size === 0) times.add(0);
     this.times = Float64Array.from([...times].sort((a, b) => a - b));
     const count = this.times.length;
-    if (count > maxFrames) throw refuse(`${count * frameBytes}`);
+    if (count > maxFrames) throw refuse(count * frameBytes, false);
     const memory = coreMemory(skeleton.core);
     const bytes = count * frameBytes;
     const block = memory.alloc(bytes);

@@ -60,8 +60,8 @@ export class ClipBudgetError extends RangeError {
   /** Joints of the skeleton it was to be baked for. */
   readonly jointCount: number;
   /**
-   * Estimated bytes of the baked frames: exact, or a lower bound when
-   * counting stopped at the budget (`exceeds`).
+   * Estimated bytes of the baked frames, beyond what the budget has free:
+   * exact, or a lower bound when counting stopped at the budget (`exceeds`).
    */
   readonly estimate: number;
   /** True when `estimate` is a lower bound. */
@@ -81,7 +81,7 @@ export class ClipBudgetError extends RangeError {
       `clip "${clip}": baking it for the skeleton of ${skeleton.jointCount} joints (root "${
         skeleton.names[0] ?? ""
       }") takes ${
-        exceeds ? "more than " : ""
+        exceeds ? "at least " : ""
       }${estimate} bytes, beyond the clip budget (${budget.used} of ${budget.limit} bytes used; setClipBudget raises it)`,
     );
     this.name = "ClipBudgetError";
@@ -157,7 +157,7 @@ export class BakedClip {
           ? rotationSubdivisions(channel.values, k)
           : 1;
         for (let s = 1; s < parts; s++) times.add(keys[k] + ((keys[k + 1] - keys[k]) * s) / parts);
-        if (times.size > maxFrames) throw refuse(maxFrames * frameBytes, true);
+        if (times.size > maxFrames) throw refuse((maxFrames + 1) * frameBytes, true);
       }
     }
     if (times.size === 0) times.add(0);

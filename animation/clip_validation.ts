@@ -88,13 +88,6 @@ export function validateClip(clip: Clip): void {
     throw new ClipError(name, channel, key, message);
   };
   if (typeof clip.name !== "string") fail(-1, -1, "name must be a string");
-  for (const field of ["duration", "start"] as const) {
-    const value = clip[field];
-    if (typeof value !== "number" || !Number.isFinite(value)) {
-      fail(-1, -1, `${field} must be a finite number, got ${value}`);
-    }
-  }
-  if (clip.duration < 0) fail(-1, -1, `duration must be >= 0, got ${clip.duration}`);
   if (!Array.isArray(clip.channels)) fail(-1, -1, "channels must be an array");
   const seen = new Set<string>();
   clip.channels.forEach((channel, c) => {
@@ -103,6 +96,13 @@ export function validateClip(clip: Clip): void {
     if (seen.has(key)) fail(c, -1, `joint ${channel.joint} has a second ${channel.path} channel`);
     seen.add(key);
   });
+  for (const field of ["duration", "start"] as const) {
+    const value = clip[field];
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      fail(-1, -1, `${field} must be a finite number, got ${value}`);
+    }
+  }
+  if (clip.duration < 0) fail(-1, -1, `duration must be >= 0, got ${clip.duration}`);
   validated.add(clip);
 }
 

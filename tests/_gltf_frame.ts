@@ -7,7 +7,7 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  Core,
+  type Core,
   createAnimation,
   createAnimationPipeline,
   disposeAnimation,

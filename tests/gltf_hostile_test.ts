@@ -207,7 +207,7 @@ Deno.test("validation: skins, meshes and animations name the offending entry", a
     "float SCALAR",
   );
   await refused(
-    (j, bin) => {
+    (_j, bin) => {
       const out = bin.slice();
       new DataView(out.buffer).setFloat32(100, 0, true); // times 0, 0
       return out;
@@ -217,7 +217,7 @@ Deno.test("validation: skins, meshes and animations name the offending entry", a
     "key 1 is at 0 after 0",
   );
   await refused(
-    (j, bin) => {
+    (_j, bin) => {
       const out = bin.slice();
       new DataView(out.buffer).setFloat32(104, NaN, true);
       return out;
@@ -226,7 +226,7 @@ Deno.test("validation: skins, meshes and animations name the offending entry", a
     "value 0 is not finite",
   );
   await refused(
-    (j, bin) => {
+    (_j, bin) => {
       const out = bin.slice();
       out[36 + 4] = 7; // vertex 1's first joint
       return out;

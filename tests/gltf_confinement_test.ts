@@ -171,3 +171,59 @@ Deno.test("a path in a runtime without a file system, and unknown schemes, say w
   );
   assert(outside.message.includes("leaves the model's folder"), outside.message);
 });
+
+Deno.test("an http(s) URL is fetched, and its buffers only from the same origin and folder", async () => {
+  const served = new Map<string, Uint8Array>([
+    ["https://example.com/models/good.gltf", Deno.readFileSync(new URL("good.gltf", MODEL))],
+    ["https://example.com/models/up.gltf", Deno.readFileSync(new URL("up.gltf", MODEL))],
+    ["https://example.com/models/http.gltf", Deno.readFileSync(new URL("http.gltf", MODEL))],
+    [
+      "https://example.com/models/data/mesh.bin",
+      Deno.readFileSync(new URL("data/mesh.bin", MODEL)),
+    ],
+  ]);
+  const fetched: { url: string; redirect?: RequestRedirect }[] = [];
+  const original = globalThis.fetch;
+  globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input instanceof Request ? input.url : input);
+    fetched.push({ url, redirect: init?.redirect });
+    const body = served.get(url);
+    return Promise.resolve(
+      body
+        ? new Response(body.slice())
+        : new Response("no", { status: 404, statusText: "Not Found" }),
+    );
+  };
+  try {
+    const model = await importGltf("https://example.com/models/good.gltf");
+    assertEquals(model.skeletons[0].primitives[0].skin.vertexCount, 3);
+    assertEquals(fetched, [
+      { url: "https://example.com/models/good.gltf", redirect: "follow" },
+      { url: "https://example.com/models/data/mesh.bin", redirect: "error" },
+    ]);
+    for (
+      const [file, why] of [["up", "leaves the model's folder"], ["http", "only URIs relative"]]
+    ) {
+      fetched.length = 0;
+      const e = await assertRejects(
+        () => importGltf(`https://example.com/models/${file}.gltf`),
+        GltfImportError,
+      );
+      assertEquals(e.pointer, "/buffers/0");
+      assert(e.message.includes(why), e.message);
+      assertEquals(fetched.length, 1, "only the model was fetched");
+    }
+    const missing = await assertRejects(
+      () => importGltf("https://example.com/models/none.glb"),
+      GltfImportError,
+    );
+    assert(
+      missing.message.includes(
+        "cannot read https://example.com/models/none.glb: the server answered 404",
+      ),
+      missing.message,
+    );
+  } finally {
+    globalThis.fetch = original;
+  }
+});

@@ -11,6 +11,7 @@
 import { assert, assertLess } from "@std/assert";
 import { Core, GltfImportError, parseGltf } from "../mod.ts";
 import { frameModel } from "./_gltf_frame.ts";
+import { random } from "./_scene.ts";
 
 const SEED = Number(Deno.env.get("MARROW_FUZZ_SEED") ?? 20261124);
 const MUTANTS_PER_FIXTURE = 180;
@@ -22,18 +23,6 @@ const FILES = [...Deno.readDirSync(FIXTURES)]
   .filter((e) => e.isFile && /\.(glb|gltf)$/.test(e.name))
   .map((e) => e.name)
   .sort();
-
-/** mulberry32: small, seeded, good enough to pick bytes. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** Where the JSON text sits in the file (the whole file for .gltf). */
 function jsonRange(bytes: Uint8Array): [number, number] {

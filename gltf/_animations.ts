@@ -54,6 +54,12 @@ export function readAnimation(
     const sampler = channel.getSampler()!;
     const at = `${pointer}/samplers/${samplerIndex.get(sampler)}`;
     const input = sampler.getInput()!, output = sampler.getOutput()!;
+    // Channels may share a sampler: each makes its own copy, so each is counted.
+    ctx.spend(
+      input.getCount() + output.getCount() * output.getElementSize(),
+      `${pointer}/channels/${c}`,
+      "the channel's keys",
+    );
     const times = Float32Array.from(input.getArray()!);
     for (let i = 0; i < times.length; i++) {
       if (!(times[i] >= 0) || !Number.isFinite(times[i]) || (i > 0 && !(times[i] > times[i - 1]))) {
@@ -135,6 +141,12 @@ export function clipFor(
   animation: ReadAnimation,
   jointOfNode: Map<Node, number>,
 ): Clip {
+  // Every skeleton looks at every channel: counted before the loop.
+  ctx.spend(
+    animation.channels.length,
+    `/animations/${animation.index}`,
+    "the animation's channels",
+  );
   const channels: (ClipChannel & { readonly index: number })[] = [];
   for (const ch of animation.channels) {
     const joint = jointOfNode.get(ch.target);

@@ -21,6 +21,8 @@ export interface BuiltSkeleton {
 }
 
 const MAX_JOINTS = 32767;
+/** Values a skeleton joint takes: its pose, inverse bind matrix, parent and maps. */
+const JOINT_VALUES = 10 + MATRIX_FLOATS + 4;
 
 /** Builds skin `s`'s skeleton; the node graph is already known to be a forest. */
 export function buildSkeleton(
@@ -38,14 +40,16 @@ export function buildSkeleton(
   const visit = (node: Node): void => {
     const chain: Node[] = [];
     for (let at: Node | null = node; at && !jointOfNode.has(at); at = at.getParentNode()) {
+      if (order.length + chain.length === MAX_JOINTS) {
+        ctx.fail(
+          pointer,
+          `the skin's joints and their ancestors pass ${MAX_JOINTS} nodes, the most a skeleton can have`,
+        );
+      }
       chain.push(at);
     }
-    if (order.length + chain.length > MAX_JOINTS) {
-      ctx.fail(
-        pointer,
-        `the skin's joints and their ancestors pass ${MAX_JOINTS} nodes, the most a skeleton can have`,
-      );
-    }
+    // Counted as it goes: many skins over one deep hierarchy must not walk it without bound.
+    ctx.spend(chain.length * JOINT_VALUES, pointer, `the skeleton's ${chain.length} more joints`);
     for (let i = chain.length - 1; i >= 0; i--) {
       jointOfNode.set(chain[i], order.length);
       order.push(chain[i]);
@@ -53,11 +57,6 @@ export function buildSkeleton(
   };
   for (const joint of joints) visit(joint);
   const count = order.length;
-  ctx.spend(
-    poseFloats(count) + count * (MATRIX_FLOATS + 2),
-    pointer,
-    `the skeleton of ${count} joints`,
-  );
   const parents = new Int16Array(count);
   const restPose = new Float32Array(poseFloats(count));
   const names: string[] = [];

@@ -192,7 +192,8 @@ function fetchReader(): Reader {
     }
     const chunks: Uint8Array[] = [];
     let total = 0;
-    const reader = response.body!.getReader();
+    if (!response.body) return new Uint8Array(0);
+    const reader = response.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;

@@ -48,7 +48,7 @@
  * @module
  */
 
-import { ImportContext } from "./_context.ts";
+import { ImportContext, messageOf } from "./_context.ts";
 import { readDocument } from "./_document.ts";
 import { convert } from "./_convert.ts";
 import { openSource } from "./_sources.ts";
@@ -110,13 +110,13 @@ export async function parseGltf(
     );
   }
   const ctx = new ImportContext(name, limits.maxValues);
-  const { document } = await readDocument(ctx, bytes, options.resolveUri, limits.maxFileBytes);
   try {
+    const { document } = await readDocument(ctx, bytes, options.resolveUri, limits.maxFileBytes);
     return convert(ctx, document);
   } catch (e) {
     if (e instanceof GltfImportError) throw e;
-    // Conversion checks what it reads; this would be a bug, still named as the file's.
-    return ctx.fail("", `the data cannot be converted (${e instanceof Error ? e.message : e})`, e);
+    // Every stage checks what it reads; this would be a bug, still reported as the file's error.
+    return ctx.fail("", `the file cannot be imported (${messageOf(e)})`, e);
   }
 }
 
@@ -154,8 +154,8 @@ export async function importGltf(
   try {
     source = await openSource(input, limits.maxFileBytes, options.readFile, options.resolveUri);
   } catch (e) {
-    if (!(e instanceof ReadRefusal)) throw e;
-    throw new GltfImportError(name, e.message, { cause: e });
+    const message = e instanceof ReadRefusal ? e.message : `cannot read it (${messageOf(e)})`;
+    throw new GltfImportError(name, message, { cause: e });
   }
   return await parseGltf(source.bytes, { ...options, name, resolveUri: source.resolveUri });
 }

@@ -14,8 +14,10 @@ import {
   createAnimationPipeline,
   createClip,
   crossFadeTo,
+  disposeClip,
   getPlayback,
   playClip,
+  removeClipPlayer,
   setClipBudget,
   validateClip,
 } from "../mod.ts";
@@ -146,4 +148,37 @@ Deno.test("a clip over the baking budget is a ClipBudgetError naming clip, skele
   assert(e.message.includes(`${e.estimate} bytes`) && e.message.includes("skeleton of 30 joints"));
   assertEquals(core.allocatedBytes, allocated);
   assertEquals(clipBytes(core), 0);
+});
+
+Deno.test("baking counts shared key times once, on both counting paths, before allocating", () => {
+  const { world, entities, core } = createScene("scalar", 1, { joints: 30 });
+  const [eid] = entities;
+  const frameBytes = 8 * 40 * 4; // 30 joints: 8 groups of 40 floats
+  const shared = () =>
+    createClip({
+      name: "shared",
+      channels: Array.from({ length: 30 }, (_, joint) => ({
+        joint,
+        path: "translation" as const,
+        interpolation: "LINEAR" as const,
+        times: Float32Array.from({ length: 200 }, (_, k) => k / 10),
+        values: Float32Array.from({ length: 600 }, (_, i) => i % 7),
+      })),
+    });
+  // 30 channels × 200 keys = 6,000 times in sum, 200 distinct: under a
+  // budget of 409 frames the sum does not fit and the merge counts instead.
+  for (const budget of [409 * frameBytes, 64 << 20]) {
+    setClipBudget(core, budget);
+    const clip = shared();
+    playClip(world, eid, clip);
+    assertEquals(clipBytes(core), 200 * frameBytes, `budget ${budget}`);
+    removeClipPlayer(world, eid);
+    disposeClip(clip);
+    assertEquals(clipBytes(core), 0);
+  }
+  setClipBudget(core, 150 * frameBytes);
+  const allocated = core.allocatedBytes;
+  const e = assertThrows(() => playClip(world, eid, shared()), ClipBudgetError);
+  assertEquals([e.estimate, e.exceeds], [151 * frameBytes, true]);
+  assertEquals(core.allocatedBytes, allocated);
 });

@@ -52,9 +52,9 @@ export class ClipError extends RangeError {
 }
 
 /** The animated paths a clip channel may have (glTF morph `weights` are not joint channels). */
-export const CHANNEL_PATHS: readonly ChannelPath[] = ["translation", "rotation", "scale"];
+const CHANNEL_PATHS: readonly ChannelPath[] = ["translation", "rotation", "scale"];
 /** The interpolations a clip channel may have. */
-export const INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE"];
+const INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE"];
 
 /** Largest joint index a clip may name (the largest skeleton has 32767 joints). */
 const MAX_JOINT = 32766;

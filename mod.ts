@@ -98,6 +98,7 @@ export { CoreAsset } from "./animation/core_asset.ts";
 export { SkeletonAsset } from "./animation/skeleton_asset.ts";
 export { SkinAsset, type SkinMeshRange } from "./animation/skin_asset.ts";
 export {
+  ClipBudgetError,
   clipBytes,
   DEFAULT_CLIP_BUDGET,
   disposeClip,

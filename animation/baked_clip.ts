@@ -51,11 +51,55 @@ function budgetOf(core: Core): { limit: number; used: number } {
 }
 
 /**
+ * A clip whose baked frames would pass the core's clip budget
+ * ({@linkcode setClipBudget}); thrown before anything is allocated.
+ */
+export class ClipBudgetError extends RangeError {
+  /** Name of the clip. */
+  readonly clip: string;
+  /** Joints of the skeleton it was to be baked for. */
+  readonly jointCount: number;
+  /**
+   * Estimated bytes of the baked frames, beyond what the budget has free:
+   * exact, or a lower bound when counting stopped at the budget (`exceeds`).
+   */
+  readonly estimate: number;
+  /** True when `estimate` is a lower bound. */
+  readonly exceeds: boolean;
+  /** Bytes of the budget still free. */
+  readonly available: number;
+
+  /** Creates the error; the message names clip, skeleton, estimate and budget. */
+  constructor(
+    clip: string,
+    skeleton: { readonly jointCount: number; readonly names: readonly string[] },
+    estimate: number,
+    exceeds: boolean,
+    budget: { readonly used: number; readonly limit: number },
+  ) {
+    super(
+      `clip "${clip}": baking it for the skeleton of ${skeleton.jointCount} joints (root "${
+        skeleton.names[0] ?? ""
+      }") takes ${
+        exceeds ? "at least " : ""
+      }${estimate} bytes, beyond the clip budget (${budget.used} of ${budget.limit} bytes used; setClipBudget raises it)`,
+    );
+    this.name = "ClipBudgetError";
+    this.clip = clip;
+    this.jointCount = skeleton.jointCount;
+    this.estimate = estimate;
+    this.exceeds = exceeds;
+    this.available = budget.limit - budget.used;
+  }
+}
+
+/**
  * Sets how many bytes of `core`'s memory baked clips may take together
  * (default 256 MiB). Playing a clip whose frames would pass it throws a
- * `RangeError` naming the clip, the skeleton and the estimate, before
- * anything is allocated; WebAssembly memory never shrinks, so the limit is
- * what keeps a hostile clip from taking it for good.
+ * {@linkcode ClipBudgetError} naming the clip, the skeleton and the
+ * estimate, before anything is allocated in the core; WebAssembly memory
+ * never shrinks, so the limit is what keeps a hostile clip from taking it
+ * for good.
  */
 export function setClipBudget(core: Core, bytes: number): void {
   if (!(core instanceof Core)) throw new TypeError("setClipBudget: core: expected a Core");
@@ -68,6 +112,130 @@ export function setClipBudget(core: Core, bytes: number): void {
 /** Bytes of `core`'s memory that baked clips take now. */
 export function clipBytes(core: Core): number {
   return budgetOf(core).used;
+}
+
+/** Walks the times one channel is baked at, in increasing order. */
+class TimeCursor {
+  #k = 0;
+  #step = 0;
+  #parts: number;
+  /** The current time. */
+  time: number;
+
+  constructor(private readonly channel: Clip["channels"][number]) {
+    this.#parts = this.#partsAfter(0);
+    this.time = channel.times[0];
+  }
+
+  /** Moves to the next time; false when there is none. */
+  advance(): boolean {
+    const keys = this.channel.times;
+    if (++this.#step < this.#parts) {
+      const k = this.#k;
+      this.time = keys[k] + ((keys[k + 1] - keys[k]) * this.#step) / this.#parts;
+      return true;
+    }
+    if (++this.#k >= keys.length) return false;
+    this.#step = 0;
+    this.#parts = this.#partsAfter(this.#k);
+    this.time = keys[this.#k];
+    return true;
+  }
+
+  /** How many times `channel` is baked at (its cursor's length), without walking them. */
+  static count(channel: Clip["channels"][number]): number {
+    const cursor = new TimeCursor(channel);
+    let count = 0;
+    for (let k = 0; k < channel.times.length; k++) count += cursor.#partsAfter(k);
+    return count;
+  }
+
+  /** Baked intervals between key `k` and the next. */
+  #partsAfter(k: number): number {
+    const { times, interpolation, path, values } = this.channel;
+    if (k + 1 >= times.length || interpolation === "STEP") return 1;
+    if (interpolation === "CUBICSPLINE") return CUBIC_SUBDIVISIONS;
+    return path === "rotation" ? rotationSubdivisions(values, k) : 1;
+  }
+}
+
+/**
+ * Calls `visit` with each distinct baked time of `clip` in increasing order
+ * and its index, stopping after `limit + 1` of them; returns how many it
+ * visited. A k-way merge over the channels (a binary heap of cursors).
+ */
+function forEachBakedTime(
+  clip: Clip,
+  limit: number,
+  visit?: (time: number, k: number) => void,
+): number {
+  const heap: TimeCursor[] = [];
+  const sift = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i;
+      if (l < heap.length && heap[l].time < heap[m].time) m = l;
+      if (r < heap.length && heap[r].time < heap[m].time) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  for (const channel of clip.channels) {
+    if (channel.times.length) heap.push(new TimeCursor(channel));
+  }
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) sift(i);
+  let count = 0, last = NaN;
+  while (heap.length && count <= limit) {
+    const top = heap[0];
+    if (top.time !== last) {
+      visit?.(top.time, count);
+      count++;
+      last = top.time;
+    }
+    if (!top.advance()) {
+      heap[0] = heap[heap.length - 1];
+      heap.pop();
+    }
+    sift(0);
+  }
+  return count;
+}
+
+/**
+ * The distinct baked times of `clip`, increasing, or the error `refuse`
+ * makes (given a lower bound of the frame count) when there are more than
+ * `maxFrames`. The count is bounded before any array is allocated: by the
+ * sum of the channels' lengths when that fits (then the times are gathered
+ * and sorted), else by a merge that holds one cursor per channel and stops
+ * at the first time that does not fit.
+ */
+function bakedTimes(
+  clip: Clip,
+  maxFrames: number,
+  refuse: (frames: number) => Error,
+): Float64Array {
+  let bound = 0;
+  for (const channel of clip.channels) bound += TimeCursor.count(channel);
+  if (bound === 0) return new Float64Array(1);
+  if (bound <= maxFrames) {
+    const all = new Float64Array(bound);
+    let n = 0;
+    for (const channel of clip.channels) {
+      if (channel.times.length === 0) continue;
+      const cursor = new TimeCursor(channel);
+      do all[n++] = cursor.time; while (cursor.advance());
+    }
+    all.sort();
+    let count = 0;
+    for (let i = 0; i < n; i++) if (i === 0 || all[i] !== all[count - 1]) all[count++] = all[i];
+    return all.slice(0, count);
+  }
+  const union = forEachBakedTime(clip, maxFrames);
+  if (union > maxFrames) throw refuse(union);
+  const times = new Float64Array(union);
+  forEachBakedTime(clip, Infinity, (time, k) => (times[k] = time));
+  return times;
 }
 
 /**
@@ -96,32 +264,13 @@ export class BakedClip {
     const steps = clip.channels.filter((c) => c.interpolation === "STEP");
     const frameBytes = floats * 4 * (steps.length ? 2 : 1);
     const budget = budgetOf(skeleton.core);
-    // The union of key times grows one frame at a time: stop at the budget
-    // instead of building a set that would not fit either.
     const maxFrames = Math.floor((budget.limit - budget.used) / frameBytes);
-    const times = new Set<number>();
-    const refuse = (estimate: string) =>
-      new RangeError(
-        `clip "${clip.name}": baking it for a skeleton of ${skeleton.jointCount} joints takes ${estimate} bytes, beyond the clip budget (${budget.used} of ${budget.limit} bytes used; setClipBudget raises it)`,
-      );
-    for (const channel of clip.channels) {
-      const keys = channel.times;
-      for (let k = 0; k < keys.length; k++) {
-        times.add(keys[k]);
-        if (k + 1 === keys.length || channel.interpolation === "STEP") continue;
-        const parts = channel.interpolation === "CUBICSPLINE"
-          ? CUBIC_SUBDIVISIONS
-          : channel.path === "rotation"
-          ? rotationSubdivisions(channel.values, k)
-          : 1;
-        for (let s = 1; s < parts; s++) times.add(keys[k] + ((keys[k + 1] - keys[k]) * s) / parts);
-        if (times.size > maxFrames) throw refuse(`more than ${maxFrames * frameBytes}`);
-      }
-    }
-    if (times.size === 0) times.add(0);
-    this.times = Float64Array.from([...times].sort((a, b) => a - b));
+    this.times = bakedTimes(
+      clip,
+      maxFrames,
+      (frames) => new ClipBudgetError(clip.name, skeleton, frames * frameBytes, true, budget),
+    );
     const count = this.times.length;
-    if (count > maxFrames) throw refuse(`${count * frameBytes}`);
     const memory = coreMemory(skeleton.core);
     const bytes = count * frameBytes;
     const block = memory.alloc(bytes);

@@ -16,6 +16,7 @@
 
 import { addComponent, hasComponent, removeComponent } from "bitecs";
 import type { Clip, WrapMode } from "../animation/clip.ts";
+import { validateClip } from "../animation/clip_validation.ts";
 import { bakedClip } from "../animation/baked_clip.ts";
 import { checkedPlayer, checkedSkeleton } from "./_access.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
@@ -49,8 +50,11 @@ export interface PlaybackInfo {
  * (and cancelling a cross-fade). Adds the ClipPlayer component when the
  * entity has none. Needs a Skeleton and a JointQuat; throws a
  * {@linkcode ComponentError} when they are missing or the clip animates a
- * joint the skeleton does not have, and a `RangeError` for a bad option or
- * a clip whose baked frames would pass the core's clip budget.
+ * joint the skeleton does not have, a `ClipError` for a clip that
+ * `validateClip` refuses (bad key times, values, paths or interpolations), a
+ * `ClipBudgetError` for a clip whose baked frames would pass the core's clip
+ * budget, and a `RangeError` for a bad option. Nothing is changed when it
+ * throws.
  */
 export function playClip(
   world: object,
@@ -165,6 +169,7 @@ function makePlayback(
   if (!clip || typeof clip !== "object" || !Array.isArray(clip.channels)) {
     throw new ComponentError(eid, "ClipPlayer", "expected a Clip");
   }
+  validateClip(clip);
   for (const [i, channel] of clip.channels.entries()) {
     if (
       !(Number.isInteger(channel?.joint) && channel.joint >= 0 &&

@@ -1,14 +1,19 @@
 /**
  * glTF 2.0 import and clip sampling: {@linkcode importGltf} turns a file
  * into skeletons, skinned primitives and clips; {@linkcode sampleClip}
- * poses a skeleton from a clip.
+ * poses a skeleton from a clip; {@linkcode createClip} and
+ * {@linkcode validateClip} check clips made in code.
  *
  * @module
  */
 
 export {
+  DEFAULT_GLTF_LIMITS,
+  type GltfDrawAttributes,
   type GltfImport,
   GltfImportError,
+  type GltfImportErrorOptions,
+  type GltfLimits,
   type GltfSkeleton,
   type GltfSkinnedPrimitive,
   importGltf,
@@ -17,6 +22,7 @@ export {
   type ParseGltfOptions,
   type UriResolver,
 } from "./import.ts";
+export { reorderVertexAttribute } from "./draw.ts";
 export {
   type ChannelPath,
   type Clip,
@@ -27,4 +33,10 @@ export {
   type WrapMode,
   wrapTime,
 } from "../animation/clip.ts";
+export {
+  ClipError,
+  type ClipInit,
+  createClip,
+  validateClip,
+} from "../animation/clip_validation.ts";
 export type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";

@@ -20,7 +20,7 @@ import { checkEntities, selectEntities } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { multiplyInverseBindSystem } from "./multiply_inverse_bind.ts";
 import { quatToMatSystem } from "./quat_to_mat.ts";
-import { sampleClipsSystem } from "./sample_clips.ts";
+import { checkFrameDelta, sampleClipsSystem } from "./sample_clips.ts";
 import { skinSystem, type SkinSystemOptions, skinWithTangentsSystem } from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
 
@@ -47,8 +47,11 @@ export type AnimationPipelineOptions = Omit<SkinSystemOptions, "entities">;
 
 /**
  * Builds the standard animation frame as one function of the world and the
- * frame's duration in seconds (a finite number >= 0; required, so that
- * clips cannot silently stand still), optionally on a subset of entities.
+ * frame's duration in seconds, optionally on a subset of entities. The
+ * duration is required and checked first: a `RangeError` for a value that
+ * is not a finite number >= 0 (`animate(world)` without it would let clips
+ * silently stand still; to play backwards, give a clip a negative speed),
+ * before anything is written.
  */
 export function createAnimationPipeline(
   options: AnimationPipelineOptions = {},
@@ -74,6 +77,7 @@ export function createAnimationPipeline(
     // Every field the frame will use is checked first: a frame refused for
     // a tampered field writes nothing, not even its first systems' output.
     const state = stateOf(world, "animate");
+    checkFrameDelta("animate", deltaSeconds);
     checkEntities(
       state,
       selectEntities(

@@ -23,6 +23,20 @@ import { wrapTime } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 
 /**
+ * Throws a `RangeError` unless `deltaSeconds` is a finite number >= 0. A
+ * negative frame time is refused rather than read as "play backwards" (a
+ * negative speed does that), so that a fade weight can only move from 0
+ * to 1.
+ */
+export function checkFrameDelta(caller: string, deltaSeconds: number): void {
+  if (typeof deltaSeconds !== "number" || !Number.isFinite(deltaSeconds) || deltaSeconds < 0) {
+    throw new RangeError(
+      `${caller}: deltaSeconds: expected a finite number >= 0 (the frame's duration in seconds), got ${deltaSeconds}`,
+    );
+  }
+}
+
+/**
  * Advances every clip player (or those of `entities`; others are skipped)
  * by `deltaSeconds` times its speed, and writes the sampled poses. Throws a
  * `RangeError` for a delta that is not a finite number >= 0 (play
@@ -35,11 +49,7 @@ export function sampleClipsSystem(
   entities?: ArrayLike<number>,
 ): void {
   const state = stateOf(world, "sampleClipsSystem");
-  if (typeof deltaSeconds !== "number" || !Number.isFinite(deltaSeconds) || deltaSeconds < 0) {
-    throw new RangeError(
-      `sampleClipsSystem: deltaSeconds: expected a finite number >= 0, got ${deltaSeconds}`,
-    );
-  }
+  checkFrameDelta("sampleClipsSystem", deltaSeconds);
   const owned = state.owned, c = state.components.ClipPlayer;
   const list = selectEntities(
     world,
@@ -86,7 +96,7 @@ export function sampleClipsSystem(
     if (next) {
       next.time += deltaSeconds * next.speed;
       player.fade = player.fadeDuration > 0
-        ? Math.min(1, player.fade + deltaSeconds / player.fadeDuration)
+        ? Math.min(1, Math.max(0, player.fade + deltaSeconds / player.fadeDuration))
         : 1;
       if (player.fade >= 1) {
         player.current.baked.lifetime.release();

@@ -1,0 +1,87 @@
+/**
+ * From a parsed, validated document to the import's plain data: one
+ * skeleton per skin, with the primitives it skins and one clip per
+ * animation.
+ *
+ * @module
+ */
+
+import type { Document, Node, Primitive } from "@gltf-transform/core";
+import type { SkinDefinition } from "../animation/definitions.ts";
+import type { ImportContext } from "./_context.ts";
+import { buildSkeleton } from "./_skeleton.ts";
+import { readDrawAttributes, readIndices, readSkinnedPrimitive } from "./_primitives.ts";
+import { clipFor, readAnimation } from "./_animations.ts";
+import type {
+  GltfDrawAttributes,
+  GltfImport,
+  GltfSkeleton,
+  GltfSkinnedPrimitive,
+} from "./types.ts";
+
+/** What one primitive gives one skin, shared by the nodes that instance it. */
+interface ReadPrimitive {
+  readonly skin: SkinDefinition;
+  readonly indices?: Uint16Array | Uint32Array;
+  readonly draw: GltfDrawAttributes;
+}
+
+/** Converts `document`; failures name their JSON pointer. */
+export function convert(ctx: ImportContext, document: Document): GltfImport {
+  const root = document.getRoot();
+  const nodes = root.listNodes();
+  const meshes = root.listMeshes();
+  const skins = root.listSkins();
+  const nodeIndex = new Map<Node, number>(nodes.map((n, i) => [n, i]));
+  const meshIndex = new Map(meshes.map((m, i) => [m, i]));
+  const skinIndex = new Map(skins.map((s, i) => [s, i]));
+  const animations = root.listAnimations().map((a, i) => readAnimation(ctx, a, i, nodeIndex));
+  // Nodes by skin, in file order, so that each skin visits only its own.
+  const skinnedNodes: Node[][] = skins.map(() => []);
+  for (const node of nodes) {
+    const skin = node.getSkin();
+    if (skin && node.getMesh()) skinnedNodes[skinIndex.get(skin)!].push(node);
+  }
+  const skeletons: GltfSkeleton[] = skins.map((skin, s) => {
+    const built = buildSkeleton(ctx, skin, s, nodeIndex);
+    const primitives: GltfSkinnedPrimitive[] = [];
+    // The same mesh instanced twice with this skin shares its vertex data.
+    const read = new Map<Primitive, ReadPrimitive>();
+    for (const node of skinnedNodes[s]) {
+      const mesh = node.getMesh()!;
+      const m = meshIndex.get(mesh)!;
+      mesh.listPrimitives().forEach((prim, p) => {
+        const pointer = `/meshes/${m}/primitives/${p}`;
+        let primitive = read.get(prim);
+        if (!primitive) {
+          const skinDefinition = readSkinnedPrimitive(ctx, prim, built.skinJoints, pointer);
+          const indices = readIndices(ctx, prim, skinDefinition.vertexCount, pointer);
+          const draw = readDrawAttributes(ctx, prim, skinDefinition, indices, pointer);
+          primitive = { skin: skinDefinition, ...(indices ? { indices } : {}), draw };
+          read.set(prim, primitive);
+        }
+        ctx.spend(16, pointer, "another instance of the primitive");
+        primitives.push({
+          node: nodeIndex.get(node)!,
+          nodeName: node.getName(),
+          mesh: m,
+          meshName: mesh.getName(),
+          primitive: p,
+          ...primitive,
+          mode: prim.getMode(),
+        });
+      });
+    }
+    const clips = animations.map((a) => clipFor(ctx, a, built.jointOfNode));
+    return {
+      skin: s,
+      name: skin.getName(),
+      skeleton: built.skeleton,
+      nodes: built.nodes,
+      skinJoints: built.skinJoints,
+      primitives,
+      clips,
+    };
+  });
+  return { name: ctx.file, skeletons, warnings: ctx.warnings };
+}

@@ -1,0 +1,42 @@
+/**
+ * {@linkcode GltfImportError}: the one error class of the glTF loader.
+ *
+ * @module
+ */
+
+/** Options of {@linkcode GltfImportError}. */
+export interface GltfImportErrorOptions extends ErrorOptions {
+  /**
+   * JSON pointer (RFC 6901) to the offending object of the file, such as
+   * `/accessors/3` or `/skins/0/joints/5`; `""` for the file as a whole.
+   */
+  readonly pointer?: string;
+}
+
+/**
+ * A glTF file could not be read or holds data that cannot be imported.
+ * The message is one sentence naming the file, the JSON pointer (when the
+ * problem is inside the file) and what is wrong.
+ */
+export class GltfImportError extends Error {
+  /** The file (path, URL or the caller's name for the bytes). */
+  readonly file: string;
+  /** JSON pointer to the offending object, or `""` for the file as a whole. */
+  readonly pointer: string;
+
+  /**
+   * Creates the error; the message is `"<file> at <pointer>: <problem>"`, or
+   * `"<file>: <problem>"` without a pointer.
+   *
+   * @param file Names the input in the message.
+   * @param message What is wrong, as one plain sentence.
+   * @param options `pointer`, and the standard `cause`.
+   */
+  constructor(file: string, message: string, options?: GltfImportErrorOptions) {
+    const pointer = options?.pointer ?? "";
+    super(`${file}${pointer ? ` at ${pointer}` : ""}: ${message}`, options);
+    this.name = "GltfImportError";
+    this.file = file;
+    this.pointer = pointer;
+  }
+}

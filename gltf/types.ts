@@ -1,0 +1,160 @@
+/**
+ * The options and results of the glTF loader ({@linkcode GltfImport} and
+ * its parts), and its limits ({@linkcode DEFAULT_GLTF_LIMITS}).
+ *
+ * @module
+ */
+
+import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
+import type { Clip } from "../animation/clip.ts";
+
+/**
+ * Reads an external buffer named by a URI of the file (as written there,
+ * percent-encoded), for layouts the loader does not read itself. What it
+ * reads is its own responsibility: the loader only checks the size.
+ */
+export type UriResolver = (
+  uri: string,
+) => Uint8Array | Promise<Uint8Array>;
+
+/** Size limits of one import; see {@linkcode DEFAULT_GLTF_LIMITS}. */
+export interface GltfLimits {
+  /**
+   * Largest file the loader reads (the `.gltf` or `.glb`, and each external
+   * buffer), and largest `byteLength` a buffer may declare, in bytes.
+   */
+  readonly maxFileBytes?: number;
+  /**
+   * Most numbers one import may allocate: the elements × components of every
+   * accessor (also sparse and bufferless ones, whose count no bytes back),
+   * and the skeletons, vertex streams and clips made from them. Checked
+   * before anything is allocated.
+   */
+  readonly maxValues?: number;
+}
+
+/**
+ * The default limits: 64 MiB per file and 8,388,608 (2^23) values per
+ * import, about 120,000 skinned vertices with normals, tangents and UVs. The
+ * largest test character (BrainStem, 3.2 MB, 59 primitives) needs 2.5
+ * million values, Xbot 2.1 million, Fox 81,000.
+ */
+export const DEFAULT_GLTF_LIMITS: Readonly<Required<GltfLimits>> = Object.freeze({
+  maxFileBytes: 64 * 2 ** 20,
+  maxValues: 2 ** 23,
+});
+
+/** Options of {@linkcode parseGltf}. */
+export interface ParseGltfOptions {
+  /** Names the input in errors and in the result; default `"<bytes>"`. */
+  readonly name?: string;
+  /**
+   * Reads each external buffer (by its URI as written in the file). Without
+   * it, a file that references external buffers fails to import; data URIs
+   * and GLB chunks never need it. Images are never read.
+   */
+  readonly resolveUri?: UriResolver;
+  /** Size limits; each left out takes its {@linkcode DEFAULT_GLTF_LIMITS} value. */
+  readonly limits?: GltfLimits;
+}
+
+/** Options of {@linkcode importGltf}. */
+export interface ImportGltfOptions extends ParseGltfOptions {
+  /**
+   * Reads a file by `file:` URL (percent-encoded, as URLs are): the file
+   * itself and, unless `resolveUri` is given, its siblings, after the
+   * loader has confined their URIs to the model's folder by name. Replace
+   * it to read from a virtual file system or in a browser. Default: the
+   * runtime's file API (Deno, or `node:fs/promises` on Node), which also
+   * resolves links, refuses what is not a regular file and reads no more
+   * than `limits.maxFileBytes`.
+   */
+  readonly readFile?: (url: URL) => Promise<Uint8Array>;
+}
+
+/**
+ * A primitive's vertex data for drawing the skinned output as it is:
+ * everything here is in Marrow's output vertex order (the order of
+ * `getSkinnedPositions` for a `SkinAsset` built from this primitive's
+ * `skin`), which groups vertices by influence count.
+ */
+export interface GltfDrawAttributes {
+  /**
+   * Output vertex `i` is the file's vertex `vertexOrder[i]`; equal to
+   * `SkinAsset.vertexOrder` for this primitive alone. Reorder any other
+   * attribute with {@linkcode reorderVertexAttribute}.
+   */
+  readonly vertexOrder: Uint32Array;
+  /**
+   * The index buffer in output numbering: the file's indices remapped, or,
+   * when the file has none, the vertices in file order (`0, 1, 2, …`
+   * remapped), so that `drawElements` with the primitive's `mode` draws the
+   * file's shape. When several primitives share one `SkinAsset`, add
+   * `skinAsset.meshes[m].firstVertex` (or use it as the base vertex).
+   */
+  readonly indices: Uint32Array;
+  /** `TEXCOORD_0`, 2 floats per vertex (normalized integers decoded), if present. */
+  readonly uvs?: Float32Array;
+  /** `COLOR_0`, 4 floats per vertex (RGBA; alpha 1 for RGB), if present. */
+  readonly colors?: Float32Array;
+}
+
+/** One skinned primitive (drawable), with its vertex data. */
+export interface GltfSkinnedPrimitive {
+  /** glTF node index of the node that instances the mesh with the skin. */
+  readonly node: number;
+  /** That node's name (may be empty). */
+  readonly nodeName: string;
+  /** glTF mesh index. */
+  readonly mesh: number;
+  /** Mesh name (may be empty). */
+  readonly meshName: string;
+  /** Index of the primitive in the mesh. */
+  readonly primitive: number;
+  /**
+   * Vertex data in the skeleton's joint numbering and the file's vertex
+   * order (`SkinAsset` sorts it itself). Primitives of the same mesh
+   * instanced by several nodes with the same skin share this object.
+   */
+  readonly skin: SkinDefinition;
+  /** The file's index buffer in the file's vertex order, if it has one. */
+  readonly indices?: Uint16Array | Uint32Array;
+  /** What a renderer needs to draw the skinned output, in output vertex order. */
+  readonly draw: GltfDrawAttributes;
+  /** glTF primitive mode (4 = triangles). */
+  readonly mode: number;
+}
+
+/** A glTF skin as a skeleton, its skinned primitives and its clips. */
+export interface GltfSkeleton {
+  /** glTF skin index. */
+  readonly skin: number;
+  /** Skin name (may be empty). */
+  readonly name: string;
+  /** Joints (skin joints plus their ancestors), parents first. */
+  readonly skeleton: SkeletonDefinition;
+  /** glTF node index of each skeleton joint. */
+  readonly nodes: Int32Array;
+  /**
+   * Skeleton joint of each entry of the glTF skin's `joints` array: vertex
+   * joint `i` of the file is skeleton joint `skinJoints[i]`.
+   */
+  readonly skinJoints: Uint16Array;
+  /** Every primitive skinned with this skin. */
+  readonly primitives: readonly GltfSkinnedPrimitive[];
+  /**
+   * One clip per glTF animation, in file order (channels may be empty). An
+   * unnamed animation is named `animation_<index>`, as three.js names it.
+   */
+  readonly clips: readonly Clip[];
+}
+
+/** Everything imported from one glTF file. */
+export interface GltfImport {
+  /** The input's name (path, URL or the `name` option). */
+  readonly name: string;
+  /** One entry per glTF skin, in file order. */
+  readonly skeletons: readonly GltfSkeleton[];
+  /** Problems that did not stop the import. */
+  readonly warnings: readonly string[];
+}

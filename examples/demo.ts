@@ -36,6 +36,12 @@ options:
 /** A mistake in the command line: reported with the usage hint. */
 class UsageError extends Error {}
 
+/** Where the demo writes: standard output and standard error, a line at a time. */
+export interface DemoOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
 interface Timings {
   readonly build: CoreBuild;
   /** Milliseconds per frame, per system. */
@@ -63,10 +69,10 @@ function format(ms: number): string {
   return ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`;
 }
 
-function printTable(rows: string[][]): void {
+function printTable(rows: string[][], out: DemoOutput["out"]): void {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
   for (const row of rows) {
-    console.log(
+    out(
       row.map((cell, c) => c ? cell.padStart(widths[c]) : cell.padEnd(widths[c])).join("  "),
     );
   }
@@ -80,31 +86,31 @@ function wholeNumber(name: string, text: string | undefined, fallback: number): 
   return value;
 }
 
-async function list(path: string): Promise<void> {
+async function list(path: string, out: DemoOutput["out"]): Promise<void> {
   const model = await importGltf(path);
-  console.log(`${model.name}: ${model.skeletons.length} skin(s)`);
+  out(`${model.name}: ${model.skeletons.length} skin(s)`);
   for (const s of model.skeletons) {
-    console.log(
+    out(
       `skin ${s.skin} "${s.name}": ${s.skeleton.parents.length} joints ` +
         `(${s.skinJoints.length} in the glTF skin)`,
     );
     for (const p of s.primitives) {
-      console.log(
+      out(
         `  primitive: node ${p.node} "${p.nodeName}", mesh ${p.mesh} "${p.meshName}" ` +
           `#${p.primitive}: ${p.skin.vertexCount} vertices, ` +
           `${p.indices ? `${p.indices.length} indices` : "no index buffer"}, mode ${p.mode}`,
       );
     }
     for (const c of s.clips) {
-      console.log(
+      out(
         `  clip "${clipLabel(c)}": ${c.duration.toFixed(2)} s, ${c.channels.length} channels`,
       );
     }
   }
-  for (const warning of model.warnings) console.log(`warning: ${warning}`);
+  for (const warning of model.warnings) out(`warning: ${warning}`);
 }
 
-async function main(args: string[]): Promise<void> {
+async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -122,14 +128,14 @@ async function main(args: string[]): Promise<void> {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
-  if (values.help) return console.log(USAGE);
+  if (values.help) return out(USAGE);
   if (positionals.length > 1) {
     throw new UsageError(`expected at most one file, got ${positionals.length}`);
   }
   const path = positionals[0];
   if (values.list) {
     if (!path) throw new UsageError("--list needs a glTF file");
-    return await list(path);
+    return await list(path, out);
   }
   const count = wholeNumber("--count", values.count, path ? 16 : 64);
   const frames = wholeNumber("--frames", values.frames, 300);
@@ -139,15 +145,15 @@ async function main(args: string[]): Promise<void> {
   const character = path ? gltfCharacter(await importGltf(path), values.clip) : cylinderCharacter();
   const vertices = character.meshes.reduce((n, m) => n + m.skin.vertexCount, 0);
   const influences = character.meshes.reduce((n, m) => n + m.skin.joints.length, 0);
-  console.log(`Marrow demo: ${character.name}`);
-  console.log(
+  out(`Marrow demo: ${character.name}`);
+  out(
     `scene: ${count} entities × ${character.skeleton.parents.length} joints × ` +
       `${vertices.toLocaleString("en")} vertices (${
         (influences / Math.max(1, vertices)).toFixed(2)
       } influences per vertex, ${character.meshes.length} mesh(es)); ${frames} frames`,
   );
   const best = Core.default.build;
-  console.log(`core build: ${best} (fastest this runtime supports)\n`);
+  out(`core build: ${best} (fastest this runtime supports)\n`);
   const results = [
     run(character, count, frames, best),
     run(character, count, Math.min(frames, 30), "scalar"),
@@ -168,23 +174,34 @@ async function main(args: string[]): Promise<void> {
         results[0].total,
       ),
     ],
-  ]);
+  ], out);
   const perSecond = (r: Timings) => (count * vertices) / (r.total / 1000);
-  console.log(
+  out(
     `\nvertices skinned per second: ${
       results.map((r) => `${(perSecond(r) / 1e6).toFixed(1)} M (${r.build})`).join(", ")
     }`,
   );
 }
 
-if (import.meta.main) {
+/**
+ * Runs the demo with command-line `args`, writing to `output`; returns the
+ * exit code: 0, 1 for an error (one line, `error: <message>`), 2 for a
+ * mistake in the arguments.
+ */
+export async function runDemo(args: string[], output: DemoOutput): Promise<number> {
   try {
-    await main(Deno.args);
+    await main(args, output.out);
+    return 0;
   } catch (error) {
     // One line, no stack: the message says what is wrong and where.
     const message = error instanceof Error ? error.message : String(error);
     const hint = error instanceof UsageError ? " (see --help)" : "";
-    console.error(`error: ${message.split("\n")[0]}${hint}`);
-    Deno.exit(error instanceof UsageError ? 2 : 1);
+    output.err(`error: ${message.split("\n")[0]}${hint}`);
+    return error instanceof UsageError ? 2 : 1;
   }
+}
+
+if (import.meta.main) {
+  const code = await runDemo(Deno.args, { out: console.log, err: console.error });
+  if (code !== 0) Deno.exit(code);
 }

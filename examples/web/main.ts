@@ -95,7 +95,8 @@ function show(character: DemoCharacter, count: number): void {
     flatShading: !crowd.skin.hasNormals,
   });
   const buffers: Shown["buffers"] = [];
-  const direct = !(crowd.positions(0).buffer as { resizable?: boolean }).resizable;
+  // Views of a resizable buffer (those that survive growth) are refused by WebGL.
+  const direct = !crowd.core.viewsSurviveGrowth;
   crowd.entities.forEach((_, i) => {
     const positions = streamBuffer(crowd.positions(i), direct);
     const normalsView = crowd.normals(i);

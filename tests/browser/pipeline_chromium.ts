@@ -11,28 +11,20 @@
 import assert from "node:assert/strict";
 import { Chromium } from "./_chromium.ts";
 import { type PageReport, runScenario, type ScenarioReport } from "./_scenario.ts";
-import {
-  bundle,
-  fileRoute,
-  GLB,
-  HTML,
-  JS,
-  type Routes,
-  serveRoutes,
-} from "../../examples/web/_server.ts";
+import * as web from "../../examples/web/_server.ts";
 
 const MODELS = ["CesiumMan.glb", "Fox.glb"];
 const FIXTURES = new URL("../fixtures/gltf/", import.meta.url);
 const PAGE = `<!doctype html><meta charset="utf-8"><title>Marrow pipeline</title>
 <script type="module" src="/pipeline.js"></script>`;
 
-async function routes(): Promise<Routes> {
-  const script = await bundle(new URL("./_pipeline_page.ts", import.meta.url));
-  const routes: Routes = new Map([
-    ["/index.html", () => ({ body: PAGE, type: HTML })],
-    ["/pipeline.js", () => ({ body: script, type: JS })],
+async function routes(): Promise<web.Routes> {
+  const script = await web.bundle(new URL("./_pipeline_page.ts", import.meta.url));
+  const routes: web.Routes = new Map([
+    ["/index.html", () => ({ body: PAGE, type: web.HTML })],
+    ["/pipeline.js", () => ({ body: script, type: web.JS })],
   ]);
-  for (const m of MODELS) routes.set(`/${m}`, fileRoute(new URL(m, FIXTURES), GLB));
+  for (const m of MODELS) routes.set(`/${m}`, web.fileRoute(new URL(m, FIXTURES), web.GLB));
   return routes;
 }
 
@@ -59,7 +51,10 @@ Deno.test("Chromium runs the pipeline bit-identically to Deno on every build, is
     const deno = await runScenario(await Deno.readFile(new URL(model, FIXTURES)), model);
     for (const isolated of [true, false]) {
       await t.step(`${model}, cross-origin isolated: ${isolated}`, async () => {
-        const server = serveRoutes(served, { crossOriginIsolated: isolated, lifetimeMs: 300_000 });
+        const server = web.serveRoutes(served, {
+          crossOriginIsolated: isolated,
+          lifetimeMs: 300_000,
+        });
         try {
           const page = await browser.open(`${server.origin}/?model=${model}`);
           const report = await page.evaluate<PageReport>("globalThis.scenario").catch((e) => {

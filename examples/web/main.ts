@@ -111,6 +111,7 @@ function show(character: DemoCharacter, count: number): void {
       }
       geometry.setIndex(indices[m]);
       const object = new THREE.Mesh(geometry, material);
+      object.userData = { entity: i, mesh: m };
       object.frustumCulled = false; // skinned output moves; bounds would go stale
       object.position.set(
         (i % columns - (columns - 1) / 2) * spacing - bounds.getCenter(new THREE.Vector3()).x,
@@ -177,12 +178,12 @@ function frame(now: number): void {
     const { crowd, direct } = shown;
     crowd.frame(delta, times);
     timedFrames++;
-    const start = performance.now();
+    const uploadStart = performance.now();
     shown.buffers.forEach((b, i) => {
       refresh(b.positions, crowd.positions(i), direct);
       if (b.normals) refresh(b.normals, crowd.normals(i)!, direct);
     });
-    times.set(UPLOAD, (times.get(UPLOAD) ?? 0) + performance.now() - start);
+    times.set(UPLOAD, (times.get(UPLOAD) ?? 0) + performance.now() - uploadStart);
   }
   const width = canvas.clientWidth, height = canvas.clientHeight;
   if (canvas.width !== Math.floor(width * renderer.getPixelRatio())) {
@@ -252,7 +253,49 @@ document.body.ondrop = async (event) => {
   if (file) await load(new Uint8Array(await file.arrayBuffer()), file.name);
 };
 
-/** For the browser test: frame count, build, and a way to read back the drawn pixels. */
+/** Renders now and reads the canvas back as grey levels, one of every `step` × `step` pixels. */
+function renderGrey(step: number): { width: number; height: number; grey: number[] } {
+  renderer.render(scene, camera);
+  const gl = renderer.getContext();
+  const { drawingBufferWidth: w, drawingBufferHeight: h } = gl;
+  const rgba = new Uint8Array(w * h * 4);
+  gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+  const grey: number[] = [];
+  for (let y = 0; y < h; y += step) {
+    for (let x = 0; x < w; x += step) {
+      const i = (y * w + x) * 4;
+      grey.push(Math.round((rgba[i] * 3 + rgba[i + 1] * 6 + rgba[i + 2]) / 10));
+    }
+  }
+  return { width: Math.ceil(w / step), height: Math.ceil(h / step), grey };
+}
+
+/**
+ * Mesh `m` of entity `i` as a naive renderer would draw it from the file:
+ * its skinned output put back in source vertex order (a copy) with the
+ * file's own index buffer. Must look exactly like the zero-copy drawing.
+ */
+function sourceOrderGeometry(i: number, m: number): THREE.BufferGeometry {
+  const { crowd, character } = shown!;
+  const range = crowd.skin.meshes[m];
+  const positions = crowd.positions(i), normals = crowd.normals(i);
+  const sourcePositions = new Float32Array(range.vertexCount * 3);
+  const sourceNormals = new Float32Array(range.vertexCount * 3);
+  for (let v = 0; v < range.vertexCount; v++) {
+    const o = crowd.skin.outputIndex[range.firstVertex + v] * 4;
+    sourcePositions.set(positions.subarray(o, o + 3), v * 3);
+    if (normals) sourceNormals.set(normals.subarray(o, o + 3), v * 3);
+  }
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.BufferAttribute(sourcePositions, 3));
+  if (normals) geometry.setAttribute("normal", new THREE.BufferAttribute(sourceNormals, 3));
+  const indices = character.meshes[m].indices ??
+    Uint32Array.from({ length: range.vertexCount }, (_, v) => v);
+  geometry.setIndex(new THREE.BufferAttribute(indices, 1));
+  return geometry;
+}
+
+/** For the browser test: frame count, build, the drawn pixels, and the vertex order check. */
 Object.assign(globalThis, {
   marrowDemo: {
     get frames(): number {
@@ -264,24 +307,30 @@ Object.assign(globalThis, {
     get entities(): number {
       return shown?.crowd.entities.length ?? 0;
     },
+    /** The canvas' pixels as grey levels, one of every `step` × `step` (bottom row first). */
+    pixels: (step = 4) => renderGrey(step),
     /**
-     * Renders now and returns the canvas' pixels as grey levels, one of
-     * every `step` × `step` pixels (bottom row first).
+     * Pixels that differ between this frame drawn zero-copy in Marrow's
+     * vertex order and drawn from a copy in the file's vertex order.
      */
-    pixels(step = 4): { width: number; height: number; grey: number[] } {
-      renderer.render(scene, camera);
-      const gl = renderer.getContext();
-      const { drawingBufferWidth: w, drawingBufferHeight: h } = gl;
-      const rgba = new Uint8Array(w * h * 4);
-      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
-      const grey: number[] = [];
-      for (let y = 0; y < h; y += step) {
-        for (let x = 0; x < w; x += step) {
-          const i = (y * w + x) * 4;
-          grey.push(Math.round((rgba[i] * 3 + rgba[i + 1] * 6 + rgba[i + 2]) / 10));
-        }
-      }
-      return { width: Math.ceil(w / step), height: Math.ceil(h / step), grey };
+    sourceOrderDifference(): { differing: number; drawn: number; total: number } {
+      const zeroCopy = renderGrey(1).grey;
+      const meshes = shown!.group.children as THREE.Mesh[];
+      const own = meshes.map((object) => object.geometry);
+      meshes.forEach((object) => {
+        object.geometry = sourceOrderGeometry(object.userData.entity, object.userData.mesh);
+      });
+      const source = renderGrey(1).grey;
+      meshes.forEach((object, k) => {
+        object.geometry.dispose();
+        object.geometry = own[k];
+      });
+      const background = zeroCopy[0];
+      return {
+        differing: zeroCopy.filter((g, p) => g !== source[p]).length,
+        drawn: zeroCopy.filter((g) => g !== background).length,
+        total: zeroCopy.length,
+      };
     },
   },
 });

@@ -21,6 +21,7 @@ interface Pixels {
 
 /** The page's background, as grey level (#20242b). */
 const BACKGROUND = Math.round((0x20 * 3 + 0x24 * 6 + 0x2b) / 10);
+const CESIUM_MAN = new URL("../fixtures/gltf/CesiumMan.glb", import.meta.url).pathname;
 const SYSTEMS = [
   "sampleClips",
   "quatToMat",
@@ -67,6 +68,19 @@ async function checkAnimatedCrowd(page: Page, scene: string): Promise<void> {
   assert.ok(changed > 0.003, `${scene}: only ${(changed * 100).toFixed(2)}% of pixels changed`);
 }
 
+/** The zero-copy drawing must equal the file-order drawing of the same frame, pixel for pixel. */
+async function checkVertexOrder(page: Page, scene: string): Promise<void> {
+  const { differing, drawn, total } = await page.evaluate<
+    { differing: number; drawn: number; total: number }
+  >("marrowDemo.sourceOrderDifference()");
+  console.log(
+    `  ${scene}: ${differing} of ${drawn} drawn pixels (${total} in all) differ from the ` +
+      "drawing in the file's vertex order",
+  );
+  assert.ok(drawn > total * 0.01, `${scene}: only ${drawn} pixels drawn`);
+  assert.ok(differing <= drawn * 0.001, `${scene}: ${differing} pixels differ`);
+}
+
 async function tableRows(page: Page): Promise<string[]> {
   return await until<string[]>(
     page,
@@ -84,6 +98,7 @@ Deno.test("the web demo draws an animated skinned crowd with its time table", as
     const page = await browser.open(`${server.origin}/`);
     await until(page, "globalThis.marrowDemo?.entities === 64", "64 entities on screen");
     await checkAnimatedCrowd(page, "generated crowd, relaxed-simd");
+    await checkVertexOrder(page, "generated crowd");
 
     const rows = await tableRows(page);
     console.log(`  time table: ${rows.join(", ")}`);
@@ -119,7 +134,24 @@ Deno.test("the web demo draws an animated skinned crowd with its time table", as
       "Fox.glb loaded",
     );
     await checkAnimatedCrowd(page, "Fox.glb (parseGltf in the page), scalar");
+    await checkVertexOrder(page, "Fox.glb (no index buffer)");
     await Deno.writeFile(`${folder}/web_demo_fox.png`, await page.screenshot());
+
+    // A file chosen in the page's file input, as a user would.
+    const { root } = await page.send("DOM.getDocument") as { root: { nodeId: number } };
+    const { nodeId } = await page.send("DOM.querySelector", {
+      nodeId: root.nodeId,
+      selector: "#file",
+    });
+    await page.send("DOM.setFileInputFiles", { nodeId, files: [CESIUM_MAN] });
+    await until(
+      page,
+      "document.getElementById('status').textContent.startsWith('CesiumMan.glb')",
+      "CesiumMan.glb chosen",
+    );
+    await checkAnimatedCrowd(page, "CesiumMan.glb (file input), scalar");
+    await checkVertexOrder(page, "CesiumMan.glb (indexed)");
+    await Deno.writeFile(`${folder}/web_demo_cesium_man.png`, await page.screenshot());
     assert.deepEqual(page.log.filter((line) => line.startsWith("uncaught")), []);
     await page.close();
   } finally {

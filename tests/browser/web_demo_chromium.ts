@@ -1,9 +1,12 @@
 /**
  * Browser suite, web demo part: `deno task serve`'s page in headless
  * Chromium (WebGL on SwiftShader) must draw an animated crowd from
- * Marrow's skinned output, show its time table and core build, switch to
- * the scalar path, and draw a glTF model chosen in the page. A screenshot
- * is written to `$MARROW_SCREENSHOTS` (default: a temporary folder).
+ * Marrow's skinned output (pixels drawn, pixels changing between frames),
+ * in the right vertex order (pixel-identical to a drawing of the same
+ * frame in the file's vertex order), show its time table and core build,
+ * switch to the scalar path, and draw glTF files picked from its list and
+ * chosen in its file input. Screenshots go to `$MARROW_SCREENSHOTS`
+ * (default: a temporary folder).
  *
  * Run by `deno task test:browser` (needs Debian's `chromium`).
  */
@@ -81,6 +84,18 @@ async function checkVertexOrder(page: Page, scene: string): Promise<void> {
   assert.ok(differing <= drawn * 0.001, `${scene}: ${differing} pixels differ`);
 }
 
+/** Waits for glTF file `name` to be on screen, checks it, and saves a screenshot to `png`. */
+async function checkModel(page: Page, name: string, how: string, png: string): Promise<void> {
+  await until(
+    page,
+    `document.getElementById('status').textContent.startsWith(${JSON.stringify(name)})`,
+    `${name} on screen`,
+  );
+  await checkAnimatedCrowd(page, `${name} (${how}; parseGltf in the page), scalar`);
+  await checkVertexOrder(page, name);
+  await Deno.writeFile(png, await page.screenshot());
+}
+
 async function tableRows(page: Page): Promise<string[]> {
   return await until<string[]>(
     page,
@@ -126,32 +141,22 @@ Deno.test("the web demo draws an animated skinned crowd with its time table", as
     assert.equal(await page.evaluate("document.getElementById('build').textContent"), "scalar");
     await checkAnimatedCrowd(page, "generated crowd, scalar");
 
+    // A model from the page's list, then a file chosen in its file input, as a user would.
     await page.evaluate(`(() => { const s = document.getElementById("model");
       s.value = "Fox.glb"; s.dispatchEvent(new Event("change")); })()`);
-    await until(
+    await checkModel(
       page,
-      "document.getElementById('status').textContent.startsWith('Fox.glb')",
-      "Fox.glb loaded",
+      "Fox.glb",
+      "from the list, no index buffer",
+      `${folder}/web_demo_fox.png`,
     );
-    await checkAnimatedCrowd(page, "Fox.glb (parseGltf in the page), scalar");
-    await checkVertexOrder(page, "Fox.glb (no index buffer)");
-    await Deno.writeFile(`${folder}/web_demo_fox.png`, await page.screenshot());
-
-    // A file chosen in the page's file input, as a user would.
     const { root } = await page.send("DOM.getDocument") as { root: { nodeId: number } };
     const { nodeId } = await page.send("DOM.querySelector", {
       nodeId: root.nodeId,
       selector: "#file",
     });
     await page.send("DOM.setFileInputFiles", { nodeId, files: [CESIUM_MAN] });
-    await until(
-      page,
-      "document.getElementById('status').textContent.startsWith('CesiumMan.glb')",
-      "CesiumMan.glb chosen",
-    );
-    await checkAnimatedCrowd(page, "CesiumMan.glb (file input), scalar");
-    await checkVertexOrder(page, "CesiumMan.glb (indexed)");
-    await Deno.writeFile(`${folder}/web_demo_cesium_man.png`, await page.screenshot());
+    await checkModel(page, "CesiumMan.glb", "file input, indexed", `${folder}/web_demo_cesium.png`);
     assert.deepEqual(page.log.filter((line) => line.startsWith("uncaught")), []);
     await page.close();
   } finally {

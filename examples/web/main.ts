@@ -231,15 +231,30 @@ const select = $<HTMLSelectElement>("model");
 // The models the server offers besides the generated crowd (serve.ts).
 const models: string[] = await fetch("/models.json").then((r) => r.ok ? r.json() : []);
 for (const name of ["", ...models]) select.add(new Option(name || "generated cylinders", name));
-select.onchange = () => choose(select.value);
+select.onchange = () => {
+  const file = chosenFiles.get(select.value);
+  return file ? load(file.bytes, file.name) : choose(select.value);
+};
 $<HTMLInputElement>("count").onchange = () => shown && show(shown.character, count());
 $("core").onclick = () => {
   build = build === "scalar" ? Core.default.build : "scalar";
   if (shown) show(shown.character, count());
 };
+/** Files the user chose or dropped, by their entry in the list. */
+const chosenFiles = new Map<string, { name: string; bytes: Uint8Array }>();
+
+/** Loads a file the user chose or dropped, and adds it to the list. */
+async function loadFile(file: File): Promise<void> {
+  const label = `file: ${file.name}`;
+  if (!chosenFiles.has(label)) select.add(new Option(label, label));
+  chosenFiles.set(label, { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
+  select.value = label;
+  await load(chosenFiles.get(label)!.bytes, file.name);
+}
+
 $<HTMLInputElement>("file").onchange = async (event) => {
   const file = (event.target as HTMLInputElement).files?.[0];
-  if (file) await load(new Uint8Array(await file.arrayBuffer()), file.name);
+  if (file) await loadFile(file);
 };
 document.body.ondragover = (event) => {
   event.preventDefault();
@@ -250,7 +265,7 @@ document.body.ondrop = async (event) => {
   event.preventDefault();
   document.body.classList.remove("dragging");
   const file = event.dataTransfer?.files[0];
-  if (file) await load(new Uint8Array(await file.arrayBuffer()), file.name);
+  if (file) await loadFile(file);
 };
 
 /** Renders now and reads the canvas back as grey levels, one of every `step` × `step` pixels. */

@@ -1,70 +1,50 @@
 /**
- * A glTF character for the demo: the file's first skin, all of its skinned
- * primitives merged into one skin, and a clip played on every instance.
+ * A glTF character for the demos: the file's first skinned skeleton, each
+ * distinct skinned primitive a mesh, and a clip played on every instance.
+ * Works on an import from {@linkcode importGltf} or `parseGltf`, so the web
+ * page uses it too.
  *
  * @module
  */
 
-import type { SkinDefinition } from "../animation/definitions.ts";
-import { playClip } from "../mod.ts";
-import { type Clip, importGltf } from "../gltf/mod.ts";
-import type { DemoCharacter } from "./demo.ts";
+import type { Clip, GltfImport, GltfSkeleton } from "../gltf/mod.ts";
+import { clipLabel, type DemoCharacter, type DemoMesh } from "./_crowd.ts";
 
-/** Concatenates skins of the same skeleton into one (vertex order kept). */
-export function mergeSkins(skins: readonly SkinDefinition[]): SkinDefinition {
-  const total = (pick: (s: SkinDefinition) => number) => skins.reduce((n, s) => n + pick(s), 0);
-  const vertexCount = total((s) => s.vertexCount);
-  const influenceCount = total((s) => s.joints.length);
-  const concat = <T extends Float32Array | Uint16Array | Uint8Array>(
-    make: (n: number) => T,
-    pick: (s: SkinDefinition) => T | undefined,
-    length: number,
-  ): T | undefined => {
-    if (skins.some((s) => !pick(s))) return undefined;
-    const out = make(length);
-    let at = 0;
-    for (const s of skins) out.set(pick(s)!, at), at += pick(s)!.length;
-    return out;
-  };
-  const f32 = (n: number) => new Float32Array(n);
-  return {
-    vertexCount,
-    positions: concat(f32, (s) => s.positions, vertexCount * 4)!,
-    normals: concat(f32, (s) => s.normals, vertexCount * 4),
-    tangents: concat(f32, (s) => s.tangents, vertexCount * 4),
-    influenceCounts: concat((n) => new Uint8Array(n), (s) => s.influenceCounts, vertexCount)!,
-    joints: concat((n) => new Uint16Array(n), (s) => s.joints, influenceCount)!,
-    weights: concat(f32, (s) => s.weights, influenceCount)!,
-  };
+/** The first skeleton of `model` with skinned primitives; throws when there is none. */
+export function skinnedSkeleton(model: GltfImport): GltfSkeleton {
+  const skeleton = model.skeletons.find((s) => s.primitives.length > 0);
+  if (!skeleton) throw new Error(`${model.name}: the file has no skinned mesh`);
+  return skeleton;
 }
 
-/** Loads `path` and plays clip `clipName` (default: the first) on loop. */
-export async function loadCharacter(path: string, clipName?: string): Promise<DemoCharacter> {
-  const file = await importGltf(path);
-  const gltfSkeleton = file.skeletons.find((s) => s.primitives.length > 0);
-  if (!gltfSkeleton) throw new Error(`${path}: the file has no skinned mesh`);
-  const unique = [...new Set(gltfSkeleton.primitives.map((p) => p.skin))];
+/**
+ * The character of `model`, playing clip `clipName` (matched against
+ * {@linkcode clipLabel}) or by default its first clip that animates
+ * something; throws naming the clips when there is no such clip.
+ */
+export function gltfCharacter(model: GltfImport, clipName?: string): DemoCharacter {
+  const skeleton = skinnedSkeleton(model);
   let clip: Clip | undefined;
   if (clipName !== undefined) {
-    clip = gltfSkeleton.clips.find((c) => c.name === clipName);
+    clip = skeleton.clips.find((c) => clipLabel(c) === clipName);
     if (!clip) {
-      const names = gltfSkeleton.clips.map((c) => JSON.stringify(c.name)).join(", ") || "none";
-      throw new Error(`${path}: no clip named "${clipName}" (clips: ${names})`);
+      const names = skeleton.clips.map((c) => JSON.stringify(clipLabel(c))).join(", ") || "none";
+      throw new Error(`${model.name}: no clip named "${clipName}" (clips: ${names})`);
     }
   } else {
-    clip = gltfSkeleton.clips.find((c) => c.channels.length > 0);
+    clip = skeleton.clips.find((c) => c.channels.length > 0);
+  }
+  // A mesh instanced twice with the same skin is skinned (and drawn) once.
+  const meshes = new Map<object, DemoMesh>();
+  for (const p of skeleton.primitives) {
+    if (!meshes.has(p.skin)) meshes.set(p.skin, { skin: p.skin, indices: p.indices, mode: p.mode });
   }
   return {
-    name: `${path}${
-      clip ? `, clip "${clip.name}" (${clip.duration.toFixed(2)} s)` : " (no clip: rest pose)"
+    name: `${model.name}${
+      clip ? `, clip "${clipLabel(clip)}" (${clip.duration.toFixed(2)} s)` : " (no clip: rest pose)"
     }`,
-    skeleton: gltfSkeleton.skeleton,
-    skin: mergeSkins(unique),
-    primitives: unique.length,
-    fps: 60,
-    setup: (world, entities) => {
-      // Instances play out of step, as a crowd would.
-      if (clip) entities.forEach((eid, i) => playClip(world, eid, clip, { time: i * 0.1 }));
-    },
+    skeleton: skeleton.skeleton,
+    meshes: [...meshes.values()],
+    clip,
   };
 }

@@ -8,8 +8,11 @@
  */
 
 import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
-// Re-exported so that this entry point's documentation is complete on its own.
+import type { Clip, ClipChannel } from "../animation/clip.ts";
+
+// Re-exported so this entry point documents on its own (`deno doc --lint`).
 export type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
+export type { ChannelPath, Clip, ClipChannel, Interpolation } from "../animation/clip.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 
 /** Shape of a generated cylinder character. */
@@ -38,6 +41,8 @@ export interface Cylinder {
   readonly skeleton: SkeletonDefinition;
   /** The skinned cylinder. */
   readonly skin: SkinDefinition;
+  /** Its triangles (counter-clockwise seen from outside), in source vertex order. */
+  readonly indices: Uint32Array;
 }
 
 /** Builds a cylinder character. */
@@ -85,7 +90,17 @@ export function createCylinder(options: CylinderOptions = {}): Cylinder {
       for (const [joint, weight] of ranked) joints.push(joint), weights.push(weight);
     }
   }
+  const indices = new Uint32Array(Math.max(0, rings - 1) * segments * 6);
+  let i = 0;
+  for (let r = 0; r + 1 < rings; r++) {
+    for (let s = 0; s < segments; s++) {
+      const a = r * segments + s, b = r * segments + (s + 1) % segments;
+      indices.set([a, a + segments, b, b, a + segments, b + segments], i);
+      i += 6;
+    }
+  }
   return {
+    indices,
     skeleton: {
       names: Array.from({ length: jointCount }, (_, j) => `joint${j}`),
       parents,
@@ -119,6 +134,13 @@ function setIdentity(pose: Float32Array, joint: number): void {
   pose[poseIndex(joint, PoseField.SZ)] = 1;
 }
 
+/** Rotation `bend` about z, then `twist` about y (q_z · q_y), as `[x, y, z, w]`. */
+function bendTwist(bend: number, twist: number): [number, number, number, number] {
+  const cz = Math.cos(bend / 2), sz = Math.sin(bend / 2);
+  const cy = Math.cos(twist / 2), sy = Math.sin(twist / 2);
+  return [-sz * sy, cz * sy, sz * cy, cz * cy];
+}
+
 /**
  * Writes a procedural wave into `pose` (SoA×4, `jointCount` joints) at time
  * `time` (seconds): each joint bends about z and twists about y by an angle
@@ -131,14 +153,58 @@ export function wavePose(
   phase = 0,
 ): void {
   for (let j = 1; j < jointCount; j++) {
-    const bend = 0.25 * Math.sin(time * 2 + j * 0.4 + phase);
-    const twist = 0.1 * Math.cos(time * 1.3 + j * 0.3 + phase);
-    // q = bend about z, then twist about y: q_z * q_y.
-    const cz = Math.cos(bend / 2), sz = Math.sin(bend / 2);
-    const cy = Math.cos(twist / 2), sy = Math.sin(twist / 2);
-    pose[poseIndex(j, PoseField.QX)] = -sz * sy;
-    pose[poseIndex(j, PoseField.QY)] = cz * sy;
-    pose[poseIndex(j, PoseField.QZ)] = sz * cy;
-    pose[poseIndex(j, PoseField.QW)] = cz * cy;
+    const q = bendTwist(
+      0.25 * Math.sin(time * 2 + j * 0.4 + phase),
+      0.1 * Math.cos(time * 1.3 + j * 0.3 + phase),
+    );
+    pose[poseIndex(j, PoseField.QX)] = q[0];
+    pose[poseIndex(j, PoseField.QY)] = q[1];
+    pose[poseIndex(j, PoseField.QZ)] = q[2];
+    pose[poseIndex(j, PoseField.QW)] = q[3];
   }
+}
+
+/** Shape of a {@linkcode waveClip}. */
+export interface WaveClipOptions {
+  /** Length of one loop in seconds. Default 2. */
+  readonly duration?: number;
+  /** Keys per loop (linear in between). Default 32. */
+  readonly keys?: number;
+  /** Peak bend of each joint in radians. Default 0.25. */
+  readonly amplitude?: number;
+}
+
+/**
+ * A looping clip of the wave of {@linkcode wavePose} for a chain of
+ * `jointCount` joints, baked into keys as a file's clip would be: joint `j`
+ * bends and twists with a phase travelling down the chain, and the last key
+ * equals the first so the loop is seamless. Play it with `playClip`.
+ */
+export function waveClip(jointCount: number, options: WaveClipOptions = {}): Clip {
+  const duration = options.duration ?? 2;
+  const keys = options.keys ?? 32;
+  const amplitude = options.amplitude ?? 0.25;
+  if (!(Number.isInteger(keys) && keys >= 2)) {
+    throw new RangeError(`keys: expected a whole number >= 2, got ${keys}`);
+  }
+  if (!(duration > 0 && Number.isFinite(duration))) {
+    throw new RangeError(`duration: expected a finite number > 0, got ${duration}`);
+  }
+  const times = Float32Array.from({ length: keys + 1 }, (_, k) => (k / keys) * duration);
+  const channels: ClipChannel[] = [];
+  for (let j = 1; j < jointCount; j++) {
+    const values = new Float32Array((keys + 1) * 4);
+    for (let k = 0; k <= keys; k++) {
+      const turn = (2 * Math.PI * (k % keys)) / keys;
+      values.set(
+        bendTwist(
+          amplitude * Math.sin(turn + j * 0.4),
+          0.4 * amplitude * Math.cos(2 * turn + j * 0.3),
+        ),
+        k * 4,
+      );
+    }
+    channels.push({ joint: j, node: j, path: "rotation", interpolation: "LINEAR", times, values });
+  }
+  return { name: "wave", animation: 0, start: 0, duration, channels };
 }

@@ -1,0 +1,126 @@
+/**
+ * The demos' scene, shared by the command-line demo, the web page and the
+ * browser tests: a character (generated or from a glTF file) worn by a
+ * crowd of entities that play one clip out of step, animated by Marrow's
+ * pipeline on a chosen core build, one system at a time so each can be
+ * timed. Nothing here needs Deno: it runs in browsers too.
+ *
+ * @module
+ */
+
+import { addEntity, createWorld } from "bitecs";
+import {
+  addCharacter,
+  type Clip,
+  Core,
+  type CoreBuild,
+  createAnimation,
+  createAnimationPipeline,
+  disposeAnimation,
+  getSkinnedNormals,
+  getSkinnedPositions,
+  playClip,
+  SkeletonAsset,
+  SkinAsset,
+} from "../mod.ts";
+import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
+import { createCylinder, waveClip } from "./cylinder.ts";
+
+/** One drawable mesh of a character, in source vertex order. */
+export interface DemoMesh {
+  readonly skin: SkinDefinition;
+  /** Triangle (or other `mode`) indices; none means vertices in order. */
+  readonly indices?: Uint16Array | Uint32Array;
+  /** glTF primitive mode (4 = triangles). */
+  readonly mode: number;
+}
+
+/** What a demo scene is made of, independent of the core it runs on. */
+export interface DemoCharacter {
+  readonly name: string;
+  readonly skeleton: SkeletonDefinition;
+  /** The skinned meshes, all worn by each entity (one skin of several meshes). */
+  readonly meshes: readonly DemoMesh[];
+  /** The clip every entity plays, if any. */
+  readonly clip?: Clip;
+}
+
+/** Seconds between the clip times of neighbouring entities, so a crowd moves out of step. */
+const PHASE = 0.1;
+
+/** The name glTF viewers show for a clip: its own, else `animation_<index>`. */
+export function clipLabel(clip: Clip): string {
+  return clip.name || `animation_${clip.animation}`;
+}
+
+/** The default character: a cylinder of 30 joints and 2,048 vertices playing a wave clip. */
+export function cylinderCharacter(): DemoCharacter {
+  const joints = 30;
+  const cylinder = createCylinder({ joints, segments: 32, rings: 64 });
+  return {
+    name: "generated cylinder (30 joints, 2,048 vertices, 1-4 influences)",
+    skeleton: cylinder.skeleton,
+    meshes: [{ skin: cylinder.skin, indices: cylinder.indices, mode: 4 }],
+    clip: waveClip(joints),
+  };
+}
+
+/** A character's entities in a world of their own, on one core build. */
+export class Crowd {
+  readonly core: Core;
+  readonly world: object = createWorld();
+  readonly skeleton: SkeletonAsset;
+  readonly skin: SkinAsset;
+  readonly entities: readonly number[];
+  readonly #pipeline = createAnimationPipeline();
+
+  /** Builds `count` entities wearing `character` on a new core of `build`. */
+  constructor(character: DemoCharacter, count: number, build: CoreBuild) {
+    this.core = Core.create(build);
+    createAnimation(this.world, { core: this.core });
+    this.skeleton = new SkeletonAsset(character.skeleton, this.core);
+    this.skin = new SkinAsset(this.skeleton, character.meshes.map((m) => m.skin));
+    const entities: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const eid = addEntity(this.world);
+      addCharacter(this.world, eid, this.skeleton, this.skin);
+      if (character.clip) playClip(this.world, eid, character.clip, { time: i * PHASE });
+      entities.push(eid);
+    }
+    this.entities = entities;
+  }
+
+  /** The systems in frame order. */
+  get systems(): readonly string[] {
+    return this.#pipeline.systems.map((s) => s.name);
+  }
+
+  /**
+   * Advances the scene by `deltaSeconds`, one system at a time; adds each
+   * system's time in milliseconds to `times` when given.
+   */
+  frame(deltaSeconds: number, times?: Map<string, number>): void {
+    for (const system of this.#pipeline.systems) {
+      const start = performance.now();
+      system.run(this.world, deltaSeconds);
+      if (times) times.set(system.name, (times.get(system.name) ?? 0) + performance.now() - start);
+    }
+  }
+
+  /** Skinned positions `(x, y, z, 1)` of entity number `i`, in output order (a view). */
+  positions(i: number): Float32Array {
+    return getSkinnedPositions(this.world, this.entities[i]);
+  }
+
+  /** Skinned normals of entity number `i`, if the skin has them (a view). */
+  normals(i: number): Float32Array | undefined {
+    return getSkinnedNormals(this.world, this.entities[i]);
+  }
+
+  /** Gives the world's and the assets' core memory back. */
+  dispose(): void {
+    disposeAnimation(this.world);
+    this.skin.dispose();
+    this.skeleton.dispose();
+  }
+}

@@ -1,0 +1,355 @@
+/// <reference lib="dom" />
+/**
+ * The web demo (`deno task serve`): a crowd drawn by three.js straight
+ * from Marrow's skinned output. Each entity's positions and normals are
+ * views of the core's memory handed to GPU buffers as they are (stride 4
+ * floats, xyz used) and re-uploaded each frame. WebGL refuses views of a
+ * resizable buffer, which the core's memory is where the runtime can keep
+ * views across growth (Chromium): there each stream is first copied as a
+ * block (`TypedArray.set`, one memcpy) into a fixed array; the index
+ * buffer is the mesh's, mapped to Marrow's output order by
+ * `SkinAsset.remapIndices`. An on-screen table shows each system's time on
+ * the current core build, and a button switches between the fastest build
+ * and the scalar path.
+ *
+ * @module
+ */
+
+import * as THREE from "three";
+import { Core, type CoreBuild, parseGltf } from "../../mod.ts";
+import { Crowd, cylinderCharacter, type DemoCharacter } from "../_crowd.ts";
+import { gltfCharacter } from "../_gltf_character.ts";
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const canvas = $<HTMLCanvasElement>("view");
+const status = $("status");
+const timesBody = $<HTMLTableElement>("times").tBodies[0];
+
+const renderer = new THREE.WebGLRenderer({ canvas, antialias: true });
+renderer.setPixelRatio(Math.min(2, globalThis.devicePixelRatio));
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0x20242b);
+scene.add(new THREE.HemisphereLight(0xdde8ff, 0x403020, 2.2));
+const sun = new THREE.DirectionalLight(0xffffff, 1.8);
+sun.position.set(3, 5, 4);
+scene.add(sun);
+const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1e6);
+
+/** What is on screen: the crowd and, per entity, the GPU buffers over its output. */
+interface Shown {
+  readonly character: DemoCharacter;
+  readonly crowd: Crowd;
+  readonly group: THREE.Group;
+  /** Per entity: the interleaved buffers over its positions and normals views. */
+  readonly buffers: { positions: THREE.InterleavedBuffer; normals?: THREE.InterleavedBuffer }[];
+  /** Whether the GPU buffers read the views themselves (else a copy of them). */
+  readonly direct: boolean;
+}
+
+/** The demo's own step, timed but not part of Marrow's frame. */
+const UPLOAD = "views to GPU buffers (demo)";
+
+let shown: Shown | undefined;
+let build: CoreBuild = Core.default.build;
+const times = new Map<string, number>();
+let timedFrames = 0;
+let frames = 0;
+
+/** A GPU buffer over a skinned stream: 4 floats per vertex, xyz used. */
+function streamBuffer(view: Float32Array, direct: boolean): THREE.InterleavedBuffer {
+  return new THREE.InterleavedBuffer(direct ? view : view.slice(), 4)
+    .setUsage(THREE.DynamicDrawUsage);
+}
+
+/** Points `buffer` at this frame's `view` (or copies it) and marks it for upload. */
+function refresh(buffer: THREE.InterleavedBuffer, view: Float32Array, direct: boolean): void {
+  // Direct: the same view unless the core's memory grew (then a new view, same length).
+  if (direct) buffer.array = view;
+  else (buffer.array as Float32Array).set(view);
+  buffer.needsUpdate = true;
+}
+
+function show(character: DemoCharacter, count: number): void {
+  hide();
+  const crowd = new Crowd(character, count, build);
+  crowd.frame(0);
+  const group = new THREE.Group();
+  // Index buffers in Marrow's output order, shared by every entity.
+  const indices = character.meshes.map((mesh, m) => {
+    const source = mesh.indices ??
+      Uint32Array.from({ length: mesh.skin.vertexCount }, (_, v) => v);
+    return new THREE.BufferAttribute(crowd.skin.remapIndices(source, m), 1);
+  });
+  const bounds = new THREE.Box3();
+  const p = crowd.positions(0);
+  for (let v = 0; v < p.length; v += 4) {
+    bounds.expandByPoint(new THREE.Vector3(p[v], p[v + 1], p[v + 2]));
+  }
+  const size = bounds.getSize(new THREE.Vector3());
+  const spacing = 1.4 * Math.max(size.x, size.z, size.y * 0.35, 1e-3);
+  const columns = Math.ceil(Math.sqrt(count));
+  const material = new THREE.MeshStandardMaterial({
+    color: 0xd8a878,
+    roughness: 0.6,
+    side: THREE.DoubleSide,
+    flatShading: !crowd.skin.hasNormals,
+  });
+  const buffers: Shown["buffers"] = [];
+  // Views of a resizable buffer (those that survive growth) are refused by WebGL.
+  const direct = !crowd.core.viewsSurviveGrowth;
+  crowd.entities.forEach((_, i) => {
+    const positions = streamBuffer(crowd.positions(i), direct);
+    const normalsView = crowd.normals(i);
+    const normals = normalsView && streamBuffer(normalsView, direct);
+    buffers.push({ positions, normals });
+    character.meshes.forEach((mesh, m) => {
+      if (mesh.mode !== 4) return; // only triangle lists are drawn
+      const geometry = new THREE.BufferGeometry();
+      geometry.setAttribute("position", new THREE.InterleavedBufferAttribute(positions, 3, 0));
+      if (normals) {
+        geometry.setAttribute("normal", new THREE.InterleavedBufferAttribute(normals, 3, 0));
+      }
+      geometry.setIndex(indices[m]);
+      const object = new THREE.Mesh(geometry, material);
+      object.userData = { entity: i, mesh: m };
+      object.frustumCulled = false; // skinned output moves; bounds would go stale
+      object.position.set(
+        (i % columns - (columns - 1) / 2) * spacing - bounds.getCenter(new THREE.Vector3()).x,
+        0,
+        (Math.floor(i / columns) - (columns - 1) / 2) * spacing,
+      );
+      group.add(object);
+    });
+  });
+  scene.add(group);
+  const extent = columns * spacing;
+  const center = bounds.getCenter(new THREE.Vector3());
+  camera.position.set(0, center.y + extent * 0.55 + size.y * 0.5, extent * 1.1 + size.y);
+  camera.lookAt(0, center.y, 0);
+  camera.near = extent / 1000;
+  camera.far = extent * 20;
+  camera.updateProjectionMatrix();
+  shown = { character, crowd, group, buffers, direct };
+  times.clear();
+  timedFrames = 0;
+  $("build").textContent = build;
+  $("core").textContent = build === "scalar"
+    ? `switch to ${Core.default.build}`
+    : "switch to scalar";
+  status.textContent = `${character.name}: ${count} entities; GPU buffers ${
+    direct ? "read the views" : "copy the views (resizable memory)"
+  }`;
+}
+
+function hide(): void {
+  if (!shown) return;
+  scene.remove(shown.group);
+  shown.group.traverse((o: THREE.Object3D) => o instanceof THREE.Mesh && o.geometry.dispose());
+  shown.crowd.dispose();
+  shown = undefined;
+}
+
+function updateTable(): void {
+  const rows = [...times].map(([name, ms]) => [name, ms / timedFrames] as const);
+  const total = rows.reduce((sum, [name, ms]) => name === UPLOAD ? sum : sum + ms, 0);
+  const cell = (ms: number) => ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(0)} µs`;
+  timesBody.replaceChildren(
+    ...[...rows, ["Marrow frame", total] as const].map(([name, ms], r) => {
+      const tr = document.createElement("tr");
+      if (r === rows.length) tr.className = "total";
+      for (const text of [name, cell(ms)]) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        tr.append(td);
+      }
+      return tr;
+    }),
+  );
+  times.clear();
+  timedFrames = 0;
+}
+
+let last = performance.now();
+let lastTable = last;
+function frame(now: number): void {
+  const delta = Math.min(0.1, (now - last) / 1000);
+  last = now;
+  if (shown) {
+    const { crowd, direct } = shown;
+    crowd.frame(delta, times);
+    timedFrames++;
+    const uploadStart = performance.now();
+    shown.buffers.forEach((b, i) => {
+      refresh(b.positions, crowd.positions(i), direct);
+      if (b.normals) refresh(b.normals, crowd.normals(i)!, direct);
+    });
+    times.set(UPLOAD, (times.get(UPLOAD) ?? 0) + performance.now() - uploadStart);
+  }
+  const width = canvas.clientWidth, height = canvas.clientHeight;
+  if (canvas.width !== Math.floor(width * renderer.getPixelRatio())) {
+    renderer.setSize(width, height, false);
+    camera.aspect = width / height;
+    camera.updateProjectionMatrix();
+  }
+  renderer.render(scene, camera);
+  frames++;
+  if (now - lastTable > 500 && timedFrames > 0) {
+    $("fps").textContent = `${(frames / ((now - start) / 1000)).toFixed(0)} fps`;
+    updateTable();
+    lastTable = now;
+  }
+  requestAnimationFrame(frame);
+}
+
+function count(): number {
+  const n = Number($<HTMLInputElement>("count").value);
+  return Number.isInteger(n) && n >= 1 && n <= 1024 ? n : 16;
+}
+
+async function load(bytes: Uint8Array, name: string): Promise<void> {
+  status.textContent = `loading ${name}…`;
+  try {
+    const character = gltfCharacter(await parseGltf(bytes, { name }));
+    $<HTMLInputElement>("count").value = String(Math.min(count(), 25));
+    show(character, count());
+  } catch (error) {
+    status.textContent = `error: ${error instanceof Error ? error.message : error}`;
+  }
+}
+
+async function choose(model: string): Promise<void> {
+  if (model === "") return show(cylinderCharacter(), count());
+  const response = await fetch(`/models/${model}`);
+  if (!response.ok) {
+    status.textContent = `error: /models/${model}: HTTP ${response.status}`;
+    return;
+  }
+  await load(new Uint8Array(await response.arrayBuffer()), model);
+}
+
+const select = $<HTMLSelectElement>("model");
+// The models the server offers besides the generated crowd (serve.ts).
+const models: string[] = await fetch("/models.json").then((r) => r.ok ? r.json() : []);
+for (const name of ["", ...models]) select.add(new Option(name || "generated cylinders", name));
+select.onchange = () => {
+  const file = chosenFiles.get(select.value);
+  return file ? load(file.bytes, file.name) : choose(select.value);
+};
+$<HTMLInputElement>("count").onchange = () => shown && show(shown.character, count());
+$("core").onclick = () => {
+  build = build === "scalar" ? Core.default.build : "scalar";
+  if (shown) show(shown.character, count());
+};
+/** Files the user chose or dropped, by their entry in the list. */
+const chosenFiles = new Map<string, { name: string; bytes: Uint8Array }>();
+
+/** Loads a file the user chose or dropped, and adds it to the list. */
+async function loadFile(file: File): Promise<void> {
+  const label = `file: ${file.name}`;
+  if (!chosenFiles.has(label)) select.add(new Option(label, label));
+  chosenFiles.set(label, { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
+  select.value = label;
+  await load(chosenFiles.get(label)!.bytes, file.name);
+}
+
+$<HTMLInputElement>("file").onchange = async (event) => {
+  const file = (event.target as HTMLInputElement).files?.[0];
+  if (file) await loadFile(file);
+};
+document.body.ondragover = (event) => {
+  event.preventDefault();
+  document.body.classList.add("dragging");
+};
+document.body.ondragleave = () => document.body.classList.remove("dragging");
+document.body.ondrop = async (event) => {
+  event.preventDefault();
+  document.body.classList.remove("dragging");
+  const file = event.dataTransfer?.files[0];
+  if (file) await loadFile(file);
+};
+
+/** Renders now and reads the canvas back as grey levels, one of every `step` × `step` pixels. */
+function renderGrey(step: number): { width: number; height: number; grey: number[] } {
+  renderer.render(scene, camera);
+  const gl = renderer.getContext();
+  const { drawingBufferWidth: w, drawingBufferHeight: h } = gl;
+  const rgba = new Uint8Array(w * h * 4);
+  gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+  const grey: number[] = [];
+  for (let y = 0; y < h; y += step) {
+    for (let x = 0; x < w; x += step) {
+      const i = (y * w + x) * 4;
+      grey.push(Math.round((rgba[i] * 3 + rgba[i + 1] * 6 + rgba[i + 2]) / 10));
+    }
+  }
+  return { width: Math.ceil(w / step), height: Math.ceil(h / step), grey };
+}
+
+/**
+ * Mesh `m` of entity `i` as a naive renderer would draw it from the file:
+ * its skinned output put back in source vertex order (a copy) with the
+ * file's own index buffer. Must look exactly like the zero-copy drawing.
+ */
+function sourceOrderGeometry(i: number, m: number): THREE.BufferGeometry {
+  const { crowd, character } = shown!;
+  const range = crowd.skin.meshes[m];
+  const positions = crowd.positions(i), normals = crowd.normals(i);
+  const sourcePositions = new Float32Array(range.vertexCount * 3);
+  const sourceNormals = new Float32Array(range.vertexCount * 3);
+  for (let v = 0; v < range.vertexCount; v++) {
+    const o = crowd.skin.outputIndex[range.firstVertex + v] * 4;
+    sourcePositions.set(positions.subarray(o, o + 3), v * 3);
+    if (normals) sourceNormals.set(normals.subarray(o, o + 3), v * 3);
+  }
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.BufferAttribute(sourcePositions, 3));
+  if (normals) geometry.setAttribute("normal", new THREE.BufferAttribute(sourceNormals, 3));
+  const indices = character.meshes[m].indices ??
+    Uint32Array.from({ length: range.vertexCount }, (_, v) => v);
+  geometry.setIndex(new THREE.BufferAttribute(indices, 1));
+  return geometry;
+}
+
+/** For the browser test: frame count, build, the drawn pixels, and the vertex order check. */
+Object.assign(globalThis, {
+  marrowDemo: {
+    get frames(): number {
+      return frames;
+    },
+    get build(): CoreBuild {
+      return build;
+    },
+    get entities(): number {
+      return shown?.crowd.entities.length ?? 0;
+    },
+    /** The canvas' pixels as grey levels, one of every `step` × `step` (bottom row first). */
+    pixels: (step = 4) => renderGrey(step),
+    /**
+     * Pixels that differ between this frame drawn zero-copy in Marrow's
+     * vertex order and drawn from a copy in the file's vertex order.
+     */
+    sourceOrderDifference(): { differing: number; drawn: number; total: number } {
+      const zeroCopy = renderGrey(1).grey;
+      const meshes = shown!.group.children as THREE.Mesh[];
+      const own = meshes.map((object) => object.geometry);
+      meshes.forEach((object) => {
+        object.geometry = sourceOrderGeometry(object.userData.entity, object.userData.mesh);
+      });
+      const source = renderGrey(1).grey;
+      meshes.forEach((object, k) => {
+        object.geometry.dispose();
+        object.geometry = own[k];
+      });
+      const background = zeroCopy[0];
+      return {
+        differing: zeroCopy.filter((g, p) => g !== source[p]).length,
+        drawn: zeroCopy.filter((g) => g !== background).length,
+        total: zeroCopy.length,
+      };
+    },
+  },
+});
+
+const start = performance.now();
+show(cylinderCharacter(), count());
+requestAnimationFrame(frame);

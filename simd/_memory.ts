@@ -130,6 +130,8 @@ export class CoreMemory {
   #buffer!: ArrayBufferLike;
   /** Whether growth keeps views attached (resizable buffer). */
   readonly #resizable: boolean;
+  /** Reserved up to its budget at creation: it never grows afterwards. */
+  readonly #fixed: boolean;
   #top = HEAP_START;
   #free: FreeBlock[] = [];
   #sizes = new Map<number, number>();
@@ -143,13 +145,19 @@ export class CoreMemory {
   ) {
     this.memory = memory ?? createMemory(limits.maxBytes);
     this.#maxBytes = limits.maxBytes;
-    this.#resizable = makeResizable(this.memory);
+    const reserve = Math.min(HEAP_START + limits.reserveBytes, this.#maxBytes);
+    // A memory reserved up to its budget never grows again: it keeps its
+    // plain, fixed-length buffer, whose views never detach and which WebGL
+    // accepts (it refuses views of a resizable buffer).
+    this.#fixed = limits.reserveBytes > 0 && reserve === this.#maxBytes;
+    this.#resizable = !this.#fixed && makeResizable(this.memory);
     this.#refresh();
-    if (limits.reserveBytes > 0) {
-      // Never past the budget: with reserveBytes = maxBytes the memory
-      // grows once, here, and never again.
-      this.#ensure(Math.min(HEAP_START + limits.reserveBytes, this.#maxBytes));
-    }
+    if (limits.reserveBytes > 0) this.#ensure(reserve);
+  }
+
+  /** Whether views made now stay attached: the buffer is resizable, or never grows. */
+  get viewsSurviveGrowth(): boolean {
+    return this.#resizable || this.#fixed;
   }
 
   /** The most bytes the heap may reach. */

@@ -119,12 +119,27 @@ export class Core {
   /**
    * Whether views of the memory stay attached when it grows: true where the
    * memory is a resizable buffer (Deno, recent Chromium, and the scalar
-   * build without WebAssembly on Node 20 and later). Where false (WebAssembly
-   * on Node 20), a view made before a growth is detached: its length is 0,
-   * it reads as empty and writes to it are dropped. Buffers' `array` getters
-   * always return a view of the memory as it is now.
+   * build without WebAssembly on Node 20 and later), and on every runtime
+   * for a memory fixed at creation (`reserveBytes` = `maxBytes`), which
+   * never grows. Where false (WebAssembly on Node 20), a view made before a
+   * growth is detached: its length is 0, it reads as empty and writes to it
+   * are dropped. Buffers' `array` getters always return a view of the
+   * memory as it is now.
+   *
+   * WebGL refuses views of a resizable buffer: a fixed memory's views can be
+   * handed to it directly, a resizable memory's must be copied first.
    */
   get viewsSurviveGrowth(): boolean {
+    return this.#instance.memory.viewsSurviveGrowth;
+  }
+
+  /**
+   * Whether the memory's buffer is resizable. WebGL (`bufferData`,
+   * `bufferSubData`) refuses views of a resizable buffer; a memory fixed at
+   * creation (`Core.create(build, { reserveBytes: n, maxBytes: n })`) is not
+   * resizable, so its views go to the GPU without a copy.
+   */
+  get resizableViews(): boolean {
     return this.#instance.memory.resizable;
   }
 }

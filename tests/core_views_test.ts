@@ -79,5 +79,9 @@ for (const build of BUILDS) {
     assertEquals(core.byteLength, length, "never grew");
     kept[3] = 11;
     assertEquals(buffer.array[3], 11, "the kept view is attached");
+    assert(core.viewsSurviveGrowth, "a fixed memory's views survive: it never grows");
+    // WebGL refuses views of resizable buffers: a fixed memory's go to the GPU as they are.
+    assertEquals(core.resizableViews, false);
+    assertEquals(kept.buffer instanceof ArrayBuffer && kept.buffer.resizable, false);
   });
 }

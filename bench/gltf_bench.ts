@@ -20,13 +20,12 @@ import {
   type CoreBuild,
   createAnimation,
   createAnimationPipeline,
+  createCharacterAssets,
   getPose,
   importGltf,
   playClip,
   sampleClip,
   sampleClipsSystem,
-  SkeletonAsset,
-  SkinAsset,
   wrapTime,
 } from "../mod.ts";
 import { assetUrl, loadThree, readAsset } from "../tests/_three_gltf.ts";
@@ -43,10 +42,8 @@ async function marrowWorld(file: string, build: CoreBuild, count: number, normal
   const entities: number[] = [];
   for (const gltfSkeleton of model.skeletons) {
     if (gltfSkeleton.primitives.length === 0) continue;
-    const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
     // One entity per character: all its meshes in one skin, the skeleton animated once.
-    const meshes = [...new Set(gltfSkeleton.primitives.map((p) => p.skin))];
-    const skin = new SkinAsset(skeleton, meshes);
+    const { skeleton, skin } = createCharacterAssets(gltfSkeleton, core);
     const clip = gltfSkeleton.clips.find((c) => c.name === "walk") ?? gltfSkeleton.clips[0];
     for (let i = 0; i < count; i++) {
       const eid = addEntity(world);

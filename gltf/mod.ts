@@ -2,7 +2,9 @@
  * glTF 2.0 import and clip sampling: {@linkcode importGltf} turns a file
  * into skeletons, skinned primitives and clips; {@linkcode sampleClip}
  * poses a skeleton from a clip; {@linkcode createClip} and
- * {@linkcode validateClip} check clips made in code.
+ * {@linkcode validateClip} check clips made in code;
+ * {@linkcode createCharacterAssets} makes an imported skeleton's runtime
+ * assets.
  *
  * @module
  */
@@ -23,6 +25,7 @@ export {
   type UriResolver,
 } from "./import.ts";
 export { reorderVertexAttribute } from "./draw.ts";
+export { type CharacterAssets, createCharacterAssets } from "./character.ts";
 export {
   type ChannelPath,
   type Clip,

@@ -23,6 +23,7 @@ import {
   type CoreBuild,
   createAnimation,
   createAnimationPipeline,
+  createCharacterAssets,
   getSkinnedNormals,
   getSkinnedPositions,
   MatrixBuffer,
@@ -129,9 +130,7 @@ export async function gltf(
   const entities: number[] = [];
   for (const gltfSkeleton of model.skeletons) {
     if (gltfSkeleton.primitives.length === 0) continue;
-    const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
-    const meshes = [...new Set(gltfSkeleton.primitives.map((p) => p.skin))];
-    const skin = new SkinAsset(skeleton, meshes);
+    const { skeleton, skin } = createCharacterAssets(gltfSkeleton, core);
     for (let i = 0; i < 3; i++) {
       const eid = addEntity(world);
       addCharacter(world, eid, skeleton, skin, { normals: skin.hasNormals, tangents: false });

@@ -20,18 +20,14 @@ import {
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 import {
   assetUrl,
-  compareModel,
-  comparePoses,
   listAssets,
   loadThree,
-  marrowPalette,
-  marrowSkin,
   poseThree,
   readAsset,
-  syntheticRig,
   testOnModels,
-  writeGlb,
 } from "./_three_gltf.ts";
+import { compareModel, comparePoses, marrowPalette, marrowSkin } from "./_gltf_compare.ts";
+import { syntheticRig, writeGlb } from "./_gltf_rig.ts";
 
 /** Position tolerance, relative to the bounding-box diagonal. */
 const RELATIVE_TOLERANCE = 1e-4;

@@ -11,9 +11,5 @@ export {
   multiplyMatrices,
   multiplyMatricesBatch,
 } from "./skeleton";
-export {
-  skinPositions,
-  skinPositionsBatch,
-  skinVertices,
-  skinVerticesBatch,
-} from "./skinning";
+export { skinPositions, skinPositionsBatch } from "./skin_positions";
+export { skinVertices, skinVerticesBatch } from "./skinning";

@@ -8,6 +8,12 @@
  * - `skinVertices` at 100,000 × 4, positions only and with normals and
  *   tangents.
  *
+ * - `skin limit: <row>`: `skinVertices` (the systems' kernel) on each row of
+ *   the issue's comparison with ozz-animation, against a `copy` baseline that
+ *   moves the same bytes inside the core (joints and weights read, input
+ *   streams read, output streams written) and does no arithmetic: the ratio
+ *   says how far each loop is from the memory limit.
+ *
  * Every vertex has the same number of influences, as after a glTF import
  * (padded to four), so the kernels' branches on the count are predictable
  * as they are on real meshes; weights are sorted decreasing and sum to 1.
@@ -15,6 +21,7 @@
 import * as ref from "../simd/reference.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
 import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
+import { SKIN_JOINT_SHIFT, SKIN_SCRATCH_BYTES_PER_JOINT } from "../simd/_abi.ts";
 
 const JOINTS = 64;
 // The wrappers' default: no vertex is capped, as in most uses.
@@ -146,6 +153,7 @@ function setUp(build: CoreBuild, m: Mesh) {
     normals: copy(m.normals),
     tangents: copy(m.tangents),
     out: m.out.map((o) => memory.alloc(o.byteLength)),
+    scratch: memory.alloc(JOINTS * SKIN_SCRATCH_BYTES_PER_JOINT),
   };
   return { build, kernels, at };
 }
@@ -242,13 +250,65 @@ function verticesGroup(
         at.out[0],
         at.out[1],
         at.out[2],
-        flags,
+        flags | JOINTS << SKIN_JOINT_SHIFT,
         MAX_INFLUENCES,
+        at.scratch,
       ),
   );
+}
+
+/** `skinVertices` on one row of the ozz comparison against its `copy`. */
+function limitGroup(row: string, vertices: number, influences: number, flags: number): void {
+  const group = `skin limit: ${row}`;
+  // `SKIN_LIMIT=<part of a row>` runs only matching rows on a noisy machine.
+  if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
+  const m = mesh(vertices, influences);
+  const cores = builds.map((build) => setUp(build, m));
+  const skin = ({ kernels, at }: Core) =>
+    kernels.skinVertices(
+      at.palette,
+      at.parts,
+      1,
+      at.joints,
+      at.weights,
+      at.positions,
+      at.normals,
+      at.tangents,
+      at.out[0],
+      at.out[1],
+      at.out[2],
+      flags | JOINTS << SKIN_JOINT_SHIFT,
+      MAX_INFLUENCES,
+      at.scratch,
+    );
+  const copy = ({ kernels, at }: Core) =>
+    kernels.copyVertices(
+      at.parts,
+      1,
+      at.joints,
+      at.weights,
+      at.positions,
+      at.normals,
+      at.tangents,
+      at.out[0],
+      at.out[1],
+      at.out[2],
+      flags,
+    );
+  Deno.bench({ name: "copy", group, baseline: true, fn: () => void copy(cores.at(-1)!) });
+  for (const core of cores) {
+    Deno.bench({ name: `skinVertices ${core.build}`, group, fn: () => skin(core) });
+  }
 }
 
 positionsGroup(1024, 2);
 positionsGroup(100_000, 4);
 verticesGroup(100_000, 4, 0);
 verticesGroup(100_000, 4, SkinFlags.NORMALS | SkinFlags.TANGENTS);
+
+const ALL = SkinFlags.NORMALS | SkinFlags.TANGENTS;
+limitGroup("100,000 × 1 influence, positions", 100_000, 1, 0);
+limitGroup("100,000 × 2, positions", 100_000, 2, 0);
+limitGroup("1,024 × 2, positions", 1024, 2, 0);
+limitGroup("100,000 × 4, positions", 100_000, 4, 0);
+limitGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);

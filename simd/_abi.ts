@@ -21,7 +21,8 @@
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
- * |                       | outTangents, flags                                    |
+ * |                       | outTangents, flags (+ joint count << 8); the batch    |
+ * |                       | takes one scratch of 64 bytes per joint               |
  *
  * @module
  */
@@ -29,8 +30,10 @@
 export {
   JOB_BYTES,
   JOB_WORDS,
+  SKIN_JOINT_SHIFT,
   SKIN_NORMALS,
   SKIN_RENORMALIZE,
+  SKIN_SCRATCH_BYTES_PER_JOINT,
   SKIN_TANGENTS,
 } from "./assembly/abi.ts";
 
@@ -93,10 +96,25 @@ export interface CoreKernels {
     outTangents: number,
     flags: number,
     maxInfluences: number,
+    scratch: number,
   ): void;
   skinVerticesBatch(
     jobs: number,
     jobCount: number,
     maxInfluences: number,
+    scratch: number,
   ): void;
+  copyVertices(
+    parts: number,
+    partCount: number,
+    joints: number,
+    weights: number,
+    positions: number,
+    normals: number,
+    tangents: number,
+    outPositions: number,
+    outNormals: number,
+    outTangents: number,
+    flags: number,
+  ): number;
 }

@@ -6,7 +6,14 @@
  * @module
  */
 
-import { type CoreKernels, JOB_BYTES, JOB_WORDS } from "./_abi.ts";
+import {
+  type CoreKernels,
+  JOB_BYTES,
+  JOB_WORDS,
+  SKIN_NORMALS,
+  SKIN_RENORMALIZE,
+  SKIN_TANGENTS,
+} from "./_abi.ts";
 import { CoreMemory, type MemoryLimits } from "./_memory.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import * as ref from "./reference.ts";
@@ -79,6 +86,16 @@ export function instantiate(
     & { memory: WebAssembly.Memory };
   const memory = new CoreMemory(exports.memory, limits);
   return { build, memory, kernels: exports };
+}
+
+/** Vertices and influences of a skinning part table. */
+function partSizes(parts: Uint32Array): { vertices: number; influences: number } {
+  let vertices = 0, influences = 0;
+  for (let p = 0; p < parts.length; p += 2) {
+    vertices += parts[p + 1];
+    influences += parts[p] * parts[p + 1];
+  }
+  return { vertices, influences };
 }
 
 /** The kernels as scalar references over views of `memory`. */
@@ -222,11 +239,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       maxInfluences,
     ) {
       const partView = u32(parts, partCount * 2);
-      let vertices = 0, influences = 0;
-      for (let p = 0; p < partView.length; p += 2) {
-        vertices += partView[p + 1];
-        influences += partView[p] * partView[p + 1];
-      }
+      const { vertices, influences } = partSizes(partView);
       const stream = (ptr: number) => f32(ptr, ptr ? vertices * VERTEX_FLOATS : 0);
       ref.skinVertices(
         memory.views().f32.subarray(palette >> 2),
@@ -239,11 +252,38 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         stream(outPositions),
         stream(outNormals),
         stream(outTangents),
-        flags,
+        flags & (SKIN_NORMALS | SKIN_TANGENTS | SKIN_RENORMALIZE),
         maxInfluences,
       );
     },
-    skinVerticesBatch(jobs, jobCount, maxInfluences) {
+    copyVertices(
+      parts,
+      partCount,
+      joints,
+      weights,
+      positions,
+      normals,
+      tangents,
+      outPositions,
+      outNormals,
+      outTangents,
+      flags,
+    ) {
+      const { vertices, influences } = partSizes(u32(parts, partCount * 2));
+      let fold = 0;
+      const words = (ptr: number, bytes: number) => {
+        const b = u8(ptr, bytes);
+        for (let i = 0; i < bytes; i++) fold ^= b[i] << ((i & 3) * 8);
+      };
+      words(joints, influences * 2);
+      words(weights, influences * 4);
+      const n = vertices * VERTEX_FLOATS;
+      f32(outPositions, n).set(f32(positions, n));
+      if (flags & SKIN_NORMALS) f32(outNormals, n).set(f32(normals, n));
+      if (flags & SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
+      return fold;
+    },
+    skinVerticesBatch(jobs, jobCount, maxInfluences, scratch) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i);
         kernels.skinVertices(
@@ -260,6 +300,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
           row[10],
           row[11],
           maxInfluences,
+          scratch,
         );
       }
     },

@@ -91,7 +91,9 @@ export function weightedBases(
  * per vertex for `parts[2p + 1]` vertices, its joints and weights stored
  * vertex by vertex, parts one after another. Per vertex,
  * `C = sum w_k * palette[j_k]` over the first `min(k, maxInfluences)`
- * influences (divided by their weight sum when the cap drops some), then
+ * influences (divided by their weight sum when the cap drops some; one
+ * used influence is rigid, `C = palette[j]`, its weight not applied, as a
+ * skin asset's renormalized weights make it 1 anyway), then
  * `p' = C * p`, and with {@linkcode SkinFlags} `n' = C.rot * n`,
  * `t' = (C.rot * t.xyz, t.w)`, renormalized on request. Streams are in
  * vertex-stream layout; unused ones may be empty.
@@ -120,11 +122,12 @@ export function skinVertices(
       c.fill(0);
       let sum = 0;
       for (let i = 0; i < used; i++) {
-        const w = weights[k + i], m = joints[k + i] * MATRIX_FLOATS;
+        // A single used influence is rigid: its weight is not applied.
+        const w = used === 1 ? 1 : weights[k + i], m = joints[k + i] * MATRIX_FLOATS;
         for (let e = 0; e < 12; e++) c[e] += w * palette[m + e];
         sum += w;
       }
-      if (used < n) {
+      if (used < n && used > 1) {
         const s = 1 / sum;
         for (let e = 0; e < 12; e++) c[e] *= s;
       }

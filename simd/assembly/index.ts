@@ -13,3 +13,4 @@ export {
 } from "./skeleton";
 export { skinPositions, skinPositionsBatch } from "./skin_positions";
 export { skinVertices, skinVerticesBatch } from "./skinning";
+export { copyVertices } from "./copy";

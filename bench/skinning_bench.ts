@@ -21,7 +21,6 @@
 import * as ref from "../simd/reference.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
 import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
-import { SKIN_JOINT_SHIFT, SKIN_SCRATCH_BYTES_PER_JOINT } from "../simd/_abi.ts";
 
 const JOINTS = 64;
 // The wrappers' default: no vertex is capped, as in most uses.
@@ -153,7 +152,6 @@ function setUp(build: CoreBuild, m: Mesh) {
     normals: copy(m.normals),
     tangents: copy(m.tangents),
     out: m.out.map((o) => memory.alloc(o.byteLength)),
-    scratch: memory.alloc(JOINTS * SKIN_SCRATCH_BYTES_PER_JOINT),
   };
   return { build, kernels, at };
 }
@@ -250,9 +248,8 @@ function verticesGroup(
         at.out[0],
         at.out[1],
         at.out[2],
-        flags | JOINTS << SKIN_JOINT_SHIFT,
+        flags,
         MAX_INFLUENCES,
-        at.scratch,
       ),
   );
 }
@@ -277,9 +274,8 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
       at.out[0],
       at.out[1],
       at.out[2],
-      flags | JOINTS << SKIN_JOINT_SHIFT,
+      flags,
       MAX_INFLUENCES,
-      at.scratch,
     );
   const copy = ({ kernels, at }: Core) =>
     kernels.copyVertices(

@@ -21,8 +21,7 @@
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
- * |                       | outTangents, flags (+ joint count << 8); the batch    |
- * |                       | takes one scratch of 64 bytes per joint               |
+ * |                       | outTangents, flags                                    |
  *
  * @module
  */
@@ -30,10 +29,8 @@
 export {
   JOB_BYTES,
   JOB_WORDS,
-  SKIN_JOINT_SHIFT,
   SKIN_NORMALS,
   SKIN_RENORMALIZE,
-  SKIN_SCRATCH_BYTES_PER_JOINT,
   SKIN_TANGENTS,
 } from "./assembly/abi.ts";
 
@@ -96,13 +93,11 @@ export interface CoreKernels {
     outTangents: number,
     flags: number,
     maxInfluences: number,
-    scratch: number,
   ): void;
   skinVerticesBatch(
     jobs: number,
     jobCount: number,
     maxInfluences: number,
-    scratch: number,
   ): void;
   copyVertices(
     parts: number,

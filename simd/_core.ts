@@ -6,14 +6,7 @@
  * @module
  */
 
-import {
-  type CoreKernels,
-  JOB_BYTES,
-  JOB_WORDS,
-  SKIN_NORMALS,
-  SKIN_RENORMALIZE,
-  SKIN_TANGENTS,
-} from "./_abi.ts";
+import { type CoreKernels, JOB_BYTES, JOB_WORDS, SKIN_NORMALS, SKIN_TANGENTS } from "./_abi.ts";
 import { CoreMemory, type MemoryLimits } from "./_memory.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import * as ref from "./reference.ts";
@@ -252,7 +245,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         stream(outPositions),
         stream(outNormals),
         stream(outTangents),
-        flags & (SKIN_NORMALS | SKIN_TANGENTS | SKIN_RENORMALIZE),
+        flags,
         maxInfluences,
       );
     },
@@ -283,7 +276,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       if (flags & SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
       return fold;
     },
-    skinVerticesBatch(jobs, jobCount, maxInfluences, scratch) {
+    skinVerticesBatch(jobs, jobCount, maxInfluences) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i);
         kernels.skinVertices(
@@ -300,7 +293,6 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
           row[10],
           row[11],
           maxInfluences,
-          scratch,
         );
       }
     },

@@ -32,8 +32,6 @@ import {
 } from "./core.ts";
 import { POSE_GROUP_FLOATS, SkinFlags } from "./layout.ts";
 import { coreKernels } from "./_instance.ts";
-import { SKIN_JOINT_SHIFT } from "./_abi.ts";
-import { withSkinScratch } from "./_scratch.ts";
 import {
   checkAtLeast,
   checkJointRange,
@@ -298,15 +296,13 @@ export function skinVertices(
   checkAtLeast(name, "palette", palette.count, mesh.jointCount, "matrices");
   checkAtLeast(name, "out.positions", out.positions.vertexCount, mesh.vertexCount, "vertices");
   checkMatrices(name, "palette", palette, 0, mesh.jointCount);
-  withSkinScratch(core, mesh.jointCount, (scratch) =>
-    coreKernels(core).skinVertices(
-      palette.byteOffset,
-      ...mesh.kernelWords,
-      out.positions.byteOffset,
-      out.normals?.byteOffset ?? 0,
-      out.tangents?.byteOffset ?? 0,
-      flags | mesh.jointCount << SKIN_JOINT_SHIFT,
-      cap,
-      scratch,
-    ));
+  coreKernels(core).skinVertices(
+    palette.byteOffset,
+    ...mesh.kernelWords,
+    out.positions.byteOffset,
+    out.normals?.byteOffset ?? 0,
+    out.tangents?.byteOffset ?? 0,
+    flags,
+    cap,
+  );
 }

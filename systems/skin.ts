@@ -24,8 +24,7 @@ import {
   selectEntities,
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
-import { JOB_WORDS, SKIN_JOINT_SHIFT } from "../simd/_abi.ts";
-import { skinScratchBytes } from "../simd/_scratch.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import { checkPalettes } from "./_select.ts";
@@ -92,12 +91,10 @@ function skinEntities(
   const table = state.jobs(caller);
   table.begin(skinned.length, JOB_WORDS);
   const u32 = state.memory.u32;
-  let joints = 0;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
     const n = checkedSkeleton(state, eid).jointCount;
     const skin = checkedSkin(state, eid);
-    joints = Math.max(joints, n);
     const at = (table.ptr >> 2) + i * JOB_WORDS;
     u32[at] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
     u32.set(skin.asset.mesh.kernelWords, at + 1);
@@ -105,23 +102,13 @@ function skinEntities(
     u32[at + 9] = skin.normals;
     u32[at + 10] = skin.tangents;
     u32[at + 11] = (skin.normals ? SkinFlags.NORMALS : 0) |
-      (skin.tangents ? SkinFlags.TANGENTS : 0) | renormalize |
-      n << SKIN_JOINT_SHIFT;
+      (skin.tangents ? SkinFlags.TANGENTS : 0) | renormalize;
   }
-  // Room for the kernel to transpose the largest palette into, reused per job.
-  const scratchTable = state.jobs("skin scratch");
-  scratchTable.begin(skinScratchBytes(joints) / 4, 1);
-  const scratch = scratchTable.ptr;
   for (let first = 0; first < skinned.length;) {
     const lod = lodOf(skinned[first]);
     let end = first + 1;
     while (end < skinned.length && lodOf(skinned[end]) === lod) end++;
-    state.kernels.skinVerticesBatch(
-      table.ptr + first * JOB_WORDS * 4,
-      end - first,
-      lod,
-      scratch,
-    );
+    state.kernels.skinVerticesBatch(table.ptr + first * JOB_WORDS * 4, end - first, lod);
     first = end;
   }
 }

@@ -21,7 +21,6 @@
  */
 
 import { coreMemory } from "../simd/_instance.ts";
-import { lastSkinScratch } from "../simd/_scratch.ts";
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assert, assertEquals, assertThrows, fail } from "@std/assert";
@@ -615,9 +614,7 @@ export class Arena {
     const before = memory.views().u32.slice(0, end);
     call();
     const now = memory.views().u32;
-    // The skinning kernels' scratch (transposed palettes) is theirs to write.
-    const scratch = lastSkinScratch(this.core);
-    const allowed = [...outputs, ...(scratch ? [scratch] : [])].map((
+    const allowed = outputs.map((
       b,
     ) => [b.byteOffset >> 2, (b.byteOffset + b.byteLength) >> 2])
       .sort((x, y) => x[0] - y[0]);

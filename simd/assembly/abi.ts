@@ -13,7 +13,3 @@ export const SKIN_NORMALS = 1;
 export const SKIN_TANGENTS = 2;
 /** Skinning flag: renormalize transformed normals and tangents. */
 export const SKIN_RENORMALIZE = 4;
-/** Skinning flags: the palette's joint count is `flags >> SKIN_JOINT_SHIFT`. */
-export const SKIN_JOINT_SHIFT = 8;
-/** Bytes of skinning scratch per palette joint (its transposed columns). */
-export const SKIN_SCRATCH_BYTES_PER_JOINT = 64;

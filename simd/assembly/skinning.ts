@@ -11,8 +11,6 @@ import {
   addresses4, hsum, hsum3w, lane0, lane1, lane2, lane3, matrix, NORMALS,
   RENORMALIZE, TANGENTS, unit, unitW,
 } from "./skin_common";
-import { skinColumnsRun, transposePalette } from "./skin_columns";
-import { SKIN_JOINT_SHIFT } from "./abi";
 
 // Transforms vertex byte offset `o` of the streams by the collapsed rows
 // r0..r2 and stores the results. `mode` is flags & (NORMALS | TANGENTS);
@@ -71,6 +69,89 @@ import { SKIN_JOINT_SHIFT } from "./abi";
       if (renormalize) t = unit(t);
       v128.store(outTangents + o, i32x4.shuffle(t, tv, 0, 1, 2, 7));
     }
+  }
+}
+
+// `count` vertices whose first `K` (1..4) influences are used, `n` stored
+// per vertex. Loads per vertex: one for the weights, one for the joints,
+// three rows per influence and the input streams. `capped` (n > K) scales
+// the weights by the inverse of their sum before collapsing. With K = 3 the
+// weight and joint loads read one influence past the vertex: the caller
+// guarantees that it exists.
+// @ts-ignore: decorator
+@inline function skinRun(
+  K: i32,
+  mode: i32,
+  renormalize: bool,
+  capped: bool,
+  n: u32,
+  count: u32,
+  palette: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+): void {
+  const jStride = <usize>n << 1, wStride = <usize>n << 2;
+  const end = o + (<usize>count << 4);
+  const e3 = unitW(count);
+  for (; o < end; o += 16, jp += jStride, wp += wStride) {
+    let r0: v128, r1: v128, r2: v128;
+    if (K == 1) {
+      // Rigid: the joint's rows as they are, no weight work (see
+      // reference.ts: a single used influence's weight is not applied).
+      const m0 = matrix(palette, load<u16>(jp));
+      r0 = v128.load(m0);
+      r1 = v128.load(m0, 16);
+      r2 = v128.load(m0, 32);
+    } else if (K == 2) {
+      let w = v128.load64_zero(wp);
+      if (capped) {
+        w = f32x4.mul(
+          w,
+          f32x4.div(f32x4.splat(1), f32x4.add(w, i32x4.shuffle(w, w, 1, 0, 3, 2))),
+        );
+      }
+      const jj = load<u32>(jp);
+      const m0 = matrix(palette, jj & 0xffff), m1 = matrix(palette, jj >>> 16);
+      const w0 = lane0(w), w1 = lane1(w);
+      r0 = madd(v128.load(m1), w1, f32x4.mul(v128.load(m0), w0));
+      r1 = madd(v128.load(m1, 16), w1, f32x4.mul(v128.load(m0, 16), w0));
+      r2 = madd(v128.load(m1, 32), w1, f32x4.mul(v128.load(m0, 32), w0));
+    } else if (K == 3) {
+      let w = v128.load(wp);
+      if (capped) {
+        w = f32x4.mul(
+          w,
+          f32x4.div(f32x4.splat(1), hsum(v128.and(w, i32x4(-1, -1, -1, 0)))),
+        );
+      }
+      const jj = load<u64>(jp);
+      const lo = <u32>jj, hi = <u32>(jj >>> 32);
+      const m0 = matrix(palette, lo & 0xffff), m1 = matrix(palette, lo >>> 16);
+      const m2 = matrix(palette, hi & 0xffff);
+      const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w);
+      r0 = madd(v128.load(m2), w2, madd(v128.load(m1), w1, f32x4.mul(v128.load(m0), w0)));
+      r1 = madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, f32x4.mul(v128.load(m0, 16), w0)));
+      r2 = madd(v128.load(m2, 32), w2, madd(v128.load(m1, 32), w1, f32x4.mul(v128.load(m0, 32), w0)));
+    } else {
+      let w = v128.load(wp);
+      if (capped) w = f32x4.mul(w, f32x4.div(f32x4.splat(1), hsum(w)));
+      const jj = load<u64>(jp);
+      const lo = <u32>jj, hi = <u32>(jj >>> 32);
+      const m0 = matrix(palette, lo & 0xffff), m1 = matrix(palette, lo >>> 16);
+      const m2 = matrix(palette, hi & 0xffff), m3 = matrix(palette, hi >>> 16);
+      const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w), w3 = lane3(w);
+      r0 = madd(v128.load(m3), w3, madd(v128.load(m2), w2, madd(v128.load(m1), w1, f32x4.mul(v128.load(m0), w0))));
+      r1 = madd(v128.load(m3, 16), w3, madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, f32x4.mul(v128.load(m0, 16), w0))));
+      r2 = madd(v128.load(m3, 32), w3, madd(v128.load(m2, 32), w2, madd(v128.load(m1, 32), w1, f32x4.mul(v128.load(m0, 32), w0))));
+    }
+    emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }
 
@@ -157,7 +238,7 @@ function skinAny(
   capped: bool,
   n: u32,
   count: u32,
-  cols: usize,
+  palette: usize,
   jp: usize,
   wp: usize,
   o: usize,
@@ -169,13 +250,13 @@ function skinAny(
   outTangents: usize,
 ): void {
   if (used == 4) {
-    skinColumnsRun(4, mode, renormalize, capped, n, count, cols, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(4, mode, renormalize, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 2) {
-    skinColumnsRun(2, mode, renormalize, capped, n, count, cols, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(2, mode, renormalize, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 3) {
-    skinColumnsRun(3, mode, renormalize, capped, n, count, cols, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(3, mode, renormalize, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
-    skinColumnsRun(1, mode, renormalize, capped, n, count, cols, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(1, mode, renormalize, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }
 
@@ -186,8 +267,7 @@ function skinAny(
  * `C = sum w * palette[j]` over the first `min(n, maxInfluences)`
  * influences (divided by their weight sum when capped), `p' = C * p`, and
  * per `flags` `n' = C.rot * n`, `t' = (C.rot * t.xyz, t.w)`, renormalized
- * on request. `flags >> SKIN_JOINT_SHIFT` is the palette's joint count;
- * `scratch` holds 64 bytes per joint for its transposed columns.
+ * on request.
  */
 export function skinVertices(
   palette: usize,
@@ -203,9 +283,14 @@ export function skinVertices(
   outTangents: usize,
   flags: i32,
   maxInfluences: i32,
-  scratch: usize,
 ): void {
-  transposePalette(palette, flags >>> SKIN_JOINT_SHIFT, scratch);
+  // The three-influence loop reads one influence past each vertex; it may
+  // do so up to the last influence of the last part.
+  let total: u64 = 0;
+  for (let p = 0; p < partCount; p++) {
+    const pp = parts + (<usize>p << 3);
+    total += <u64>load<u32>(pp) * <u64>load<u32>(pp, 4);
+  }
   const mode = flags & (NORMALS | TANGENTS);
   const renormalize = (flags & RENORMALIZE) != 0;
   let k: usize = 0;
@@ -213,7 +298,7 @@ export function skinVertices(
   for (let p = 0; p < partCount; p++) {
     const pp = parts + (<usize>p << 3);
     const n = load<u32>(pp);
-    const count = load<u32>(pp, 4);
+    let count = load<u32>(pp, 4);
     const used = <i32>min(<i64>n, <i64>maxInfluences);
     const capped = <i64>used < <i64>n;
     const jp = joints + (k << 1), wp = weights + (k << 2);
@@ -223,14 +308,23 @@ export function skinVertices(
     if (count == 0) continue;
     if (used < 1 || used > 4) {
       skinAny(flags, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else if (mode == 0) {
-      skinPart(0, renormalize, used, capped, n, count, scratch, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+      continue;
+    }
+    if (used == 3 && !capped && <u64>k + 1 > total) {
+      // The last vertex of the stream: no influence after it to over-read.
+      count--;
+      const last = <usize>count;
+      skinAny(flags, used, capped, n, 1, palette, jp + last * 6, wp + last * 12, start + (last << 4), positions, normals, tangents, outPositions, outNormals, outTangents);
+      if (count == 0) continue;
+    }
+    if (mode == 0) {
+      skinPart(0, renormalize, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else if (mode == NORMALS) {
-      skinPart(NORMALS, renormalize, used, capped, n, count, scratch, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+      skinPart(NORMALS, renormalize, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else if (mode == TANGENTS) {
-      skinPart(TANGENTS, renormalize, used, capped, n, count, scratch, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+      skinPart(TANGENTS, renormalize, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else {
-      skinPart(NORMALS | TANGENTS, renormalize, used, capped, n, count, scratch, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+      skinPart(NORMALS | TANGENTS, renormalize, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     }
   }
 }
@@ -238,13 +332,12 @@ export function skinVertices(
 /**
  * {@link skinVertices} over a table of jobs, 12 `u32` words each: palette,
  * parts, partCount, joints, weights, positions, normals, tangents,
- * outPositions, outNormals, outTangents, flags; one `scratch` for all.
+ * outPositions, outNormals, outTangents, flags.
  */
 export function skinVerticesBatch(
   jobs: usize,
   jobCount: i32,
   maxInfluences: i32,
-  scratch: usize,
 ): void {
   for (let i = 0; i < jobCount; i++) {
     const j = jobs + <usize>i * 48;
@@ -262,7 +355,6 @@ export function skinVerticesBatch(
       load<u32>(j, 40),
       load<i32>(j, 44),
       maxInfluences,
-      scratch,
     );
   }
 }

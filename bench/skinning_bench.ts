@@ -210,6 +210,25 @@ function positionsGroup(vertices: number, influences: number): void {
   );
 }
 
+/** The core's `skinVertices` on all of the core's mesh. */
+function skinCore({ kernels, at }: Core, flags: number): void {
+  kernels.skinVertices(
+    at.palette,
+    at.parts,
+    1,
+    at.joints,
+    at.weights,
+    at.positions,
+    at.normals,
+    at.tangents,
+    at.out[0],
+    at.out[1],
+    at.out[2],
+    flags,
+    MAX_INFLUENCES,
+  );
+}
+
 function verticesGroup(
   vertices: number,
   influences: number,
@@ -235,22 +254,7 @@ function verticesGroup(
         flags,
         MAX_INFLUENCES,
       ),
-    ({ kernels, at }) =>
-      kernels.skinVertices(
-        at.palette,
-        at.parts,
-        1,
-        at.joints,
-        at.weights,
-        at.positions,
-        at.normals,
-        at.tangents,
-        at.out[0],
-        at.out[1],
-        at.out[2],
-        flags,
-        MAX_INFLUENCES,
-      ),
+    (core) => skinCore(core, flags),
   );
 }
 
@@ -261,22 +265,6 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
   if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
   const m = mesh(vertices, influences);
   const cores = builds.map((build) => setUp(build, m));
-  const skin = ({ kernels, at }: Core) =>
-    kernels.skinVertices(
-      at.palette,
-      at.parts,
-      1,
-      at.joints,
-      at.weights,
-      at.positions,
-      at.normals,
-      at.tangents,
-      at.out[0],
-      at.out[1],
-      at.out[2],
-      flags,
-      MAX_INFLUENCES,
-    );
   const copy = ({ kernels, at }: Core) =>
     kernels.copyVertices(
       at.parts,
@@ -293,7 +281,7 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
     );
   Deno.bench({ name: "copy", group, baseline: true, fn: () => void copy(cores.at(-1)!) });
   for (const core of cores) {
-    Deno.bench({ name: `skinVertices ${core.build}`, group, fn: () => skin(core) });
+    Deno.bench({ name: `skinVertices ${core.build}`, group, fn: () => skinCore(core, flags) });
   }
 }
 

@@ -112,6 +112,9 @@ export {
 export { addCharacter } from "./components/character.ts";
 export {
   addSkin,
+  type Bounds,
+  getJointSkinBounds,
+  getSkinnedBounds,
   getSkinnedNormals,
   getSkinnedPositions,
   getSkinnedTangents,

@@ -152,6 +152,7 @@ function setUp(build: CoreBuild, m: Mesh) {
     normals: copy(m.normals),
     tangents: copy(m.tangents),
     out: m.out.map((o) => memory.alloc(o.byteLength)),
+    bounds: memory.alloc(32),
   };
   return { build, kernels, at };
 }
@@ -210,8 +211,8 @@ function positionsGroup(vertices: number, influences: number): void {
   );
 }
 
-/** The core's `skinVertices` on all of the core's mesh. */
-function skinCore({ kernels, at }: Core, flags: number): void {
+/** The core's `skinVertices` on all of the core's mesh (with its bounds when `bounded`). */
+function skinCore({ kernels, at }: Core, flags: number, bounded = false): void {
   kernels.skinVertices(
     at.palette,
     at.parts,
@@ -226,6 +227,7 @@ function skinCore({ kernels, at }: Core, flags: number): void {
     at.out[2],
     flags,
     MAX_INFLUENCES,
+    bounded ? at.bounds : 0,
   );
 }
 
@@ -285,6 +287,21 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
   }
 }
 
+/** The fused bounds' overhead: `skinVertices` with bounds against without, same build. */
+function boundsGroup(row: string, vertices: number, influences: number, flags: number): void {
+  const group = `skin bounds: ${row}`;
+  if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
+  const m = mesh(vertices, influences);
+  const core = setUp(builds.at(-1)!, m);
+  Deno.bench({
+    name: `unfused ${core.build}`,
+    group,
+    baseline: true,
+    fn: () => skinCore(core, flags),
+  });
+  Deno.bench({ name: `bounds ${core.build}`, group, fn: () => skinCore(core, flags, true) });
+}
+
 positionsGroup(1024, 2);
 positionsGroup(100_000, 4);
 verticesGroup(100_000, 4, 0);
@@ -296,3 +313,7 @@ limitGroup("100,000 × 2, positions", 100_000, 2, 0);
 limitGroup("1,024 × 2, positions", 1024, 2, 0);
 limitGroup("100,000 × 4, positions", 100_000, 4, 0);
 limitGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);
+boundsGroup("100,000 × 1 influence, positions", 100_000, 1, 0);
+boundsGroup("100,000 × 2, positions", 100_000, 2, 0);
+boundsGroup("100,000 × 4, positions", 100_000, 4, 0);
+boundsGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);

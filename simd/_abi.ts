@@ -21,7 +21,8 @@
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
- * |                       | outTangents, flags                                    |
+ * |                       | outTangents, flags (`bounds`, when not 0, is a table  |
+ * |                       | of 8 floats per job: min xyzw, max xyzw of positions) |
  *
  * @module
  */
@@ -93,11 +94,13 @@ export interface CoreKernels {
     outTangents: number,
     flags: number,
     maxInfluences: number,
+    bounds: number,
   ): void;
   skinVerticesBatch(
     jobs: number,
     jobCount: number,
     maxInfluences: number,
+    bounds: number,
   ): void;
   copyVertices(
     parts: number,

@@ -230,6 +230,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       outTangents,
       flags,
       maxInfluences,
+      bounds,
     ) {
       const partView = u32(parts, partCount * 2);
       const { vertices, influences } = partSizes(partView);
@@ -247,6 +248,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         stream(outTangents),
         flags,
         maxInfluences,
+        bounds ? f32(bounds, 8) : undefined,
       );
     },
     copyVertices(
@@ -276,7 +278,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       if (flags & SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
       return fold;
     },
-    skinVerticesBatch(jobs, jobCount, maxInfluences) {
+    skinVerticesBatch(jobs, jobCount, maxInfluences, bounds) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i);
         kernels.skinVertices(
@@ -293,6 +295,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
           row[10],
           row[11],
           maxInfluences,
+          bounds ? bounds + i * 32 : 0,
         );
       }
     },

@@ -304,5 +304,6 @@ export function skinVertices(
     out.tangents?.byteOffset ?? 0,
     flags,
     cap,
+    0,
   );
 }

@@ -96,7 +96,10 @@ export function weightedBases(
  * skin asset's renormalized weights make it 1 anyway), then
  * `p' = C * p`, and with {@linkcode SkinFlags} `n' = C.rot * n`,
  * `t' = (C.rot * t.xyz, t.w)`, renormalized on request. Streams are in
- * vertex-stream layout; unused ones may be empty.
+ * vertex-stream layout; unused ones may be empty. With `bounds` (8
+ * floats), it receives the component-wise minimum (0..3) and maximum
+ * (4..7) of the written positions, w included; +Infinity / -Infinity when
+ * there is no vertex.
  */
 export function skinVertices(
   palette: Float32Array,
@@ -111,6 +114,7 @@ export function skinVertices(
   outTangents: Float32Array,
   flags: number,
   maxInfluences: number,
+  bounds?: Float32Array,
 ): void {
   const c = new Float64Array(12);
   let v = 0, k = 0;
@@ -145,6 +149,27 @@ export function skinVertices(
         transformDirection(c, tangents, outTangents, o, flags);
         outTangents[o + 3] = tangents[o + 3];
       }
+    }
+  }
+  if (bounds) positionBounds(outPositions, v, bounds);
+}
+
+/**
+ * Component-wise minimum (`bounds[0..3]`) and maximum (`bounds[4..7]`) of
+ * the first `vertexCount` vertices of `positions`; +Infinity / -Infinity
+ * when there are none.
+ */
+export function positionBounds(
+  positions: Float32Array,
+  vertexCount: number,
+  bounds: Float32Array,
+): void {
+  bounds.fill(Infinity, 0, 4).fill(-Infinity, 4, 8);
+  for (let v = 0; v < vertexCount; v++) {
+    for (let e = 0; e < 4; e++) {
+      const x = positions[v * 4 + e];
+      if (x < bounds[e]) bounds[e] = x;
+      if (x > bounds[4 + e]) bounds[4 + e] = x;
     }
   }
 }

@@ -24,6 +24,7 @@ import {
   selectEntities,
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
+import { boundsSlot } from "../components/_skin_bounds.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
@@ -90,6 +91,9 @@ function skinEntities(
   const renormalize = directions && options.renormalize ? SkinFlags.RENORMALIZE : 0;
   const table = state.jobs(caller);
   table.begin(skinned.length, JOB_WORDS);
+  // Each job's positions' bounds (8 floats), computed by the kernel in registers.
+  const bounds = state.jobs(`${caller}: bounds`);
+  bounds.begin(skinned.length, BOUNDS_FLOATS);
   const u32 = state.memory.u32;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
@@ -108,7 +112,19 @@ function skinEntities(
     const lod = lodOf(skinned[first]);
     let end = first + 1;
     while (end < skinned.length && lodOf(skinned[end]) === lod) end++;
-    state.kernels.skinVerticesBatch(table.ptr + first * JOB_WORDS * 4, end - first, lod);
+    state.kernels.skinVerticesBatch(
+      table.ptr + first * JOB_WORDS * 4,
+      end - first,
+      lod,
+      bounds.ptr + first * BOUNDS_FLOATS * 4,
+    );
     first = end;
   }
+  const f32 = state.memory.f32;
+  for (let i = 0; i < skinned.length; i++) {
+    const at = (bounds.ptr >> 2) + i * BOUNDS_FLOATS;
+    boundsSlot(state, skinned[i]).set(f32.subarray(at, at + BOUNDS_FLOATS));
+  }
 }
+
+const BOUNDS_FLOATS = 8;

@@ -12,5 +12,5 @@ export {
   multiplyMatricesBatch,
 } from "./skeleton";
 export { skinPositions, skinPositionsBatch } from "./skin_positions";
-export { skinVertices, skinVerticesBatch } from "./skinning";
+export { skinVertices, skinVerticesBatch } from "./skin_vertices";
 export { copyVertices } from "./copy";

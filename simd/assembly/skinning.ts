@@ -6,7 +6,7 @@
 // and rebuild weight splats and joint indices in registers instead of
 // reloading them.
 
-import { madd } from "./common";
+import { madd, vmax, vmin } from "./common";
 import {
   addresses4, hsum, hsum3w, lane0, lane1, lane2, lane3, matrix, NORMALS,
   RENORMALIZE, TANGENTS, unit, unitW,
@@ -30,16 +30,15 @@ import {
   outPositions: usize,
   outNormals: usize,
   outTangents: usize,
-): void {
+): v128 {
   const p = v128.load(positions + o);
   if (mode == 0) {
     // Positions only: three row dot products and one transpose-add are
     // fewer shuffles than transposing C into columns.
     const q = i32x4.shuffle(p, e3, 0, 1, 2, 7);
-    v128.store(
-      outPositions + o,
-      hsum3w(f32x4.mul(r0, q), f32x4.mul(r1, q), f32x4.mul(r2, q), e3),
-    );
+    const out = hsum3w(f32x4.mul(r0, q), f32x4.mul(r1, q), f32x4.mul(r2, q), e3);
+    v128.store(outPositions + o, out);
+    return out;
   } else {
     // Columns of C, with the implicit fourth row (0 0 0 1) so that the
     // position's w comes out as 1 and directions' w as 0.
@@ -51,10 +50,8 @@ import {
     const c1 = i32x4.shuffle(t0, t2, 2, 3, 6, 7);
     const c2 = i32x4.shuffle(t1, t3, 0, 1, 4, 5);
     const c3 = i32x4.shuffle(t1, t3, 2, 3, 6, 7);
-    v128.store(
-      outPositions + o,
-      madd(c2, lane2(p), madd(c1, lane1(p), madd(c0, lane0(p), c3))),
-    );
+    const out = madd(c2, lane2(p), madd(c1, lane1(p), madd(c0, lane0(p), c3)));
+    v128.store(outPositions + o, out);
     if (mode & NORMALS) {
       const nv = v128.load(normals + o);
       // Starting from +0 rather than a product keeps w at +0, as the
@@ -69,6 +66,7 @@ import {
       if (renormalize) t = unit(t);
       v128.store(outTangents + o, i32x4.shuffle(t, tv, 0, 1, 2, 7));
     }
+    return out;
   }
 }
 
@@ -83,6 +81,8 @@ import {
   K: i32,
   mode: i32,
   renormalize: bool,
+  bounded: bool,
+  bounds: usize,
   capped: bool,
   n: u32,
   count: u32,
@@ -100,6 +100,23 @@ import {
   const jStride = <usize>n << 1, wStride = <usize>n << 2;
   const end = o + (<usize>count << 4);
   const e3 = unitW(count);
+  let lo = e3, hi = e3;
+  if (bounded) {
+    lo = v128.load(bounds);
+    hi = v128.load(bounds, 16);
+  }
+  if (K == 1 && bounded) {
+    // Two rigid vertices per bound update: with one per vertex the bounds'
+    // dependency chain measured 1.5x the unbounded loop.
+    const pairs = o + ((<usize>count & ~1) << 4);
+    for (; o < pairs; o += 32, jp += jStride << 1, wp += wStride << 1) {
+      const m0 = matrix(palette, load<u16>(jp)), m1 = matrix(palette, load<u16>(jp + jStride));
+      const q0 = emit(mode, renormalize, e3, v128.load(m0), v128.load(m0, 16), v128.load(m0, 32), o, positions, normals, tangents, outPositions, outNormals, outTangents);
+      const q1 = emit(mode, renormalize, e3, v128.load(m1), v128.load(m1, 16), v128.load(m1, 32), o + 16, positions, normals, tangents, outPositions, outNormals, outTangents);
+      lo = vmin(lo, vmin(q0, q1));
+      hi = vmax(hi, vmax(q0, q1));
+    }
+  }
   for (; o < end; o += 16, jp += jStride, wp += wStride) {
     let r0: v128, r1: v128, r2: v128;
     if (K == 1) {
@@ -151,7 +168,15 @@ import {
       r1 = madd(v128.load(m3, 16), w3, madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, f32x4.mul(v128.load(m0, 16), w0))));
       r2 = madd(v128.load(m3, 32), w3, madd(v128.load(m2, 32), w2, madd(v128.load(m1, 32), w1, f32x4.mul(v128.load(m0, 32), w0))));
     }
-    emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    const q = emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    if (bounded) {
+      lo = vmin(lo, q);
+      hi = vmax(hi, q);
+    }
+  }
+  if (bounded) {
+    v128.store(bounds, lo);
+    v128.store(bounds, hi, 16);
   }
 }
 
@@ -159,8 +184,9 @@ import {
 // three-influence part, or none): quads, a pair, a single, each loaded
 // exactly, and the flags tested per vertex. Capped sums are divided after
 // collapsing.
-function skinAny(
+export function skinAny(
   flags: i32,
+  bounds: usize,
   used: i32,
   capped: bool,
   n: u32,
@@ -182,6 +208,11 @@ function skinAny(
   const renormalize = (flags & RENORMALIZE) != 0;
   const e3 = unitW(count);
   const base = i32x4.splat(<i32>palette);
+  let lo = e3, hi = e3;
+  if (bounds) {
+    lo = v128.load(bounds);
+    hi = v128.load(bounds, 16);
+  }
   for (; o < end; o += 16, jp += jStride, wp += wStride) {
     let r0 = f32x4.splat(0), r1 = r0, r2 = r0, ws = r0;
     let i = 0;
@@ -225,15 +256,23 @@ function skinAny(
       r1 = f32x4.mul(r1, s);
       r2 = f32x4.mul(r2, s);
     }
-    emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    const q = emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    lo = vmin(lo, q);
+    hi = vmax(hi, q);
+  }
+  if (bounds) {
+    v128.store(bounds, lo);
+    v128.store(bounds, hi, 16);
   }
 }
 
 // One part with `used` (1..4) influences per vertex and a constant `mode`.
 // @ts-ignore: decorator
-@inline function skinPart(
+@inline export function skinPart(
   mode: i32,
   renormalize: bool,
+  bounded: bool,
+  bounds: usize,
   used: i32,
   capped: bool,
   n: u32,
@@ -250,111 +289,12 @@ function skinAny(
   outTangents: usize,
 ): void {
   if (used == 4) {
-    skinRun(4, mode, renormalize, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(4, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 2) {
-    skinRun(2, mode, renormalize, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(2, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 3) {
-    skinRun(3, mode, renormalize, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(3, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
-    skinRun(1, mode, renormalize, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  }
-}
-
-/**
- * Collapsed-palette skinning. `parts` holds `partCount` pairs of `u32`
- * (influences per vertex, vertex count); joints (`u16`) and weights (`f32`)
- * are stored vertex by vertex, parts one after another. Per vertex
- * `C = sum w * palette[j]` over the first `min(n, maxInfluences)`
- * influences (divided by their weight sum when capped), `p' = C * p`, and
- * per `flags` `n' = C.rot * n`, `t' = (C.rot * t.xyz, t.w)`, renormalized
- * on request.
- */
-export function skinVertices(
-  palette: usize,
-  parts: usize,
-  partCount: i32,
-  joints: usize,
-  weights: usize,
-  positions: usize,
-  normals: usize,
-  tangents: usize,
-  outPositions: usize,
-  outNormals: usize,
-  outTangents: usize,
-  flags: i32,
-  maxInfluences: i32,
-): void {
-  // The three-influence loop reads one influence past each vertex; it may
-  // do so up to the last influence of the last part.
-  let total: u64 = 0;
-  for (let p = 0; p < partCount; p++) {
-    const pp = parts + (<usize>p << 3);
-    total += <u64>load<u32>(pp) * <u64>load<u32>(pp, 4);
-  }
-  const mode = flags & (NORMALS | TANGENTS);
-  const renormalize = (flags & RENORMALIZE) != 0;
-  let k: usize = 0;
-  let o: usize = 0;
-  for (let p = 0; p < partCount; p++) {
-    const pp = parts + (<usize>p << 3);
-    const n = load<u32>(pp);
-    let count = load<u32>(pp, 4);
-    const used = <i32>min(<i64>n, <i64>maxInfluences);
-    const capped = <i64>used < <i64>n;
-    const jp = joints + (k << 1), wp = weights + (k << 2);
-    const start = o;
-    k += <usize>n * <usize>count;
-    o += <usize>count << 4;
-    if (count == 0) continue;
-    if (used < 1 || used > 4) {
-      skinAny(flags, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-      continue;
-    }
-    if (used == 3 && !capped && <u64>k + 1 > total) {
-      // The last vertex of the stream: no influence after it to over-read.
-      count--;
-      const last = <usize>count;
-      skinAny(flags, used, capped, n, 1, palette, jp + last * 6, wp + last * 12, start + (last << 4), positions, normals, tangents, outPositions, outNormals, outTangents);
-      if (count == 0) continue;
-    }
-    if (mode == 0) {
-      skinPart(0, renormalize, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else if (mode == NORMALS) {
-      skinPart(NORMALS, renormalize, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else if (mode == TANGENTS) {
-      skinPart(TANGENTS, renormalize, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else {
-      skinPart(NORMALS | TANGENTS, renormalize, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    }
-  }
-}
-
-/**
- * {@link skinVertices} over a table of jobs, 12 `u32` words each: palette,
- * parts, partCount, joints, weights, positions, normals, tangents,
- * outPositions, outNormals, outTangents, flags.
- */
-export function skinVerticesBatch(
-  jobs: usize,
-  jobCount: i32,
-  maxInfluences: i32,
-): void {
-  for (let i = 0; i < jobCount; i++) {
-    const j = jobs + <usize>i * 48;
-    skinVertices(
-      load<u32>(j),
-      load<u32>(j, 4),
-      load<i32>(j, 8),
-      load<u32>(j, 12),
-      load<u32>(j, 16),
-      load<u32>(j, 20),
-      load<u32>(j, 24),
-      load<u32>(j, 28),
-      load<u32>(j, 32),
-      load<u32>(j, 36),
-      load<u32>(j, 40),
-      load<i32>(j, 44),
-      maxInfluences,
-    );
+    skinRun(1, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }

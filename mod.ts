@@ -122,6 +122,11 @@ export {
   type SkinStreams,
 } from "./components/skin.ts";
 export {
+  raycastSkin,
+  type SkinRaycastOptions,
+  type SkinRayHit,
+} from "./components/skin_raycast.ts";
+export {
   crossFadeTo,
   getPlayback,
   type PlaybackInfo,

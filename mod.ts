@@ -94,7 +94,12 @@ export * from "./components/errors.ts";
 export type { SkeletonDefinition, SkinDefinition } from "./animation/definitions.ts";
 export { CoreAsset } from "./animation/core_asset.ts";
 export { SkeletonAsset } from "./animation/skeleton_asset.ts";
-export { SkinAsset, type SkinMeshRange } from "./animation/skin_asset.ts";
+export {
+  SkinAsset,
+  type SkinAssetOptions,
+  type SkinMeshRange,
+  type SkinningMethod,
+} from "./animation/skin_asset.ts";
 export {
   clipBytes,
   DEFAULT_CLIP_BUDGET,
@@ -113,6 +118,7 @@ export { addCharacter } from "./components/character.ts";
 export {
   addSkin,
   type Bounds,
+  DualQuaternionError,
   getJointSkinBounds,
   getSkinnedBounds,
   getSkinnedNormals,

@@ -40,6 +40,23 @@ import { CoreAsset } from "./core_asset.ts";
 
 export type { SkinDefinition } from "./definitions.ts";
 
+/** How a skin blends its joints' transforms. */
+export type SkinningMethod = "linear" | "dual-quaternion";
+
+/** Options of {@linkcode SkinAsset}. */
+export interface SkinAssetOptions {
+  /**
+   * `"linear"` (default): linear blend skinning through the collapsed
+   * palette. `"dual-quaternion"`: Kavan et al. 2007, which keeps volume at
+   * twisting joints (no candy-wrapper collapse) but needs each palette
+   * matrix to be a rotation times a uniform scale: the skinning systems
+   * blend the uniform scales linearly and throw a `DualQuaternionError`
+   * (nothing written) for a joint with non-uniform scale, shear or a
+   * mirror.
+   */
+  readonly method?: SkinningMethod;
+}
+
 /** Where one mesh of a skin sits in its output (and source) vertex numbering. */
 export interface SkinMeshRange {
   /** First vertex of the mesh. */
@@ -68,6 +85,8 @@ export class SkinAsset extends CoreAsset {
   readonly vertexOrder: Uint32Array;
   /** Position of source vertex `v` in the output: the inverse of `vertexOrder`. */
   readonly outputIndex: Uint32Array;
+  /** How the skin blends joints (see {@linkcode SkinAssetOptions.method}). */
+  readonly method: SkinningMethod;
 
   /**
    * Validates `definition` (one mesh, or several that share the skeleton)
@@ -79,7 +98,15 @@ export class SkinAsset extends CoreAsset {
    * beyond ±1e18, or meshes that disagree on having normals or tangents.
    * A `TypeError` if the skeleton was disposed.
    */
-  constructor(skeleton: SkeletonAsset, definition: SkinDefinition | readonly SkinDefinition[]) {
+  constructor(
+    skeleton: SkeletonAsset,
+    definition: SkinDefinition | readonly SkinDefinition[],
+    options: SkinAssetOptions = {},
+  ) {
+    const method = options?.method ?? "linear";
+    if (method !== "linear" && method !== "dual-quaternion") {
+      throw new RangeError(`options.method: expected "linear" or "dual-quaternion", got ${method}`);
+    }
     const definitions = Array.isArray(definition)
       ? definition as readonly SkinDefinition[]
       : [definition as SkinDefinition];
@@ -150,6 +177,7 @@ export class SkinAsset extends CoreAsset {
     this.#maxInfluences = Math.max(...built.map((b) => b.maxInfluences));
     this.#outputIndex = outputIndex;
     this.#jointBoxes = jointBoxes;
+    this.method = method;
     this.vertexOrder = vertexOrder.slice();
     this.outputIndex = outputIndex.slice();
   }

@@ -23,6 +23,8 @@
  * |                       | normals, tangents, outPositions, outNormals,          |
  * |                       | outTangents, flags (`bounds`, when not 0, is a table  |
  * |                       | of 8 floats per job: min xyzw, max xyzw of positions) |
+ * | skinDualQuaternions-  | as skinVerticesBatch, a dual-quaternion table (12     |
+ * | Batch                 | floats per joint) in place of the palette             |
  *
  * @module
  */
@@ -97,6 +99,28 @@ export interface CoreKernels {
     bounds: number,
   ): void;
   skinVerticesBatch(
+    jobs: number,
+    jobCount: number,
+    maxInfluences: number,
+    bounds: number,
+  ): void;
+  skinDualQuaternions(
+    table: number,
+    parts: number,
+    partCount: number,
+    joints: number,
+    weights: number,
+    positions: number,
+    normals: number,
+    tangents: number,
+    outPositions: number,
+    outNormals: number,
+    outTangents: number,
+    flags: number,
+    maxInfluences: number,
+    bounds: number,
+  ): void;
+  skinDualQuaternionsBatch(
     jobs: number,
     jobCount: number,
     maxInfluences: number,

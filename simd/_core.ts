@@ -10,6 +10,7 @@ import { type CoreKernels, JOB_BYTES, JOB_WORDS, SKIN_NORMALS, SKIN_TANGENTS } f
 import { CoreMemory, type MemoryLimits } from "./_memory.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import * as ref from "./reference.ts";
+import * as refDq from "./reference_dq.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "./layout.ts";
 
 /** Which implementation of the kernels a core runs. */
@@ -251,6 +252,41 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         bounds ? f32(bounds, 8) : undefined,
       );
     },
+    skinDualQuaternions(
+      table,
+      parts,
+      partCount,
+      joints,
+      weights,
+      positions,
+      normals,
+      tangents,
+      outPositions,
+      outNormals,
+      outTangents,
+      flags,
+      maxInfluences,
+      bounds,
+    ) {
+      const partView = u32(parts, partCount * 2);
+      const { vertices, influences } = partSizes(partView);
+      const stream = (ptr: number) => f32(ptr, ptr ? vertices * VERTEX_FLOATS : 0);
+      refDq.skinDualQuaternions(
+        memory.views().f32.subarray(table >> 2),
+        partView,
+        u16(joints, influences),
+        f32(weights, influences),
+        stream(positions),
+        stream(normals),
+        stream(tangents),
+        stream(outPositions),
+        stream(outNormals),
+        stream(outTangents),
+        flags,
+        maxInfluences,
+        bounds ? f32(bounds, 8) : undefined,
+      );
+    },
     copyVertices(
       parts,
       partCount,
@@ -282,6 +318,27 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i);
         kernels.skinVertices(
+          row[0],
+          row[1],
+          row[2],
+          row[3],
+          row[4],
+          row[5],
+          row[6],
+          row[7],
+          row[8],
+          row[9],
+          row[10],
+          row[11],
+          maxInfluences,
+          bounds ? bounds + i * 32 : 0,
+        );
+      }
+    },
+    skinDualQuaternionsBatch(jobs, jobCount, maxInfluences, bounds) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i);
+        kernels.skinDualQuaternions(
           row[0],
           row[1],
           row[2],

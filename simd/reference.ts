@@ -25,6 +25,11 @@
 import { MATRIX_FLOATS, poseLane } from "./layout.ts";
 
 export { skinPositions, skinVertices, weightedBases } from "./reference_skinning.ts";
+export {
+  DUAL_QUATERNION_FLOATS,
+  paletteToDualQuaternions,
+  skinDualQuaternions,
+} from "./reference_dq.ts";
 
 /**
  * Joint poses (SoA×4 translation, rotation, scale) to 3x4 joint matrices,

@@ -29,6 +29,8 @@ import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import { checkPalettes } from "./_select.ts";
+import { DUAL_QUATERNION_FLOATS, paletteToDualQuaternions } from "../simd/reference_dq.ts";
+import { DualQuaternionError } from "../components/skin.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {
@@ -86,21 +88,39 @@ function skinEntities(
   if (skinned.length === 0) return;
   checkPalettes(state, skinned);
   const lodOf = (eid: number) => Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES);
-  // One batch call per level of detail: the kernel takes it per call.
-  skinned.sort((a, b) => lodOf(a) - lodOf(b));
+  const dualOf = (eid: number) => owned.skin[eid]!.method === "dual-quaternion";
+  // One batch call per level of detail and method: the kernel takes it per call.
+  const keyOf = (eid: number) => lodOf(eid) * 2 + (dualOf(eid) ? 1 : 0);
+  skinned.sort((a, b) => keyOf(a) - keyOf(b));
   const renormalize = directions && options.renormalize ? SkinFlags.RENORMALIZE : 0;
   const table = state.jobs(caller);
   table.begin(skinned.length, JOB_WORDS);
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
   const bounds = state.jobs(`${caller}: bounds`);
   bounds.begin(skinned.length, BOUNDS_FLOATS);
-  const u32 = state.memory.u32;
+  let dualJoints = 0;
+  for (const eid of skinned) if (dualOf(eid)) dualJoints += checkedSkeleton(state, eid).jointCount;
+  const dual = state.jobs(`${caller}: dual quaternions`);
+  if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
+  const u32 = state.memory.u32, f32 = state.memory.f32;
+  let dualAt = dual.ptr;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
     const n = checkedSkeleton(state, eid).jointCount;
     const skin = checkedSkin(state, eid);
     const at = (table.ptr >> 2) + i * JOB_WORDS;
-    u32[at] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    let palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    if (skin.asset.method === "dual-quaternion") {
+      const bad = paletteToDualQuaternions(
+        f32.subarray(palette >> 2, (palette >> 2) + n * MATRIX_FLOATS),
+        n,
+        f32.subarray(dualAt >> 2, (dualAt >> 2) + n * DUAL_QUATERNION_FLOATS),
+      );
+      if (bad >= 0) throw new DualQuaternionError(eid, bad);
+      palette = dualAt;
+      dualAt += n * DUAL_QUATERNION_FLOATS * 4;
+    }
+    u32[at] = palette;
     u32.set(skin.asset.mesh.kernelWords, at + 1);
     u32[at + 8] = skin.positions;
     u32[at + 9] = skin.normals;
@@ -109,18 +129,14 @@ function skinEntities(
       (skin.tangents ? SkinFlags.TANGENTS : 0) | renormalize;
   }
   for (let first = 0; first < skinned.length;) {
-    const lod = lodOf(skinned[first]);
+    const key = keyOf(skinned[first]);
     let end = first + 1;
-    while (end < skinned.length && lodOf(skinned[end]) === lod) end++;
-    state.kernels.skinVerticesBatch(
-      table.ptr + first * JOB_WORDS * 4,
-      end - first,
-      lod,
-      bounds.ptr + first * BOUNDS_FLOATS * 4,
-    );
+    while (end < skinned.length && keyOf(skinned[end]) === key) end++;
+    const jobs = table.ptr + first * JOB_WORDS * 4, jobBounds = bounds.ptr + first * 32;
+    if (key & 1) state.kernels.skinDualQuaternionsBatch(jobs, end - first, key >> 1, jobBounds);
+    else state.kernels.skinVerticesBatch(jobs, end - first, key >> 1, jobBounds);
     first = end;
   }
-  const f32 = state.memory.f32;
   for (let i = 0; i < skinned.length; i++) {
     const at = (bounds.ptr >> 2) + i * BOUNDS_FLOATS;
     boundsSlot(state, skinned[i]).set(f32.subarray(at, at + BOUNDS_FLOATS));

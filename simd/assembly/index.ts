@@ -14,3 +14,4 @@ export {
 export { skinPositions, skinPositionsBatch } from "./skin_positions";
 export { skinVertices, skinVerticesBatch } from "./skin_vertices";
 export { copyVertices } from "./copy";
+export { skinDualQuaternions, skinDualQuaternionsBatch } from "./skin_dq";

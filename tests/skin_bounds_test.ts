@@ -7,7 +7,8 @@
  *    reference's (`positionBounds` of `skinVertices`' output); no vertex
  *    gives +Infinity / -Infinity.
  * 2. Systems: `getSkinnedBounds` is undefined before the first skinning
- *    (and again after the Skin is re-added), then the box of
+ *    (and again after the Skin is re-added, or after skinning with
+ *    `bounds: false`), then the box of
  *    `getSkinnedPositions`; `getJointSkinBounds` contains it on random
  *    poses, scales and influence caps.
  */
@@ -183,6 +184,9 @@ for (const build of BUILDS) {
         contains(getJointSkinBounds(world, eid), bounds);
       }
     }
+    skinSystem(world, { bounds: false });
+    assertEquals(getSkinnedBounds(world, bare), undefined);
+    assert(getSkinnedBounds(world, full) !== undefined);
     removeSkin(world, full);
     addSkin(world, full, skin);
     assertEquals(getSkinnedBounds(world, full), undefined);

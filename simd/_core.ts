@@ -103,6 +103,67 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
   const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
   const job = (jobs: number, index: number) => u32(jobs + index * JOB_WORDS * 4, JOB_WORDS);
 
+  /** The scalar skinning kernel `skin` (reference signature) over core memory. */
+  const skinWith = (skin: typeof ref.skinVertices) =>
+  (
+    palette: number,
+    parts: number,
+    partCount: number,
+    joints: number,
+    weights: number,
+    positions: number,
+    normals: number,
+    tangents: number,
+    outPositions: number,
+    outNormals: number,
+    outTangents: number,
+    flags: number,
+    maxInfluences: number,
+    bounds: number,
+  ) => {
+    const partView = u32(parts, partCount * 2);
+    const { vertices, influences } = partSizes(partView);
+    const stream = (ptr: number) => f32(ptr, ptr ? vertices * VERTEX_FLOATS : 0);
+    skin(
+      memory.views().f32.subarray(palette >> 2),
+      partView,
+      u16(joints, influences),
+      f32(weights, influences),
+      stream(positions),
+      stream(normals),
+      stream(tangents),
+      stream(outPositions),
+      stream(outNormals),
+      stream(outTangents),
+      flags,
+      maxInfluences,
+      bounds ? f32(bounds, 8) : undefined,
+    );
+  };
+  /** The batch form of skinning kernel `name`: one job row per call. */
+  const batchOf =
+    (name: "skinVertices" | "skinDualQuaternions") =>
+    (jobs: number, jobCount: number, maxInfluences: number, bounds: number) => {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i);
+        kernels[name](
+          row[0],
+          row[1],
+          row[2],
+          row[3],
+          row[4],
+          row[5],
+          row[6],
+          row[7],
+          row[8],
+          row[9],
+          row[10],
+          row[11],
+          maxInfluences,
+          bounds ? bounds + i * 32 : 0,
+        );
+      }
+    };
   const kernels: CoreKernels = {
     firstNonFinite(ptr, count) {
       return kernels.firstBeyond(ptr, count, Infinity);
@@ -217,76 +278,8 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         kernels.skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences);
       }
     },
-    skinVertices(
-      palette,
-      parts,
-      partCount,
-      joints,
-      weights,
-      positions,
-      normals,
-      tangents,
-      outPositions,
-      outNormals,
-      outTangents,
-      flags,
-      maxInfluences,
-      bounds,
-    ) {
-      const partView = u32(parts, partCount * 2);
-      const { vertices, influences } = partSizes(partView);
-      const stream = (ptr: number) => f32(ptr, ptr ? vertices * VERTEX_FLOATS : 0);
-      ref.skinVertices(
-        memory.views().f32.subarray(palette >> 2),
-        partView,
-        u16(joints, influences),
-        f32(weights, influences),
-        stream(positions),
-        stream(normals),
-        stream(tangents),
-        stream(outPositions),
-        stream(outNormals),
-        stream(outTangents),
-        flags,
-        maxInfluences,
-        bounds ? f32(bounds, 8) : undefined,
-      );
-    },
-    skinDualQuaternions(
-      table,
-      parts,
-      partCount,
-      joints,
-      weights,
-      positions,
-      normals,
-      tangents,
-      outPositions,
-      outNormals,
-      outTangents,
-      flags,
-      maxInfluences,
-      bounds,
-    ) {
-      const partView = u32(parts, partCount * 2);
-      const { vertices, influences } = partSizes(partView);
-      const stream = (ptr: number) => f32(ptr, ptr ? vertices * VERTEX_FLOATS : 0);
-      refDq.skinDualQuaternions(
-        memory.views().f32.subarray(table >> 2),
-        partView,
-        u16(joints, influences),
-        f32(weights, influences),
-        stream(positions),
-        stream(normals),
-        stream(tangents),
-        stream(outPositions),
-        stream(outNormals),
-        stream(outTangents),
-        flags,
-        maxInfluences,
-        bounds ? f32(bounds, 8) : undefined,
-      );
-    },
+    skinVertices: skinWith(ref.skinVertices),
+    skinDualQuaternions: skinWith(refDq.skinDualQuaternions),
     copyVertices(
       parts,
       partCount,
@@ -314,48 +307,8 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       if (flags & SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
       return fold;
     },
-    skinVerticesBatch(jobs, jobCount, maxInfluences, bounds) {
-      for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i);
-        kernels.skinVertices(
-          row[0],
-          row[1],
-          row[2],
-          row[3],
-          row[4],
-          row[5],
-          row[6],
-          row[7],
-          row[8],
-          row[9],
-          row[10],
-          row[11],
-          maxInfluences,
-          bounds ? bounds + i * 32 : 0,
-        );
-      }
-    },
-    skinDualQuaternionsBatch(jobs, jobCount, maxInfluences, bounds) {
-      for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i);
-        kernels.skinDualQuaternions(
-          row[0],
-          row[1],
-          row[2],
-          row[3],
-          row[4],
-          row[5],
-          row[6],
-          row[7],
-          row[8],
-          row[9],
-          row[10],
-          row[11],
-          maxInfluences,
-          bounds ? bounds + i * 32 : 0,
-        );
-      }
-    },
+    skinVerticesBatch: batchOf("skinVertices"),
+    skinDualQuaternionsBatch: batchOf("skinDualQuaternions"),
   };
   return kernels;
 }

@@ -12,6 +12,6 @@ export {
   multiplyMatricesBatch,
 } from "./skeleton";
 export { skinPositions, skinPositionsBatch } from "./skin_positions";
-export { skinVertices, skinVerticesBatch } from "./skin_vertices";
+export { skinDualQuaternionsBatch, skinVertices, skinVerticesBatch } from "./skin_vertices";
 export { copyVertices } from "./copy";
-export { skinDualQuaternions, skinDualQuaternionsBatch } from "./skin_dq";
+export { skinDualQuaternions } from "./skin_dq";

@@ -10,7 +10,6 @@
 // influence is rigid (its weight not applied); p' = rotate(qr, s * p) + t with
 // t = 2 qd conj(qr); normals and tangents are rotated.
 
-import { JOB_BYTES } from "./abi";
 import { madd, vmax, vmin } from "./common";
 import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./skin_common";
 
@@ -62,6 +61,7 @@ import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./s
 // @ts-ignore: decorator
 @inline function dqRun(
   K: i32,
+  used: i32,
   mode: i32,
   bounds: usize,
   n: u32,
@@ -119,7 +119,8 @@ import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./s
       bd = f32x4.mul(v128.load(m0, 16), w0);
       bs = f32x4.mul(v128.load(m0, 32), w0);
       let ws = w0;
-      for (let k = 1; k < K; k++) {
+      const kEnd = K ? K : used;
+      for (let k = 1; k < kEnd; k++) {
         const m = joint(table, load<u16>(jp + (<usize>k << 1)));
         const q = v128.load(m);
         const wk = f32x4.splat(load<f32>(wp + (<usize>k << 2)));
@@ -179,73 +180,13 @@ import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./s
   outTangents: usize,
 ): void {
   if (mode == 0) {
-    dqRun(K, 0, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    dqRun(K, K, 0, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (mode == NORMALS) {
-    dqRun(K, NORMALS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    dqRun(K, K, NORMALS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (mode == TANGENTS) {
-    dqRun(K, TANGENTS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    dqRun(K, K, TANGENTS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
-    dqRun(K, NORMALS | TANGENTS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  }
-}
-
-// Five or more used influences: the general loop, the mode tested per vertex.
-function dqAny(
-  used: i32,
-  mode: i32,
-  bounds: usize,
-  n: u32,
-  count: u32,
-  table: usize,
-  jp: usize,
-  wp: usize,
-  o: usize,
-  positions: usize,
-  normals: usize,
-  tangents: usize,
-  outPositions: usize,
-  outNormals: usize,
-  outTangents: usize,
-): void {
-  const jStride = <usize>n << 1, wStride = <usize>n << 2;
-  const signBit = i32x4.splat(0x80000000);
-  const xyz = i32x4(-1, -1, -1, 0);
-  const e3 = unitW(count);
-  for (let v: u32 = 0; v < count; v++, o += 16, jp += jStride, wp += wStride) {
-    const q0 = v128.load(joint(table, load<u16>(jp)));
-    let br = f32x4.splat(0), bd = br, bs = br, ws = br;
-    for (let k = 0; k < used; k++) {
-      const m = joint(table, load<u16>(jp + (<usize>k << 1)));
-      const q = v128.load(m);
-      const wk = f32x4.splat(load<f32>(wp + (<usize>k << 2)));
-      const sw = signed(wk, q0, q, signBit);
-      br = madd(q, sw, br);
-      bd = madd(v128.load(m, 16), sw, bd);
-      bs = madd(v128.load(m, 32), wk, bs);
-      ws = f32x4.add(ws, wk);
-    }
-    bs = f32x4.div(lane0(bs), ws);
-    const inv = f32x4.div(f32x4.splat(1), f32x4.sqrt(hsum(f32x4.mul(br, br))));
-    const r = f32x4.mul(br, inv), d = f32x4.mul(bd, inv);
-    const rw = lane3(r), dw = lane3(d);
-    let t = f32x4.sub(f32x4.mul(rw, d), f32x4.mul(dw, r));
-    t = v128.and(f32x4.add(t, cross(r, d)), xyz);
-    t = f32x4.add(t, t);
-    const p = v128.and(v128.load(positions + o), xyz);
-    const out = f32x4.add(f32x4.add(rotate(r, rw, f32x4.mul(p, bs)), t), e3);
-    v128.store(outPositions + o, out);
-    if (bounds) {
-      v128.store(bounds, vmin(v128.load(bounds), out));
-      v128.store(bounds, vmax(v128.load(bounds, 16), out), 16);
-    }
-    if (mode & NORMALS) {
-      v128.store(outNormals + o, rotate(r, rw, v128.and(v128.load(normals + o), xyz)));
-    }
-    if (mode & TANGENTS) {
-      const tv = v128.load(tangents + o);
-      const rt = rotate(r, rw, v128.and(tv, xyz));
-      v128.store(outTangents + o, i32x4.shuffle(rt, tv, 0, 1, 2, 7));
-    }
+    dqRun(K, K, NORMALS | TANGENTS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }
 
@@ -298,38 +239,8 @@ export function skinDualQuaternions(
     } else if (used == 4) {
       dqModes(4, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else {
-      dqAny(used, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+      // Five or more: the general loop, the mode tested per vertex.
+      dqRun(0, used, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     }
-  }
-}
-
-/**
- * {@link skinDualQuaternions} over a table of jobs laid out as
- * skinVerticesBatch's, the joint table in place of the palette.
- */
-export function skinDualQuaternionsBatch(
-  jobs: usize,
-  jobCount: i32,
-  maxInfluences: i32,
-  bounds: usize,
-): void {
-  for (let i = 0; i < jobCount; i++) {
-    const j = jobs + <usize>i * JOB_BYTES;
-    skinDualQuaternions(
-      load<u32>(j),
-      load<u32>(j, 4),
-      load<i32>(j, 8),
-      load<u32>(j, 12),
-      load<u32>(j, 16),
-      load<u32>(j, 20),
-      load<u32>(j, 24),
-      load<u32>(j, 28),
-      load<u32>(j, 32),
-      load<u32>(j, 36),
-      load<u32>(j, 40),
-      load<i32>(j, 44),
-      maxInfluences,
-      bounds ? bounds + (<usize>i << 5) : 0,
-    );
   }
 }

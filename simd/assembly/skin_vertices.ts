@@ -5,6 +5,7 @@
 import { JOB_BYTES } from "./abi";
 import { NORMALS, RENORMALIZE, TANGENTS } from "./skin_common";
 import { skinAny, skinPart } from "./skinning";
+import { skinDualQuaternions } from "./skin_dq";
 
 // One part, its `mode` dispatched to a constant.
 // @ts-ignore: decorator
@@ -113,12 +114,10 @@ export function skinVertices(
   }
 }
 
-/**
- * {@link skinVertices} over a table of jobs, 12 `u32` words each: palette,
- * parts, partCount, joints, weights, positions, normals, tangents,
- * outPositions, outNormals, outTangents, flags.
- */
-export function skinVerticesBatch(
+// Runs skinVertices, or with `dual` skinDualQuaternions, for each job row.
+// @ts-ignore: decorator
+@inline function eachJob(
+  dual: bool,
   jobs: usize,
   jobCount: i32,
   maxInfluences: i32,
@@ -126,21 +125,39 @@ export function skinVerticesBatch(
 ): void {
   for (let i = 0; i < jobCount; i++) {
     const j = jobs + <usize>i * JOB_BYTES;
-    skinVertices(
-      load<u32>(j),
-      load<u32>(j, 4),
-      load<i32>(j, 8),
-      load<u32>(j, 12),
-      load<u32>(j, 16),
-      load<u32>(j, 20),
-      load<u32>(j, 24),
-      load<u32>(j, 28),
-      load<u32>(j, 32),
-      load<u32>(j, 36),
-      load<u32>(j, 40),
-      load<i32>(j, 44),
-      maxInfluences,
-      bounds ? bounds + (<usize>i << 5) : 0,
-    );
+    const b = bounds ? bounds + (<usize>i << 5) : 0;
+    if (dual) {
+      skinDualQuaternions(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b);
+    } else {
+      skinVertices(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b);
+    }
   }
+}
+
+/**
+ * {@link skinVertices} over a table of jobs, 12 `u32` words each: palette,
+ * parts, partCount, joints, weights, positions, normals, tangents,
+ * outPositions, outNormals, outTangents, flags; `bounds` (when not 0) 8
+ * floats per job.
+ */
+export function skinVerticesBatch(
+  jobs: usize,
+  jobCount: i32,
+  maxInfluences: i32,
+  bounds: usize,
+): void {
+  eachJob(false, jobs, jobCount, maxInfluences, bounds);
+}
+
+/**
+ * {@link skinDualQuaternions} over a table of jobs laid out as
+ * skinVerticesBatch's, the joint table in place of the palette.
+ */
+export function skinDualQuaternionsBatch(
+  jobs: usize,
+  jobCount: i32,
+  maxInfluences: i32,
+  bounds: usize,
+): void {
+  eachJob(true, jobs, jobCount, maxInfluences, bounds);
 }

@@ -96,7 +96,12 @@ export * from "./components/errors.ts";
 export type { SkeletonDefinition, SkinDefinition } from "./animation/definitions.ts";
 export { CoreAsset } from "./animation/core_asset.ts";
 export { SkeletonAsset } from "./animation/skeleton_asset.ts";
-export { SkinAsset, type SkinMeshRange } from "./animation/skin_asset.ts";
+export {
+  SkinAsset,
+  type SkinAssetOptions,
+  type SkinMeshRange,
+  type SkinningMethod,
+} from "./animation/skin_asset.ts";
 export {
   ClipBudgetError,
   clipBytes,
@@ -115,12 +120,21 @@ export {
 export { addCharacter } from "./components/character.ts";
 export {
   addSkin,
+  type Bounds,
+  DualQuaternionError,
+  getJointSkinBounds,
+  getSkinnedBounds,
   getSkinnedNormals,
   getSkinnedPositions,
   getSkinnedTangents,
   removeSkin,
   type SkinStreams,
 } from "./components/skin.ts";
+export {
+  raycastSkin,
+  type SkinRaycastOptions,
+  type SkinRayHit,
+} from "./components/skin_raycast.ts";
 export {
   crossFadeTo,
   getPlayback,

@@ -31,7 +31,7 @@
  */
 
 import { type Core, SkinMesh } from "../simd/core.ts";
-import { VERTEX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
 import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import type { SkinDefinition } from "./definitions.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
@@ -39,6 +39,23 @@ import { lifetimeOf } from "./_lifetime.ts";
 import { CoreAsset } from "./core_asset.ts";
 
 export type { SkinDefinition } from "./definitions.ts";
+
+/** How a skin blends its joints' transforms. */
+export type SkinningMethod = "linear" | "dual-quaternion";
+
+/** Options of {@linkcode SkinAsset}. */
+export interface SkinAssetOptions {
+  /**
+   * `"linear"` (default): linear blend skinning through the collapsed
+   * palette. `"dual-quaternion"`: Kavan et al. 2007, which keeps volume at
+   * twisting joints (no candy-wrapper collapse) but needs each palette
+   * matrix to be a rotation times a uniform scale: the skinning systems
+   * blend the uniform scales linearly and throw a `DualQuaternionError`
+   * (nothing written) for a joint with non-uniform scale, shear or a
+   * mirror.
+   */
+  readonly method?: SkinningMethod;
+}
 
 /** Where one mesh of a skin sits in its output (and source) vertex numbering. */
 export interface SkinMeshRange {
@@ -63,10 +80,13 @@ export class SkinAsset extends CoreAsset {
   readonly #meshes: readonly SkinMeshRange[];
   readonly #maxInfluences: number;
   readonly #outputIndex: Uint32Array;
+  readonly #jointBoxes: Float32Array;
   /** Output vertex `i` is source vertex `vertexOrder[i]` (a copy: yours to keep). */
   readonly vertexOrder: Uint32Array;
   /** Position of source vertex `v` in the output: the inverse of `vertexOrder`. */
   readonly outputIndex: Uint32Array;
+  /** How the skin blends joints (see {@linkcode SkinAssetOptions.method}). */
+  readonly method: SkinningMethod;
 
   /**
    * Validates `definition` (one mesh, or several that share the skeleton)
@@ -78,7 +98,15 @@ export class SkinAsset extends CoreAsset {
    * beyond ±1e18, or meshes that disagree on having normals or tangents.
    * A `TypeError` if the skeleton was disposed.
    */
-  constructor(skeleton: SkeletonAsset, definition: SkinDefinition | readonly SkinDefinition[]) {
+  constructor(
+    skeleton: SkeletonAsset,
+    definition: SkinDefinition | readonly SkinDefinition[],
+    options: SkinAssetOptions = {},
+  ) {
+    const method = options?.method ?? "linear";
+    if (method !== "linear" && method !== "dual-quaternion") {
+      throw new RangeError(`options.method: expected "linear" or "dual-quaternion", got ${method}`);
+    }
     const definitions = Array.isArray(definition)
       ? definition as readonly SkinDefinition[]
       : [definition as SkinDefinition];
@@ -132,6 +160,7 @@ export class SkinAsset extends CoreAsset {
         }
       }
     });
+    const jointBoxes = jointSpaceBoxes(skeleton.inverseBind, parts, joints, positions);
     const mesh = new SkinMesh(
       { parts, joints, weights, positions, normals, tangents },
       skeleton.core,
@@ -147,6 +176,8 @@ export class SkinAsset extends CoreAsset {
     this.#meshes = Object.freeze(meshes);
     this.#maxInfluences = Math.max(...built.map((b) => b.maxInfluences));
     this.#outputIndex = outputIndex;
+    this.#jointBoxes = jointBoxes;
+    this.method = method;
     this.vertexOrder = vertexOrder.slice();
     this.outputIndex = outputIndex.slice();
   }
@@ -234,6 +265,23 @@ export class SkinAsset extends CoreAsset {
     return out;
   }
 
+  /**
+   * Per joint, the axis-aligned box in the joint's bind space
+   * (`inverseBind[j] * p`) of the bind positions of every vertex it
+   * influences: 6 floats per joint (min xyz, max xyz); +Infinity /
+   * -Infinity for a joint that influences no vertex. The joint's model
+   * matrix takes the box to where those vertices can be, so the union over
+   * joints bounds the skinned mesh without skinning it. A copy.
+   */
+  get jointBounds(): Float32Array {
+    return this.#jointBoxes.slice();
+  }
+
+  /** @internal {@linkcode SkinAsset.jointBounds} without the copy. */
+  get jointBoxes(): Float32Array {
+    return this.#jointBoxes;
+  }
+
   /** @internal The collapsed-palette mesh in the core. */
   get mesh(): SkinMesh {
     this.checkLive("SkinAsset");
@@ -246,6 +294,38 @@ export class SkinAsset extends CoreAsset {
     }
     return this.#meshes[mesh];
   }
+}
+
+/** Joint-space boxes of the vertices each joint influences (see `jointBounds`). */
+function jointSpaceBoxes(
+  inverseBind: Float32Array,
+  parts: readonly number[],
+  joints: Uint16Array,
+  positions: Float32Array,
+): Float32Array {
+  const boxes = new Float32Array((inverseBind.length / MATRIX_FLOATS) * 6);
+  for (let j = 0; j < boxes.length; j += 6) {
+    boxes.fill(Infinity, j, j + 3).fill(-Infinity, j + 3, j + 6);
+  }
+  let v = 0, k = 0;
+  for (let p = 0; p < parts.length; p += 2) {
+    const n = parts[p];
+    const end = v + parts[p + 1];
+    for (; v < end; v++, k += n) {
+      const x = positions[v * 4], y = positions[v * 4 + 1], z = positions[v * 4 + 2];
+      for (let i = 0; i < n; i++) {
+        const j = joints[k + i], m = j * MATRIX_FLOATS, b = j * 6;
+        for (let r = 0; r < 3; r++) {
+          const e = m + r * 4;
+          const c = inverseBind[e] * x + inverseBind[e + 1] * y + inverseBind[e + 2] * z +
+            inverseBind[e + 3];
+          if (c < boxes[b + r]) boxes[b + r] = c;
+          if (c > boxes[b + 3 + r]) boxes[b + 3 + r] = c;
+        }
+      }
+    }
+  }
+  return boxes;
 }
 
 /** One mesh, validated, with sorted and renormalized influences. */

@@ -15,7 +15,9 @@ import {
   createAnimationPipeline,
   getPose,
   MatrixBuffer,
+  multiplyInverseBindSystem,
   quatToMatSystem,
+  skinSystem,
 } from "../mod.ts";
 import { createCylinder, wavePose } from "../examples/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
@@ -169,5 +171,59 @@ for (const build of BUILDS) {
     name: "the system with no matching entity (1,000 entities)",
     group: "fixed cost",
     fn: () => quatToMatSystem(empty),
+  });
+  Deno.bench({
+    name: "skinSystem with no matching entity (1,000 entities)",
+    group: "fixed cost",
+    fn: () => skinSystem(empty),
+  });
+  // Every skin of the scene has tangents: the positions-only system idles.
+  Deno.bench({
+    name: "skinSystem idle beside 100 skinned entities with tangents",
+    group: "fixed cost",
+    fn: () => skinSystem(world),
+  });
+}
+
+// What multiplyInverseBindSystem adds per entity to its two batched calls
+// (the multiply and the palette scan, tables built once here): 1,000
+// entities × 20 joints. (system − kernels) / 1,000 is the per-entity row cost.
+{
+  const ENTITIES = 1000;
+  const { world, core, entities, skeleton } = createScene("relaxed-simd", ENTITIES, {
+    joints: 20,
+    segments: 8,
+    rings: 8,
+  });
+  const { JointMat } = createAnimation(world);
+  const kernels = coreKernels(core);
+  const n = skeleton.jointCount;
+  const words = (rows: number[][]) => {
+    const buffer = new MatrixBuffer(Math.ceil((rows.length * JOB_WORDS) / MATRIX_FLOATS), core);
+    const u32 = new Uint32Array(buffer.array.buffer, buffer.byteOffset, rows.length * JOB_WORDS);
+    rows.forEach((row, i) => u32.set(row, i * JOB_WORDS));
+    return buffer.byteOffset;
+  };
+  const multiply = words(entities.map((eid) => [
+    JointMat.modelByteOffset[eid],
+    skeleton.inverseBindByteOffset,
+    JointMat.paletteByteOffset[eid],
+    n,
+  ]));
+  const scan = words(entities.map((eid) => [JointMat.paletteByteOffset[eid], n * MATRIX_FLOATS]));
+  const group = "per entity overhead (multiplyInverseBind, 1,000 entities × 20 joints)";
+  Deno.bench({
+    name: "the two batched calls, tables prebuilt",
+    group,
+    baseline: true,
+    fn: () => {
+      kernels.multiplyMatricesBatch(multiply, ENTITIES);
+      kernels.firstBeyondBatch(scan, ENTITIES, 1e18);
+    },
+  });
+  Deno.bench({
+    name: "multiplyInverseBindSystem",
+    group,
+    fn: () => multiplyInverseBindSystem(world),
   });
 }

@@ -8,6 +8,12 @@
  * - `skinVertices` at 100,000 × 4, positions only and with normals and
  *   tangents.
  *
+ * - `skin limit: <row>`: `skinVertices` (the systems' kernel) on each row of
+ *   the issue's comparison with ozz-animation, against a `copy` baseline that
+ *   moves the same bytes inside the core (joints and weights read, input
+ *   streams read, output streams written) and does no arithmetic: the ratio
+ *   says how far each loop is from the memory limit.
+ *
  * Every vertex has the same number of influences, as after a glTF import
  * (padded to four), so the kernels' branches on the count are predictable
  * as they are on real meshes; weights are sorted decreasing and sum to 1.
@@ -104,11 +110,34 @@ function mesh(vertices: number, influences: number) {
     vertices,
     bases,
   );
+  // Dual quaternions of rigid joints.
+  const rigid = new Float32Array(JOINTS * MATRIX_FLOATS);
+  for (let j = 0; j < JOINTS; j++) {
+    const q = [0, 1, 2, 3].map(() => random() - 0.5), l = Math.hypot(...q);
+    const [x, y, z, w] = q.map((c) => c / l);
+    rigid.set([
+      1 - 2 * (y * y + z * z),
+      2 * (x * y - w * z),
+      2 * (x * z + w * y),
+      random(),
+      2 * (x * y + w * z),
+      1 - 2 * (x * x + z * z),
+      2 * (y * z - w * x),
+      random(),
+      2 * (x * z - w * y),
+      2 * (y * z + w * x),
+      1 - 2 * (x * x + y * y),
+      random(),
+    ], j * MATRIX_FLOATS);
+  }
+  const dualQuaternions = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
+  if (ref.paletteToDualQuaternions(rigid, JOINTS, dualQuaternions) !== -1) throw new Error("rigid");
   return {
     vertices,
     joints,
     weights,
     counts,
+    dualQuaternions,
     parts: new Uint32Array([influences, vertices]),
     model,
     palette,
@@ -137,6 +166,7 @@ function setUp(build: CoreBuild, m: Mesh) {
   const at = {
     model: copy(m.model),
     palette: copy(m.palette),
+    dualQuaternions: copy(m.dualQuaternions),
     bases: copy(m.bases),
     joints: copy(m.joints),
     weights: copy(m.weights),
@@ -146,6 +176,7 @@ function setUp(build: CoreBuild, m: Mesh) {
     normals: copy(m.normals),
     tangents: copy(m.tangents),
     out: m.out.map((o) => memory.alloc(o.byteLength)),
+    bounds: memory.alloc(32),
   };
   return { build, kernels, at };
 }
@@ -204,6 +235,29 @@ function positionsGroup(vertices: number, influences: number): void {
   );
 }
 
+/**
+ * The core's `skinVertices` on all of the core's mesh (with its bounds when
+ * `bounded`; `skinDualQuaternions` when `dual`).
+ */
+function skinCore({ kernels, at }: Core, flags: number, bounded = false, dual = false): void {
+  kernels[dual ? "skinDualQuaternions" : "skinVertices"](
+    dual ? at.dualQuaternions : at.palette,
+    at.parts,
+    1,
+    at.joints,
+    at.weights,
+    at.positions,
+    at.normals,
+    at.tangents,
+    at.out[0],
+    at.out[1],
+    at.out[2],
+    flags,
+    MAX_INFLUENCES,
+    bounded ? at.bounds : 0,
+  );
+}
+
 function verticesGroup(
   vertices: number,
   influences: number,
@@ -229,26 +283,86 @@ function verticesGroup(
         flags,
         MAX_INFLUENCES,
       ),
-    ({ kernels, at }) =>
-      kernels.skinVertices(
-        at.palette,
-        at.parts,
-        1,
-        at.joints,
-        at.weights,
-        at.positions,
-        at.normals,
-        at.tangents,
-        at.out[0],
-        at.out[1],
-        at.out[2],
-        flags,
-        MAX_INFLUENCES,
-      ),
+    (core) => skinCore(core, flags),
   );
+}
+
+/** `skinVertices` on one row of the ozz comparison against its `copy`. */
+function limitGroup(row: string, vertices: number, influences: number, flags: number): void {
+  const group = `skin limit: ${row}`;
+  // `SKIN_LIMIT=<part of a row>` runs only matching rows on a noisy machine.
+  if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
+  const m = mesh(vertices, influences);
+  const cores = builds.map((build) => setUp(build, m));
+  const copy = ({ kernels, at }: Core) =>
+    kernels.copyVertices(
+      at.parts,
+      1,
+      at.joints,
+      at.weights,
+      at.positions,
+      at.normals,
+      at.tangents,
+      at.out[0],
+      at.out[1],
+      at.out[2],
+      flags,
+    );
+  Deno.bench({ name: "copy", group, baseline: true, fn: () => void copy(cores.at(-1)!) });
+  for (const core of cores) {
+    Deno.bench({ name: `skinVertices ${core.build}`, group, fn: () => skinCore(core, flags) });
+  }
+}
+
+/** The fused bounds' overhead: `skinVertices` with bounds against without, same build. */
+function boundsGroup(row: string, vertices: number, influences: number, flags: number): void {
+  const group = `skin bounds: ${row}`;
+  if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
+  const m = mesh(vertices, influences);
+  const core = setUp(builds.at(-1)!, m);
+  Deno.bench({
+    name: `unfused ${core.build}`,
+    group,
+    baseline: true,
+    fn: () => skinCore(core, flags),
+  });
+  Deno.bench({ name: `bounds ${core.build}`, group, fn: () => skinCore(core, flags, true) });
+}
+
+/** Dual-quaternion against linear skinning, same mesh and build. */
+function dualGroup(row: string, vertices: number, influences: number, flags: number): void {
+  const group = `skin dual quaternion: ${row}`;
+  if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
+  const core = setUp(builds.at(-1)!, mesh(vertices, influences));
+  Deno.bench({
+    name: `linear ${core.build}`,
+    group,
+    baseline: true,
+    fn: () => skinCore(core, flags),
+  });
+  Deno.bench({
+    name: `dual quaternion ${core.build}`,
+    group,
+    fn: () => skinCore(core, flags, false, true),
+  });
 }
 
 positionsGroup(1024, 2);
 positionsGroup(100_000, 4);
 verticesGroup(100_000, 4, 0);
 verticesGroup(100_000, 4, SkinFlags.NORMALS | SkinFlags.TANGENTS);
+
+const ALL = SkinFlags.NORMALS | SkinFlags.TANGENTS;
+limitGroup("100,000 × 1 influence, positions", 100_000, 1, 0);
+limitGroup("100,000 × 2, positions", 100_000, 2, 0);
+limitGroup("1,024 × 2, positions", 1024, 2, 0);
+limitGroup("100,000 × 4, positions", 100_000, 4, 0);
+limitGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);
+boundsGroup("100,000 × 1 influence, positions", 100_000, 1, 0);
+boundsGroup("100,000 × 2, positions", 100_000, 2, 0);
+boundsGroup("100,000 × 4, positions", 100_000, 4, 0);
+boundsGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);
+dualGroup("100,000 × 1 influence, positions", 100_000, 1, 0);
+dualGroup("100,000 × 2, positions", 100_000, 2, 0);
+dualGroup("100,000 × 4, positions", 100_000, 4, 0);
+dualGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);

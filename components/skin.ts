@@ -14,10 +14,34 @@
 
 import { addComponent, hasComponent, removeComponent } from "bitecs";
 import { SkinAsset } from "../animation/skin_asset.ts";
-import { VERTEX_FLOATS } from "../simd/layout.ts";
-import { checkedSkeleton, checkedSkin } from "./_access.ts";
+import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
+import { checkedMatrices, checkedSkeleton, checkedSkin } from "./_access.ts";
+import { forgetBounds, storedBounds } from "./_skin_bounds.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
 import { ComponentError } from "./errors.ts";
+
+/**
+ * A joint whose skinning palette matrix is not a rotation times a uniform
+ * positive scale (non-uniform scale, shear, a mirror or a zero scale), on
+ * an entity whose skin uses dual-quaternion skinning. Raised by the
+ * skinning systems before they write anything.
+ */
+export class DualQuaternionError extends RangeError {
+  /** The entity at fault. */
+  readonly entity: number;
+  /** The joint at fault. */
+  readonly joint: number;
+
+  /** Creates the error for `entity`'s `joint`. */
+  constructor(entity: number, joint: number) {
+    super(
+      `entity ${entity}: JointMat palette joint ${joint} is not a rotation times a uniform scale, which dual-quaternion skinning needs`,
+    );
+    this.name = "DualQuaternionError";
+    this.entity = entity;
+    this.joint = joint;
+  }
+}
 
 /** Which output streams an entity's skin computes. */
 export interface SkinStreams {
@@ -76,6 +100,7 @@ export function addSkin(
   } finally {
     state.pending.Skin = undefined;
   }
+  forgetBounds(state, eid);
 }
 
 /** Removes entity `eid`'s Skin; a {@linkcode ComponentError} if it has none. */
@@ -117,4 +142,64 @@ function output(
   const ptr = record[stream];
   if (!ptr) return undefined;
   return state.memory.f32.subarray(ptr >> 2, (ptr >> 2) + record.asset.vertexCount * VERTEX_FLOATS);
+}
+
+/** An axis-aligned box. An empty mesh's box has min +Infinity and max -Infinity. */
+export interface Bounds {
+  /** Smallest x, y, z. */
+  readonly min: readonly [number, number, number];
+  /** Largest x, y, z. */
+  readonly max: readonly [number, number, number];
+}
+
+/**
+ * The axis-aligned bounds of entity `eid`'s skinned positions, computed by
+ * the skinning kernel while it writes them (no extra pass). Valid after
+ * the skin system ran for the entity this frame: it is the box of the
+ * positions the last run wrote. Undefined until the skin system has run
+ * for the entity since its Skin was added.
+ */
+export function getSkinnedBounds(world: object, eid: number): Bounds | undefined {
+  const state = stateOf(world, "getSkinnedBounds");
+  checkedSkeleton(state, eid);
+  checkedSkin(state, eid);
+  const b = storedBounds(state, eid);
+  return b && { min: [b[0], b[1], b[2]], max: [b[4], b[5], b[6]] };
+}
+
+/**
+ * A box that contains entity `eid`'s skinned positions, from its joints'
+ * bind-space boxes ({@linkcode SkinAsset.jointBounds}) and its current
+ * model matrices, without skinning: for culling before the skin system
+ * runs. Valid once the entity's model matrices are this frame's (after the
+ * transform-skeleton system). Each skinned vertex is a weighted average of
+ * its joints' transforms of it, so it lies in the union of the joints'
+ * transformed boxes; the box is widened by a relative 1e-5 for float
+ * rounding. Looser than {@linkcode getSkinnedBounds}.
+ */
+export function getJointSkinBounds(world: object, eid: number): Bounds {
+  const state = stateOf(world, "getJointSkinBounds");
+  const n = checkedSkeleton(state, eid).jointCount;
+  const asset = checkedSkin(state, eid).asset;
+  const model = state.memory.f32.subarray(checkedMatrices(state, eid, n) >> 2);
+  const boxes = asset.jointBoxes;
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  for (let j = 0; j < n; j++) {
+    const b = j * 6;
+    if (!(boxes[b] <= boxes[b + 3])) continue;
+    const cx = (boxes[b] + boxes[b + 3]) / 2, ex = (boxes[b + 3] - boxes[b]) / 2;
+    const cy = (boxes[b + 1] + boxes[b + 4]) / 2, ey = (boxes[b + 4] - boxes[b + 1]) / 2;
+    const cz = (boxes[b + 2] + boxes[b + 5]) / 2, ez = (boxes[b + 5] - boxes[b + 2]) / 2;
+    for (let r = 0; r < 3; r++) {
+      const e = j * MATRIX_FLOATS + r * 4;
+      const m0 = model[e], m1 = model[e + 1], m2 = model[e + 2];
+      const c = m0 * cx + m1 * cy + m2 * cz + model[e + 3];
+      const x = Math.abs(m0) * ex + Math.abs(m1) * ey + Math.abs(m2) * ez;
+      // Float rounding of the kernel and of the stored boxes.
+      const pad = 1e-5 * (Math.abs(c) + x + Math.abs(model[e + 3])) + 1e-30;
+      if (c - x - pad < lo[r]) lo[r] = c - x - pad;
+      if (c + x + pad > hi[r]) hi[r] = c + x + pad;
+    }
+  }
+  return { min: [lo[0], lo[1], lo[2]], max: [hi[0], hi[1], hi[2]] };
 }

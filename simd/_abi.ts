@@ -21,7 +21,10 @@
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
- * |                       | outTangents, flags                                    |
+ * |                       | outTangents, flags (`bounds`, when not 0, is a table  |
+ * |                       | of 8 floats per job: min xyzw, max xyzw of positions) |
+ * | skinDualQuaternions-  | as skinVerticesBatch, a dual-quaternion table (12     |
+ * | Batch                 | floats per joint) in place of the palette             |
  *
  * @module
  */
@@ -93,10 +96,47 @@ export interface CoreKernels {
     outTangents: number,
     flags: number,
     maxInfluences: number,
+    bounds: number,
   ): void;
   skinVerticesBatch(
     jobs: number,
     jobCount: number,
     maxInfluences: number,
+    bounds: number,
   ): void;
+  skinDualQuaternions(
+    table: number,
+    parts: number,
+    partCount: number,
+    joints: number,
+    weights: number,
+    positions: number,
+    normals: number,
+    tangents: number,
+    outPositions: number,
+    outNormals: number,
+    outTangents: number,
+    flags: number,
+    maxInfluences: number,
+    bounds: number,
+  ): void;
+  skinDualQuaternionsBatch(
+    jobs: number,
+    jobCount: number,
+    maxInfluences: number,
+    bounds: number,
+  ): void;
+  copyVertices(
+    parts: number,
+    partCount: number,
+    joints: number,
+    weights: number,
+    positions: number,
+    normals: number,
+    tangents: number,
+    outPositions: number,
+    outNormals: number,
+    outTangents: number,
+    flags: number,
+  ): number;
 }

@@ -6,10 +6,11 @@
  * @module
  */
 
-import { type CoreKernels, JOB_BYTES, JOB_WORDS } from "./_abi.ts";
+import { type CoreKernels, JOB_BYTES, JOB_WORDS, SKIN_NORMALS, SKIN_TANGENTS } from "./_abi.ts";
 import { CoreMemory, type MemoryLimits } from "./_memory.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import * as ref from "./reference.ts";
+import * as refDq from "./reference_dq.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "./layout.ts";
 
 /** Which implementation of the kernels a core runs. */
@@ -81,6 +82,16 @@ export function instantiate(
   return { build, memory, kernels: exports };
 }
 
+/** Vertices and influences of a skinning part table. */
+function partSizes(parts: Uint32Array): { vertices: number; influences: number } {
+  let vertices = 0, influences = 0;
+  for (let p = 0; p < parts.length; p += 2) {
+    vertices += parts[p + 1];
+    influences += parts[p] * parts[p + 1];
+  }
+  return { vertices, influences };
+}
+
 /** The kernels as scalar references over views of `memory`. */
 function scalarKernels(memory: CoreMemory): CoreKernels {
   const f32 = (ptr: number, floats: number) =>
@@ -92,6 +103,67 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
   const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
   const job = (jobs: number, index: number) => u32(jobs + index * JOB_WORDS * 4, JOB_WORDS);
 
+  /** The scalar skinning kernel `skin` (reference signature) over core memory. */
+  const skinWith = (skin: typeof ref.skinVertices) =>
+  (
+    palette: number,
+    parts: number,
+    partCount: number,
+    joints: number,
+    weights: number,
+    positions: number,
+    normals: number,
+    tangents: number,
+    outPositions: number,
+    outNormals: number,
+    outTangents: number,
+    flags: number,
+    maxInfluences: number,
+    bounds: number,
+  ) => {
+    const partView = u32(parts, partCount * 2);
+    const { vertices, influences } = partSizes(partView);
+    const stream = (ptr: number) => f32(ptr, ptr ? vertices * VERTEX_FLOATS : 0);
+    skin(
+      memory.views().f32.subarray(palette >> 2),
+      partView,
+      u16(joints, influences),
+      f32(weights, influences),
+      stream(positions),
+      stream(normals),
+      stream(tangents),
+      stream(outPositions),
+      stream(outNormals),
+      stream(outTangents),
+      flags,
+      maxInfluences,
+      bounds ? f32(bounds, 8) : undefined,
+    );
+  };
+  /** The batch form of skinning kernel `name`: one job row per call. */
+  const batchOf =
+    (name: "skinVertices" | "skinDualQuaternions") =>
+    (jobs: number, jobCount: number, maxInfluences: number, bounds: number) => {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i);
+        kernels[name](
+          row[0],
+          row[1],
+          row[2],
+          row[3],
+          row[4],
+          row[5],
+          row[6],
+          row[7],
+          row[8],
+          row[9],
+          row[10],
+          row[11],
+          maxInfluences,
+          bounds ? bounds + i * 32 : 0,
+        );
+      }
+    };
   const kernels: CoreKernels = {
     firstNonFinite(ptr, count) {
       return kernels.firstBeyond(ptr, count, Infinity);
@@ -206,8 +278,9 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         kernels.skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences);
       }
     },
-    skinVertices(
-      palette,
+    skinVertices: skinWith(ref.skinVertices),
+    skinDualQuaternions: skinWith(refDq.skinDualQuaternions),
+    copyVertices(
       parts,
       partCount,
       joints,
@@ -219,50 +292,23 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       outNormals,
       outTangents,
       flags,
-      maxInfluences,
     ) {
-      const partView = u32(parts, partCount * 2);
-      let vertices = 0, influences = 0;
-      for (let p = 0; p < partView.length; p += 2) {
-        vertices += partView[p + 1];
-        influences += partView[p] * partView[p + 1];
-      }
-      const stream = (ptr: number) => f32(ptr, ptr ? vertices * VERTEX_FLOATS : 0);
-      ref.skinVertices(
-        memory.views().f32.subarray(palette >> 2),
-        partView,
-        u16(joints, influences),
-        f32(weights, influences),
-        stream(positions),
-        stream(normals),
-        stream(tangents),
-        stream(outPositions),
-        stream(outNormals),
-        stream(outTangents),
-        flags,
-        maxInfluences,
-      );
+      const { vertices, influences } = partSizes(u32(parts, partCount * 2));
+      let fold = 0;
+      const words = (ptr: number, bytes: number) => {
+        const b = u8(ptr, bytes);
+        for (let i = 0; i < bytes; i++) fold ^= b[i] << ((i & 3) * 8);
+      };
+      words(joints, influences * 2);
+      words(weights, influences * 4);
+      const n = vertices * VERTEX_FLOATS;
+      f32(outPositions, n).set(f32(positions, n));
+      if (flags & SKIN_NORMALS) f32(outNormals, n).set(f32(normals, n));
+      if (flags & SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
+      return fold;
     },
-    skinVerticesBatch(jobs, jobCount, maxInfluences) {
-      for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i);
-        kernels.skinVertices(
-          row[0],
-          row[1],
-          row[2],
-          row[3],
-          row[4],
-          row[5],
-          row[6],
-          row[7],
-          row[8],
-          row[9],
-          row[10],
-          row[11],
-          maxInfluences,
-        );
-      }
-    },
+    skinVerticesBatch: batchOf("skinVertices"),
+    skinDualQuaternionsBatch: batchOf("skinDualQuaternions"),
   };
   return kernels;
 }

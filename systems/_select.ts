@@ -47,11 +47,15 @@ export function checkPalettes(state: WorldState, list: ArrayLike<number>): void 
   const scan = state.jobs("paletteScan");
   scan.begin(list.length, JOB_WORDS);
   const u32 = state.memory.u32;
+  const owned = state.owned;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    const n = checkedSkeleton(state, eid).jointCount;
+    // Marrow's own records, not the public stores: the scan reads only
+    // memory the entity owns, and the callers check the stores.
+    const skeleton = owned.skeleton[eid], model = owned.matrices[eid];
+    const n = skeleton && model ? skeleton.jointCount : checkedSkeleton(state, eid).jointCount;
     const at = (scan.ptr >> 2) + i * JOB_WORDS;
-    u32[at] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    u32[at] = (model || checkedMatrices(state, eid, n)) + n * MATRIX_FLOATS * 4;
     u32[at + 1] = n * MATRIX_FLOATS;
   }
   const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, MAX_PALETTE_MAGNITUDE);
@@ -104,7 +108,10 @@ export function runMatrixJobs(
     const n = skeleton.jointCount;
     const model = checkedMatrices(state, eid, n);
     const at = (table.ptr >> 2) + i * JOB_WORDS;
-    u32.set(row(model, model + n * MATRIX_FLOATS * 4, skeleton), at);
+    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton);
+    u32[at] = words[0];
+    u32[at + 1] = words[1];
+    u32[at + 2] = words[2];
     u32[at + 3] = n;
   }
   state.kernels[kernel](table.ptr, list.length);

@@ -24,10 +24,13 @@ import {
   selectEntities,
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
+import { boundsSlot } from "../components/_skin_bounds.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import { checkPalettes } from "./_select.ts";
+import { DUAL_QUATERNION_FLOATS, paletteToDualQuaternions } from "../simd/reference_dq.ts";
+import { DualQuaternionError } from "../components/skin.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {
@@ -41,6 +44,13 @@ export interface SkinSystemOptions {
   readonly renormalize?: boolean;
   /** Skin only these entities (a game's own query); others are skipped. */
   readonly entities?: ArrayLike<number>;
+  /**
+   * Compute each entity's skinned bounds (`getSkinnedBounds`) while
+   * skinning. Default true; false saves the min/max (measured 1.27x on
+   * positions-only one-influence loops, 1.15x at two influences, 1.03x at
+   * four, 1.01x with normals and tangents) and leaves the bounds undefined.
+   */
+  readonly bounds?: boolean;
 }
 
 /** Skins the positions of every entity whose Skin has positions only. */
@@ -68,6 +78,7 @@ function skinEntities(
     throw new RangeError(`${caller}: maxInfluences: expected a whole number >= 1, got ${cap}`);
   }
   const owned = state.owned, store = state.components.Skin;
+  const withBounds = options.bounds ?? true;
   const list = selectEntities(
     world,
     state,
@@ -76,27 +87,50 @@ function skinEntities(
     (eid) => owned.skin[eid] !== undefined,
     options.entities,
   );
+  // Filtered on the owned stream pointers, not the checked record: an entity
+  // of the other system costs no checks here (they run once, below).
   const skinned: number[] = [];
+  const normals = owned.skinNormals, tangents = owned.skinTangents;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    const skin = checkedSkin(state, eid);
-    if ((skin.normals !== 0 || skin.tangents !== 0) === directions) skinned.push(eid);
+    if ((normals[eid] !== 0 || tangents[eid] !== 0) === directions) skinned.push(eid);
   }
   if (skinned.length === 0) return;
   checkPalettes(state, skinned);
   const lodOf = (eid: number) => Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES);
-  // One batch call per level of detail: the kernel takes it per call.
-  skinned.sort((a, b) => lodOf(a) - lodOf(b));
+  const dualOf = (eid: number) => owned.skin[eid]!.method === "dual-quaternion";
+  // One batch call per level of detail and method: the kernel takes it per call.
+  const keyOf = (eid: number) => lodOf(eid) * 2 + (dualOf(eid) ? 1 : 0);
+  skinned.sort((a, b) => keyOf(a) - keyOf(b));
   const renormalize = directions && options.renormalize ? SkinFlags.RENORMALIZE : 0;
   const table = state.jobs(caller);
   table.begin(skinned.length, JOB_WORDS);
-  const u32 = state.memory.u32;
+  // Each job's positions' bounds (8 floats), computed by the kernel in registers.
+  const bounds = state.jobs(`${caller}: bounds`);
+  bounds.begin(skinned.length, BOUNDS_FLOATS);
+  let dualJoints = 0;
+  for (const eid of skinned) if (dualOf(eid)) dualJoints += checkedSkeleton(state, eid).jointCount;
+  const dual = state.jobs(`${caller}: dual quaternions`);
+  if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
+  const u32 = state.memory.u32, f32 = state.memory.f32;
+  let dualAt = dual.ptr;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
     const n = checkedSkeleton(state, eid).jointCount;
     const skin = checkedSkin(state, eid);
     const at = (table.ptr >> 2) + i * JOB_WORDS;
-    u32[at] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    let palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    if (skin.asset.method === "dual-quaternion") {
+      const bad = paletteToDualQuaternions(
+        f32.subarray(palette >> 2, (palette >> 2) + n * MATRIX_FLOATS),
+        n,
+        f32.subarray(dualAt >> 2, (dualAt >> 2) + n * DUAL_QUATERNION_FLOATS),
+      );
+      if (bad >= 0) throw new DualQuaternionError(eid, bad);
+      palette = dualAt;
+      dualAt += n * DUAL_QUATERNION_FLOATS * 4;
+    }
+    u32[at] = palette;
     u32.set(skin.asset.mesh.kernelWords, at + 1);
     u32[at + 8] = skin.positions;
     u32[at + 9] = skin.normals;
@@ -105,10 +139,25 @@ function skinEntities(
       (skin.tangents ? SkinFlags.TANGENTS : 0) | renormalize;
   }
   for (let first = 0; first < skinned.length;) {
-    const lod = lodOf(skinned[first]);
+    const key = keyOf(skinned[first]);
     let end = first + 1;
-    while (end < skinned.length && lodOf(skinned[end]) === lod) end++;
-    state.kernels.skinVerticesBatch(table.ptr + first * JOB_WORDS * 4, end - first, lod);
+    while (end < skinned.length && keyOf(skinned[end]) === key) end++;
+    const jobs = table.ptr + first * JOB_WORDS * 4;
+    const jobBounds = withBounds ? bounds.ptr + first * BOUNDS_FLOATS * 4 : 0;
+    if (key & 1) state.kernels.skinDualQuaternionsBatch(jobs, end - first, key >> 1, jobBounds);
+    else state.kernels.skinVerticesBatch(jobs, end - first, key >> 1, jobBounds);
     first = end;
   }
+  for (let i = 0; i < skinned.length; i++) {
+    const slot = boundsSlot(state, skinned[i]);
+    if (!withBounds) slot.fill(NaN);
+    else {slot.set(
+        f32.subarray(
+          (bounds.ptr >> 2) + i * BOUNDS_FLOATS,
+          (bounds.ptr >> 2) + (i + 1) * BOUNDS_FLOATS,
+        ),
+      );}
+  }
 }
+
+const BOUNDS_FLOATS = 8;

@@ -11,9 +11,7 @@ export {
   multiplyMatrices,
   multiplyMatricesBatch,
 } from "./skeleton";
-export {
-  skinPositions,
-  skinPositionsBatch,
-  skinVertices,
-  skinVerticesBatch,
-} from "./skinning";
+export { skinPositions, skinPositionsBatch } from "./skin_positions";
+export { skinDualQuaternionsBatch, skinVertices, skinVerticesBatch } from "./skin_vertices";
+export { copyVertices } from "./copy";
+export { skinDualQuaternions } from "./skin_dq";

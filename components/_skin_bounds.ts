@@ -1,0 +1,34 @@
+/**
+ * @internal Per-world storage of skinned bounds: 8 floats per entity (min
+ * xyzw, max xyzw), written by the skinning systems after each batch and
+ * read by `getSkinnedBounds`. NaN until an entity is first skinned.
+ *
+ * @module
+ */
+
+const stores = new WeakMap<object, { floats: Float32Array }>();
+
+/** The entity's 8 floats, growing the world's store to hold `eid`. */
+export function boundsSlot(state: object, eid: number): Float32Array {
+  let store = stores.get(state);
+  if (!store) stores.set(state, store = { floats: new Float32Array(0) });
+  if ((eid + 1) * 8 > store.floats.length) {
+    const grown = new Float32Array(Math.max((eid + 1) * 8, store.floats.length * 2)).fill(NaN);
+    grown.set(store.floats);
+    store.floats = grown;
+  }
+  return store.floats.subarray(eid * 8, eid * 8 + 8);
+}
+
+/** The entity's last skinned bounds, or undefined when never skinned. */
+export function storedBounds(state: object, eid: number): Float32Array | undefined {
+  const floats = stores.get(state)?.floats;
+  if (!floats || (eid + 1) * 8 > floats.length || Number.isNaN(floats[eid * 8])) return undefined;
+  return floats.subarray(eid * 8, eid * 8 + 8);
+}
+
+/** Forgets entity `eid`'s bounds (its Skin was removed). */
+export function forgetBounds(state: object, eid: number): void {
+  const floats = stores.get(state)?.floats;
+  if (floats && (eid + 1) * 8 <= floats.length) floats.fill(NaN, eid * 8, eid * 8 + 8);
+}

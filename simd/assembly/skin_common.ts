@@ -1,0 +1,87 @@
+// Vector helpers and flags shared by the skinning kernels.
+
+// @ts-ignore: decorator
+@inline export const NORMALS = 1;
+// @ts-ignore: decorator
+@inline export const TANGENTS = 2;
+// @ts-ignore: decorator
+@inline export const RENORMALIZE = 4;
+
+// Byte address of joint matrix `joint` (48 bytes each).
+// @ts-ignore: decorator
+@inline export function matrix(base: usize, joint: u32): usize {
+  return base + <usize>joint * 48;
+}
+
+// @ts-ignore: decorator
+@inline export function lane0(v: v128): v128 {
+  return i32x4.shuffle(v, v, 0, 0, 0, 0);
+}
+// @ts-ignore: decorator
+@inline export function lane1(v: v128): v128 {
+  return i32x4.shuffle(v, v, 1, 1, 1, 1);
+}
+// @ts-ignore: decorator
+@inline export function lane2(v: v128): v128 {
+  return i32x4.shuffle(v, v, 2, 2, 2, 2);
+}
+// @ts-ignore: decorator
+@inline export function lane3(v: v128): v128 {
+  return i32x4.shuffle(v, v, 3, 3, 3, 3);
+}
+
+// The horizontal sum of all four lanes, in every lane.
+// @ts-ignore: decorator
+@inline export function hsum(v: v128): v128 {
+  const s = f32x4.add(v, i32x4.shuffle(v, v, 1, 0, 3, 2));
+  return f32x4.add(s, i32x4.shuffle(s, s, 2, 3, 0, 1));
+}
+
+// (sum a, sum b, sum c, 1): the transpose-add of three dot-product rows.
+// `e3` = (0, 0, 0, 1) as a fourth row makes w come out as exactly 1.
+// @ts-ignore: decorator
+@inline export function hsum3w(a: v128, b: v128, c: v128, e3: v128): v128 {
+  const ab = f32x4.add(
+    i32x4.shuffle(a, b, 0, 4, 1, 5),
+    i32x4.shuffle(a, b, 2, 6, 3, 7),
+  );
+  const cu = f32x4.add(
+    i32x4.shuffle(c, e3, 0, 4, 1, 5),
+    i32x4.shuffle(c, e3, 2, 6, 3, 7),
+  );
+  return f32x4.add(
+    i32x4.shuffle(ab, cu, 0, 1, 4, 5),
+    i32x4.shuffle(ab, cu, 2, 3, 6, 7),
+  );
+}
+
+// (0, 0, 0, 1), built from `seed` so that it is computed once before a loop
+// and kept: V8 rematerializes a v128 constant at every use, three to five
+// instructions each time, where a held value costs at most a reload.
+// @ts-ignore: decorator
+@inline export function unitW(seed: i32): v128 {
+  const s = f32x4.splat(<f32>seed);
+  return v128.and(f32x4.eq(s, s), f32x4(0, 0, 0, 1));
+}
+
+// Byte addresses of the four joint matrices whose u16 indices are at `jp`,
+// `base` = splat(palette): one widening load and three vector ops instead of
+// splitting a 64-bit word and multiplying in general registers. Faster in
+// skinPositions; in the collapsed-palette loops, which hold more values,
+// the lane extracts cost more than they save, so those split a u64.
+// @ts-ignore: decorator
+@inline export function addresses4(jp: usize, base: v128): v128 {
+  const j16 = i32x4.shl(v128.load16x4_u(jp), 4);
+  return i32x4.add(i32x4.add(j16, i32x4.add(j16, j16)), base);
+}
+
+// `v / |v|`, or zero when |v| is zero. Lane 3 of `v` must be zero.
+// @ts-ignore: decorator
+@inline export function unit(v: v128): v128 {
+  const s = hsum(f32x4.mul(v, v));
+  const inv = v128.and(
+    f32x4.div(f32x4.splat(1), f32x4.sqrt(s)),
+    f32x4.gt(s, f32x4.splat(0)),
+  );
+  return f32x4.mul(v, inv);
+}

@@ -1,0 +1,163 @@
+// The entry points of collapsed-palette skinning (skinning.ts holds the
+// loops): per part, the influence count, stream mode and bounds are
+// dispatched to constants so each specialised loop is compiled separately.
+
+import { JOB_BYTES } from "./abi";
+import { NORMALS, RENORMALIZE, TANGENTS } from "./skin_common";
+import { skinAny, skinPart } from "./skinning";
+import { skinDualQuaternions } from "./skin_dq";
+
+// One part, its `mode` dispatched to a constant.
+// @ts-ignore: decorator
+@inline function skinModes(
+  bounded: bool,
+  mode: i32,
+  renormalize: bool,
+  bounds: usize,
+  used: i32,
+  capped: bool,
+  n: u32,
+  count: u32,
+  palette: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+): void {
+  if (mode == 0) {
+    skinPart(0, renormalize, bounded, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (mode == NORMALS) {
+    skinPart(NORMALS, renormalize, bounded, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (mode == TANGENTS) {
+    skinPart(TANGENTS, renormalize, bounded, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else {
+    skinPart(NORMALS | TANGENTS, renormalize, bounded, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  }
+}
+
+/**
+ * Collapsed-palette skinning. `parts` holds `partCount` pairs of `u32`
+ * (influences per vertex, vertex count); joints (`u16`) and weights (`f32`)
+ * are stored vertex by vertex, parts one after another. Per vertex
+ * `C = sum w * palette[j]` over the first `min(n, maxInfluences)`
+ * influences (divided by their weight sum when capped), `p' = C * p`, and
+ * per `flags` `n' = C.rot * n`, `t' = (C.rot * t.xyz, t.w)`, renormalized
+ * on request. With `bounds` not 0, the 32 bytes there receive the
+ * component-wise minimum and maximum of the written positions (w included),
+ * kept in registers while the loops run; +inf / -inf with no vertex.
+ */
+export function skinVertices(
+  palette: usize,
+  parts: usize,
+  partCount: i32,
+  joints: usize,
+  weights: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+  flags: i32,
+  maxInfluences: i32,
+  bounds: usize,
+): void {
+  if (bounds) {
+    // (+inf, +inf, +inf, +inf) and its negation: empty until a vertex lands.
+    const inf = f32x4.splat(Infinity);
+    v128.store(bounds, inf);
+    v128.store(bounds, f32x4.neg(inf), 16);
+  }
+  // The three-influence loop reads one influence past each vertex; it may
+  // do so up to the last influence of the last part.
+  let total: u64 = 0;
+  for (let p = 0; p < partCount; p++) {
+    const pp = parts + (<usize>p << 3);
+    total += <u64>load<u32>(pp) * <u64>load<u32>(pp, 4);
+  }
+  const mode = flags & (NORMALS | TANGENTS);
+  const renormalize = (flags & RENORMALIZE) != 0;
+  let k: usize = 0;
+  let o: usize = 0;
+  for (let p = 0; p < partCount; p++) {
+    const pp = parts + (<usize>p << 3);
+    const n = load<u32>(pp);
+    let count = load<u32>(pp, 4);
+    const used = <i32>min(<i64>n, <i64>maxInfluences);
+    const capped = <i64>used < <i64>n;
+    const jp = joints + (k << 1), wp = weights + (k << 2);
+    const start = o;
+    k += <usize>n * <usize>count;
+    o += <usize>count << 4;
+    if (count == 0) continue;
+    if (used < 1 || used > 4) {
+      skinAny(flags, bounds, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+      continue;
+    }
+    if (used == 3 && !capped && <u64>k + 1 > total) {
+      // The last vertex of the stream: no influence after it to over-read.
+      count--;
+      const last = <usize>count;
+      skinAny(flags, bounds, used, capped, n, 1, palette, jp + last * 6, wp + last * 12, start + (last << 4), positions, normals, tangents, outPositions, outNormals, outTangents);
+      if (count == 0) continue;
+    }
+    if (bounds) {
+      skinModes(true, mode, renormalize, bounds, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    } else {
+      skinModes(false, mode, renormalize, 0, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    }
+  }
+}
+
+// Runs skinVertices, or with `dual` skinDualQuaternions, for each job row.
+// @ts-ignore: decorator
+@inline function eachJob(
+  dual: bool,
+  jobs: usize,
+  jobCount: i32,
+  maxInfluences: i32,
+  bounds: usize,
+): void {
+  for (let i = 0; i < jobCount; i++) {
+    const j = jobs + <usize>i * JOB_BYTES;
+    const b = bounds ? bounds + (<usize>i << 5) : 0;
+    if (dual) {
+      skinDualQuaternions(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b);
+    } else {
+      skinVertices(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b);
+    }
+  }
+}
+
+/**
+ * {@link skinVertices} over a table of jobs, 12 `u32` words each: palette,
+ * parts, partCount, joints, weights, positions, normals, tangents,
+ * outPositions, outNormals, outTangents, flags; `bounds` (when not 0) 8
+ * floats per job.
+ */
+export function skinVerticesBatch(
+  jobs: usize,
+  jobCount: i32,
+  maxInfluences: i32,
+  bounds: usize,
+): void {
+  eachJob(false, jobs, jobCount, maxInfluences, bounds);
+}
+
+/**
+ * {@link skinDualQuaternions} over a table of jobs laid out as
+ * skinVerticesBatch's, the joint table in place of the palette.
+ */
+export function skinDualQuaternionsBatch(
+  jobs: usize,
+  jobCount: i32,
+  maxInfluences: i32,
+  bounds: usize,
+): void {
+  eachJob(true, jobs, jobCount, maxInfluences, bounds);
+}

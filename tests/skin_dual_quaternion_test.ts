@@ -1,0 +1,210 @@
+/**
+ * Dual-quaternion skinning (`skinDualQuaternions`, Kavan et al. 2007).
+ *
+ * 1. Every build equals the scalar reference (written from the paper's
+ *    formulas) on random meshes, rigid joints with uniform scales, caps and
+ *    stream selections; bounds are the box of each build's own positions.
+ * 2. Where linear and dual-quaternion skinning must agree they do: every
+ *    vertex with a single used influence, and every vertex whose joints
+ *    share one transform (a rigid pose of the whole mesh).
+ * 3. `paletteToDualQuaternions` refuses non-uniform scale, shear, mirrors.
+ */
+
+import fc from "fast-check";
+import { assert, assertEquals } from "@std/assert";
+import { mat4, quat } from "gl-matrix";
+import { instantiate } from "../simd/_core.ts";
+import * as ref from "../simd/reference.ts";
+import { positionBounds } from "../simd/reference_skinning.ts";
+import { BUILDS, fcParams } from "./_arbitrary.ts";
+import { maxDifference, random, randomQuaternion } from "./_scene.ts";
+
+const JOINTS = 6;
+
+/** A random rigid palette with uniform scales in [0.5, 2] (3x4, row-major). */
+function rigidPalette(next: () => number, count: number, scaled = true): Float32Array {
+  const out = new Float32Array(count * 12);
+  for (let j = 0; j < count; j++) {
+    const q = randomQuaternion(next);
+    const s = scaled ? 0.5 + next() * 1.5 : 1;
+    const m = mat4.fromRotationTranslationScale(
+      mat4.create(),
+      quat.fromValues(q[0], q[1], q[2], q[3]),
+      [next() * 6 - 3, next() * 6 - 3, next() * 6 - 3],
+      [s, s, s],
+    );
+    // gl-matrix is column-major: element (r, c) at c * 4 + r.
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[j * 12 + r * 4 + c] = m[c * 4 + r];
+  }
+  return out;
+}
+
+interface Mesh {
+  parts: number[];
+  joints: Uint16Array;
+  weights: Float32Array;
+  streams: Float32Array[];
+  vertices: number;
+}
+
+function randomMesh(next: () => number, parts: [number, number][], joints = JOINTS): Mesh {
+  const vertices = parts.reduce((a, [, v]) => a + v, 0);
+  const influences = parts.reduce((a, [n, v]) => a + n * v, 0);
+  const stream = () => Float32Array.from({ length: vertices * 4 }, () => next() * 4 - 2);
+  return {
+    parts: parts.flat(),
+    joints: Uint16Array.from({ length: influences }, () => Math.floor(next() * joints)),
+    weights: Float32Array.from({ length: influences }, () => 0.05 + next()),
+    streams: [stream(), stream(), stream()],
+    vertices,
+  };
+}
+
+/** Runs `kernel` of `build` and returns its three streams and bounds. */
+function runCore(
+  build: (typeof BUILDS)[number],
+  kernel: "skinDualQuaternions" | "skinVertices",
+  table: Float32Array,
+  mesh: Mesh,
+  flags: number,
+  cap: number,
+): { out: Float32Array[]; bounds: Float32Array } {
+  const { memory, kernels } = instantiate(build);
+  const put = (a: Float32Array | Uint16Array | Uint32Array) => {
+    const ptr = memory.alloc(a.byteLength + 16);
+    memory.views().u8.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), ptr);
+    return ptr;
+  };
+  const at = [table, Uint32Array.from(mesh.parts), mesh.joints, mesh.weights, ...mesh.streams].map(
+    put,
+  );
+  const out = [0, 1, 2].map(() => memory.alloc(mesh.vertices * 16 + 16));
+  const bounds = memory.alloc(32);
+  kernels[kernel](
+    at[0],
+    at[1],
+    mesh.parts.length / 2,
+    at[2],
+    at[3],
+    at[4],
+    at[5],
+    at[6],
+    out[0],
+    out[1],
+    out[2],
+    flags,
+    cap,
+    bounds,
+  );
+  const f32 = memory.views().f32;
+  return {
+    out: out.map((p) => f32.slice(p >> 2, (p >> 2) + mesh.vertices * 4)),
+    bounds: f32.slice(bounds >> 2, (bounds >> 2) + 8),
+  };
+}
+
+const partsArb = fc.array(
+  fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 9 })),
+  { maxLength: 4 },
+);
+
+Deno.test("skinDualQuaternions: every build equals the reference from the paper", () => {
+  fc.assert(
+    fc.property(
+      partsArb,
+      fc.integer({ min: 0, max: 3 }),
+      fc.constantFrom(1, 2, 3, 4, 5, 255),
+      fc.integer(),
+      (parts, flags, cap, seed) => {
+        const next = random(seed);
+        const table = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
+        assertEquals(ref.paletteToDualQuaternions(rigidPalette(next, JOINTS), JOINTS, table), -1);
+        const mesh = randomMesh(next, parts);
+        const expected = [0, 1, 2].map(() => new Float32Array(mesh.vertices * 4));
+        ref.skinDualQuaternions(
+          table,
+          Uint32Array.from(mesh.parts),
+          mesh.joints,
+          mesh.weights,
+          mesh.streams[0],
+          mesh.streams[1],
+          mesh.streams[2],
+          expected[0],
+          expected[1],
+          expected[2],
+          flags,
+          cap,
+        );
+        for (const build of BUILDS) {
+          const { out, bounds } = runCore(build, "skinDualQuaternions", table, mesh, flags, cap);
+          // Positions reach |s p| + |t| < 2 * 3.5 + 5.2: 1e-5 of that.
+          assert(maxDifference(out[0], expected[0]) < 2e-4, `${build}: positions`);
+          for (const [i, bit] of [[1, 1], [2, 2]]) {
+            if (flags & bit) assert(maxDifference(out[i], expected[i]) < 2e-5, `${build}: ${i}`);
+          }
+          const box = new Float32Array(8);
+          positionBounds(out[0], mesh.vertices, box);
+          assertEquals(Array.from(bounds), Array.from(box), `${build}: bounds`);
+        }
+      },
+    ),
+    fcParams(),
+  );
+});
+
+Deno.test("skinDualQuaternions equals linear skinning for rigid vertices and rigid poses", () => {
+  fc.assert(
+    fc.property(partsArb, fc.integer({ min: 0, max: 3 }), fc.integer(), (parts, flags, seed) => {
+      const next = random(seed);
+      // Rigid: linear skinning scales directions by a joint's scale, which
+      // dual quaternions (a rotation) do not.
+      const palette = rigidPalette(next, JOINTS, false);
+      const table = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
+      ref.paletteToDualQuaternions(palette, JOINTS, table);
+      const mesh = randomMesh(next, parts);
+      // Weights summing to one, as a SkinAsset makes them (linear skinning
+      // applies them as they are).
+      for (let p = 0, k = 0; p < parts.length; p++) {
+        const [n, count] = parts[p];
+        for (let v = 0; v < count; v++, k += n) {
+          const sum = mesh.weights.subarray(k, k + n).reduce((a, b) => a + b, 0);
+          for (let i = 0; i < n; i++) mesh.weights[k + i] /= sum;
+        }
+      }
+      // (a) One used influence per vertex: each vertex follows its joint.
+      // (b) Every joint the same transform: the mesh moves rigidly.
+      const shared = palette.slice(0, 12);
+      const samePalette = new Float32Array(JOINTS * 12).map((_, i) => shared[i % 12]);
+      const sameTable = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
+      ref.paletteToDualQuaternions(samePalette, JOINTS, sameTable);
+      for (const [p, t, cap] of [[palette, table, 1], [samePalette, sameTable, 255]] as const) {
+        for (const build of BUILDS) {
+          const dq = runCore(build, "skinDualQuaternions", t, mesh, flags, cap);
+          const linear = runCore(build, "skinVertices", p, mesh, flags, cap);
+          assert(maxDifference(dq.out[0], linear.out[0]) < 1e-4, `${build} cap ${cap}: positions`);
+          for (const [i, bit] of [[1, 1], [2, 2]]) {
+            if (flags & bit) assert(maxDifference(dq.out[i], linear.out[i]) < 1e-5);
+          }
+        }
+      }
+    }),
+    fcParams(25),
+  );
+});
+
+Deno.test("paletteToDualQuaternions refuses what is not a rotation times a uniform scale", () => {
+  const next = random(3);
+  const palette = rigidPalette(next, 4);
+  const out = new Float32Array(4 * ref.DUAL_QUATERNION_FLOATS);
+  assertEquals(ref.paletteToDualQuaternions(palette, 4, out), -1);
+  const stretched = palette.slice();
+  for (let r = 0; r < 3; r++) stretched[2 * 12 + r * 4] *= 1.5; // joint 2: x column longer
+  assertEquals(ref.paletteToDualQuaternions(stretched, 4, out), 2);
+  const mirrored = palette.slice();
+  for (let r = 0; r < 3; r++) mirrored[1 * 12 + r * 4] *= -1;
+  assertEquals(ref.paletteToDualQuaternions(mirrored, 4, out), 1);
+  const sheared = palette.slice();
+  sheared[3 * 12 + 1] += 0.3 * Math.hypot(sheared[36], sheared[40], sheared[44]);
+  assertEquals(ref.paletteToDualQuaternions(sheared, 4, out), 3);
+  assertEquals(ref.paletteToDualQuaternions(new Float32Array(12), 1, out), 0);
+});

@@ -65,10 +65,18 @@ export interface LayerStack {
   threshold: number;
 }
 
-/** Floats of a mask: one per joint of every group (padding lanes included). */
-function maskFloats(jointCount: number): number {
+/** Lanes of a pose: one per joint of every group (padding lanes included). */
+function lanesOf(jointCount: number): number {
   return Math.ceil(jointCount / 4) * 4;
 }
+
+/** Floats of an effective mask: a weight per lane for translation, rotation and scale. */
+function maskFloats(jointCount: number): number {
+  return 3 * lanesOf(jointCount);
+}
+
+/** Part of the effective mask each channel path weighs. */
+const MASK_PART = { translation: 0, rotation: 1, scale: 2 } as const;
 
 /** @internal Allocates a layer's block; `additive` adds room for the reference pose. */
 export function allocateLayer(
@@ -104,24 +112,31 @@ export function releaseStack(memory: CoreMemory, stack: LayerStack): void {
   stack.layers.length = 0;
 }
 
-const animatedJoints = new WeakMap<Clip, Uint8Array>();
+const animatedSlots = new WeakMap<Clip, { lanes: number; list: Uint32Array }>();
 
-/** Which joints `clip` animates (1) or not (0); channels were checked against the skeleton. */
-function animated(clip: Clip, jointCount: number): Uint8Array {
-  let joints = animatedJoints.get(clip);
-  if (!joints || joints.length < jointCount) {
-    joints = new Uint8Array(jointCount);
-    for (const channel of clip.channels) joints[channel.joint] = 1;
-    animatedJoints.set(clip, joints);
+/**
+ * Which properties of which joints `clip` animates: `(path part) * lanes +
+ * joint` for each channel (channels were checked against the skeleton).
+ */
+function animated(clip: Clip, jointCount: number): Uint32Array {
+  let slots = animatedSlots.get(clip);
+  const lanes = lanesOf(jointCount);
+  if (!slots || slots.lanes !== lanes) {
+    const list = Uint32Array.from(
+      clip.channels,
+      (channel) => MASK_PART[channel.path] * lanes + channel.joint,
+    );
+    animatedSlots.set(clip, slots = { lanes, list });
   }
-  return joints;
+  return slots.list;
 }
 
 /**
  * @internal Writes the layer's effective mask into the core when its inputs
- * changed: the game's mask, times 0 for joints none of `clips` animates (a
- * layer leaves those to the layers below, as three.js leaves properties an
- * action has no track for).
+ * changed: the game's mask, per property (translation, rotation, scale) of
+ * each joint, and 0 for the properties none of `clips` animates (a layer
+ * leaves those to the other layers, as three.js leaves a property an action
+ * has no track for).
  */
 export function updateMask(
   memory: CoreMemory,
@@ -137,8 +152,10 @@ export function updateMask(
     (layer.maskPtr >> 2) + maskFloats(jointCount),
   );
   out.fill(0);
+  const lanes = lanesOf(jointCount);
   for (const clip of clips) {
-    const joints = animated(clip, jointCount);
-    for (let j = 0; j < jointCount; j++) if (joints[j]) out[j] = layer.mask ? layer.mask[j] : 1;
+    for (const slot of animated(clip, jointCount)) {
+      out[slot] = layer.mask ? layer.mask[slot % lanes] : 1;
+    }
   }
 }

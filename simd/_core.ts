@@ -276,7 +276,7 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
           const [pose, mask, , reference] = u32(layers + k * LAYER_ENTRY_BYTES, 4);
           inputs.push({
             pose: f32(pose, n),
-            mask: f32(mask, lanes),
+            mask: f32(mask, lanes * 3),
             weight: memory.views().f32[((layers + k * LAYER_ENTRY_BYTES) >> 2) + 2],
             reference: k >= overrideCount ? f32(reference, n) : undefined,
           });

@@ -11,7 +11,11 @@ import { poseLane } from "./layout.ts";
 export interface LayerInput {
   /** The layer's sampled pose (SoA×4). */
   readonly pose: Float32Array;
-  /** Per-joint weights in [0, 1], `ceil(jointCount / 4) * 4` of them. */
+  /**
+   * Weights in [0, 1] per joint and property: three arrays of
+   * `lanes = ceil(jointCount / 4) * 4` weights, for translation (`[0, lanes)`),
+   * rotation and scale.
+   */
   readonly mask: Float32Array;
   /** The layer's weight in [0, 1]. */
   readonly weight: number;
@@ -23,13 +27,14 @@ const T = [0, 1, 2], S = [7, 8, 9];
 
 /**
  * Blends `layers` into `out` over all `ceil(jointCount / 4)` groups (padding
- * lanes included), per joint `j`, with `w_i = weight_i * mask_i[j]`:
+ * lanes included), per joint `j` and property (translation, rotation,
+ * scale), with `w_i = weight_i * mask_i[property lanes + j]`:
  *
  * 1. Override layers (the first `overrideCount`): the weighted sum of their
  *    translations, scales and rotations (each rotation negated when its dot
  *    product with the sum so far is negative: the shorter arc), plus the
- *    rest pose weighted `max(threshold - sum w_i, 0)`; translation and scale
- *    divided by the total weight, rotation normalized (the identity if 0),
+ *    rest pose weighted `max(threshold - sum w_i, 0)`, per property;
+ *    translation and scale divided by their total weight, rotation normalized (the identity if 0),
  *    as ozz-animation's BlendingJob does.
  * 2. Additive layers (the rest, in order), as three.js applies clips made
  *    by `AnimationUtils.makeClipAdditive`: translation and scale
@@ -49,26 +54,35 @@ export function blendLayers(
 ): void {
   const lanes = Math.ceil(jointCount / 4) * 4;
   const acc = new Float64Array(10);
+  // Mask offset of each pose field: translation, rotation, scale.
+  const part = (c: number) => (c < 3 ? 0 : c < 7 ? lanes : 2 * lanes);
   for (let j = 0; j < lanes; j++) {
     const g = poseLane(j);
     acc.fill(0);
-    let total = 0;
+    const total = [0, 0, 0];
     for (let i = 0; i <= overrideCount; i++) {
       const last = i === overrideCount;
       const p = last ? rest : layers[i].pose;
-      const w = last ? Math.max(threshold - total, 0) : layers[i].weight * layers[i].mask[j];
+      const w = [0, 1, 2].map((k) =>
+        last ? Math.max(threshold - total[k], 0) : layers[i].weight * layers[i].mask[k * lanes + j]
+      );
       let dot = 0;
       for (let c = 3; c < 7; c++) dot += acc[c] * p[g + c * 4];
-      const wq = dot < 0 ? -w : w;
-      for (let c = 0; c < 10; c++) acc[c] += p[g + c * 4] * (c >= 3 && c < 7 ? wq : w);
-      total += w;
+      for (let c = 0; c < 10; c++) {
+        const wc = w[part(c) / lanes];
+        acc[c] += p[g + c * 4] * (c >= 3 && c < 7 && dot < 0 ? -wc : wc);
+      }
+      for (let k = 0; k < 3; k++) total[k] += w[k];
     }
-    for (const c of [...T, ...S]) acc[c] /= total;
+    for (const c of T) acc[c] /= total[0];
+    for (const c of S) acc[c] /= total[2];
     normalize(acc);
     for (let i = overrideCount; i < layers.length; i++) {
       const { pose: p, reference: r, weight, mask } = layers[i];
-      const w = weight * mask[j];
-      for (const c of [...T, ...S]) acc[c] += (p[g + c * 4] - r![g + c * 4]) * w;
+      for (const c of [...T, ...S]) {
+        acc[c] += (p[g + c * 4] - r![g + c * 4]) * weight * mask[part(c) + j];
+      }
+      const w = weight * mask[lanes + j];
       const [ax, ay, az, aw] = [3, 4, 5, 6].map((c) => r![g + c * 4]);
       const [bx, by, bz, bw] = [3, 4, 5, 6].map((c) => p[g + c * 4]);
       const dx = aw * bx + az * by - ax * bw - ay * bz;

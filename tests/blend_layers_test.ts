@@ -39,7 +39,7 @@ function stackArb(): fc.Arbitrary<Stack> {
     const lanes = Math.ceil(jointCount / 4) * 4;
     const pose = fc.array(trsArb({ translation: 5 }), { minLength: lanes, maxLength: lanes })
       .map((joints) => poseArray(joints, lanes));
-    const mask = fc.array(weightArb, { minLength: lanes, maxLength: lanes })
+    const mask = fc.array(weightArb, { minLength: 3 * lanes, maxLength: 3 * lanes })
       .map((m) => Float32Array.from(m));
     const layer = fc.record({ pose, mask, weight: weightArb, reference: pose });
     return fc.record({
@@ -118,12 +118,15 @@ function poseDifference(a: Float32Array, b: Float32Array, jointCount: number): n
  * answers, and rounding (fused or not) picks one.
  */
 function nearTie(s: Stack): boolean {
-  for (let j = 0; j < Math.ceil(s.jointCount / 4) * 4; j++) {
+  const lanes = Math.ceil(s.jointCount / 4) * 4;
+  for (let j = 0; j < lanes; j++) {
     const q = [0, 0, 0, 0];
     let total = 0;
     for (let i = 0; i <= s.overrideCount; i++) {
       const last = i === s.overrideCount;
-      const w = last ? Math.max(s.threshold - total, 0) : s.layers[i].weight * s.layers[i].mask[j];
+      const w = last
+        ? Math.max(s.threshold - total, 0)
+        : s.layers[i].weight * s.layers[i].mask[lanes + j];
       total += w;
       if (w === 0) continue;
       const p = readJoint(last ? s.rest : s.layers[i].pose, j).q;
@@ -132,7 +135,7 @@ function nearTie(s: Stack): boolean {
       for (let c = 0; c < 4; c++) q[c] += p[c] * (dot < 0 ? -w : w);
     }
     for (let i = s.overrideCount; i < s.layers.length; i++) {
-      const w = s.layers[i].weight * s.layers[i].mask[j];
+      const w = s.layers[i].weight * s.layers[i].mask[lanes + j];
       const r = readJoint(s.layers[i].reference!, j).q, p = readJoint(s.layers[i].pose, j).q;
       const dw = r[0] * p[0] + r[1] * p[1] + r[2] * p[2] + r[3] * p[3];
       if (w > 0 && w < 1 && Math.abs(dw) < 1e-3) return true;
@@ -160,7 +163,7 @@ Deno.test("blendLayers of two full-weight override layers is blendPoses by their
     fc.property(stackArb(), uniform(0.05, 1), uniform(0.05, 1), (s, w1, w2) => {
       if (s.layers.length < 2) return;
       const lanes = Math.ceil(s.jointCount / 4) * 4;
-      const ones = new Float32Array(lanes).fill(1);
+      const ones = new Float32Array(3 * lanes).fill(1);
       const a = s.layers[0].pose, b = s.layers[1].pose;
       const stack = {
         ...s,
@@ -181,7 +184,7 @@ Deno.test("blendLayers: a full-weight additive layer multiplies by conjugate(ref
     fc.property(stackArb(), (s) => {
       if (s.layers.length < 3) return;
       const lanes = Math.ceil(s.jointCount / 4) * 4;
-      const ones = new Float32Array(lanes).fill(1);
+      const ones = new Float32Array(3 * lanes).fill(1);
       const [base, clip, ref] = s.layers.map((l) => l.pose);
       const stack = {
         ...s,
@@ -213,7 +216,7 @@ Deno.test("blendLayers: a full-weight additive layer multiplies by conjugate(ref
 Deno.test("blendLayers falls back to the rest pose where the weight is below the threshold", () => {
   const s = fc.sample(stackArb(), { seed: 5, numRuns: 1 })[0];
   const lanes = Math.ceil(s.jointCount / 4) * 4;
-  const zeros = new Float32Array(lanes);
+  const zeros = new Float32Array(3 * lanes);
   const out = reference({
     ...s,
     layers: [{ pose: s.layers[0]?.pose ?? s.rest, mask: zeros, weight: 1 }],

@@ -2,9 +2,11 @@
 // of the group in turn so that the ten accumulated fields stay in registers.
 // Semantics: `blendLayers` of simd/reference_layers.ts.
 //
-// Each lane carries its own weight (the layer's weight times its joint mask),
-// so masks cost one load and one multiply per layer and group; lanes stay
-// independent and no shuffles are needed, quaternion products included.
+// Each lane carries its own weights (the layer's weight times its mask, one
+// for each of translation, rotation and scale, so that a layer drives only
+// the properties its clip animates), so masks cost three loads and
+// multiplies per layer and group; lanes stay independent and no shuffles
+// are needed, quaternion products included.
 
 import { JOB_BYTES, LAYER_ENTRY_BYTES } from "./abi";
 import { madd } from "./common";
@@ -36,45 +38,56 @@ export function blendLayers(
   const zero = f32x4.splat(0);
   const one = f32x4.splat(1);
   const limit = f32x4.splat(threshold);
+  // Masks hold three weight arrays of `groups` vectors: translation, rotation, scale.
+  const maskStride = <usize>groups * 16;
   for (let g = 0; g < groups; g++) {
     const poseAt = <usize>g * 160, maskAt = <usize>g * 16;
     let tx = zero, ty = zero, tz = zero, sx = zero, sy = zero, sz = zero;
-    let qx = zero, qy = zero, qz = zero, qw = zero, total = zero;
+    let qx = zero, qy = zero, qz = zero, qw = zero;
+    let totalT = zero, totalR = zero, totalS = zero;
     for (let i = 0; i <= overrideCount; i++) {
-      let p: usize, w: v128;
+      let p: usize, wt: v128, wr: v128, ws: v128;
       if (i < overrideCount) {
         const entry = layers + <usize>i * LAYER_ENTRY_BYTES;
-        p = load<u32>(entry) + poseAt;
-        w = f32x4.mul(f32x4.splat(load<f32>(entry, 8)), v128.load(load<u32>(entry, 4) + maskAt));
+        p = <usize>load<u32>(entry) + poseAt;
+        const weight = f32x4.splat(load<f32>(entry, 8));
+        const mask = load<u32>(entry, 4) + maskAt;
+        wt = f32x4.mul(weight, v128.load(mask));
+        wr = f32x4.mul(weight, v128.load(mask + maskStride));
+        ws = f32x4.mul(weight, v128.load(mask + 2 * maskStride));
       } else {
         // The rest pose takes the weight missing up to the threshold.
         p = rest + poseAt;
-        w = f32x4.max(f32x4.sub(limit, total), zero);
+        wt = f32x4.max(f32x4.sub(limit, totalT), zero);
+        wr = f32x4.max(f32x4.sub(limit, totalR), zero);
+        ws = f32x4.max(f32x4.sub(limit, totalS), zero);
       }
       const px = v128.load(p, 48), py = v128.load(p, 64);
       const pz = v128.load(p, 80), pw = v128.load(p, 96);
       const dot = f32x4.add(madd(qx, px, f32x4.mul(qy, py)), madd(qz, pz, f32x4.mul(qw, pw)));
-      const wq = v128.xor(w, signMask(dot));
+      const wq = v128.xor(wr, signMask(dot));
       qx = madd(px, wq, qx);
       qy = madd(py, wq, qy);
       qz = madd(pz, wq, qz);
       qw = madd(pw, wq, qw);
-      tx = madd(v128.load(p, 0), w, tx);
-      ty = madd(v128.load(p, 16), w, ty);
-      tz = madd(v128.load(p, 32), w, tz);
-      sx = madd(v128.load(p, 112), w, sx);
-      sy = madd(v128.load(p, 128), w, sy);
-      sz = madd(v128.load(p, 144), w, sz);
-      total = f32x4.add(total, w);
+      tx = madd(v128.load(p, 0), wt, tx);
+      ty = madd(v128.load(p, 16), wt, ty);
+      tz = madd(v128.load(p, 32), wt, tz);
+      sx = madd(v128.load(p, 112), ws, sx);
+      sy = madd(v128.load(p, 128), ws, sy);
+      sz = madd(v128.load(p, 144), ws, sz);
+      totalT = f32x4.add(totalT, wt);
+      totalR = f32x4.add(totalR, wr);
+      totalS = f32x4.add(totalS, ws);
     }
-    // total >= threshold > 0 here.
-    const inv = f32x4.div(one, total);
-    tx = f32x4.mul(tx, inv);
-    ty = f32x4.mul(ty, inv);
-    tz = f32x4.mul(tz, inv);
-    sx = f32x4.mul(sx, inv);
-    sy = f32x4.mul(sy, inv);
-    sz = f32x4.mul(sz, inv);
+    // The totals are >= threshold > 0 here.
+    const invT = f32x4.div(one, totalT), invS = f32x4.div(one, totalS);
+    tx = f32x4.mul(tx, invT);
+    ty = f32x4.mul(ty, invT);
+    tz = f32x4.mul(tz, invT);
+    sx = f32x4.mul(sx, invS);
+    sy = f32x4.mul(sy, invS);
+    sz = f32x4.mul(sz, invS);
     let l = f32x4.add(madd(qx, qx, f32x4.mul(qy, qy)), madd(qz, qz, f32x4.mul(qw, qw)));
     let n = f32x4.div(one, f32x4.sqrt(l));
     let m = f32x4.gt(l, zero);
@@ -85,13 +98,17 @@ export function blendLayers(
     for (let i = 0; i < additiveCount; i++) {
       const entry = layers + <usize>(overrideCount + i) * LAYER_ENTRY_BYTES;
       const p = load<u32>(entry) + poseAt, r = load<u32>(entry, 12) + poseAt;
-      const w = f32x4.mul(f32x4.splat(load<f32>(entry, 8)), v128.load(load<u32>(entry, 4) + maskAt));
-      tx = madd(f32x4.sub(v128.load(p, 0), v128.load(r, 0)), w, tx);
-      ty = madd(f32x4.sub(v128.load(p, 16), v128.load(r, 16)), w, ty);
-      tz = madd(f32x4.sub(v128.load(p, 32), v128.load(r, 32)), w, tz);
-      sx = madd(f32x4.sub(v128.load(p, 112), v128.load(r, 112)), w, sx);
-      sy = madd(f32x4.sub(v128.load(p, 128), v128.load(r, 128)), w, sy);
-      sz = madd(f32x4.sub(v128.load(p, 144), v128.load(r, 144)), w, sz);
+      const weight = f32x4.splat(load<f32>(entry, 8));
+      const mask = load<u32>(entry, 4) + maskAt;
+      const wt = f32x4.mul(weight, v128.load(mask));
+      const w = f32x4.mul(weight, v128.load(mask + maskStride));
+      const wsc = f32x4.mul(weight, v128.load(mask + 2 * maskStride));
+      tx = madd(f32x4.sub(v128.load(p, 0), v128.load(r, 0)), wt, tx);
+      ty = madd(f32x4.sub(v128.load(p, 16), v128.load(r, 16)), wt, ty);
+      tz = madd(f32x4.sub(v128.load(p, 32), v128.load(r, 32)), wt, tz);
+      sx = madd(f32x4.sub(v128.load(p, 112), v128.load(r, 112)), wsc, sx);
+      sy = madd(f32x4.sub(v128.load(p, 128), v128.load(r, 128)), wsc, sy);
+      sz = madd(f32x4.sub(v128.load(p, 144), v128.load(r, 144)), wsc, sz);
       // d = conjugate(r) * p: the clip's rotation relative to the reference.
       const ax = v128.load(r, 48), ay = v128.load(r, 64);
       const az = v128.load(r, 80), aw = v128.load(r, 96);

@@ -23,8 +23,6 @@ export interface LayerInput {
   readonly reference?: Float32Array;
 }
 
-const T = [0, 1, 2], S = [7, 8, 9];
-
 /**
  * Blends `layers` into `out` over all `ceil(jointCount / 4)` groups (padding
  * lanes included), per joint `j` and property (translation, rotation,
@@ -53,53 +51,68 @@ export function blendLayers(
   threshold: number,
 ): void {
   const lanes = Math.ceil(jointCount / 4) * 4;
-  const acc = new Float64Array(10);
-  // Mask offset of each pose field: translation, rotation, scale.
-  const part = (c: number) => (c < 3 ? 0 : c < 7 ? lanes : 2 * lanes);
+  // Accumulators (t, q, s as in a pose group), totals and weights (t, r, s).
+  const acc = new Float64Array(10), total = new Float64Array(3), w = new Float64Array(3);
   for (let j = 0; j < lanes; j++) {
     const g = poseLane(j);
     acc.fill(0);
-    const total = [0, 0, 0];
+    total.fill(0);
     for (let i = 0; i <= overrideCount; i++) {
       const last = i === overrideCount;
       const p = last ? rest : layers[i].pose;
-      const w = [0, 1, 2].map((k) =>
-        last ? Math.max(threshold - total[k], 0) : layers[i].weight * layers[i].mask[k * lanes + j]
-      );
+      if (last) {
+        for (let k = 0; k < 3; k++) w[k] = Math.max(threshold - total[k], 0);
+      } else {
+        const { weight, mask } = layers[i];
+        for (let k = 0; k < 3; k++) w[k] = weight * mask[k * lanes + j];
+      }
       let dot = 0;
       for (let c = 3; c < 7; c++) dot += acc[c] * p[g + c * 4];
-      for (let c = 0; c < 10; c++) {
-        const wc = w[part(c) / lanes];
-        acc[c] += p[g + c * 4] * (c >= 3 && c < 7 && dot < 0 ? -wc : wc);
-      }
+      const wr = dot < 0 ? -w[1] : w[1];
+      for (let c = 0; c < 3; c++) acc[c] += p[g + c * 4] * w[0];
+      for (let c = 3; c < 7; c++) acc[c] += p[g + c * 4] * wr;
+      for (let c = 7; c < 10; c++) acc[c] += p[g + c * 4] * w[2];
       for (let k = 0; k < 3; k++) total[k] += w[k];
     }
-    for (const c of T) acc[c] /= total[0];
-    for (const c of S) acc[c] /= total[2];
+    for (let c = 0; c < 3; c++) acc[c] /= total[0];
+    for (let c = 7; c < 10; c++) acc[c] /= total[2];
     normalize(acc);
     for (let i = overrideCount; i < layers.length; i++) {
       const { pose: p, reference: r, weight, mask } = layers[i];
-      for (const c of [...T, ...S]) {
-        acc[c] += (p[g + c * 4] - r![g + c * 4]) * weight * mask[part(c) + j];
-      }
-      const w = weight * mask[lanes + j];
-      const [ax, ay, az, aw] = [3, 4, 5, 6].map((c) => r![g + c * 4]);
-      const [bx, by, bz, bw] = [3, 4, 5, 6].map((c) => p[g + c * 4]);
-      const dx = aw * bx + az * by - ax * bw - ay * bz;
-      const dy = aw * by + ax * bz - ay * bw - az * bx;
-      const dz = aw * bz + ay * bx - ax * by - az * bw;
-      const dw = aw * bw + ax * bx + ay * by + az * bz;
-      const ws = dw < 0 ? -w : w;
-      const ex = dx * ws, ey = dy * ws, ez = dz * ws, ew = dw * ws + 1 - w;
-      const [qx, qy, qz, qw] = [acc[3], acc[4], acc[5], acc[6]];
-      acc[3] = qw * ex + qx * ew + qy * ez - qz * ey;
-      acc[4] = qw * ey + qy * ew + qz * ex - qx * ez;
-      acc[5] = qw * ez + qz * ew + qx * ey - qy * ex;
-      acc[6] = qw * ew - qx * ex - qy * ey - qz * ez;
-      normalize(acc);
+      const wt = weight * mask[j], ws = weight * mask[2 * lanes + j];
+      for (let c = 0; c < 3; c++) acc[c] += (p[g + c * 4] - r![g + c * 4]) * wt;
+      for (let c = 7; c < 10; c++) acc[c] += (p[g + c * 4] - r![g + c * 4]) * ws;
+      additiveRotation(acc, r!, p, g, weight * mask[lanes + j]);
     }
     for (let c = 0; c < 10; c++) out[g + c * 4] = acc[c];
   }
+}
+
+/**
+ * `q = normalize(q * e)` for the rotation `acc[3..7)`, `e` the nlerp from
+ * the identity to `conjugate(r) * p` (lane `g`) by `w` along the shorter arc.
+ */
+function additiveRotation(
+  acc: Float64Array,
+  r: Float32Array,
+  p: Float32Array,
+  g: number,
+  w: number,
+): void {
+  const ax = r[g + 12], ay = r[g + 16], az = r[g + 20], aw = r[g + 24];
+  const bx = p[g + 12], by = p[g + 16], bz = p[g + 20], bw = p[g + 24];
+  const dx = aw * bx + az * by - ax * bw - ay * bz;
+  const dy = aw * by + ax * bz - ay * bw - az * bx;
+  const dz = aw * bz + ay * bx - ax * by - az * bw;
+  const dw = aw * bw + ax * bx + ay * by + az * bz;
+  const ws = dw < 0 ? -w : w;
+  const ex = dx * ws, ey = dy * ws, ez = dz * ws, ew = dw * ws + 1 - w;
+  const qx = acc[3], qy = acc[4], qz = acc[5], qw = acc[6];
+  acc[3] = qw * ex + qx * ew + qy * ez - qz * ey;
+  acc[4] = qw * ey + qy * ew + qz * ex - qx * ez;
+  acc[5] = qw * ez + qz * ew + qx * ey - qy * ex;
+  acc[6] = qw * ew - qx * ex - qy * ey - qz * ez;
+  normalize(acc);
 }
 
 /** Normalizes the rotation `acc[3..7)`; the identity where its length is not > 0. */

@@ -9,12 +9,14 @@ import {
   type Clip,
   getClipMarkers,
   getCrossedMarkers,
+  importGltf,
   type MarkerHit,
   playClip,
   sampleClipsSystem,
   setClipMarkers,
 } from "../mod.ts";
 import { createScene, random } from "./_scene.ts";
+import { readDocument, writeGlb } from "./_gltf_rig.ts";
 
 function clip(name: string, duration: number): Clip {
   return {
@@ -130,4 +132,20 @@ Deno.test("markers: a huge step over a tiny loop reports a bounded number of hit
   sampleClipsSystem(world, 1e6);
   const hits = getCrossedMarkers(world, eid).length;
   assertEquals(hits <= 256, true);
+});
+
+Deno.test("markers from a glTF animation's extras.markers; malformed ones are warnings", async () => {
+  const document = await readDocument(Deno.readFileSync("tests/fixtures/gltf/Fox.glb"));
+  const [survey, walk] = document.getRoot().listAnimations();
+  survey.setExtras({ markers: [{ name: "look", time: 1 }, { name: "bad", time: -1 }, 7] });
+  walk.setExtras({ markers: "nope" });
+  const model = await importGltf(await writeGlb(document));
+  const clips = model.skeletons[0].clips;
+  assertEquals(getClipMarkers(clips[0]), [{ name: "look", time: 1 }]);
+  assertEquals(getClipMarkers(clips[1]), []);
+  const warnings = model.warnings.filter((w) => w.includes("/extras/markers"));
+  assertEquals(warnings, [
+    "/animations/0/extras/markers/1: expected { name: string, time: 0 to 3.4166667461395264 } (and 1 more markers): ignored",
+    "/animations/1/extras/markers: not an array of { name, time }: ignored",
+  ]);
 });

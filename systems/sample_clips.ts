@@ -8,6 +8,12 @@
  * Sampling blends the two baked frames around the clip time; rotations are
  * normalized-lerped along the shorter arc, translations and scales lerped.
  *
+ * An entity with layers (`components/layers.ts`) has each layer's clips
+ * sampled into the layer's pose, then the layers blended into its
+ * JointQuat, in the same call. The system also records the markers every
+ * playback crossed (`getCrossedMarkers`) and, where enabled, takes root
+ * motion out of the pose (`getRootMotion`).
+ *
  * @module
  */
 

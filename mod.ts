@@ -145,22 +145,24 @@ export {
 } from "./components/clip_player.ts";
 export {
   addLayer,
-  addLocomotionLayer,
   getCrossedMarkers,
   getLayers,
   type LayerInfo,
   type LayerMode,
   type LayerOptions,
-  type LocomotionOptions,
-  type LocomotionPoint,
   MAX_LAYERS,
   removeLayer,
   setBlendThreshold,
   setLayerMask,
   setLayerTime,
   setLayerWeight,
-  setLocomotionParameter,
 } from "./components/layers.ts";
+export {
+  addLocomotionLayer,
+  type LocomotionOptions,
+  type LocomotionPoint,
+  setLocomotionParameter,
+} from "./components/locomotion.ts";
 export { jointMask, type JointMaskSpec, type MaskSkeleton } from "./animation/joint_mask.ts";
 export {
   type ClipMarker,

@@ -28,6 +28,7 @@ import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
 import { PoseRows, samplePlayback } from "./_sample_playback.ts";
 import { layerCapacity, type LayerOutput, type PlaybackStep, writeLayers } from "./_layers.ts";
 import { extractRootMotion, recordSteps } from "./_extras.ts";
+import { anyMarkers } from "../animation/markers.ts";
 
 /**
  * Throws a `RangeError` unless `deltaSeconds` is a finite number >= 0. A
@@ -109,32 +110,39 @@ export function sampleClipsSystem(
     const from = c.time[eid];
     c.time[eid] += deltaSeconds * c.speed[eid];
     const next = player.next;
+    // Steps are recorded only for what reads them: layers, markers, root motion.
+    const track = player.stack !== undefined || player.extras !== undefined ||
+      anyMarkers(player.current.clip) || (next !== undefined && anyMarkers(next.clip));
     if (next) {
       player.fade = player.fadeDuration > 0
         ? Math.min(1, Math.max(0, player.fade + deltaSeconds / player.fadeDuration))
         : 1;
     }
-    steps.push({
-      clip: player.current.clip,
-      playback: player.current,
-      from,
-      to: c.time[eid],
-      layer: 0,
-      share: next ? 1 - player.fade : 1,
-      fires: true,
-    });
+    if (track) {
+      steps.push({
+        clip: player.current.clip,
+        playback: player.current,
+        from,
+        to: c.time[eid],
+        layer: 0,
+        share: next ? 1 - player.fade : 1,
+        fires: true,
+      });
+    }
     if (next) {
       const nextFrom = next.time;
       next.time += deltaSeconds * next.speed;
-      steps.push({
-        clip: next.clip,
-        playback: next,
-        from: nextFrom,
-        to: next.time,
-        layer: 0,
-        share: player.fade,
-        fires: true,
-      });
+      if (track) {
+        steps.push({
+          clip: next.clip,
+          playback: next,
+          from: nextFrom,
+          to: next.time,
+          layer: 0,
+          share: player.fade,
+          fires: true,
+        });
+      }
       if (player.fade >= 1) {
         player.current.baked.lifetime.release();
         player.current = next;
@@ -153,7 +161,7 @@ export function sampleClipsSystem(
         rows.blend(pose, player.scratch, pose, joints, player.fade);
       }
     }
-    extended = recordSteps(memory, player, steps) || extended;
+    if (track) extended = recordSteps(memory, player, steps) || extended;
   }
   state.kernels.blendLayersBatch(rows.ptr, rows.count, out.jobs.ptr, out.jobs.count);
   if (extended) {

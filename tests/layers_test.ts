@@ -1,11 +1,13 @@
 import { assertAlmostEquals, assertEquals, assertLess, assertThrows } from "@std/assert";
-import { removeComponent } from "bitecs";
+import { addEntity, removeComponent, removeEntity, resetWorld } from "bitecs";
 import {
+  addCharacter,
   addLayer,
   addLocomotionLayer,
   type Clip,
   ComponentError,
   crossFadeTo,
+  disposeAnimation,
   getLayers,
   getPose,
   jointMask,
@@ -206,4 +208,53 @@ Deno.test("layers: removing the ClipPlayer (any way) frees every layer; playClip
     assertEquals(getLayers(world, eid).length, 1);
   }
   assertEquals(memory.allocatedBytes, baseline);
+});
+
+Deno.test("layers: an additive layer relative to another clip time or a given pose", () => {
+  const { world, entities, skeleton } = createScene("relaxed-simd", 1);
+  const [eid] = entities;
+  const base = turn("base", Math.PI / 4), add = turn("add", Math.PI / 4);
+  playClip(world, eid, base, { time: 1, wrap: "clamp" });
+  // Relative to its own last frame, the clip at its last frame adds nothing.
+  addLayer(world, eid, add, { mode: "additive", time: 1, wrap: "clamp", reference: 1 });
+  sampleClipsSystem(world, 0);
+  assertAlmostEquals(field(getPose(world, eid), 1, PoseField.QZ), Math.sin(Math.PI / 8), 1e-6);
+  assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 4, 1e-5);
+  removeLayer(world, eid, 1);
+  // Relative to the rest pose given as a pose: the same as the first frame here.
+  addLayer(world, eid, add, {
+    mode: "additive",
+    time: 1,
+    wrap: "clamp",
+    reference: skeleton.restPose,
+  });
+  sampleClipsSystem(world, 0);
+  assertAlmostEquals(field(getPose(world, eid), 1, PoseField.QZ), Math.SQRT1_2, 1e-6);
+});
+
+Deno.test("layers: removeEntity, resetWorld and disposeAnimation release every layer", () => {
+  const { world, entities, core, skeleton, skin } = createScene("simd", 2);
+  const memory = coreMemory(core);
+  const clip = turn("a", 1), other = turn("b", 2);
+  const layered = (eid: number) => {
+    playClip(world, eid, clip);
+    addLayer(world, eid, clip, { mode: "additive" });
+    addLocomotionLayer(world, eid, [{ clip, at: 0 }, { clip: other, at: 1 }]);
+  };
+  entities.forEach(layered);
+  sampleClipsSystem(world, 0.1);
+  const baseline = memory.allocatedBytes;
+  for (let round = 0; round < 10; round++) {
+    removeEntity(world, entities[0]);
+    entities[0] = addEntity(world);
+    addCharacter(world, entities[0], skeleton, skin);
+    layered(entities[0]);
+    sampleClipsSystem(world, 0.1);
+    assertEquals(memory.allocatedBytes, baseline);
+  }
+  resetWorld(world);
+  sampleClipsSystem(world, 0.1);
+  disposeAnimation(world);
+  // What is left is the assets' memory.
+  assertLess(memory.allocatedBytes, baseline);
 });

@@ -9,7 +9,9 @@
  *   same scene with only the base clip;
  * - `blendLayers kernel`: the layer blend alone (the `blendLayersBatch`
  *   call over the jobs the system wrote), whose time divided by
- *   100 × joints × 3 layers is the ns per joint per layer the README quotes.
+ *   100 × joints × 3 layers is the ns per joint per layer the README quotes;
+ * - every other system of the frame on the layered scene (layers do not
+ *   change their cost; listed so the frame's share of layering shows).
  *
  * Run: `deno bench --import-map=import_map.dev.json --allow-read --allow-env bench/layers_bench.ts`
  */
@@ -27,6 +29,7 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
+import { createAnimationPipeline } from "../mod.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 
 const CHARACTERS = 100;
@@ -35,6 +38,7 @@ const file = new URL("../../shared/assets/gltf/Xbot.glb", import.meta.url);
 const [character] = (await importGltf(file)).skeletons;
 const joints = character.skeleton.parents.length;
 const [base, upper, breathe] = character.clips;
+const pipeline = createAnimationPipeline();
 const spine = character.skeleton.names.findIndex((name) => /Spine$/.test(name));
 
 function scene(build: CoreBuild, layered: boolean) {
@@ -73,6 +77,15 @@ for (const build of BUILDS) {
   });
   const state = stateOf(layered, "bench");
   const jobs = state.jobs("sampleClips.layers");
+  for (const system of pipeline.systems.filter((s) => s.name !== "sampleClips")) {
+    Deno.bench({
+      name: `${system.name} ${build}`,
+      group: `layered scene: ${system.name}`,
+      baseline: scalar,
+      n: scalar ? 20 : undefined,
+      fn: () => system.run(layered, 1 / 60),
+    });
+  }
   Deno.bench({
     name: `blendLayers kernel ${build}`,
     group: `blendLayers kernel, 100 x ${joints} joints x 3 layers`,

@@ -8,8 +8,11 @@ import {
   ComponentError,
   crossFadeTo,
   disposeAnimation,
+  enableRootMotion,
+  getCrossedMarkers,
   getLayers,
   getPose,
+  getRootMotion,
   jointMask,
   playClip,
   PoseField,
@@ -18,6 +21,7 @@ import {
   removeLayer,
   sampleClipsSystem,
   setBlendThreshold,
+  setClipMarkers,
   setLayerMask,
   setLayerWeight,
   setLocomotionParameter,
@@ -257,4 +261,33 @@ Deno.test("layers: removeEntity, resetWorld and disposeAnimation release every l
   disposeAnimation(world);
   // What is left is the assets' memory.
   assertLess(memory.allocatedBytes, baseline);
+});
+
+Deno.test("locomotion: root motion is the blend of the cycles' motion; the heavier cycle's markers fire", () => {
+  const { world, entities } = createScene("simd", 1);
+  const [eid] = entities;
+  // Joint 2 moves along x: 4 per 1 s cycle (walk), 8 per 0.5 s cycle (run).
+  const walk = turn("walk", 0, 1, 4, 1), run = turn("run", 0, 1, 8, 0.5);
+  setClipMarkers(walk, [{ name: "walk-step", time: 0.5 }]);
+  setClipMarkers(run, [{ name: "run-step", time: 0.25 }]);
+  playClip(world, eid, turn("still", 0));
+  setLayerWeight(world, eid, 0, 0);
+  const loco = addLocomotionLayer(world, eid, [{ clip: walk, at: 1 }, { clip: run, at: 2 }], {
+    parameter: 1.25,
+  });
+  enableRootMotion(world, eid, { joint: 2 });
+  // Cycle 0.875 s: 0.4375 s is half a cycle, 2 (walk) and 4 (run) along x, blended 3:1.
+  sampleClipsSystem(world, 0.4375);
+  assertAlmostEquals(getRootMotion(world, eid).dx, 0.75 * 2 + 0.25 * 4, 1e-5);
+  // Reaching the marker's time crosses it.
+  assertEquals(getCrossedMarkers(world, eid).map((h) => h.name), ["walk-step"]);
+  sampleClipsSystem(world, 0.01);
+  assertEquals(getCrossedMarkers(world, eid).map((h) => h.name), []);
+  // Across the loop: a whole cycle further moves by a whole cycle's motion.
+  setLocomotionParameter(world, eid, loco, 2);
+  sampleClipsSystem(world, 0.5);
+  assertAlmostEquals(getRootMotion(world, eid).dx, 8, 1e-4);
+  assertEquals(getCrossedMarkers(world, eid).map((h) => h.name), ["run-step"]);
+  // The motion is out of the pose.
+  assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 0, 1e-6);
 });

@@ -143,6 +143,42 @@ export {
   playClip,
   removeClipPlayer,
 } from "./components/clip_player.ts";
+export {
+  addLayer,
+  getCrossedMarkers,
+  getLayers,
+  type LayerInfo,
+  type LayerMode,
+  type LayerOptions,
+  MAX_LAYERS,
+  removeLayer,
+  setBlendThreshold,
+  setLayerMask,
+  setLayerTime,
+  setLayerWeight,
+} from "./components/layers.ts";
+export {
+  addLocomotionLayer,
+  type LocomotionOptions,
+  type LocomotionPoint,
+  setLocomotionParameter,
+} from "./components/locomotion.ts";
+export { jointMask, type JointMaskSpec, type MaskSkeleton } from "./animation/joint_mask.ts";
+export {
+  type ClipMarker,
+  getClipMarkers,
+  type MarkerHit,
+  MAX_HITS_PER_PLAYBACK,
+  MAX_MARKERS,
+  setClipMarkers,
+} from "./animation/markers.ts";
+export {
+  disableRootMotion,
+  enableRootMotion,
+  getRootMotion,
+  type RootMotion,
+  type RootMotionOptions,
+} from "./components/root_motion.ts";
 export { sampleClipsSystem } from "./systems/sample_clips.ts";
 export { quatToMatSystem } from "./systems/quat_to_mat.ts";
 export { transformSkeletonSystem } from "./systems/transform_skeleton.ts";

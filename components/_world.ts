@@ -23,6 +23,9 @@ import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import type { CoreKernels } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import { clearEntity, createStore, growStore, type Store } from "./_stores.ts";
+import { type LayerStack, releaseStack } from "./_layers.ts";
+import type { MarkerHit } from "../animation/markers.ts";
+import type { RootMotionState } from "./root_motion.ts";
 
 /** Shapes of the public stores. */
 const SHAPES = {
@@ -73,6 +76,18 @@ export interface PlayerState {
   fadeDuration: number;
   /** Byte offset of a second pose in the core, to sample `next` into. */
   readonly scratch: number;
+  /** Layers beyond the one `current` and `next` play (`components/layers.ts`). */
+  stack?: LayerStack;
+  /** Extensions of the player (markers crossed, root motion), freed with it. */
+  extras?: PlayerExtras;
+}
+
+/** @internal Per-frame outputs of a player, written by the sample clips system. */
+export interface PlayerExtras {
+  /** Markers crossed in the last frame, in order. */
+  hits: MarkerHit[];
+  /** Root motion extraction settings and the last frame's delta. */
+  rootMotion?: RootMotionState;
 }
 
 const OWNED = {
@@ -138,6 +153,7 @@ export class WorldResources {
         const player = o.player[eid];
         if (!player) break;
         this.memory.free(player.scratch);
+        if (player.stack) releaseStack(this.memory, player.stack);
         player.current.baked.lifetime.release();
         player.next?.baked.lifetime.release();
         o.player[eid] = undefined;

@@ -147,7 +147,8 @@ export function removeClipPlayer(world: object, eid: number): void {
   removeComponent(world, eid, state.components.ClipPlayer);
 }
 
-function makePlayback(
+/** @internal A checked playback of `clip` for entity `eid`, its clip baked; nothing acquired. */
+export function makePlayback(
   world: object,
   state: WorldState,
   eid: number,

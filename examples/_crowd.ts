@@ -43,6 +43,8 @@ export interface DemoCharacter {
   readonly meshes: readonly DemoMesh[];
   /** The clip every entity plays, if any. */
   readonly clip?: Clip;
+  /** Called for each entity once it plays the clip (the layered mode adds layers). */
+  readonly setup?: (world: object, eid: number, skeleton: SkeletonAsset) => void;
 }
 
 /** Seconds between the clip times of neighbouring entities, so a crowd moves out of step. */
@@ -85,6 +87,7 @@ export class Crowd {
       const eid = addEntity(this.world);
       addCharacter(this.world, eid, this.skeleton, this.skin);
       if (character.clip) playClip(this.world, eid, character.clip, { time: i * PHASE });
+      character.setup?.(this.world, eid, this.skeleton);
       entities.push(eid);
     }
     this.entities = entities;

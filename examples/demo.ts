@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { Core, type CoreBuild, importGltf } from "../mod.ts";
 import { clipLabel, Crowd, cylinderCharacter, type DemoCharacter } from "./_crowd.ts";
 import { gltfCharacter } from "./_gltf_character.ts";
+import { layeredCharacter } from "./_layers.ts";
 
 const USAGE = `Marrow demo: animates a crowd through Marrow's pipeline and times each system.
 
@@ -30,6 +31,8 @@ options:
                    are animation_0, animation_1, ... as glTF viewers name them
   --count N        entities in the crowd (default 64, or 16 with a file)
   --frames N       frames timed on the fastest core build (default 300)
+  --layers         add layers (an upper-body clip, an additive clip) and root
+                   motion to each instance (needs a file with three clips)
   --list           print the file's skins, primitives and clips, and exit
   -h, --help       print this help`;
 
@@ -121,6 +124,7 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
         count: { type: "string" },
         frames: { type: "string" },
         list: { type: "boolean" },
+        layers: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -142,7 +146,10 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
   if (!path && values.clip !== undefined) {
     throw new UsageError("--clip needs a glTF file (the generated crowd has one clip)");
   }
-  const character = path ? gltfCharacter(await importGltf(path), values.clip) : cylinderCharacter();
+  if (!path && values.layers) throw new UsageError("--layers needs a glTF file");
+  const model = path ? await importGltf(path) : undefined;
+  const plain = model ? gltfCharacter(model, values.clip) : cylinderCharacter();
+  const character = model && values.layers ? layeredCharacter(model, plain) : plain;
   const vertices = character.meshes.reduce((n, m) => n + m.skin.vertexCount, 0);
   const influences = character.meshes.reduce((n, m) => n + m.skin.joints.length, 0);
   out(`Marrow demo: ${character.name}`);

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { markClip, readMarkers } from "./_markers.ts";
+import type { ClipMarker } from "../animation/markers.ts";
 import type { Animation, AnimationSampler, Node } from "@gltf-transform/core";
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "../animation/clip.ts";
 import { ClipError, validateClip } from "../animation/clip_validation.ts";
@@ -32,6 +34,8 @@ export interface ReadAnimation {
   readonly start: number;
   readonly end: number;
   readonly channels: readonly ReadChannel[];
+  /** Markers from the animation's `extras.markers`. */
+  readonly markers: readonly ClipMarker[];
 }
 
 const JOINT_PATHS: readonly string[] = ["translation", "rotation", "scale"];
@@ -132,7 +136,8 @@ export function readAnimation(
   if (start === Infinity) start = end = 0;
   // Unnamed animations get the name glTF viewers (three.js) give them.
   const name = animation.getName() || `animation_${index}`;
-  return { name, index, start, end, channels };
+  const markers = readMarkers(ctx, animation, index, end);
+  return { name, index, start, end, channels, markers };
 }
 
 /** The clip of `animation` for the skeleton whose joints `jointOfNode` maps. */
@@ -186,5 +191,6 @@ export function clipFor(
       e,
     );
   }
+  markClip(clip, animation.markers);
   return clip;
 }

@@ -265,6 +265,16 @@ export function validateAnimations(
       }
       channels.push(out);
     });
-    return { name: string(ctx, animation.name, `${pointer}/name`), samplers, channels };
+    // Of the extras, clip markers are read (gltf/_markers.ts checks them).
+    const extras = animation.extras;
+    const markers = extras !== null && typeof extras === "object" && !Array.isArray(extras)
+      ? { extras: { markers: (extras as JsonObject).markers } }
+      : {};
+    return {
+      name: string(ctx, animation.name, `${pointer}/name`),
+      samplers,
+      channels,
+      ...markers,
+    };
   });
 }

@@ -19,6 +19,10 @@
  * | multiplyMatricesBatch | a, b, out, count                                      |
  * | skinPositionsBatch    | model, bases, joints, counts, out, vertexCount        |
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
+ * | blendLayersBatch      | two tables: blendPosesBatch jobs, then out,           |
+ * |                       | jointCount, rest, layers, overrideCount,              |
+ * |                       | additiveCount, threshold (f32 bits); `layers` holds   |
+ * |                       | entries of pose, mask, weight (f32 bits), reference   |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
  * |                       | outTangents, flags (`bounds`, when not 0, is a table  |
@@ -32,6 +36,7 @@
 export {
   JOB_BYTES,
   JOB_WORDS,
+  LAYER_ENTRY_BYTES,
   SKIN_NORMALS,
   SKIN_RENORMALIZE,
   SKIN_TANGENTS,
@@ -68,6 +73,12 @@ export interface CoreKernels {
   multiplyMatricesBatch(jobs: number, jobCount: number): void;
   blendPoses(a: number, b: number, out: number, jointCount: number, weight: number): void;
   blendPosesBatch(jobs: number, jobCount: number): void;
+  blendLayersBatch(
+    sampleJobs: number,
+    sampleCount: number,
+    layerJobs: number,
+    layerCount: number,
+  ): void;
   skinPositions(
     model: number,
     bases: number,

@@ -6,11 +6,19 @@
  * @module
  */
 
-import { type CoreKernels, JOB_BYTES, JOB_WORDS, SKIN_NORMALS, SKIN_TANGENTS } from "./_abi.ts";
+import {
+  type CoreKernels,
+  JOB_BYTES,
+  JOB_WORDS,
+  LAYER_ENTRY_BYTES,
+  SKIN_NORMALS,
+  SKIN_TANGENTS,
+} from "./_abi.ts";
 import { CoreMemory, type MemoryLimits } from "./_memory.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import * as ref from "./reference.ts";
 import * as refDq from "./reference_dq.ts";
+import { blendLayers, type LayerInput } from "./reference_layers.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "./layout.ts";
 
 /** Which implementation of the kernels a core runs. */
@@ -255,6 +263,26 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         const [a, b, out, jointCount] = job(jobs, i);
         const weight = memory.views().f32[((jobs + i * JOB_WORDS * 4) >> 2) + 4];
         kernels.blendPoses(a, b, out, jointCount, weight);
+      }
+    },
+    blendLayersBatch(sampleJobs, sampleCount, layerJobs, layerCount) {
+      kernels.blendPosesBatch(sampleJobs, sampleCount);
+      for (let i = 0; i < layerCount; i++) {
+        const at = layerJobs + i * JOB_WORDS * 4;
+        const [out, jointCount, rest, layers, overrideCount, additiveCount] = job(layerJobs, i);
+        const n = poseFloats(jointCount), lanes = Math.ceil(jointCount / 4) * 4;
+        const inputs: LayerInput[] = [];
+        for (let k = 0; k < overrideCount + additiveCount; k++) {
+          const [pose, mask, , reference] = u32(layers + k * LAYER_ENTRY_BYTES, 4);
+          inputs.push({
+            pose: f32(pose, n),
+            mask: f32(mask, lanes * 3),
+            weight: memory.views().f32[((layers + k * LAYER_ENTRY_BYTES) >> 2) + 2],
+            reference: k >= overrideCount ? f32(reference, n) : undefined,
+          });
+        }
+        const threshold = memory.views().f32[(at >> 2) + 6];
+        blendLayers(f32(out, n), jointCount, f32(rest, n), inputs, overrideCount, threshold);
       }
     },
     skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences) {

@@ -30,6 +30,7 @@ export {
   paletteToDualQuaternions,
   skinDualQuaternions,
 } from "./reference_dq.ts";
+export { blendLayers, type LayerInput } from "./reference_layers.ts";
 
 /**
  * Joint poses (SoA×4 translation, rotation, scale) to 3x4 joint matrices,

@@ -8,6 +8,12 @@
  * Sampling blends the two baked frames around the clip time; rotations are
  * normalized-lerped along the shorter arc, translations and scales lerped.
  *
+ * An entity with layers (`components/layers.ts`) has each layer's clips
+ * sampled into the layer's pose, then the layers blended into its
+ * JointQuat, in the same call. The system also records the markers every
+ * playback crossed (`getCrossedMarkers`) and, where enabled, takes root
+ * motion out of the pose (`getRootMotion`).
+ *
  * @module
  */
 
@@ -18,9 +24,11 @@ import {
   selectEntities,
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
-import type { Playback } from "../components/_world.ts";
-import { wrapTime } from "../animation/clip.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
+import { PoseRows, samplePlayback } from "./_sample_playback.ts";
+import { layerCapacity, type LayerOutput, type PlaybackStep, writeLayers } from "./_layers.ts";
+import { extractRootMotion, recordSteps } from "./_extras.ts";
+import { anyMarkers } from "../animation/markers.ts";
 
 /**
  * Throws a `RangeError` unless `deltaSeconds` is a finite number >= 0. A
@@ -71,33 +79,70 @@ export function sampleClipsSystem(
       }
     }
   }
-  const table = state.jobs("sampleClips");
-  table.begin(list.length * 3, JOB_WORDS);
-  const { u32, f32 } = state.memory;
-  let rows = 0;
-  const row = (a: number, b: number, out: number, joints: number, weight: number) => {
-    const at = (table.ptr >> 2) + rows++ * JOB_WORDS;
-    u32[at] = a, u32[at + 1] = b, u32[at + 2] = out, u32[at + 3] = joints;
-    f32[at + 4] = weight;
+  const memory = state.memory;
+  let rowCapacity = 0, entryCapacity = 0, layered = 0;
+  for (let i = 0; i < list.length; i++) {
+    const player = owned.player[list[i]]!;
+    if (!player.stack) {
+      rowCapacity += 3;
+      continue;
+    }
+    const { rows, entries } = layerCapacity(player);
+    rowCapacity += rows, entryCapacity += entries, layered++;
+  }
+  const rows = new PoseRows(state.jobs("sampleClips"), memory, rowCapacity);
+  const out: LayerOutput = {
+    memory,
+    rows,
+    entries: state.jobs("sampleClips.entries"),
+    jobs: state.jobs("sampleClips.layers"),
   };
-  const sample = (playback: Playback, time: number, out: number, joints: number) => {
-    const [a, b, weight] = playback.baked.locate(
-      wrapTime(time, playback.baked.duration, playback.wrap),
-    );
-    row(a, b, out, joints, weight);
-  };
+  out.entries.begin(entryCapacity, LAYER_ENTRY_BYTES / 4);
+  out.jobs.begin(layered, JOB_WORDS);
+  const steps: PlaybackStep[] = [];
+  let extended = false;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     const player = owned.player[eid]!;
     const joints = owned.skeleton[eid]!.jointCount;
     const pose = owned.pose[eid];
+    steps.length = 0;
+    const from = c.time[eid];
     c.time[eid] += deltaSeconds * c.speed[eid];
     const next = player.next;
+    // Steps are recorded only for what reads them: layers, markers, root motion.
+    const track = player.stack !== undefined || player.extras !== undefined ||
+      anyMarkers(player.current.clip) || (next !== undefined && anyMarkers(next.clip));
     if (next) {
-      next.time += deltaSeconds * next.speed;
       player.fade = player.fadeDuration > 0
         ? Math.min(1, Math.max(0, player.fade + deltaSeconds / player.fadeDuration))
         : 1;
+    }
+    if (track) {
+      steps.push({
+        clip: player.current.clip,
+        playback: player.current,
+        from,
+        to: c.time[eid],
+        layer: 0,
+        share: next ? 1 - player.fade : 1,
+        fires: true,
+      });
+    }
+    if (next) {
+      const nextFrom = next.time;
+      next.time += deltaSeconds * next.speed;
+      if (track) {
+        steps.push({
+          clip: next.clip,
+          playback: next,
+          from: nextFrom,
+          to: next.time,
+          layer: 0,
+          share: player.fade,
+          fires: true,
+        });
+      }
       if (player.fade >= 1) {
         player.current.baked.lifetime.release();
         player.current = next;
@@ -107,11 +152,24 @@ export function sampleClipsSystem(
         c.speed[eid] = next.speed;
       }
     }
-    sample(player.current, c.time[eid], pose, joints);
-    if (player.next) {
-      sample(player.next, player.next.time, player.scratch, joints);
-      row(pose, player.scratch, pose, joints, player.fade);
+    if (player.stack) {
+      writeLayers(out, player, player.stack, c.time[eid], joints, pose, deltaSeconds, steps);
+    } else {
+      samplePlayback(rows, player.current, c.time[eid], pose, joints);
+      if (player.next) {
+        samplePlayback(rows, player.next, player.next.time, player.scratch, joints);
+        rows.blend(pose, player.scratch, pose, joints, player.fade);
+      }
+    }
+    if (track) extended = recordSteps(memory, player, steps) || extended;
+  }
+  state.kernels.blendLayersBatch(rows.ptr, rows.count, out.jobs.ptr, out.jobs.count);
+  if (extended) {
+    for (let i = 0; i < list.length; i++) {
+      const eid = list[i], player = owned.player[eid]!;
+      if (player.extras?.rootMotion) {
+        extractRootMotion(memory, player, owned.pose[eid], owned.skeleton[eid]!.jointCount);
+      }
     }
   }
-  state.kernels.blendPosesBatch(table.ptr, rows);
 }

@@ -7,13 +7,12 @@
  * @module
  */
 
-import * as THREE from "three";
 import { localToModel, multiplyMatrices, quatToMat, skinVertices } from "../simd/reference.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import type { SkinDefinition } from "../animation/definitions.ts";
 import type { GltfImport, GltfSkeleton } from "../gltf/import.ts";
 import { sampleClip } from "../animation/clip.ts";
-import { type ThreeModel, threeSkinned } from "./_three_gltf.ts";
+import { nodeObjects, type ThreeModel, threeSkinned } from "./_three_gltf.ts";
 
 /**
  * Divides each vertex's weights by their sum, as three.js
@@ -244,13 +243,7 @@ export function comparePoses(
   time: number,
   lengthScale: number,
 ): { translation: number; rotation: number; scale: number } {
-  const objects = new Map<number, THREE.Object3D>();
-  for (const [object, mapping] of three.gltf.parser.associations) {
-    if (
-      object instanceof THREE.Object3D && mapping.nodes !== undefined &&
-      !objects.has(mapping.nodes)
-    ) objects.set(mapping.nodes, object);
-  }
+  const objects = nodeObjects(three);
   const out = { translation: 0, rotation: 0, scale: 0 };
   for (const skeleton of imported.skeletons) {
     const def = skeleton.skeleton;

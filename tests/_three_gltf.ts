@@ -326,3 +326,28 @@ export function threeSkinned(
     out[i * 3] = x / len, out[i * 3 + 1] = y / len, out[i * 3 + 2] = z / len;
   }
 }
+
+/** Diagonal of the bounding box of every skinned vertex as three.js has it posed. */
+export function boundingDiagonal(three: ThreeModel): number {
+  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  for (const primitive of three.primitives) {
+    const { positions } = threeSkinned(primitive, 7);
+    for (let i = 0; i < positions.length; i++) {
+      min[i % 3] = Math.min(min[i % 3], positions[i]);
+      max[i % 3] = Math.max(max[i % 3], positions[i]);
+    }
+  }
+  return Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+}
+
+/** The three.js object of each glTF node index. */
+export function nodeObjects(three: ThreeModel): Map<number, THREE.Object3D> {
+  const objects = new Map<number, THREE.Object3D>();
+  for (const [object, mapping] of three.gltf.parser.associations) {
+    if (
+      object instanceof THREE.Object3D && mapping.nodes !== undefined &&
+      !objects.has(mapping.nodes)
+    ) objects.set(mapping.nodes, object);
+  }
+  return objects;
+}

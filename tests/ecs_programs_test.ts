@@ -23,12 +23,14 @@ import {
 import {
   addJointMat,
   addJointQuat,
+  addLayer,
   addSkeleton,
   addSkin,
   ComponentError,
   createAnimation,
   createAnimationPipeline,
   crossFadeTo,
+  getLayers,
   getPose,
   getSkinnedNormals,
   getSkinnedPositions,
@@ -36,6 +38,7 @@ import {
   removeClipPlayer,
   removeJointMat,
   removeJointQuat,
+  removeLayer,
   removeSkeleton,
   removeSkin,
   setJointPose,
@@ -210,6 +213,24 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
     call(h, run);
     m.player = true;
   }]),
+  fc.tuple(fc.nat(), fc.nat(1), fc.constantFrom("override", "additive", "masked", "remove"))
+    .map(([pick, clip, how]) => [`layer ${pick} ${clip} ${how}`, (h: Harness) => {
+      const eid = entity(h, pick), m = h.entities.get(eid);
+      if (!m) return;
+      const kind = h.kinds[m.kind ?? 0], c = kind.clips[clip];
+      const mask = new Float32Array(kind.skeleton.jointCount).fill(0.5);
+      const run = how === "remove"
+        ? () => removeLayer(h.world, eid, 1)
+        : () =>
+          addLayer(h.world, eid, c, {
+            weight: 0.6,
+            mode: how === "additive" ? "additive" : "override",
+            ...(how === "masked" ? { mask } : {}),
+          });
+      const layers = m.player ? getLayers(h.world, eid).length : 0;
+      if (!m.player || (how === "remove" && layers < 2)) return expectFailure(h, run, eid);
+      call(h, run);
+    }]),
   fc.tuple(fc.nat(), fc.nat(8), fc.double({ min: -3, max: 3, noNaN: true })).map((
     [pick, joint, angle],
   ) => [`pose ${pick} ${joint} ${angle}`, (h: Harness) => {

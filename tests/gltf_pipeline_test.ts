@@ -22,6 +22,7 @@ import {
 } from "../mod.ts";
 import {
   assetUrl,
+  boundingDiagonal,
   listAssets,
   loadThree,
   poseThree,
@@ -125,17 +126,4 @@ for (const file of listAssets()) {
       assertEquals(model.skeletons.length > 0, true);
     },
   );
-}
-
-/** Diagonal of the bounding box of every skinned vertex as three.js has it posed. */
-function boundingDiagonal(three: Awaited<ReturnType<typeof loadThree>>): number {
-  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-  for (const primitive of three.primitives) {
-    const { positions } = threeSkinned(primitive, 7);
-    for (let i = 0; i < positions.length; i++) {
-      min[i % 3] = Math.min(min[i % 3], positions[i]);
-      max[i % 3] = Math.max(max[i % 3], positions[i]);
-    }
-  }
-  return Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
 }

@@ -13,3 +13,5 @@ export const SKIN_NORMALS = 1;
 export const SKIN_TANGENTS = 2;
 /** Skinning flag: renormalize transformed normals and tangents. */
 export const SKIN_RENORMALIZE = 4;
+/** Bytes per layer entry of `blendLayersBatch`: pose, mask, weight (f32), reference. */
+export const LAYER_ENTRY_BYTES = 16;

@@ -2,6 +2,7 @@
 // into the core's own memory; the TypeScript wrappers validate them.
 export { firstBeyond, firstBeyondBatch, firstNonFinite, jobBytes } from "./scan";
 export { blendPoses, blendPosesBatch } from "./blend";
+export { blendLayersBatch } from "./layers";
 export { matToQuat, matToQuatBatch, quatToMat, quatToMatBatch } from "./pose";
 export {
   localToModel,

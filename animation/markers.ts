@@ -1,0 +1,126 @@
+/**
+ * Clip markers (animation events): named times on a clip, set by the game
+ * ({@linkcode setClipMarkers}) or read from a glTF animation's
+ * `extras.markers` (`[{ "name": "footstep", "time": 0.4 }]`). The sample
+ * clips system reports, per entity and frame, every marker its playbacks
+ * crossed, in the order they were crossed (`getCrossedMarkers`).
+ *
+ * A marker is crossed when the playback time passes it: moving forwards,
+ * a marker at `m` fires when the time goes from before `m` to `m` or past
+ * it; backwards, from after `m` to `m` or before it. A looping clip crosses
+ * each marker once per cycle, however large the frame's step; a clamped one
+ * at most once until it turns back. A marker at the clip's end of a looping
+ * clip is the same point as its start.
+ *
+ * @module
+ */
+
+import type { Clip, WrapMode } from "./clip.ts";
+
+/** A named time on a clip. */
+export interface ClipMarker {
+  /** The event's name (`"footstep"`). */
+  readonly name: string;
+  /** Its time in seconds, within `[0, clip.duration]`. */
+  readonly time: number;
+}
+
+/** A marker an entity's playback crossed in the last frame. */
+export interface MarkerHit {
+  /** The marker's name. */
+  readonly name: string;
+  /** The marker's time in the clip. */
+  readonly time: number;
+  /** The clip it is on. */
+  readonly clip: Clip;
+  /** The layer that played the clip (0: the ClipPlayer's clips). */
+  readonly layer: number;
+}
+
+/** Most markers a clip may carry. */
+export const MAX_MARKERS = 1024;
+/** Most hits one playback reports per frame (a huge step over a tiny loop stops there). */
+export const MAX_HITS_PER_PLAYBACK = 256;
+
+const markersOf = new WeakMap<Clip, readonly ClipMarker[]>();
+
+/**
+ * Sets `clip`'s markers (replacing any), sorted by time. Throws a
+ * `RangeError` naming the index of a marker without a string name or with
+ * a time outside `[0, clip.duration]`, or more than {@linkcode MAX_MARKERS}.
+ */
+export function setClipMarkers(clip: Clip, markers: readonly ClipMarker[]): void {
+  if (!clip || typeof clip !== "object" || typeof clip.duration !== "number") {
+    throw new TypeError("setClipMarkers: clip: expected a Clip");
+  }
+  if (!Array.isArray(markers)) throw new TypeError("setClipMarkers: markers: expected an array");
+  if (markers.length > MAX_MARKERS) {
+    throw new RangeError(`setClipMarkers: markers: at most ${MAX_MARKERS}, got ${markers.length}`);
+  }
+  const copy = markers.map((marker, i) => {
+    const { name, time } = marker ?? {};
+    if (typeof name !== "string") {
+      throw new RangeError(`setClipMarkers: markers[${i}].name: expected a string`);
+    }
+    if (typeof time !== "number" || !(time >= 0 && time <= clip.duration)) {
+      throw new RangeError(
+        `setClipMarkers: markers[${i}].time: expected a time in [0, ${clip.duration}], got ${time}`,
+      );
+    }
+    return Object.freeze({ name, time });
+  }).sort((a, b) => a.time - b.time);
+  markersOf.set(clip, Object.freeze(copy));
+}
+
+/** `clip`'s markers, sorted by time (none unless set or imported). */
+export function getClipMarkers(clip: Clip): readonly ClipMarker[] {
+  return markersOf.get(clip) ?? [];
+}
+
+/** @internal Whether any clip has markers: lets the system skip the search. */
+export function anyMarkers(clip: Clip): boolean {
+  return markersOf.has(clip);
+}
+
+/**
+ * Appends to `out` the markers of `clip` crossed by a playback moving from
+ * time `from` to `to` (unwrapped playback times), in crossing order.
+ */
+export function crossMarkers(
+  clip: Clip,
+  wrap: WrapMode,
+  from: number,
+  to: number,
+  layer: number,
+  out: MarkerHit[],
+): void {
+  const markers = markersOf.get(clip), d = clip.duration;
+  if (!markers || markers.length === 0 || from === to || !(d > 0)) return;
+  const forward = to > from;
+  const hits: { at: number; marker: ClipMarker }[] = [];
+  if (wrap === "clamp") {
+    const a = Math.min(Math.max(from, 0), d), b = Math.min(Math.max(to, 0), d);
+    for (const marker of markers) {
+      const m = marker.time;
+      if (forward ? m > a && m <= b : m < a && m >= b) hits.push({ at: m, marker });
+    }
+  } else {
+    for (const marker of markers) {
+      const m = marker.time === d ? 0 : marker.time;
+      // Occurrences k * d + m in (from, to] forwards, [to, from) backwards,
+      // decided on the same rounded `at` in consecutive frames: exactly once.
+      const step = forward ? 1 : -1;
+      let k = forward ? Math.floor((from - m) / d) : Math.ceil((from - m) / d);
+      // Bounded in steps, not hits: at huge times k * d may stop changing.
+      for (let n = 0; n < MAX_HITS_PER_PLAYBACK + 2; n++, k += step) {
+        const at = k * d + m;
+        if (forward ? at > to : at < to) break;
+        if (forward ? at > from : at < from) hits.push({ at, marker });
+      }
+    }
+  }
+  hits.sort((x, y) => forward ? x.at - y.at : y.at - x.at);
+  for (const { marker } of hits.slice(0, MAX_HITS_PER_PLAYBACK)) {
+    out.push({ name: marker.name, time: marker.time, clip, layer });
+  }
+}

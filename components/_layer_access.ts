@@ -1,0 +1,70 @@
+/**
+ * Checked access to an entity's layers for the layer functions: the layer
+ * stack (created on first use), a layer by index, and the argument checks
+ * they share.
+ *
+ * @module
+ */
+
+import { poseFloats } from "../simd/layout.ts";
+import { checkedPlayer, checkedSkeleton } from "./_access.ts";
+import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS } from "./_layers.ts";
+import type { PlayerState, WorldState } from "./_world.ts";
+
+/** @internal A RangeError naming the entity and the function. */
+export function fail(eid: number, caller: string, what: string): RangeError {
+  return new RangeError(`entity ${eid}: ${caller}: ${what}`);
+}
+
+export function checkWeight(eid: number, caller: string, weight: unknown): number {
+  if (typeof weight !== "number" || !(weight >= 0 && weight <= 1)) {
+    throw fail(eid, caller, `weight: expected a number in [0, 1], got ${weight}`);
+  }
+  return weight;
+}
+
+/** The entity's player and layer stack, the stack created (layer 0 only) on first use. */
+export function stackOf(
+  state: WorldState,
+  eid: number,
+): { player: PlayerState; stack: LayerStack } {
+  const player = checkedPlayer(state, eid);
+  if (!player.stack) {
+    const skeleton = checkedSkeleton(state, eid);
+    const memory = state.resources.memory;
+    const floats = poseFloats(skeleton.jointCount);
+    const rest = memory.alloc(floats * 4);
+    try {
+      skeleton.copyRestPoseTo(memory.views().f32.subarray(rest >> 2, (rest >> 2) + floats));
+      const base = allocateLayer(memory, skeleton.jointCount, {
+        playback: undefined,
+        blend: undefined,
+        mode: "override",
+        weight: 1,
+        target: 1,
+        rate: 0,
+        mask: undefined,
+      });
+      player.stack = { layers: [base], rest, threshold: 0.1 };
+    } catch (e) {
+      memory.free(rest);
+      throw e;
+    }
+  }
+  return { player, stack: player.stack };
+}
+
+/** Layer `layer` of the entity, or a RangeError naming it. */
+export function layerOf(state: WorldState, eid: number, layer: number, caller: string): Layer {
+  const { stack } = stackOf(state, eid);
+  if (!Number.isInteger(layer) || layer < 0 || layer >= stack.layers.length) {
+    throw fail(eid, caller, `layer: no layer ${layer} (the entity has ${stack.layers.length})`);
+  }
+  return stack.layers[layer];
+}
+
+export function checkRoom(eid: number, stack: LayerStack, caller: string): void {
+  if (stack.layers.length >= MAX_LAYERS) {
+    throw fail(eid, caller, `the entity has ${MAX_LAYERS} layers already`);
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * An entity's animation layers as Marrow keeps them: each layer's state,
+ * and its memory in the core (its sampled pose, its effective mask, and for
+ * additive layers the reference pose), allocated in one block per layer and
+ * freed with it.
+ *
+ * @module
+ */
+
+import type { Clip } from "../animation/clip.ts";
+import { poseFloats } from "../simd/layout.ts";
+import type { CoreMemory } from "../simd/_memory.ts";
+import type { Playback } from "./_world.ts";
+
+/** How a layer combines with those below it. */
+export type LayerMode = "override" | "additive";
+
+/** Most layers an entity may have (the base layer included). */
+export const MAX_LAYERS = 32;
+
+/** @internal One clip of a 1D blend: the clip and where it sits on the parameter axis. */
+export interface BlendPoint {
+  readonly playback: Playback;
+  readonly at: number;
+}
+
+/** @internal A 1D blend of clips by a parameter, their normalized times in phase. */
+export interface Blend1D {
+  readonly points: readonly BlendPoint[];
+  parameter: number;
+  /** Normalized time (phase, in cycles) shared by every clip. */
+  phase: number;
+  /** Phase rate multiplier (1: the blended cycle length). */
+  speed: number;
+  /** Pose the second clip of a pair is sampled into before blending. */
+  readonly scratch: number;
+}
+
+/** @internal One layer of an entity. Layer 0 plays the ClipPlayer's clips. */
+export interface Layer {
+  /** The layer's clip; undefined for layer 0 (the player's current and next clips). */
+  readonly playback: Playback | undefined;
+  /** Set for a locomotion layer, whose clips are `blend.points`. */
+  readonly blend: Blend1D | undefined;
+  readonly mode: LayerMode;
+  weight: number;
+  /** Weight being faded to, and the fade's rate in weight per second. */
+  target: number;
+  rate: number;
+  /** The game's mask (one weight per joint), if any. */
+  mask: Float32Array | undefined;
+  /** Byte offsets in the core: the layer's block (its pose), mask, reference. */
+  readonly block: number;
+  readonly maskPtr: number;
+  readonly reference: number;
+  /** What the effective mask was last built from: clips and the game's mask. */
+  maskKey: readonly unknown[];
+}
+
+/** @internal All layers of an entity. */
+export interface LayerStack {
+  readonly layers: Layer[];
+  /** Byte offset of the entity's rest pose in the core (the blend's fallback). */
+  readonly rest: number;
+  threshold: number;
+}
+
+/** Lanes of a pose: one per joint of every group (padding lanes included). */
+function lanesOf(jointCount: number): number {
+  return Math.ceil(jointCount / 4) * 4;
+}
+
+/** Floats of an effective mask: a weight per lane for translation, rotation and scale. */
+function maskFloats(jointCount: number): number {
+  return 3 * lanesOf(jointCount);
+}
+
+/** Part of the effective mask each channel path weighs. */
+const MASK_PART = { translation: 0, rotation: 1, scale: 2 } as const;
+
+/** @internal Allocates a layer's block; `additive` adds room for the reference pose. */
+export function allocateLayer(
+  memory: CoreMemory,
+  jointCount: number,
+  fields: Omit<Layer, "block" | "maskPtr" | "reference" | "maskKey">,
+): Layer {
+  const pose = poseFloats(jointCount) * 4, mask = maskFloats(jointCount) * 4;
+  const block = memory.alloc(pose + mask + (fields.mode === "additive" ? pose : 0));
+  return {
+    ...fields,
+    block,
+    maskPtr: block + pose,
+    reference: fields.mode === "additive" ? block + pose + mask : 0,
+    maskKey: [],
+  };
+}
+
+/** @internal Frees a layer's block and releases its clips. */
+export function releaseLayer(memory: CoreMemory, layer: Layer): void {
+  memory.free(layer.block);
+  layer.playback?.baked.lifetime.release();
+  if (layer.blend) {
+    memory.free(layer.blend.scratch);
+    for (const point of layer.blend.points) point.playback.baked.lifetime.release();
+  }
+}
+
+/** @internal Frees a whole stack. */
+export function releaseStack(memory: CoreMemory, stack: LayerStack): void {
+  for (const layer of stack.layers) releaseLayer(memory, layer);
+  memory.free(stack.rest);
+  stack.layers.length = 0;
+}
+
+const animatedSlots = new WeakMap<Clip, { lanes: number; list: Uint32Array }>();
+
+/**
+ * Which properties of which joints `clip` animates: `(path part) * lanes +
+ * joint` for each channel (channels were checked against the skeleton).
+ */
+function animated(clip: Clip, jointCount: number): Uint32Array {
+  let slots = animatedSlots.get(clip);
+  const lanes = lanesOf(jointCount);
+  if (!slots || slots.lanes !== lanes) {
+    const list = Uint32Array.from(
+      clip.channels,
+      (channel) => MASK_PART[channel.path] * lanes + channel.joint,
+    );
+    animatedSlots.set(clip, slots = { lanes, list });
+  }
+  return slots.list;
+}
+
+/**
+ * @internal Writes the layer's effective mask into the core when its inputs
+ * changed: the game's mask, per property (translation, rotation, scale) of
+ * each joint, and 0 for the properties none of `clips` animates (a layer
+ * leaves those to the other layers, as three.js leaves a property an action
+ * has no track for).
+ */
+export function updateMask(
+  memory: CoreMemory,
+  layer: Layer,
+  clips: readonly Clip[],
+  jointCount: number,
+): void {
+  const key = [layer.mask, ...clips];
+  if (key.length === layer.maskKey.length && key.every((k, i) => k === layer.maskKey[i])) return;
+  layer.maskKey = key;
+  const out = memory.views().f32.subarray(
+    layer.maskPtr >> 2,
+    (layer.maskPtr >> 2) + maskFloats(jointCount),
+  );
+  out.fill(0);
+  const lanes = lanesOf(jointCount);
+  for (const clip of clips) {
+    for (const slot of animated(clip, jointCount)) {
+      out[slot] = layer.mask ? layer.mask[slot % lanes] : 1;
+    }
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * Animation layers: an entity plays several clips at once, each on a layer
+ * with a weight (fadable over time), an optional joint mask, and a mode.
+ * Layer 0 is the ClipPlayer's own (`playClip`, `crossFadeTo`); layers added
+ * with {@linkcode addLayer} or {@linkcode addLocomotionLayer} come after it.
+ *
+ * - **Override** layers blend as ozz-animation's BlendingJob does: per
+ *   joint, the weighted average of every override layer (weight × mask),
+ *   with the rest pose filling in where the total weight is below the
+ *   entity's threshold ({@linkcode setBlendThreshold}, default 0.1), so a
+ *   lone layer at weight 0.5 is not pulled halfway to the rest pose.
+ *   three.js fills up to 1 instead: threshold 1 gives its behaviour.
+ * - **Additive** layers then add their clip's difference from a reference
+ *   pose (by default the clip's first frame, as three.js
+ *   `AnimationUtils.makeClipAdditive`), scaled by weight × mask: a breath,
+ *   a flinch, a lean, on top of whatever plays.
+ *
+ * A layer only affects the joints its clips animate (three.js leaves a
+ * property an action has no track for to the other actions); the rest
+ * pose fills joints no layer animates.
+ *
+ * All layers of all entities are sampled and blended by the sample clips
+ * system in one call into the core.
+ *
+ * @module
+ */
+
+import type { Clip } from "../animation/clip.ts";
+import { sampleClip } from "../animation/clip.ts";
+import { checkedMask } from "../animation/joint_mask.ts";
+import type { MarkerHit } from "../animation/markers.ts";
+import { poseFloats } from "../simd/layout.ts";
+import { checkedPlayer, checkedSkeleton } from "./_access.ts";
+import { allocateLayer, type LayerMode, releaseLayer } from "./_layers.ts";
+import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
+import { stateOf } from "./_lifecycle.ts";
+import { makePlayback, type PlaybackOptions } from "./clip_player.ts";
+
+export type { LayerMode } from "./_layers.ts";
+export { MAX_LAYERS } from "./_layers.ts";
+
+/** How a layer plays and blends. */
+export interface LayerOptions extends PlaybackOptions {
+  /** Weight in [0, 1]. Default 1. */
+  readonly weight?: number;
+  /** `"override"` (default) or `"additive"`. */
+  readonly mode?: LayerMode;
+  /** Per-joint weights in [0, 1], one per joint (`jointMask`). Default: every joint 1. */
+  readonly mask?: ArrayLike<number>;
+  /**
+   * Additive layers: what the clip is relative to, a clip time in seconds
+   * (default 0: its first frame) or a pose (SoA×4, `poseFloats(jointCount)`
+   * floats).
+   */
+  readonly reference?: number | Float32Array;
+}
+
+/** A layer as {@linkcode getLayers} reports it. */
+export interface LayerInfo {
+  /** The clip playing (layer 0: the one fading out during a cross-fade; a locomotion layer: its first). */
+  readonly clip: Clip;
+  /** `"override"` or `"additive"`. */
+  readonly mode: LayerMode;
+  /** Current weight. */
+  readonly weight: number;
+  /** Playback time in seconds, before wrapping (a locomotion layer: its phase in cycles). */
+  readonly time: number;
+}
+
+/**
+ * Adds a layer playing `clip` on entity `eid` (which plays clips:
+ * `playClip` first) on top of its layers; returns its index. Throws what
+ * `playClip` throws for the clip and options, a `RangeError` for a bad
+ * weight, mode, mask or reference, or beyond {@linkcode MAX_LAYERS};
+ * nothing is changed when it throws.
+ */
+export function addLayer(
+  world: object,
+  eid: number,
+  clip: Clip,
+  options: LayerOptions = {},
+): number {
+  const state = stateOf(world, "addLayer");
+  checkedPlayer(state, eid);
+  const skeleton = checkedSkeleton(state, eid);
+  const n = skeleton.jointCount;
+  const weight = checkWeight(eid, "addLayer", options?.weight ?? 1);
+  const mode = options?.mode ?? "override";
+  if (mode !== "override" && mode !== "additive") {
+    throw fail(eid, "addLayer", `mode: expected "override" or "additive", got ${mode}`);
+  }
+  const mask = options?.mask === undefined
+    ? undefined
+    : checkedMask(options.mask, n, `entity ${eid}: addLayer: mask`);
+  let reference: Float32Array | undefined;
+  if (mode === "additive") {
+    const ref = options?.reference ?? 0;
+    if (typeof ref === "number") {
+      if (!Number.isFinite(ref)) throw fail(eid, "addLayer", `reference: time is ${ref}`);
+      reference = skeleton.restPose;
+      sampleClip(clip, ref, reference);
+    } else {
+      if (!(ref instanceof Float32Array) || ref.length !== poseFloats(n)) {
+        throw fail(
+          eid,
+          "addLayer",
+          `reference: expected a time or a pose of ${poseFloats(n)} floats`,
+        );
+      }
+      const bad = ref.findIndex((v) => !Number.isFinite(v));
+      if (bad >= 0) throw fail(eid, "addLayer", `reference[${bad}] is ${ref[bad]}`);
+      reference = ref;
+    }
+  } else if (options?.reference !== undefined) {
+    throw fail(eid, "addLayer", "reference: only additive layers have one");
+  }
+  const { stack } = stackOf(state, eid);
+  checkRoom(eid, stack, "addLayer");
+  const playback = makePlayback(world, state, eid, clip, options);
+  const memory = state.resources.memory;
+  const layer = allocateLayer(memory, n, {
+    playback,
+    blend: undefined,
+    mode,
+    weight,
+    target: weight,
+    rate: 0,
+    mask,
+  });
+  if (reference) {
+    memory.views().f32.set(reference.subarray(0, poseFloats(n)), layer.reference >> 2);
+  }
+  playback.baked.lifetime.acquire();
+  stack.layers.push(layer);
+  return stack.layers.length - 1;
+}
+
+/**
+ * Sets layer `layer`'s weight (in [0, 1]) now, or fades it there over
+ * `fadeSeconds` (finite, >= 0). Layer 0 is the ClipPlayer's.
+ */
+export function setLayerWeight(
+  world: object,
+  eid: number,
+  layer: number,
+  weight: number,
+  fadeSeconds = 0,
+): void {
+  const state = stateOf(world, "setLayerWeight");
+  const target = layerOf(state, eid, layer, "setLayerWeight");
+  checkWeight(eid, "setLayerWeight", weight);
+  if (typeof fadeSeconds !== "number" || !(fadeSeconds >= 0 && fadeSeconds < Infinity)) {
+    throw fail(
+      eid,
+      "setLayerWeight",
+      `fadeSeconds: expected a finite number >= 0, got ${fadeSeconds}`,
+    );
+  }
+  target.target = weight;
+  if (fadeSeconds > 0) {
+    target.rate = Math.abs(weight - target.weight) / fadeSeconds;
+  } else {
+    target.weight = weight;
+  }
+}
+
+/** Sets (or with `undefined`, removes) layer `layer`'s joint mask: one weight in [0, 1] per joint. */
+export function setLayerMask(
+  world: object,
+  eid: number,
+  layer: number,
+  mask: ArrayLike<number> | undefined,
+): void {
+  const state = stateOf(world, "setLayerMask");
+  const target = layerOf(state, eid, layer, "setLayerMask");
+  const n = checkedSkeleton(state, eid).jointCount;
+  target.mask = mask === undefined
+    ? undefined
+    : checkedMask(mask, n, `entity ${eid}: setLayerMask: mask`);
+}
+
+/**
+ * Seeks layer `layer` (1 and up; layer 0's time and speed are the
+ * ClipPlayer store's) to `time` seconds, and sets its speed if given.
+ */
+export function setLayerTime(
+  world: object,
+  eid: number,
+  layer: number,
+  time: number,
+  speed?: number,
+): void {
+  const state = stateOf(world, "setLayerTime");
+  const target = layerOf(state, eid, layer, "setLayerTime");
+  if (!target.playback) throw fail(eid, "setLayerTime", `layer ${layer} has no clip of its own`);
+  if (typeof time !== "number" || !Number.isFinite(time)) {
+    throw fail(eid, "setLayerTime", `time: expected a finite number, got ${time}`);
+  }
+  if (speed !== undefined && (typeof speed !== "number" || !Number.isFinite(speed))) {
+    throw fail(eid, "setLayerTime", `speed: expected a finite number, got ${speed}`);
+  }
+  target.playback.time = time;
+  if (speed !== undefined) target.playback.speed = speed;
+}
+
+/**
+ * Sets the total weight below which the rest pose fills in (in (0, 1];
+ * default 0.1, ozz-animation's; 1 blends as three.js's mixer does).
+ */
+export function setBlendThreshold(world: object, eid: number, threshold: number): void {
+  const state = stateOf(world, "setBlendThreshold");
+  if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
+    throw fail(
+      eid,
+      "setBlendThreshold",
+      `threshold: expected a number in (0, 1], got ${threshold}`,
+    );
+  }
+  stackOf(state, eid).stack.threshold = threshold;
+}
+
+/** Removes layer `layer` (1 and up); the layers above it move down one index. */
+export function removeLayer(world: object, eid: number, layer: number): void {
+  const state = stateOf(world, "removeLayer");
+  layerOf(state, eid, layer, "removeLayer");
+  if (layer === 0) throw fail(eid, "removeLayer", "layer 0 is the ClipPlayer's (removeClipPlayer)");
+  const { stack } = stackOf(state, eid);
+  const [removed] = stack.layers.splice(layer, 1);
+  releaseLayer(state.resources.memory, removed);
+}
+
+/** Entity `eid`'s layers, layer 0 first. */
+export function getLayers(world: object, eid: number): LayerInfo[] {
+  const state = stateOf(world, "getLayers");
+  const player = checkedPlayer(state, eid);
+  const layers = player.stack?.layers;
+  const base = {
+    clip: player.current.clip,
+    mode: "override" as const,
+    weight: layers?.[0].weight ?? 1,
+    time: state.components.ClipPlayer.time[eid],
+  };
+  return [
+    base,
+    ...(layers ?? []).slice(1).map((layer) => ({
+      clip: (layer.playback ?? layer.blend!.points[0].playback).clip,
+      mode: layer.mode,
+      weight: layer.weight,
+      time: layer.playback ? layer.playback.time : layer.blend!.phase,
+    })),
+  ];
+}
+
+/**
+ * The markers entity `eid`'s clips crossed in the last frame, in the order
+ * crossed (see `setClipMarkers`). The array is reused by the next frame.
+ */
+export function getCrossedMarkers(world: object, eid: number): readonly MarkerHit[] {
+  const state = stateOf(world, "getCrossedMarkers");
+  return checkedPlayer(state, eid).extras?.hits ?? [];
+}

@@ -1,0 +1,96 @@
+/**
+ * Root motion: an entity's animation moves it, instead of its root joint
+ * moving away from it. With root motion on, the sample clips system takes
+ * the root joint's horizontal translation (x, z in the root's parent space)
+ * and its yaw (twist about the parent's +y) out of the sampled and blended
+ * pose, leaving the rest pose's values, and reports the frame's motion
+ * ({@linkcode getRootMotion}) for the game to move the entity by. The
+ * motion is that of every clip playing, weighted as the pose blends them,
+ * and correct across loop wraps, backwards playback and large steps; the
+ * vertical translation and the other rotation axes stay in the pose.
+ *
+ * @example
+ * ```ts ignore
+ * enableRootMotion(world, eid, { joint: "Hips" });
+ * animate(world, dt);
+ * const { dx, dz, dyaw } = getRootMotion(world, eid);
+ * ```
+ * @module
+ */
+
+import { resolveJoint } from "../animation/joint_mask.ts";
+import { restRoot } from "../animation/_root_motion.ts";
+import { checkedPlayer, checkedSkeleton } from "./_access.ts";
+import { stateOf } from "./_lifecycle.ts";
+import type { PlayerState } from "./_world.ts";
+
+/** The root motion of one frame. */
+export interface RootMotion {
+  /** Translation along the root parent's x axis. */
+  readonly dx: number;
+  /** Translation along the root parent's z axis. */
+  readonly dz: number;
+  /** Turn about the root parent's +y axis, radians (counter-clockwise seen from above). */
+  readonly dyaw: number;
+}
+
+/** Options of {@linkcode enableRootMotion}. */
+export interface RootMotionOptions {
+  /** The root joint, by index or name. Default 0. */
+  readonly joint?: number | string;
+}
+
+/** @internal Root motion settings of a player, and the last frame's motion (dx, dz, dyaw). */
+export interface RootMotionState {
+  readonly joint: number;
+  /** x, z and yaw of the root in the rest pose. */
+  readonly rest: Float64Array;
+  readonly delta: Float64Array;
+}
+
+/** @internal The player's extras, created on first use. */
+export function extrasOf(player: PlayerState): NonNullable<PlayerState["extras"]> {
+  return player.extras ??= { hits: [] };
+}
+
+/**
+ * Turns root motion on for entity `eid` (which plays clips: playClip
+ * first). Throws a `ComponentError` without a ClipPlayer and a `RangeError`
+ * for a joint the skeleton does not have.
+ */
+export function enableRootMotion(
+  world: object,
+  eid: number,
+  options: RootMotionOptions = {},
+): void {
+  const state = stateOf(world, "enableRootMotion");
+  const player = checkedPlayer(state, eid);
+  const skeleton = checkedSkeleton(state, eid);
+  const joint = resolveJoint(
+    skeleton,
+    options?.joint ?? 0,
+    `entity ${eid}: enableRootMotion: joint`,
+  );
+  extrasOf(player).rootMotion = {
+    joint,
+    rest: restRoot(skeleton.restPose, joint),
+    delta: new Float64Array(3),
+  };
+}
+
+/** Turns root motion off for entity `eid`: the root moves in the pose again. */
+export function disableRootMotion(world: object, eid: number): void {
+  const state = stateOf(world, "disableRootMotion");
+  const player = checkedPlayer(state, eid);
+  if (player.extras) player.extras.rootMotion = undefined;
+}
+
+/**
+ * Entity `eid`'s root motion in the last frame (zero before the first, or
+ * with root motion off).
+ */
+export function getRootMotion(world: object, eid: number): RootMotion {
+  const state = stateOf(world, "getRootMotion");
+  const delta = checkedPlayer(state, eid).extras?.rootMotion?.delta;
+  return { dx: delta?.[0] ?? 0, dz: delta?.[1] ?? 0, dyaw: delta?.[2] ?? 0 };
+}

@@ -1,0 +1,226 @@
+/**
+ * The layer blending kernel: each SIMD build equals the scalar reference on
+ * random layer stacks (fast-check), and the reference equals independent
+ * formulas (gl-matrix quaternions, `blendPoses`) on the cases they cover.
+ */
+import { assertLess } from "@std/assert";
+import fc from "fast-check";
+import { quat } from "gl-matrix";
+import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
+import { blendLayers, type LayerInput } from "../simd/reference_layers.ts";
+import { blendPoses } from "../simd/reference.ts";
+import { poseFloats } from "../simd/layout.ts";
+import {
+  coreFor,
+  fcParams,
+  poseArray,
+  readJoint,
+  SIMD_BUILDS,
+  trsArb,
+  uniform,
+} from "./_arbitrary.ts";
+import type { CoreBuild } from "../mod.ts";
+
+interface Stack {
+  jointCount: number;
+  rest: Float32Array;
+  layers: LayerInput[];
+  overrideCount: number;
+  threshold: number;
+}
+
+// Weights of 0, or not tiny: with an accumulated weight near 0 the shorter-arc
+// sign of the next rotation is decided by rounding, a discontinuity.
+const weightArb = fc.oneof(uniform(0.01, 1), fc.constantFrom(0, 1));
+
+function stackArb(): fc.Arbitrary<Stack> {
+  return fc.integer({ min: 1, max: 13 }).chain((jointCount) => {
+    const lanes = Math.ceil(jointCount / 4) * 4;
+    const pose = fc.array(trsArb({ translation: 5 }), { minLength: lanes, maxLength: lanes })
+      .map((joints) => poseArray(joints, lanes));
+    const mask = fc.array(weightArb, { minLength: 3 * lanes, maxLength: 3 * lanes })
+      .map((m) => Float32Array.from(m));
+    const layer = fc.record({ pose, mask, weight: weightArb, reference: pose });
+    return fc.record({
+      jointCount: fc.constant(jointCount),
+      rest: pose,
+      overrides: fc.array(layer, { maxLength: 4 }),
+      additives: fc.array(layer, { maxLength: 3 }),
+      threshold: fc.oneof(uniform(0.01, 1), fc.constant(0.1)),
+    }).map(({ jointCount, rest, overrides, additives, threshold }) => ({
+      jointCount,
+      rest,
+      layers: [...overrides.map((l) => ({ ...l, reference: undefined })), ...additives],
+      overrideCount: overrides.length,
+      threshold: Math.fround(threshold),
+    }));
+  });
+}
+
+/** Runs one stack through the core of `build`; returns the output pose. */
+function runOnCore(build: CoreBuild, s: Stack): Float32Array {
+  const core = coreFor(build), memory = coreMemory(core);
+  const n = poseFloats(s.jointCount);
+  const put = (data: Float32Array) => {
+    const ptr = memory.alloc(data.byteLength);
+    memory.views().f32.set(data, ptr >> 2);
+    return ptr;
+  };
+  const owned: number[] = [];
+  const keep = (ptr: number) => (owned.push(ptr), ptr);
+  const out = keep(memory.alloc(n * 4));
+  const rest = keep(put(s.rest));
+  const table = keep(memory.alloc(Math.max(1, s.layers.length) * LAYER_ENTRY_BYTES));
+  s.layers.forEach((layer, i) => {
+    const at = (table + i * LAYER_ENTRY_BYTES) >> 2;
+    const v = memory.views();
+    v.u32[at] = keep(put(layer.pose));
+    v.u32[at + 1] = keep(put(layer.mask));
+    v.f32[at + 2] = layer.weight;
+    v.u32[at + 3] = layer.reference ? keep(put(layer.reference)) : 0;
+  });
+  const job = keep(memory.alloc(JOB_WORDS * 4));
+  const v = memory.views(), at = job >> 2;
+  v.u32[at] = out, v.u32[at + 1] = s.jointCount, v.u32[at + 2] = rest, v.u32[at + 3] = table;
+  v.u32[at + 4] = s.overrideCount, v.u32[at + 5] = s.layers.length - s.overrideCount;
+  v.f32[at + 6] = s.threshold;
+  coreKernels(core).blendLayersBatch(0, 0, job, 1);
+  const result = memory.views().f32.slice(out >> 2, (out >> 2) + n);
+  for (const ptr of owned) memory.free(ptr);
+  return result;
+}
+
+function reference(s: Stack): Float32Array {
+  const out = new Float32Array(poseFloats(s.jointCount));
+  blendLayers(out, s.jointCount, s.rest, s.layers, s.overrideCount, s.threshold);
+  return out;
+}
+
+/** Largest difference, rotations compared up to sign. */
+function poseDifference(a: Float32Array, b: Float32Array, jointCount: number): number {
+  let max = 0;
+  for (let j = 0; j < Math.ceil(jointCount / 4) * 4; j++) {
+    const x = readJoint(a, j), y = readJoint(b, j);
+    const sign = quat.dot(x.q as quat, y.q as quat) < 0 ? -1 : 1;
+    for (let c = 0; c < 3; c++) {
+      max = Math.max(max, Math.abs(x.t[c] - y.t[c]), Math.abs(x.s[c] - y.s[c]));
+    }
+    for (let c = 0; c < 4; c++) max = Math.max(max, Math.abs(x.q[c] - sign * y.q[c]));
+  }
+  return max;
+}
+
+/**
+ * Whether a shorter-arc decision of the stack is a near tie: a rotation
+ * almost orthogonal (in 4D) to the sum it joins, or an additive delta of
+ * almost 180°, at a partial weight. There the result jumps between two
+ * answers, and rounding (fused or not) picks one.
+ */
+function nearTie(s: Stack): boolean {
+  const lanes = Math.ceil(s.jointCount / 4) * 4;
+  for (let j = 0; j < lanes; j++) {
+    const q = [0, 0, 0, 0];
+    let total = 0;
+    for (let i = 0; i <= s.overrideCount; i++) {
+      const last = i === s.overrideCount;
+      const w = last
+        ? Math.max(s.threshold - total, 0)
+        : s.layers[i].weight * s.layers[i].mask[lanes + j];
+      total += w;
+      if (w === 0) continue;
+      const p = readJoint(last ? s.rest : s.layers[i].pose, j).q;
+      const dot = q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3];
+      if (Math.hypot(...q) > 0 && Math.abs(dot) < 1e-3) return true;
+      for (let c = 0; c < 4; c++) q[c] += p[c] * (dot < 0 ? -w : w);
+    }
+    for (let i = s.overrideCount; i < s.layers.length; i++) {
+      const w = s.layers[i].weight * s.layers[i].mask[lanes + j];
+      const r = readJoint(s.layers[i].reference!, j).q, p = readJoint(s.layers[i].pose, j).q;
+      const dw = r[0] * p[0] + r[1] * p[1] + r[2] * p[2] + r[3] * p[3];
+      if (w > 0 && w < 1 && Math.abs(dw) < 1e-3) return true;
+    }
+  }
+  return false;
+}
+
+for (const build of SIMD_BUILDS) {
+  Deno.test(`blendLayersBatch (${build}) equals the scalar reference on random layer stacks`, () => {
+    fc.assert(
+      fc.property(stackArb(), (s) => {
+        fc.pre(!nearTie(s));
+        const ours = runOnCore(build, s), expected = reference(s);
+        // Scaled by the magnitudes involved (translations up to 5, scales up to 4).
+        assertLess(poseDifference(ours, expected, s.jointCount), 2e-5);
+      }),
+      fcParams(300),
+    );
+  });
+}
+
+Deno.test("blendLayers of two full-weight override layers is blendPoses by their weight share", () => {
+  fc.assert(
+    fc.property(stackArb(), uniform(0.05, 1), uniform(0.05, 1), (s, w1, w2) => {
+      if (s.layers.length < 2) return;
+      const lanes = Math.ceil(s.jointCount / 4) * 4;
+      const ones = new Float32Array(3 * lanes).fill(1);
+      const a = s.layers[0].pose, b = s.layers[1].pose;
+      const stack = {
+        ...s,
+        layers: [{ pose: a, mask: ones, weight: w1 }, { pose: b, mask: ones, weight: w2 }],
+        overrideCount: 2,
+        threshold: 0.1,
+      };
+      const expected = new Float32Array(a.length);
+      blendPoses(a, b, expected, s.jointCount, w2 / (w1 + w2));
+      assertLess(poseDifference(reference(stack), expected, s.jointCount), 1e-5);
+    }),
+    fcParams(200),
+  );
+});
+
+Deno.test("blendLayers: a full-weight additive layer multiplies by conjugate(reference) * pose", () => {
+  fc.assert(
+    fc.property(stackArb(), (s) => {
+      if (s.layers.length < 3) return;
+      const lanes = Math.ceil(s.jointCount / 4) * 4;
+      const ones = new Float32Array(3 * lanes).fill(1);
+      const [base, clip, ref] = s.layers.map((l) => l.pose);
+      const stack = {
+        ...s,
+        layers: [
+          { pose: base, mask: ones, weight: 1 },
+          { pose: clip, mask: ones, weight: 1, reference: ref },
+        ],
+        overrideCount: 1,
+        threshold: 1,
+      };
+      const out = reference(stack);
+      for (let j = 0; j < s.jointCount; j++) {
+        const b = readJoint(base, j), c = readJoint(clip, j), r = readJoint(ref, j);
+        const delta = quat.multiply(quat.create(), quat.conjugate(quat.create(), r.q), c.q);
+        const q = quat.multiply(quat.create(), b.q as quat, delta);
+        const got = readJoint(out, j);
+        const sign = quat.dot(q, got.q as quat) < 0 ? -1 : 1;
+        for (let k = 0; k < 4; k++) assertLess(Math.abs(got.q[k] - sign * q[k]), 1e-5);
+        for (let k = 0; k < 3; k++) {
+          assertLess(Math.abs(got.t[k] - (b.t[k] + c.t[k] - r.t[k])), 1e-4);
+          assertLess(Math.abs(got.s[k] - (b.s[k] + c.s[k] - r.s[k])), 1e-4);
+        }
+      }
+    }),
+    fcParams(200),
+  );
+});
+
+Deno.test("blendLayers falls back to the rest pose where the weight is below the threshold", () => {
+  const s = fc.sample(stackArb(), { seed: 5, numRuns: 1 })[0];
+  const lanes = Math.ceil(s.jointCount / 4) * 4;
+  const zeros = new Float32Array(3 * lanes);
+  const out = reference({
+    ...s,
+    layers: [{ pose: s.layers[0]?.pose ?? s.rest, mask: zeros, weight: 1 }],
+    overrideCount: 1,
+  });
+  assertLess(poseDifference(out, s.rest, s.jointCount), 1e-6);
+});

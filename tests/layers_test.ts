@@ -1,0 +1,293 @@
+import { assertAlmostEquals, assertEquals, assertLess, assertThrows } from "@std/assert";
+import { addEntity, removeComponent, removeEntity, resetWorld } from "bitecs";
+import {
+  addCharacter,
+  addLayer,
+  addLocomotionLayer,
+  type Clip,
+  ComponentError,
+  crossFadeTo,
+  disposeAnimation,
+  enableRootMotion,
+  getCrossedMarkers,
+  getLayers,
+  getPose,
+  getRootMotion,
+  jointMask,
+  playClip,
+  PoseField,
+  poseIndex,
+  removeClipPlayer,
+  removeLayer,
+  sampleClipsSystem,
+  setBlendThreshold,
+  setClipMarkers,
+  setLayerMask,
+  setLayerWeight,
+  setLocomotionParameter,
+} from "../mod.ts";
+import { blendPoses } from "../simd/reference.ts";
+import { coreMemory } from "../simd/_instance.ts";
+import { BUILDS, createScene, maxDifference } from "./_scene.ts";
+
+/** Joint `joint` turns about z from 0 to `to` over one second, and moves along x by `dx`. */
+function turn(name: string, to: number, joint = 1, dx = 4, duration = 1): Clip {
+  const s = Math.sin(to / 2), c = Math.cos(to / 2);
+  return {
+    name,
+    animation: 0,
+    start: 0,
+    duration,
+    channels: [
+      {
+        joint,
+        path: "rotation",
+        interpolation: "LINEAR",
+        times: Float32Array.from([0, duration]),
+        values: Float32Array.from([0, 0, 0, 1, 0, 0, s, c]),
+        node: joint,
+      },
+      {
+        joint: joint + 1,
+        path: "translation",
+        interpolation: "LINEAR",
+        times: Float32Array.from([0, duration]),
+        values: Float32Array.from([0, 0, 0, dx, 0, 0]),
+        node: joint + 1,
+      },
+    ],
+  };
+}
+
+const field = (pose: Float32Array, joint: number, f: PoseField) => pose[poseIndex(joint, f)];
+
+for (const build of BUILDS) {
+  Deno.test(`layers (${build}): override layers blend by weight share, per joint`, () => {
+    const { world, entities, skeleton } = createScene(build, 1);
+    const [eid] = entities;
+    const a = turn("a", Math.PI / 2), b = turn("b", -Math.PI / 2, 1, -4);
+    playClip(world, eid, a, { time: 0.5, wrap: "clamp" });
+    sampleClipsSystem(world, 0);
+    const poseA = getPose(world, eid).slice();
+    playClip(world, eid, b, { time: 0.5, wrap: "clamp" });
+    sampleClipsSystem(world, 0);
+    const poseB = getPose(world, eid).slice();
+    playClip(world, eid, a, { time: 0.5, wrap: "clamp" });
+    assertEquals(addLayer(world, eid, b, { time: 0.5, wrap: "clamp", weight: 0.6 }), 1);
+    setLayerWeight(world, eid, 0, 0.2);
+    sampleClipsSystem(world, 0);
+    const expected = new Float32Array(poseA.length);
+    blendPoses(poseA, poseB, expected, skeleton.jointCount, 0.6 / 0.8);
+    assertLess(maxDifference(getPose(world, eid), expected), 2e-6);
+    // A mask keeps layer 1 off joint 2: joint 2 is layer 0's alone, joint 1 still blends.
+    const mask = new Float32Array(skeleton.jointCount).fill(1);
+    mask[2] = 0;
+    setLayerMask(world, eid, 1, mask);
+    sampleClipsSystem(world, 0);
+    const pose = getPose(world, eid);
+    assertAlmostEquals(field(pose, 2, PoseField.TX), field(poseA, 2, PoseField.TX), 1e-6);
+    assertAlmostEquals(field(pose, 1, PoseField.QZ), field(expected, 1, PoseField.QZ), 2e-6);
+    // Below the threshold the rest pose fills in.
+    setLayerWeight(world, eid, 0, 0);
+    setLayerWeight(world, eid, 1, 0.25);
+    setBlendThreshold(world, eid, 1);
+    sampleClipsSystem(world, 0);
+    blendPoses(skeleton.restPose, poseB, expected, skeleton.jointCount, 0.25);
+    assertAlmostEquals(
+      getPose(world, eid)[poseIndex(1, PoseField.QZ)],
+      expected[poseIndex(1, PoseField.QZ)],
+      2e-6,
+    );
+  });
+
+  Deno.test(`layers (${build}): an additive layer adds its clip's change from its first frame`, () => {
+    const { world, entities } = createScene(build, 1);
+    const [eid] = entities;
+    playClip(world, eid, turn("base", Math.PI / 4), { time: 1, wrap: "clamp" });
+    addLayer(world, eid, turn("add", Math.PI / 4), { mode: "additive", time: 1, wrap: "clamp" });
+    sampleClipsSystem(world, 0);
+    const pose = getPose(world, eid);
+    // 45° + 45° about z; x moves 4 + 4.
+    assertAlmostEquals(field(pose, 1, PoseField.QZ), Math.SQRT1_2, 1e-6);
+    assertAlmostEquals(field(pose, 2, PoseField.TX), 8, 1e-5);
+    setLayerWeight(world, eid, 1, 0.5);
+    sampleClipsSystem(world, 0);
+    assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 6, 1e-5);
+    // nlerp from the identity at 0.5 is exact: 45° + 22.5°.
+    assertAlmostEquals(
+      field(getPose(world, eid), 1, PoseField.QZ),
+      Math.sin(3 * Math.PI / 16),
+      1e-6,
+    );
+  });
+
+  Deno.test(`layers (${build}): weights fade over time; the locomotion blend keeps phase`, () => {
+    const { world, entities } = createScene(build, 1);
+    const [eid] = entities;
+    playClip(world, eid, turn("base", 0));
+    const layer = addLayer(world, eid, turn("up", 1), { weight: 0 });
+    setLayerWeight(world, eid, layer, 1, 2);
+    sampleClipsSystem(world, 0.5);
+    assertAlmostEquals(getLayers(world, eid)[layer].weight, 0.25, 1e-12);
+    sampleClipsSystem(world, 10);
+    assertEquals(getLayers(world, eid)[layer].weight, 1);
+    removeLayer(world, eid, layer);
+    // Walk (1 s cycle) and run (0.5 s cycle) at parameter 1.5 of [1, 2]: a 0.75 s cycle.
+    const walk = turn("walk", 1, 1, 4, 1), run = turn("run", 1, 1, 8, 0.5);
+    const loco = addLocomotionLayer(world, eid, [{ clip: walk, at: 1 }, { clip: run, at: 2 }], {
+      parameter: 1.5,
+    });
+    setLayerWeight(world, eid, 0, 0);
+    sampleClipsSystem(world, 0.375);
+    assertAlmostEquals(getLayers(world, eid)[loco].time, 0.5, 1e-12);
+    // Both at half their cycle: x = (2 + 4) / 2.
+    assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 3, 1e-5);
+    setLocomotionParameter(world, eid, loco, 2);
+    sampleClipsSystem(world, 0.125);
+    assertAlmostEquals(getLayers(world, eid)[loco].time, 0.75, 1e-12);
+    assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 6, 1e-5);
+  });
+}
+
+Deno.test("layers: bad input is a typed error naming entity and argument, and writes nothing", () => {
+  const { world, entities, skeleton } = createScene("scalar", 1);
+  const [eid] = entities;
+  const clip = turn("a", 1);
+  assertThrows(() => addLayer(world, eid, clip), ComponentError, "has no ClipPlayer");
+  playClip(world, eid, clip);
+  addLayer(world, eid, clip);
+  sampleClipsSystem(world, 0.1);
+  const before = getPose(world, eid).slice();
+  const layers = getLayers(world, eid);
+  assertThrows(
+    () => setLayerWeight(world, eid, 5, 1),
+    RangeError,
+    `entity ${eid}: setLayerWeight: layer: no layer 5`,
+  );
+  assertThrows(
+    () => setLayerWeight(world, eid, 1, NaN),
+    RangeError,
+    "weight: expected a number in [0, 1], got NaN",
+  );
+  assertThrows(() => setLayerWeight(world, eid, 1, 1, -1), RangeError, "fadeSeconds");
+  assertThrows(
+    () => setLayerMask(world, eid, 1, new Float32Array(3)),
+    RangeError,
+    `entity ${eid}: setLayerMask: mask: expected ${skeleton.jointCount} weights`,
+  );
+  assertThrows(() => setLayerMask(world, eid, 1, [1, 1, NaN, 1, 1, 1]), RangeError, "mask[2]");
+  assertThrows(() => addLayer(world, eid, clip, { weight: 2 }), RangeError, "addLayer: weight");
+  assertThrows(() => addLayer(world, eid, clip, { mode: "x" as "additive" }), RangeError, "mode");
+  assertThrows(
+    () => addLayer(world, eid, clip, { mode: "additive", reference: new Float32Array(2) }),
+    RangeError,
+    "reference",
+  );
+  assertThrows(() => removeLayer(world, eid, 0), RangeError, "layer 0 is the ClipPlayer's");
+  assertThrows(() => setBlendThreshold(world, eid, 0), RangeError, "threshold");
+  assertThrows(() => jointMask(skeleton, { subtree: "nope" }), RangeError, 'no joint "nope"');
+  assertEquals(getLayers(world, eid), layers);
+  assertEquals(getPose(world, eid), before);
+});
+
+Deno.test("layers: removing the ClipPlayer (any way) frees every layer; playClip and crossFadeTo keep working", () => {
+  const { world, entities, core, components, skeleton } = createScene("simd", 1);
+  const [eid] = entities;
+  const memory = coreMemory(core);
+  const clip = turn("a", 1), other = turn("b", -1);
+  playClip(world, eid, clip);
+  let baseline = 0;
+  for (let round = 0; round < 20; round++) {
+    // After the first round the systems' job tables have their size.
+    if (round === 1) baseline = memory.allocatedBytes;
+    addLayer(world, eid, other, { mask: jointMask(skeleton, { subtree: 1 }) });
+    addLayer(world, eid, other, { mode: "additive" });
+    crossFadeTo(world, eid, other, 0.2);
+    sampleClipsSystem(world, 0.1);
+    assertEquals(getLayers(world, eid).length, 3);
+    if (round % 2) removeClipPlayer(world, eid);
+    else removeComponent(world, eid, components.ClipPlayer);
+    playClip(world, eid, clip);
+    sampleClipsSystem(world, 0.1);
+    assertEquals(getLayers(world, eid).length, 1);
+  }
+  assertEquals(memory.allocatedBytes, baseline);
+});
+
+Deno.test("layers: an additive layer relative to another clip time or a given pose", () => {
+  const { world, entities, skeleton } = createScene("relaxed-simd", 1);
+  const [eid] = entities;
+  const base = turn("base", Math.PI / 4), add = turn("add", Math.PI / 4);
+  playClip(world, eid, base, { time: 1, wrap: "clamp" });
+  // Relative to its own last frame, the clip at its last frame adds nothing.
+  addLayer(world, eid, add, { mode: "additive", time: 1, wrap: "clamp", reference: 1 });
+  sampleClipsSystem(world, 0);
+  assertAlmostEquals(field(getPose(world, eid), 1, PoseField.QZ), Math.sin(Math.PI / 8), 1e-6);
+  assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 4, 1e-5);
+  removeLayer(world, eid, 1);
+  // Relative to the rest pose given as a pose: the same as the first frame here.
+  addLayer(world, eid, add, {
+    mode: "additive",
+    time: 1,
+    wrap: "clamp",
+    reference: skeleton.restPose,
+  });
+  sampleClipsSystem(world, 0);
+  assertAlmostEquals(field(getPose(world, eid), 1, PoseField.QZ), Math.SQRT1_2, 1e-6);
+});
+
+Deno.test("layers: removeEntity, resetWorld and disposeAnimation release every layer", () => {
+  const { world, entities, core, skeleton, skin } = createScene("simd", 2);
+  const memory = coreMemory(core);
+  const clip = turn("a", 1), other = turn("b", 2);
+  const layered = (eid: number) => {
+    playClip(world, eid, clip);
+    addLayer(world, eid, clip, { mode: "additive" });
+    addLocomotionLayer(world, eid, [{ clip, at: 0 }, { clip: other, at: 1 }]);
+  };
+  entities.forEach(layered);
+  sampleClipsSystem(world, 0.1);
+  const baseline = memory.allocatedBytes;
+  for (let round = 0; round < 10; round++) {
+    removeEntity(world, entities[0]);
+    entities[0] = addEntity(world);
+    addCharacter(world, entities[0], skeleton, skin);
+    layered(entities[0]);
+    sampleClipsSystem(world, 0.1);
+    assertEquals(memory.allocatedBytes, baseline);
+  }
+  resetWorld(world);
+  sampleClipsSystem(world, 0.1);
+  disposeAnimation(world);
+  // What is left is the assets' memory.
+  assertLess(memory.allocatedBytes, baseline);
+});
+
+Deno.test("locomotion: root motion is the blend of the cycles' motion; the heavier cycle's markers fire", () => {
+  const { world, entities } = createScene("simd", 1);
+  const [eid] = entities;
+  // Joint 2 moves along x: 4 per 1 s cycle (walk), 8 per 0.5 s cycle (run).
+  const walk = turn("walk", 0, 1, 4, 1), run = turn("run", 0, 1, 8, 0.5);
+  setClipMarkers(walk, [{ name: "walk-step", time: 0.5 }]);
+  setClipMarkers(run, [{ name: "run-step", time: 0.25 }]);
+  playClip(world, eid, turn("still", 0));
+  setLayerWeight(world, eid, 0, 0);
+  const loco = addLocomotionLayer(world, eid, [{ clip: walk, at: 1 }, { clip: run, at: 2 }], {
+    parameter: 1.25,
+  });
+  enableRootMotion(world, eid, { joint: 2 });
+  // Cycle 0.875 s: 0.4375 s is half a cycle, 2 (walk) and 4 (run) along x, blended 3:1.
+  sampleClipsSystem(world, 0.4375);
+  assertAlmostEquals(getRootMotion(world, eid).dx, 0.75 * 2 + 0.25 * 4, 1e-5);
+  // Reaching the marker's time crosses it.
+  assertEquals(getCrossedMarkers(world, eid).map((h) => h.name), ["walk-step"]);
+  sampleClipsSystem(world, 0.01);
+  assertEquals(getCrossedMarkers(world, eid).map((h) => h.name), []);
+  // Across the loop: a whole cycle further moves by a whole cycle's motion.
+  setLocomotionParameter(world, eid, loco, 2);
+  sampleClipsSystem(world, 0.5);
+  assertAlmostEquals(getRootMotion(world, eid).dx, 8, 1e-4);
+  assertEquals(getCrossedMarkers(world, eid).map((h) => h.name), ["run-step"]);
+  // The motion is out of the pose.
+  assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 0, 1e-6);
+});

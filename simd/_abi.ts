@@ -30,6 +30,10 @@
  */
 
 export {
+  IK_AIM,
+  IK_JOB_BYTES,
+  IK_JOB_WORDS,
+  IK_TWO_BONE,
   JOB_BYTES,
   JOB_WORDS,
   SKIN_NORMALS,
@@ -126,6 +130,7 @@ export interface CoreKernels {
     maxInfluences: number,
     bounds: number,
   ): void;
+  solveIKBatch(jobs: number, jobCount: number): void;
   copyVertices(
     parts: number,
     partCount: number,

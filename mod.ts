@@ -86,6 +86,7 @@ export * from "./simd/kernels.ts";
 export type {
   AnimationComponents,
   ClipPlayerComponent,
+  IKComponent,
   JointMatComponent,
   JointQuatComponent,
   SkeletonComponent,
@@ -143,9 +144,25 @@ export {
   playClip,
   removeClipPlayer,
 } from "./components/clip_player.ts";
+export {
+  addAimIK,
+  addTwoBoneIK,
+  type AimIKChain,
+  type AimIKSettings,
+  getIKReached,
+  IKError,
+  type JointRef,
+  removeIK,
+  setIKTarget,
+  type TwoBoneIKChain,
+  type TwoBoneIKSettings,
+  updateIKChain,
+  type Vector3,
+} from "./components/ik.ts";
 export { sampleClipsSystem } from "./systems/sample_clips.ts";
 export { quatToMatSystem } from "./systems/quat_to_mat.ts";
 export { transformSkeletonSystem } from "./systems/transform_skeleton.ts";
+export { ikSystem } from "./systems/ik.ts";
 export { multiplyInverseBindSystem } from "./systems/multiply_inverse_bind.ts";
 export { skinSystem, type SkinSystemOptions, skinWithTangentsSystem } from "./systems/skin.ts";
 export { matToQuatSystem } from "./systems/mat_to_quat.ts";

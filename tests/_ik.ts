@@ -155,11 +155,15 @@ export const chainArb: fc.Arbitrary<RandomChain> = fc.integer({ min: 3, max: 10 
   })
 );
 
-/** The hinge axis of a chain's current pose, in the mid joint's space (unit). */
+/**
+ * The hinge axis of a chain's current pose, in the mid joint's space (unit):
+ * `(end - mid) x (mid - start)`, about which a positive turn opens the
+ * joint (ozz's convention: the current bend is the valid side).
+ */
 export function hingeAxis(model: ArrayLike<number>, chain: RandomChain): Vec3 {
   const s = position(model, chain.start), m = position(model, chain.mid);
   const e = position(model, chain.end);
-  return unit(intoJoint(model, chain.mid, cross(sub(m, s), sub(e, m))));
+  return unit(intoJoint(model, chain.mid, cross(sub(e, m), sub(m, s))));
 }
 
 /** One IK job row's settings. */

@@ -12,6 +12,10 @@ import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import type { Core } from "../mod.ts";
 import { MATRIX_FLOATS } from "../mod.ts";
 import { IKField } from "../simd/_ik_solve.ts";
+import { solveIKJobs } from "../simd/reference_ik.ts";
+import { subtreeLast } from "../components/_ik_chain.ts";
+
+export { subtreeLast };
 import * as ref from "../simd/reference.ts";
 import { normalizeQuat, quatArb, type Vec3 } from "./_arbitrary.ts";
 
@@ -73,20 +77,6 @@ export interface RandomChain {
   readonly start: number;
   readonly mid: number;
   readonly end: number;
-}
-
-/** Joints of `start`'s subtree: the last index (parents come first). */
-export function subtreeLast(parents: ArrayLike<number>, start: number): number {
-  const inside = new Uint8Array(parents.length);
-  inside[start] = 1;
-  let last = start;
-  for (let i = start + 1; i < parents.length; i++) {
-    if (parents[i] >= 0 && inside[parents[i]]) {
-      inside[i] = 1;
-      last = i;
-    }
-  }
-  return last;
 }
 
 function ancestors(parents: ArrayLike<number>, j: number): number[] {
@@ -183,6 +173,35 @@ export interface ChainJob {
   offset?: Vec3;
 }
 
+/** Writes job `job` as the row at word `r`; `blocks` are the model, local and parents offsets. */
+function writeRow(
+  u32: Uint32Array,
+  f32: Float32Array,
+  r: number,
+  job: ChainJob,
+  [model, local, parentsAt]: readonly [number, number, number],
+  parents: Int16Array,
+): void {
+  u32.fill(0, r, r + IK_JOB_WORDS);
+  u32[r + IKField.MODEL] = model;
+  u32[r + IKField.LOCAL] = local;
+  u32[r + IKField.PARENTS] = parentsAt;
+  u32[r + IKField.KIND] = job.kind === "aim" ? IK_AIM : IK_TWO_BONE;
+  u32[r + IKField.START] = job.start;
+  u32[r + IKField.MID] = job.mid ?? 0;
+  u32[r + IKField.END] = job.end ?? 0;
+  u32[r + IKField.LAST] = subtreeLast(parents, job.start);
+  f32.set(job.target, r + IKField.TARGET);
+  f32[r + IKField.WEIGHT] = job.weight ?? 1;
+  f32.set(job.pole ?? [0, 0, 0], r + IKField.POLE);
+  f32[r + IKField.SOFTEN] = job.soften ?? 1;
+  f32.set(job.axis ?? (job.kind === "aim" ? [1, 0, 0] : [0, 0, 1]), r + IKField.AXIS);
+  f32[r + IKField.TWIST_COS] = Math.cos((job.twist ?? 0) / 2);
+  f32[r + IKField.TWIST_SIN] = Math.sin((job.twist ?? 0) / 2);
+  f32.set(job.up ?? [0, 1, 0], r + IKField.UP);
+  f32.set(job.offset ?? [0, 0, 0], r + IKField.OFFSET);
+}
+
 /** A skeleton's matrices, parents and job rows in a core's memory. */
 export class IKScene {
   readonly core: Core;
@@ -208,25 +227,8 @@ export class IKScene {
     v.i16.set(chain.parents, this.parents >> 1);
     jobs.forEach((job, i) => {
       const r = (this.jobs >> 2) + i * IK_JOB_WORDS;
-      const u = memory.views().u32, f = memory.views().f32;
-      u.fill(0, r, r + IK_JOB_WORDS);
-      u[r + IKField.MODEL] = this.model;
-      u[r + IKField.LOCAL] = this.local;
-      u[r + IKField.PARENTS] = this.parents;
-      u[r + IKField.KIND] = job.kind === "aim" ? IK_AIM : IK_TWO_BONE;
-      u[r + IKField.START] = job.start;
-      u[r + IKField.MID] = job.mid ?? 0;
-      u[r + IKField.END] = job.end ?? 0;
-      u[r + IKField.LAST] = subtreeLast(chain.parents, job.start);
-      f.set(job.target, r + IKField.TARGET);
-      f[r + IKField.WEIGHT] = job.weight ?? 1;
-      f.set(job.pole ?? [0, 1, 0], r + IKField.POLE);
-      f[r + IKField.SOFTEN] = job.soften ?? 1;
-      f.set(job.axis ?? (job.kind === "aim" ? [1, 0, 0] : [0, 0, 1]), r + IKField.AXIS);
-      f[r + IKField.TWIST_COS] = Math.cos((job.twist ?? 0) / 2);
-      f[r + IKField.TWIST_SIN] = Math.sin((job.twist ?? 0) / 2);
-      f.set(job.up ?? [0, 1, 0], r + IKField.UP);
-      f.set(job.offset ?? [0, 0, 0], r + IKField.OFFSET);
+      const views = memory.views();
+      writeRow(views.u32, views.f32, r, job, [this.model, this.local, this.parents], chain.parents);
     });
   }
 
@@ -256,4 +258,32 @@ export class IKScene {
     const memory = coreMemory(this.core);
     for (const p of [this.local, this.model, this.parents, this.jobs]) memory.free(p);
   }
+}
+
+/**
+ * The scalar reference's IK batch (`solveIKJobs`) on plain arrays: `local`
+ * and `model` of a skeleton with `parents`, corrected in place by `jobs`
+ * in order. For tests that predict a frame's output independently of the
+ * core's memory.
+ */
+export function solveReferenceIK(
+  local: Float32Array,
+  model: Float32Array,
+  parents: Int16Array,
+  jobs: readonly ChainJob[],
+): void {
+  const n = parents.length, bytes = n * 48;
+  const buffer = new ArrayBuffer(2 * bytes + 4 * n + jobs.length * IK_JOB_WORDS * 4 + 64);
+  const f32 = new Float32Array(buffer), u32 = new Uint32Array(buffer);
+  const i16 = new Int16Array(buffer);
+  f32.set(local, 0);
+  f32.set(model, bytes >> 2);
+  i16.set(parents, bytes);
+  const table = 2 * bytes + 4 * n;
+  jobs.forEach((job, i) => {
+    writeRow(u32, f32, (table >> 2) + i * IK_JOB_WORDS, job, [bytes, 0, 2 * bytes], parents);
+  });
+  solveIKJobs(f32, u32, i16, table, jobs.length);
+  local.set(f32.subarray(0, n * 12));
+  model.set(f32.subarray(bytes >> 2, (bytes >> 2) + n * 12));
 }

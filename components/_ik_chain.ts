@@ -9,7 +9,14 @@
  */
 
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
+import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE } from "../simd/_abi.ts";
+import { IKField } from "../simd/_ik_solve.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
+
+/** A fresh job row for a chain. */
+export function chainRow(): Float32Array {
+  return new Float32Array(IK_JOB_WORDS);
+}
 import { localToModel, quatToMat } from "../simd/reference.ts";
 
 /** A bad IK chain setting: names the entity, the chain (-1 when new) and the field. */
@@ -55,6 +62,30 @@ export interface IKChain {
   soften: number;
   twistAngle: number;
   reached: boolean;
+  /**
+   * The chain's job row but for the entity's offsets (see
+   * {@linkcode encodeChain}), copied into the system's table each frame.
+   */
+  readonly row: Float32Array;
+}
+
+/** Writes `chain`'s settings into its job row (after any change). */
+export function encodeChain(chain: IKChain): void {
+  const row = chain.row, words = new Uint32Array(row.buffer, row.byteOffset, row.length);
+  words[IKField.KIND] = chain.aim ? IK_AIM : IK_TWO_BONE;
+  words[IKField.START] = chain.start;
+  words[IKField.MID] = chain.mid;
+  words[IKField.END] = chain.end;
+  words[IKField.LAST] = chain.last;
+  row.set(chain.target ?? [0, 0, 0], IKField.TARGET);
+  row[IKField.WEIGHT] = chain.weight;
+  row.set(chain.poleVector, IKField.POLE);
+  row[IKField.SOFTEN] = chain.soften;
+  row.set(chain.axis, IKField.AXIS);
+  row[IKField.TWIST_COS] = Math.cos(chain.twistAngle / 2);
+  row.set(chain.up, IKField.UP);
+  row[IKField.TWIST_SIN] = Math.sin(chain.twistAngle / 2);
+  row.set(chain.offset, IKField.OFFSET);
 }
 
 /** What checks a chain's values: entity and chain for the errors. */

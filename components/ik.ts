@@ -47,10 +47,18 @@
 
 import { addComponent, hasComponent, removeComponent } from "bitecs";
 import { checkedSkeleton } from "./_access.ts";
-import { ChainChecker, type IKChain, restHingeAxis, subtreeLast } from "./_ik_chain.ts";
+import {
+  ChainChecker,
+  chainRow,
+  encodeChain,
+  type IKChain,
+  restHingeAxis,
+  subtreeLast,
+} from "./_ik_chain.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
 import type { WorldState } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
+import { IKField } from "../simd/_ik_solve.ts";
 
 export { IKError, type Vector3 } from "./_ik_chain.ts";
 import type { Vector3 } from "./_ik_chain.ts";
@@ -155,6 +163,7 @@ export function addTwoBoneIK(world: object, eid: number, chain: TwoBoneIKChain):
     soften: 1,
     twistAngle: 0,
     reached: false,
+    row: chainRow(),
   };
   Object.assign(record, settings(check, record, chain));
   return attach(world, state, eid, record);
@@ -186,6 +195,7 @@ export function addAimIK(world: object, eid: number, chain: AimIKChain): number 
     soften: 1,
     twistAngle: 0,
     reached: false,
+    row: chainRow(),
   };
   Object.assign(record, settings(check, record, chain));
   return attach(world, state, eid, record);
@@ -197,7 +207,10 @@ export function addAimIK(world: object, eid: number, chain: AimIKChain): number 
  */
 export function setIKTarget(world: object, eid: number, chain: number, target: Vector3): void {
   const record = chainOf(world, eid, chain, "setIKTarget");
-  record.target = new ChainChecker(eid, chain).vector("target", target);
+  const [x, y, z] = record.target = new ChainChecker(eid, chain).vector("target", target);
+  record.row[IKField.TARGET] = x;
+  record.row[IKField.TARGET + 1] = y;
+  record.row[IKField.TARGET + 2] = z;
 }
 
 /**
@@ -217,6 +230,7 @@ export function updateIKChain(
     throw check.error("changes", "expected an object");
   }
   Object.assign(record, settings(check, record, changes));
+  encodeChain(record);
 }
 
 /** Whether entity `eid`'s chain `chain` reached its target in the last IK system run. */
@@ -252,6 +266,7 @@ function prerequisites(world: object, state: WorldState, eid: number) {
 }
 
 function attach(world: object, state: WorldState, eid: number, record: IKChain): number {
+  encodeChain(record);
   const chains = state.owned.ik[eid];
   if (chains) {
     chains.push(record);

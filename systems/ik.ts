@@ -13,7 +13,7 @@
 import { checkedMatrices, checkedSkeleton, selectEntities } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { ComponentError } from "../components/errors.ts";
-import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE } from "../simd/_abi.ts";
+import { IK_JOB_WORDS } from "../simd/_abi.ts";
 import { IKField } from "../simd/_ik_solve.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 
@@ -58,24 +58,10 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
       if (chain.skeleton !== skeleton) {
         throw new ComponentError(eid, "IK", "the chain belongs to another skeleton");
       }
+      f32.set(chain.row, at);
       u32[at + IKField.MODEL] = model;
       u32[at + IKField.LOCAL] = local;
       u32[at + IKField.PARENTS] = skeleton.parentsByteOffset;
-      u32[at + IKField.KIND] = chain.aim ? IK_AIM : IK_TWO_BONE;
-      u32[at + IKField.START] = chain.start;
-      u32[at + IKField.MID] = chain.mid;
-      u32[at + IKField.END] = chain.end;
-      u32[at + IKField.LAST] = chain.last;
-      f32.set(chain.target, at + IKField.TARGET);
-      f32[at + IKField.WEIGHT] = chain.weight;
-      f32.set(chain.poleVector, at + IKField.POLE);
-      f32[at + IKField.SOFTEN] = chain.soften;
-      f32.set(chain.axis, at + IKField.AXIS);
-      f32[at + IKField.TWIST_COS] = Math.cos(chain.twistAngle / 2);
-      f32.set(chain.up, at + IKField.UP);
-      f32[at + IKField.TWIST_SIN] = Math.sin(chain.twistAngle / 2);
-      f32.set(chain.offset, at + IKField.OFFSET);
-      u32[at + IKField.REACHED] = 0;
       at += IK_JOB_WORDS;
     }
   }

@@ -57,6 +57,7 @@ import {
 } from "./_ik_chain.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
 import type { WorldState } from "./_world.ts";
+import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { ComponentError } from "./errors.ts";
 import { IKField } from "../simd/_ik_solve.ts";
 
@@ -136,37 +137,17 @@ const NO_POLE: Vector3 = [0, 0, 0];
  * not finite, is an `IKError`, and nothing is added.
  */
 export function addTwoBoneIK(world: object, eid: number, chain: TwoBoneIKChain): number {
-  const state = stateOf(world, "addTwoBoneIK");
-  const skeleton = prerequisites(world, state, eid);
-  const index = state.owned.ik[eid]?.length ?? 0;
-  const check = new ChainChecker(eid, index);
-  if (chain === null || typeof chain !== "object") throw check.error("chain", "expected an object");
-  const start = check.joint("start", chain.start, skeleton);
-  const mid = check.joint("mid", chain.mid, skeleton);
-  const end = check.joint("end", chain.end, skeleton);
-  const parents = skeleton.parentIndices;
-  check.ancestry("start", parents, start, mid, "mid");
-  check.ancestry("mid", parents, mid, end, "end");
-  const record: IKChain = {
-    aim: false,
-    skeleton,
-    start,
-    mid,
-    end,
-    last: subtreeLast(parents, start),
-    target: undefined,
-    poleVector: NO_POLE,
-    axis: chain.midAxis === undefined ? restHingeAxis(skeleton, start, mid, end) : [0, 0, 1],
-    up: [0, 1, 0],
-    offset: [0, 0, 0],
-    weight: 1,
-    soften: 1,
-    twistAngle: 0,
-    reached: false,
-    row: chainRow(),
-  };
-  Object.assign(record, settings(check, record, chain));
-  return attach(world, state, eid, record);
+  return addChain(world, eid, "addTwoBoneIK", chain, (check, skeleton) => {
+    const start = check.joint("start", chain.start, skeleton);
+    const mid = check.joint("mid", chain.mid, skeleton);
+    const end = check.joint("end", chain.end, skeleton);
+    const parents = skeleton.parentIndices;
+    check.ancestry("start", parents, start, mid, "mid");
+    check.ancestry("mid", parents, mid, end, "end");
+    // A given midAxis replaces this in `settings`.
+    const axis = chain.midAxis === undefined ? restHingeAxis(skeleton, start, mid, end) : NO_POLE;
+    return { aim: false, start, mid, end, axis };
+  });
 }
 
 /**
@@ -174,31 +155,10 @@ export function addTwoBoneIK(world: object, eid: number, chain: TwoBoneIKChain):
  * none); returns the chain's index. Errors as {@linkcode addTwoBoneIK}.
  */
 export function addAimIK(world: object, eid: number, chain: AimIKChain): number {
-  const state = stateOf(world, "addAimIK");
-  const skeleton = prerequisites(world, state, eid);
-  const check = new ChainChecker(eid, state.owned.ik[eid]?.length ?? 0);
-  if (chain === null || typeof chain !== "object") throw check.error("chain", "expected an object");
-  const joint = check.joint("joint", chain.joint, skeleton);
-  const record: IKChain = {
-    aim: true,
-    skeleton,
-    start: joint,
-    mid: joint,
-    end: joint,
-    last: subtreeLast(skeleton.parentIndices, joint),
-    target: undefined,
-    poleVector: NO_POLE,
-    axis: [1, 0, 0],
-    up: [0, 1, 0],
-    offset: [0, 0, 0],
-    weight: 1,
-    soften: 1,
-    twistAngle: 0,
-    reached: false,
-    row: chainRow(),
-  };
-  Object.assign(record, settings(check, record, chain));
-  return attach(world, state, eid, record);
+  return addChain(world, eid, "addAimIK", chain, (check, skeleton) => {
+    const joint = check.joint("joint", chain.joint, skeleton);
+    return { aim: true, start: joint, mid: joint, end: joint, axis: [1, 0, 0] };
+  });
 }
 
 /**
@@ -251,7 +211,7 @@ export function removeIK(world: object, eid: number): void {
 /** Largest number of chains per entity (the store's counter is a byte). */
 const MAX_CHAINS = 255;
 
-function prerequisites(world: object, state: WorldState, eid: number) {
+function prerequisites(world: object, state: WorldState, eid: number): SkeletonAsset {
   checkEntity(world, eid, "IK");
   if (!state.owned.skeleton[eid]) {
     throw new ComponentError(eid, "IK", "the entity needs a Skeleton first (addSkeleton)");
@@ -265,7 +225,41 @@ function prerequisites(world: object, state: WorldState, eid: number) {
   return checkedSkeleton(state, eid);
 }
 
-function attach(world: object, state: WorldState, eid: number, record: IKChain): number {
+/** The joints and default axis of a chain being added, checked. */
+type ChainJoints = Pick<IKChain, "aim" | "start" | "mid" | "end" | "axis">;
+
+/** Checks and adds a chain; `joints` resolves and checks its joints. */
+function addChain(
+  world: object,
+  eid: number,
+  caller: string,
+  chain: TwoBoneIKSettings & AimIKSettings,
+  joints: (check: ChainChecker, skeleton: SkeletonAsset) => ChainJoints,
+): number {
+  const state = stateOf(world, caller);
+  const skeleton = prerequisites(world, state, eid);
+  const check = new ChainChecker(eid, state.owned.ik[eid]?.length ?? 0);
+  if (chain === null || typeof chain !== "object") throw check.error("chain", "expected an object");
+  const { aim, start, mid, end, axis } = joints(check, skeleton);
+  const record: IKChain = {
+    aim,
+    skeleton,
+    start,
+    mid,
+    end,
+    last: subtreeLast(skeleton.parentIndices, start),
+    target: undefined,
+    poleVector: NO_POLE,
+    axis,
+    up: [0, 1, 0],
+    offset: [0, 0, 0],
+    weight: 1,
+    soften: 1,
+    twistAngle: 0,
+    reached: false,
+    row: chainRow(),
+  };
+  Object.assign(record, settings(check, record, chain));
   encodeChain(record);
   const chains = state.owned.ik[eid];
   if (chains) {

@@ -151,13 +151,15 @@ function clampUnit(x: number): number {
 }
 
 /**
- * Premultiplies `out[o..]` by the rotation around `t` (not normalized, of
- * squared length `t2`) that turns plane normal `n` onto plane normal
- * `ref`, then by the twist (`twistCos`, `twistSin`: of half the angle).
- * Normals of length 0 (a pole along the target) leave the plane as it is.
+ * Premultiplies `out[0..4]` by the rotation around `t` (not normalized, of
+ * squared length `t2`) that turns plane normal `n` onto `sign * (t x pole)`
+ * (the row's pole vector, in the first inverse's joint space), then by the
+ * row's twist. A normal of length 0 (no pole, or a pole along the target)
+ * leaves the plane as it is.
  */
 function turnPlane(
-  o: number,
+  f32: ArrayLike<number>,
+  r: number,
   tx: number,
   ty: number,
   tz: number,
@@ -165,12 +167,17 @@ function turnPlane(
   nx: number,
   ny: number,
   nz: number,
-  rx: number,
-  ry: number,
-  rz: number,
-  twistCos: number,
-  twistSin: number,
+  sign: number,
 ): void {
+  toJointDirection(
+    invA,
+    f32[r + IKField.POLE],
+    f32[r + IKField.POLE + 1],
+    f32[r + IKField.POLE + 2],
+  );
+  const rx = (ty * v[2] - tz * v[1]) * sign;
+  const ry = (tz * v[0] - tx * v[2]) * sign;
+  const rz = (tx * v[1] - ty * v[0]) * sign;
   const rt = 1 / Math.sqrt(t2);
   const ax = tx * rt, ay = ty * rt, az = tz * rt;
   const n2 = nx * nx + ny * ny + nz * nz, r2 = rx * rx + ry * ry + rz * rz;
@@ -179,9 +186,12 @@ function turnPlane(
     // n × ref is along ±t: its sign is the direction of the turn.
     const side = (ny * rz - nz * ry) * tx + (nz * rx - nx * rz) * ty + (nx * ry - ny * rx) * tz;
     const s = Math.sqrt(Math.max(0, (1 - cos) / 2)) * (side < 0 ? -1 : 1);
-    premultiply(o, ax * s, ay * s, az * s, Math.sqrt(Math.max(0, (1 + cos) / 2)));
+    premultiply(0, ax * s, ay * s, az * s, Math.sqrt(Math.max(0, (1 + cos) / 2)));
   }
-  if (twistSin !== 0) premultiply(o, ax * twistSin, ay * twistSin, az * twistSin, twistCos);
+  const twistSin = f32[r + IKField.TWIST_SIN];
+  if (twistSin !== 0) {
+    premultiply(0, ax * twistSin, ay * twistSin, az * twistSin, f32[r + IKField.TWIST_COS]);
+  }
 }
 
 /** Makes `out[o..]`'s w >= 0 and, for a weight below 1, nlerps it from identity. */
@@ -285,28 +295,7 @@ export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: numbe
     toModelDirection(f32, m, ax, ay, az);
     toJointDirection(invA, v[0], v[1], v[2]);
     rotate(out, 0, v[0], v[1], v[2]);
-    const nX = v[0], nY = v[1], nZ = v[2];
-    toJointDirection(
-      invA,
-      f32[r + IKField.POLE],
-      f32[r + IKField.POLE + 1],
-      f32[r + IKField.POLE + 2],
-    );
-    turnPlane(
-      0,
-      tX,
-      tY,
-      tZ,
-      ltsq,
-      nX,
-      nY,
-      nZ,
-      tY * v[2] - tZ * v[1],
-      tZ * v[0] - tX * v[2],
-      tX * v[1] - tY * v[0],
-      f32[r + IKField.TWIST_COS],
-      f32[r + IKField.TWIST_SIN],
-    );
+    turnPlane(f32, r, tX, tY, tZ, ltsq, v[0], v[1], v[2], 1);
   }
   weigh(0, weight);
   weigh(4, weight);
@@ -333,27 +322,18 @@ export function aim(f32: ArrayLike<number>, u32: ArrayLike<number>, r: number): 
   const k = Math.sqrt(t2 - across2) - along;
   fromVectors(0, ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
   rotate(out, 0, f32[r + IKField.UP], f32[r + IKField.UP + 1], f32[r + IKField.UP + 2]);
-  const uX = v[0], uY = v[1], uZ = v[2];
-  toJointDirection(
-    invA,
-    f32[r + IKField.POLE],
-    f32[r + IKField.POLE + 1],
-    f32[r + IKField.POLE + 2],
-  );
+  // The normals are u x t and pole x t = -(t x pole).
   turnPlane(
-    0,
+    f32,
+    r,
     tX,
     tY,
     tZ,
     t2,
-    uY * tZ - uZ * tY,
-    uZ * tX - uX * tZ,
-    uX * tY - uY * tX,
     v[1] * tZ - v[2] * tY,
     v[2] * tX - v[0] * tZ,
     v[0] * tY - v[1] * tX,
-    f32[r + IKField.TWIST_COS],
-    f32[r + IKField.TWIST_SIN],
+    -1,
   );
   weigh(0, weight);
   out[4] = out[5] = out[6] = 0;

@@ -150,13 +150,17 @@ function premultiply(ax: f64, ay: f64, az: f64, aw: f64): void {
   return x < -1 ? -1 : x > 1 ? 1 : x;
 }
 
-/** `turnPlane` of the reference, on s. */
+/** `turnPlane` of the reference, on s: the pole and twist read from the row at `job`. */
 function turnPlane(
+  job: usize,
   tx: f64, ty: f64, tz: f64, t2: f64,
   nx: f64, ny: f64, nz: f64,
-  rx: f64, ry: f64, rz: f64,
-  twistCos: f64, twistSin: f64,
+  sign: f64,
 ): void {
+  toStartDirection(f(job, POLE), f(job, POLE + 4), f(job, POLE + 8));
+  const rx = (ty * vz - tz * vy) * sign;
+  const ry = (tz * vx - tx * vz) * sign;
+  const rz = (tx * vy - ty * vx) * sign;
   const rt = 1 / Math.sqrt(t2);
   const ax = tx * rt, ay = ty * rt, az = tz * rt;
   const n2 = nx * nx + ny * ny + nz * nz, r2 = rx * rx + ry * ry + rz * rz;
@@ -166,7 +170,8 @@ function turnPlane(
     const s = Math.sqrt(Math.max(0, (1 - cos) / 2)) * (side < 0 ? -1 : 1);
     premultiply(ax * s, ay * s, az * s, Math.sqrt(Math.max(0, (1 + cos) / 2)));
   }
-  if (twistSin != 0) premultiply(ax * twistSin, ay * twistSin, az * twistSin, twistCos);
+  const twistSin = f(job, TWIST_SIN);
+  if (twistSin != 0) premultiply(ax * twistSin, ay * twistSin, az * twistSin, f(job, TWIST_COS));
 }
 
 /** `weigh` of the reference: w >= 0, then an nlerp from identity below weight 1. */
@@ -252,14 +257,7 @@ function twoBone(job: usize): i32 {
     toModelDirection(m, ax, ay, az);
     toStartDirection(vx, vy, vz);
     rotate(sx, sy, sz, sw, vx, vy, vz);
-    const nX = vx, nY = vy, nZ = vz;
-    toStartDirection(f(job, POLE), f(job, POLE + 4), f(job, POLE + 8));
-    turnPlane(
-      tX, tY, tZ, ltsq,
-      nX, nY, nZ,
-      tY * vz - tZ * vy, tZ * vx - tX * vz, tX * vy - tY * vx,
-      f(job, TWIST_COS), f(job, TWIST_SIN),
-    );
+    turnPlane(job, tX, tY, tZ, ltsq, vx, vy, vz, 1);
   }
   weigh(false, weight);
   weigh(true, weight);
@@ -283,14 +281,7 @@ function aim(job: usize): i32 {
   const k = Math.sqrt(t2 - across2) - along;
   fromVectors(ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
   rotate(sx, sy, sz, sw, f(job, UP), f(job, UP + 4), f(job, UP + 8));
-  const uX = vx, uY = vy, uZ = vz;
-  toStartDirection(f(job, POLE), f(job, POLE + 4), f(job, POLE + 8));
-  turnPlane(
-    tX, tY, tZ, t2,
-    uY * tZ - uZ * tY, uZ * tX - uX * tZ, uX * tY - uY * tX,
-    vy * tZ - vz * tY, vz * tX - vx * tZ, vx * tY - vy * tX,
-    f(job, TWIST_COS), f(job, TWIST_SIN),
-  );
+  turnPlane(job, tX, tY, tZ, t2, vy * tZ - vz * tY, vz * tX - vx * tZ, vx * tY - vy * tX, -1);
   weigh(false, weight);
   return 1;
 }

@@ -7,7 +7,7 @@
  * ({@linkcode SkeletonAsset}, {@linkcode SkinAsset}, from
  * {@linkcode importGltf} or code), gives entities their components
  * ({@linkcode addCharacter}, {@linkcode playClip}) and runs the frame:
- * sample clips → quat→mat → transform skeleton → × inverse bind → skin,
+ * sample clips → quat→mat → transform skeleton → IK → × inverse bind → skin,
  * one call into the core per system for all entities (or for the entities
  * of the game's own query). Skinned output is read zero-copy
  * ({@linkcode getSkinnedPositions}) for a GPU buffer or a physics engine.

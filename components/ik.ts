@@ -176,7 +176,8 @@ export function setIKTarget(world: object, eid: number, chain: number, target: V
 /**
  * Changes settings of entity `eid`'s chain `chain` (those of its kind:
  * {@linkcode TwoBoneIKSettings} or {@linkcode AimIKSettings}); the others
- * stay. All are checked before any is changed (`IKError`).
+ * stay. All are checked before any is changed: a bad value, or a key that
+ * is not a setting of the chain's kind, is an `IKError`.
  */
 export function updateIKChain(
   world: object,
@@ -287,12 +288,28 @@ function chainOf(world: object, eid: number, chain: number, caller: string): IKC
   return chains[chain];
 }
 
-/** The checked settings of `changes` that apply to `record`'s kind. */
+const TWO_BONE_SETTINGS = new Set(
+  ["target", "poleVector", "midAxis", "weight", "soften", "twistAngle"],
+);
+const AIM_SETTINGS = new Set(
+  ["target", "forward", "up", "poleVector", "offset", "weight", "twistAngle"],
+);
+
+/**
+ * The checked settings of `changes` for `record`'s kind; a key that is no
+ * setting of that kind (a typo, `soften` on an aim chain) is an `IKError`.
+ */
 function settings(
   check: ChainChecker,
   record: IKChain,
   changes: TwoBoneIKSettings & AimIKSettings,
 ): Partial<IKChain> {
+  const allowed = record.aim ? AIM_SETTINGS : TWO_BONE_SETTINGS;
+  for (const key of Object.keys(changes)) {
+    if (!allowed.has(key) && key !== "start" && key !== "mid" && key !== "end" && key !== "joint") {
+      throw check.error(key, `not a setting of ${record.aim ? "an aim" : "a two-bone"} chain`);
+    }
+  }
   const out: { -readonly [K in keyof IKChain]?: IKChain[K] } = {};
   if (changes.target !== undefined) out.target = check.vector("target", changes.target);
   if (changes.poleVector !== undefined) {

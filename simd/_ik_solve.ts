@@ -249,6 +249,9 @@ export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: numbe
   toJoint(invA, f32[r + IKField.TARGET], f32[r + IKField.TARGET + 1], f32[r + IKField.TARGET + 2]);
   let tX = v[0], tY = v[1], tZ = v[2];
   const ltsq0 = tX * tX + tY * tY + tZ * tZ;
+  // A target beyond float range in the joint's space (a joint scaled to
+  // nothing): no correction rather than a NaN one.
+  if (!(ltsq0 < Infinity)) return -1;
   const l1 = Math.sqrt(l1sq), l2 = Math.sqrt(l2sq), lt = Math.sqrt(ltsq0);
   const chain = l1 + l2;
   const soften = f32[r + IKField.SOFTEN];
@@ -318,7 +321,7 @@ export function aim(f32: ArrayLike<number>, u32: ArrayLike<number>, r: number): 
   // distance at the tip of the offsetted forward vector.
   const along = fx * ox + fy * oy + fz * oz;
   const across2 = ox * ox + oy * oy + oz * oz - along * along;
-  if (across2 > t2 || !(t2 > 0)) return -1;
+  if (across2 > t2 || !(t2 > 0 && t2 < Infinity)) return -1;
   const k = Math.sqrt(t2 - across2) - along;
   fromVectors(0, ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
   rotate(out, 0, f32[r + IKField.UP], f32[r + IKField.UP + 1], f32[r + IKField.UP + 2]);

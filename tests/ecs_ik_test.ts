@@ -101,6 +101,13 @@ Deno.test("IK chains are validated against the skeleton, with typed errors", () 
     "soften",
   );
   assertThrows(() => setIKTarget(world, eid, 5, [0, 0, 0]), ComponentError, "chain 5");
+  assertIKError(
+    () => updateIKChain(world, eid, chain, { forward: [1, 0, 0] } as never),
+    eid,
+    0,
+    "forward",
+  );
+  assertIKError(() => addAimIK(world, eid, { joint: 1, sofetn: 1 } as never), eid, 1, "sofetn");
   // The refused update changed nothing: weight is still 1, the target [1, 1, 0].
   animate(world, 0);
   assert(getIKReached(world, eid, chain));

@@ -15,7 +15,8 @@
  * 3. The WebAssembly builds equal the scalar reference on random tables of
  *    several chains of both kinds with random settings.
  * 4. Degenerate geometry (target on the start joint, pole along the
- *    target, singular joints, zero-length bones) writes only finite values.
+ *    target, singular or almost zero joints, zero-length bones) writes only
+ *    finite values.
  * 5. The one-chain reference solvers (`solveTwoBoneIK`, `solveAimIK`) give
  *    the corrections the kernel applies.
  */
@@ -282,8 +283,13 @@ Deno.test("solveIKBatch: degenerate geometry writes only finite values", () => {
     collapsed.model.set(position(chain.model, chain.start), 0);
     [3, 7, 11].forEach((k, i) => collapsed.model[j * MATRIX_FLOATS + k] = s[i]);
   }
+  // A start joint scaled to almost nothing: the target is huge in its space.
+  const tiny = { ...chain, model: chain.model.slice() };
+  for (const k of [0, 1, 2, 4, 5, 6, 8, 9, 10]) {
+    tiny.model[chain.start * MATRIX_FLOATS + k] *= 1e-38;
+  }
   for (const build of BUILDS) {
-    for (const c of [chain, singular, collapsed]) {
+    for (const c of [chain, singular, collapsed, tiny]) {
       for (const job of cases) {
         const after = run(build, c, [job]);
         assert(after.model.every(Number.isFinite) && after.local.every(Number.isFinite));

@@ -220,6 +220,7 @@ function twoBone(job: usize): i32 {
   toStart(f(job, TARGET), f(job, TARGET + 4), f(job, TARGET + 8));
   let tX = vx, tY = vy, tZ = vz;
   const ltsq0 = tX * tX + tY * tY + tZ * tZ;
+  if (!(ltsq0 < Infinity)) return -1;
   const l1 = Math.sqrt(l1sq), l2 = Math.sqrt(l2sq), lt = Math.sqrt(ltsq0);
   const chain = l1 + l2;
   const soften = f(job, SOFTEN);
@@ -277,7 +278,7 @@ function aim(job: usize): i32 {
   const ox = f(job, OFFSET), oy = f(job, OFFSET + 4), oz = f(job, OFFSET + 8);
   const along = fx * ox + fy * oy + fz * oz;
   const across2 = ox * ox + oy * oy + oz * oz - along * along;
-  if (across2 > t2 || !(t2 > 0)) return -1;
+  if (across2 > t2 || !(t2 > 0 && t2 < Infinity)) return -1;
   const k = Math.sqrt(t2 - across2) - along;
   fromVectors(ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
   rotate(sx, sy, sz, sw, f(job, UP), f(job, UP + 4), f(job, UP + 8));

@@ -1,6 +1,6 @@
 /**
  * The IK component: per entity, chains solved in model space by
- * {@linkcode ikSystem} after the skeleton is transformed: two-bone IK
+ * `ikSystem` after the skeleton is transformed: two-bone IK
  * (legs, arms: start, mid and end joints) and aim IK (a head or a gun
  * looking at a point), with the semantics of ozz-animation's
  * `IKTwoBoneJob` and `IKAimJob`. Needs Skeleton and JointMat; removing
@@ -14,7 +14,9 @@
  * IK corrects the model matrices (and the local matrices the skeleton was
  * transformed from) for this frame only: the local pose (JointQuat) keeps
  * the animated pose, so IK never accumulates over frames and a weight below
- * 1 blends with the animation, as ozz does.
+ * 1 blends with the animation, as ozz does. A game that wants the corrected
+ * local pose runs `matToQuatSystem` right after `ikSystem` (the
+ * palette still holds the corrected local matrices then).
  *
  * @example Foot IK
  * ```ts

@@ -28,12 +28,15 @@ import {
   getModelMatrices,
   IKError,
   ikSystem,
+  matToQuatSystem,
+  quatToMatSystem,
   removeIK,
   removeJointMat,
   setIKTarget,
   setJointPose,
   SkeletonAsset,
   SkinAsset,
+  transformSkeletonSystem,
   updateIKChain,
 } from "../mod.ts";
 import { createCylinder } from "../examples/cylinder.ts";
@@ -178,4 +181,20 @@ Deno.test("aim IK and two-bone IK chains run in the order they were added", () =
   const end = position(getModelMatrices(world, eid), 3);
   assert(norm(sub(end, [1.5, 0.5, 0])) < 1e-5, "the chain after the aim reaches");
   assert(getIKReached(world, eid, leg));
+});
+
+Deno.test("matToQuatSystem after ikSystem gives the corrected local pose", () => {
+  const { world, entities: [eid] } = scene("scalar", 1);
+  addTwoBoneIK(world, eid, { start: 1, mid: 2, end: 3, target: [1.2, 1, 0.5] });
+  quatToMatSystem(world);
+  transformSkeletonSystem(world);
+  ikSystem(world);
+  const corrected = getModelMatrices(world, eid).slice();
+  matToQuatSystem(world);
+  removeIK(world, eid);
+  quatToMatSystem(world);
+  transformSkeletonSystem(world);
+  const again = getModelMatrices(world, eid);
+  for (let i = 0; i < again.length; i++) assert(Math.abs(again[i] - corrected[i]) < 1e-5);
+  assert(norm(sub(position(again, 3), [1.2, 1, 0.5])) < 1e-5);
 });

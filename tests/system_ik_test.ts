@@ -7,6 +7,8 @@
  * frame untouched (bit for bit), an unreachable target straightens the
  * chain toward it, aim IK points the head's axis at the target within
  * 1e-4 rad, and the skinning palette is the corrected model × inverse bind.
+ * Without a hinge axis or pole vector, the default axis (from the rest
+ * pose) bends the knees forward, toward the toes.
  */
 
 import { assert, assertEquals } from "@std/assert";
@@ -124,3 +126,34 @@ for (const file of ["Xbot.glb", "Soldier.glb"]) {
     }
   });
 }
+
+testOnModels(["Xbot.glb", "Soldier.glb"], "default hinge axes bend knees forward", async () => {
+  for (const file of ["Xbot.glb", "Soldier.glb"]) {
+    const { skeleton, skin } = createCharacterAssets(
+      (await importGltf(assetUrl(file))).skeletons[0],
+    );
+    const world = createWorld();
+    createAnimation(world);
+    const eid = addEntity(world);
+    addCharacter(world, eid, skeleton, skin);
+    const animate = createAnimationPipeline();
+    animate(world, 0);
+    const rest = getModelMatrices(world, eid).slice();
+    for (const side of ["Left", "Right"]) {
+      const j = (name: string) => skeleton.jointIndex(`mixamorig:${side}${name}`);
+      const hip = position(rest, j("UpLeg")), knee = position(rest, j("Leg"));
+      const foot = position(rest, j("Foot")), toe = position(rest, j("ToeBase"));
+      const leg = addTwoBoneIK(world, eid, { start: j("UpLeg"), mid: j("Leg"), end: j("Foot") });
+      const lift = 0.25 * norm(sub(foot, hip));
+      setIKTarget(world, eid, leg, [foot[0], foot[1] + lift, foot[2]]);
+      animate(world, 0);
+      const bent = position(getModelMatrices(world, eid), j("Leg"));
+      // Forward is where the toes point (Xbot faces +z, Soldier -z).
+      const forward = [toe[0] - foot[0], 0, toe[2] - foot[2]];
+      assert(dot(sub(bent, knee), forward) > 0.5 * lift * norm(forward), `${file} ${side} knee`);
+      updateIKChain(world, eid, leg, { weight: 0 });
+    }
+    skin.dispose();
+    skeleton.dispose();
+  }
+});

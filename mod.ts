@@ -7,7 +7,7 @@
  * ({@linkcode SkeletonAsset}, {@linkcode SkinAsset}, from
  * {@linkcode importGltf} or code), gives entities their components
  * ({@linkcode addCharacter}, {@linkcode playClip}) and runs the frame:
- * sample clips → quat→mat → transform skeleton → × inverse bind → skin,
+ * sample clips → quat→mat → transform skeleton → IK → × inverse bind → skin,
  * one call into the core per system for all entities (or for the entities
  * of the game's own query). Skinned output is read zero-copy
  * ({@linkcode getSkinnedPositions}) for a GPU buffer or a physics engine.
@@ -86,6 +86,7 @@ export * from "./simd/kernels.ts";
 export type {
   AnimationComponents,
   ClipPlayerComponent,
+  IKComponent,
   JointMatComponent,
   JointQuatComponent,
   SkeletonComponent,
@@ -179,9 +180,25 @@ export {
   type RootMotion,
   type RootMotionOptions,
 } from "./components/root_motion.ts";
+export {
+  addAimIK,
+  addTwoBoneIK,
+  type AimIKChain,
+  type AimIKSettings,
+  getIKReached,
+  IKError,
+  type JointRef,
+  removeIK,
+  setIKTarget,
+  type TwoBoneIKChain,
+  type TwoBoneIKSettings,
+  updateIKChain,
+  type Vector3,
+} from "./components/ik.ts";
 export { sampleClipsSystem } from "./systems/sample_clips.ts";
 export { quatToMatSystem } from "./systems/quat_to_mat.ts";
 export { transformSkeletonSystem } from "./systems/transform_skeleton.ts";
+export { ikSystem } from "./systems/ik.ts";
 export { multiplyInverseBindSystem } from "./systems/multiply_inverse_bind.ts";
 export { skinSystem, type SkinSystemOptions, skinWithTangentsSystem } from "./systems/skin.ts";
 export { matToQuatSystem } from "./systems/mat_to_quat.ts";

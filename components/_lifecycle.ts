@@ -10,7 +10,7 @@
  *
  * ```
  * Skeleton ← JointQuat ← ClipPlayer
- * Skeleton ← JointMat  ← Skin
+ * Skeleton ← JointMat  ← Skin, IK
  * ```
  *
  * An add whose prerequisites are missing is undone and throws a
@@ -138,9 +138,10 @@ function observeWorld(world: object, state: WorldState): void {
 const DEPENDENTS: Record<ComponentName, readonly ComponentName[]> = {
   Skeleton: ["JointQuat", "JointMat"],
   JointQuat: ["ClipPlayer"],
-  JointMat: ["Skin"],
+  JointMat: ["Skin", "IK"],
   Skin: [],
   ClipPlayer: [],
+  IK: [],
 };
 
 /** Allocates entity `eid`'s data for `name`, or throws a ComponentError. */
@@ -202,6 +203,17 @@ function allocate(state: WorldState, name: ComponentName, eid: number): void {
         ? block + stream * (1 + +normals)
         : 0;
       c.Skin.maxInfluences[eid] = 0;
+      return;
+    }
+    case "IK": {
+      const chain = state.pending.IK;
+      state.pending.IK = undefined;
+      if (!chain) throw addWith(eid, name, "addTwoBoneIK or addAimIK");
+      if (!o.matrices[eid]) {
+        throw new ComponentError(eid, name, "the entity needs a JointMat first (addJointMat)");
+      }
+      o.ik[eid] = [chain];
+      c.IK.chainCount[eid] = 1;
       return;
     }
     case "ClipPlayer": {

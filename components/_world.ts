@@ -18,6 +18,7 @@ import type { SkinAsset } from "../animation/skin_asset.ts";
 import type { BakedClip } from "../animation/baked_clip.ts";
 import { lifetimeOf } from "../animation/_lifetime.ts";
 import type { Clip, WrapMode } from "../animation/clip.ts";
+import type { IKChain } from "./_ik_chain.ts";
 import type { Core } from "../simd/core.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import type { CoreKernels } from "../simd/_abi.ts";
@@ -41,6 +42,7 @@ const SHAPES = {
     maxInfluences: Uint8Array,
   },
   ClipPlayer: { clipName: "objects", time: Float64Array, speed: Float32Array },
+  IK: { chainCount: Uint8Array },
 } as const;
 
 /** @internal */
@@ -48,6 +50,7 @@ export type ComponentName = keyof AnimationComponents;
 
 /** @internal Removal order: dependents before what they need. */
 export const COMPONENT_NAMES: readonly ComponentName[] = [
+  "IK",
   "ClipPlayer",
   "Skin",
   "JointQuat",
@@ -99,6 +102,7 @@ const OWNED = {
   skinNormals: Uint32Array,
   skinTangents: Uint32Array,
   player: "objects",
+  ik: "objects",
   /** Marks entities already listed in the current system call. */
   stamp: Uint32Array,
 } as const;
@@ -108,6 +112,7 @@ export type Owned = Store<typeof OWNED> & {
   skeleton: (SkeletonAsset | undefined)[];
   skin: (SkinAsset | undefined)[];
   player: (PlayerState | undefined)[];
+  ik: (IKChain[] | undefined)[];
 };
 
 /**
@@ -149,6 +154,9 @@ export class WorldResources {
         o.skinBlock[eid] = o.skinNormals[eid] = o.skinTangents[eid] = 0;
         o.skin[eid] = undefined;
         break;
+      case "IK":
+        o.ik[eid] = undefined;
+        break;
       case "ClipPlayer": {
         const player = o.player[eid];
         if (!player) break;
@@ -182,7 +190,12 @@ export class WorldState {
   /** Unsubscribes the observers. */
   unobserve: (() => void)[] = [];
   /** What an add function hands to the add observer of its component. */
-  pending: { Skeleton?: SkeletonAsset; Skin?: SkinPending; ClipPlayer?: Playback } = {};
+  pending: {
+    Skeleton?: SkeletonAsset;
+    Skin?: SkinPending;
+    ClipPlayer?: Playback;
+    IK?: IKChain;
+  } = {};
   /** bitecs queries of the systems, by their terms; a world reset drops them. */
   readonly queries = new Map<string, { readonly dense: ArrayLike<number> }>();
   #stamp = 0;

@@ -95,6 +95,16 @@ export interface ClipPlayerComponent {
   readonly speed: Float32Array;
 }
 
+/**
+ * The IK component: the entity's IK chains (two-bone and aim), solved in
+ * model space by the IK system. Needs Skeleton and JointMat. The chains'
+ * settings are Marrow's (`addTwoBoneIK`, `setIKTarget`, …).
+ */
+export interface IKComponent {
+  /** Number of chains, for reading. */
+  readonly chainCount: Uint8Array;
+}
+
 /** Marrow's components for one world. */
 export interface AnimationComponents {
   /** Shared skeleton of an entity. */
@@ -107,6 +117,8 @@ export interface AnimationComponents {
   readonly Skin: SkinComponent;
   /** Clip playback state. */
   readonly ClipPlayer: ClipPlayerComponent;
+  /** IK chains. */
+  readonly IK: IKComponent;
 }
 
 /** Options of {@linkcode createAnimation}. */

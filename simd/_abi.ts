@@ -34,6 +34,10 @@
  */
 
 export {
+  IK_AIM,
+  IK_JOB_BYTES,
+  IK_JOB_WORDS,
+  IK_TWO_BONE,
   JOB_BYTES,
   JOB_WORDS,
   LAYER_ENTRY_BYTES,
@@ -137,6 +141,7 @@ export interface CoreKernels {
     maxInfluences: number,
     bounds: number,
   ): void;
+  solveIKBatch(jobs: number, jobCount: number): void;
   copyVertices(
     parts: number,
     partCount: number,

@@ -19,6 +19,7 @@ import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import * as ref from "./reference.ts";
 import * as refDq from "./reference_dq.ts";
 import { blendLayers, type LayerInput } from "./reference_layers.ts";
+import { solveIKJobs } from "./reference_ik.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "./layout.ts";
 
 /** Which implementation of the kernels a core runs. */
@@ -334,6 +335,10 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       if (flags & SKIN_NORMALS) f32(outNormals, n).set(f32(normals, n));
       if (flags & SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
       return fold;
+    },
+    solveIKBatch(jobs, jobCount) {
+      const views = memory.views();
+      solveIKJobs(views.f32, views.u32, views.i16, jobs, jobCount);
     },
     skinVerticesBatch: batchOf("skinVertices"),
     skinDualQuaternionsBatch: batchOf("skinDualQuaternions"),

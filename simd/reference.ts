@@ -290,3 +290,11 @@ export function blendPoses(
     }
   }
 }
+export {
+  type AimIKOptions,
+  type IKCorrection,
+  type Quaternion,
+  solveAimIK,
+  solveTwoBoneIK,
+  type TwoBoneIKOptions,
+} from "./reference_ik.ts";

@@ -1,5 +1,5 @@
 /**
- * The standard frame: sample clips, quat→mat, transform skeleton, multiply
+ * The standard frame: sample clips, quat→mat, transform skeleton, IK, multiply
  * inverse bind, then skinning (positions only, or with normals and tangents,
  * per entity), on every entity or on the entities a game gives.
  *
@@ -18,6 +18,7 @@
 
 import { checkEntities, selectEntities } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
+import { ikSystem } from "./ik.ts";
 import { multiplyInverseBindSystem } from "./multiply_inverse_bind.ts";
 import { quatToMatSystem } from "./quat_to_mat.ts";
 import { checkFrameDelta, sampleClipsSystem } from "./sample_clips.ts";
@@ -63,6 +64,7 @@ export function createAnimationPipeline(
       name: "transformSkeleton",
       run: (world, _, entities) => transformSkeletonSystem(world, entities),
     },
+    { name: "ik", run: (world, _, entities) => ikSystem(world, entities) },
     {
       name: "multiplyInverseBind",
       run: (world, _, entities) => multiplyInverseBindSystem(world, entities),

@@ -22,6 +22,7 @@ import { createCylinder } from "../examples/cylinder.ts";
 import * as ref from "../simd/reference.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { type ChainJob, solveReferenceIK } from "./_ik.ts";
 
 /** One kind of character: its assets and what its skin streams. */
 export interface Kind {
@@ -39,6 +40,8 @@ export interface EntityModel {
   matrices: boolean;
   skin: boolean;
   player: boolean;
+  /** IK chains with a target, in order. */
+  ik: ChainJob[];
 }
 
 /** The system under test and the model of it. */
@@ -107,9 +110,15 @@ export function createHarness(build: CoreBuild): Harness {
 /**
  * Skinned positions and normals of `kind` for `pose`, computed vertex by
  * vertex from the definitions (source order mapped to output order), with
- * at most `lod` influences (the heaviest, rescaled).
+ * at most `lod` influences (the heaviest, rescaled), after the IK chains
+ * `ik` (the scalar reference's solver).
  */
-export function expectedSkin(kind: Kind, pose: Float32Array, lod: number): {
+export function expectedSkin(
+  kind: Kind,
+  pose: Float32Array,
+  lod: number,
+  ik: readonly ChainJob[] = [],
+): {
   positions: Float64Array;
   normals: Float64Array;
 } {
@@ -118,6 +127,7 @@ export function expectedSkin(kind: Kind, pose: Float32Array, lod: number): {
   const palette = new Float32Array(n * MATRIX_FLOATS);
   ref.quatToMat(pose, local, n);
   ref.localToModel(local, model, kind.skeleton.parentIndices, 0, n - 1);
+  if (ik.length) solveReferenceIK(local, model, kind.skeleton.parentIndices, ik);
   ref.multiplyMatrices(model, kind.skeleton.inverseBind, palette, n);
   const total = kind.skin.vertexCount;
   const positions = new Float64Array(total * 4), normals = new Float64Array(total * 4);

@@ -3,6 +3,7 @@
  * programs of public calls — adding and removing every component through
  * Marrow and through bitecs, removing entities, resetting the world,
  * playing and cross-fading clips, writing poses and levels of detail,
+ * adding IK chains and setting their targets (NaN refused),
  * tampering with store fields, disposing assets, and frames on all
  * entities or on random subsets — on three kinds of character, on every
  * build. A model predicts which calls must fail; after every call the
@@ -21,11 +22,13 @@ import {
   resetWorld,
 } from "bitecs";
 import {
+  addAimIK,
   addJointMat,
   addJointQuat,
   addLayer,
   addSkeleton,
   addSkin,
+  addTwoBoneIK,
   ComponentError,
   createAnimation,
   createAnimationPipeline,
@@ -36,14 +39,16 @@ import {
   getSkinnedPositions,
   playClip,
   removeClipPlayer,
+  removeIK,
   removeJointMat,
   removeJointQuat,
   removeLayer,
   removeSkeleton,
   removeSkin,
+  setIKTarget,
   setJointPose,
 } from "../mod.ts";
-import { BUILDS, SEED } from "./_arbitrary.ts";
+import { BUILDS, SEED, uniform, type Vec3 } from "./_arbitrary.ts";
 import {
   assertUnchanged,
   createHarness,
@@ -52,8 +57,9 @@ import {
   type Harness,
   snapshot,
 } from "./_ecs_programs.ts";
+import type { ChainJob } from "./_ik.ts";
 
-type Name = "Skeleton" | "JointQuat" | "JointMat" | "Skin" | "ClipPlayer";
+type Name = "Skeleton" | "JointQuat" | "JointMat" | "Skin" | "ClipPlayer" | "IK";
 const animate = createAnimationPipeline();
 
 /** Runs `call`, which the model says must fail: a typed error naming `eid`. */
@@ -84,7 +90,8 @@ function dropFromModel(m: EntityModel, name: Name): void {
     m.kind = undefined, dropFromModel(m, "JointQuat"), dropFromModel(m, "JointMat");
   }
   if (name === "JointQuat") m.pose = false, m.player = false;
-  if (name === "JointMat") m.matrices = false, m.skin = false;
+  if (name === "JointMat") m.matrices = false, m.skin = false, m.ik = [];
+  if (name === "IK") m.ik = [];
   if (name === "Skin") m.skin = false;
   if (name === "ClipPlayer") m.player = false;
 }
@@ -98,6 +105,8 @@ function has(m: EntityModel, name: Name): boolean {
     ? m.matrices
     : name === "Skin"
     ? m.skin
+    : name === "IK"
+    ? m.ik.length > 0
     : m.player;
 }
 
@@ -108,12 +117,12 @@ function entity(h: Harness, pick: number): number {
 }
 
 type Step = (h: Harness) => void;
-const NAMES: Name[] = ["Skeleton", "JointQuat", "JointMat", "Skin", "ClipPlayer"];
+const NAMES: Name[] = ["Skeleton", "JointQuat", "JointMat", "Skin", "ClipPlayer", "IK"];
 
 function spawn(h: Harness): number {
   h.calls++;
   const eid = addEntity(h.world);
-  h.entities.set(eid, { pose: false, matrices: false, skin: false, player: false });
+  h.entities.set(eid, { pose: false, matrices: false, skin: false, player: false, ik: [] });
   return eid;
 }
 
@@ -134,6 +143,9 @@ const character = fc.tuple(fc.nat(2), fc.boolean()).map(([kind, clip]) =>
     },
   ] as [string, Step]
 );
+
+/** IK targets around the cylinders (uniform: no exactly degenerate geometry). */
+const target = fc.tuple(uniform(-6, 6), uniform(-2, 12), uniform(-6, 6)) as fc.Arbitrary<Vec3>;
 
 const steps: fc.Arbitrary<[string, Step]>[] = [
   fc.constant(["spawn", (h: Harness) => void spawn(h)]),
@@ -189,6 +201,7 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
         JointMat: removeJointMat,
         Skin: removeSkin,
         ClipPlayer: removeClipPlayer,
+        IK: removeIK,
       }[name];
       const run = viaBitecs
         ? () => removeComponent(h.world, eid, h.components[name])
@@ -262,7 +275,38 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
       store[eid] = saved;
       assertUnchanged(before, snapshot(h, h.entities.keys()));
     }]),
-  fc.tuple(fc.nat(), fc.constantFrom("Skeleton", "Skin", "ClipPlayer")).map(([pick, name]) => [
+  fc.tuple(fc.nat(), fc.boolean(), target).map(([pick, aim, at]) => [
+    `addIK ${pick} ${aim} ${at}`,
+    (h: Harness) => {
+      const eid = entity(h, pick), m = h.entities.get(eid);
+      if (!m) return;
+      // Joints 0, 1, 2 (every kind has them), no pole: the chain keeps its plane.
+      const job: ChainJob = aim
+        ? { kind: "aim", start: 1, target: at }
+        : { kind: "twoBone", start: 0, mid: 1, end: 2, target: at };
+      const run = aim
+        ? () => addAimIK(h.world, eid, { joint: 1, target: at })
+        : () => addTwoBoneIK(h.world, eid, { start: 0, mid: 1, end: 2, target: at });
+      if (m.kind === undefined || !m.matrices) return expectFailure(h, run, eid);
+      call(h, run);
+      m.ik.push(job);
+    },
+  ]),
+  fc.tuple(fc.nat(), fc.nat(3), fc.option(target, { freq: 4 })).map(([pick, chain, at]) => [
+    `setIKTarget ${pick} ${chain} ${at}`,
+    (h: Harness) => {
+      const eid = entity(h, pick), m = h.entities.get(eid);
+      if (!m) return;
+      const value: Vec3 = at ?? [NaN, 0, 0];
+      const run = () => setIKTarget(h.world, eid, chain, value);
+      if (chain >= m.ik.length || at === null) return expectFailure(h, run, eid);
+      call(h, run);
+      m.ik[chain].target = at;
+    },
+  ]),
+  fc.tuple(fc.nat(), fc.constantFrom("Skeleton", "Skin", "ClipPlayer", "IK")).map((
+    [pick, name],
+  ) => [
     `bitecs add ${name} ${pick}`,
     (h: Harness) => {
       const eid = entity(h, pick), m = h.entities.get(eid);
@@ -303,8 +347,9 @@ function frame(h: Harness, picks: number[] | null, dt: number): void {
     if (!m?.skin || !m.pose || m.kind === undefined) continue;
     const kind = h.kinds[m.kind];
     const lod = h.components.Skin.maxInfluences[eid] || 255;
-    const expected = expectedSkin(kind, getPose(h.world, eid), lod);
+    const expected = expectedSkin(kind, getPose(h.world, eid), lod, m.ik);
     checked.skins++;
+    if (m.ik.some((job) => job.target)) checked.ik++;
     const size = 12; // the cylinders' extent
     compare(`entity ${eid} positions`, getSkinnedPositions(h.world, eid), expected.positions, size);
     const normals = getSkinnedNormals(h.world, eid);
@@ -346,11 +391,11 @@ const program = fc.oneof(
   ...steps.map((arbitrary) => ({ arbitrary, weight: 2 })),
 );
 const RUNS = 80, COMMANDS = 150;
-const checked = { frames: 0, skins: 0, failures: 0 };
+const checked = { frames: 0, skins: 0, ik: 0, failures: 0 };
 for (const build of BUILDS) {
   Deno.test(`model-based programs of ECS calls (${build})`, () => {
     let calls = 0;
-    Object.assign(checked, { frames: 0, skins: 0, failures: 0 });
+    Object.assign(checked, { frames: 0, skins: 0, ik: 0, failures: 0 });
     const started = performance.now();
     fc.assert(
       fc.property(
@@ -374,7 +419,7 @@ for (const build of BUILDS) {
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
     console.log(
-      `${build}: ${calls} calls in ${RUNS} programs (${checked.frames} frames, ${checked.skins} skinned outputs recomputed, ${checked.failures} refused calls), ${
+      `${build}: ${calls} calls in ${RUNS} programs (${checked.frames} frames, ${checked.skins} skinned outputs recomputed, ${checked.ik} of them after IK, ${checked.failures} refused calls), ${
         ((performance.now() - started) / 1000).toFixed(1)
       } s`,
     );

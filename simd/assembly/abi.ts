@@ -15,3 +15,11 @@ export const SKIN_TANGENTS = 2;
 export const SKIN_RENORMALIZE = 4;
 /** Bytes per layer entry of `blendLayersBatch`: pose, mask, weight (f32), reference. */
 export const LAYER_ENTRY_BYTES = 16;
+/** Words per IK job row: one chain (see `simd/_abi.ts` for the fields). */
+export const IK_JOB_WORDS = 28;
+/** Bytes per IK job row. */
+export const IK_JOB_BYTES = 112;
+/** IK job kind: two-bone IK (start, mid, end joints). */
+export const IK_TWO_BONE = 0;
+/** IK job kind: aim IK (one joint). */
+export const IK_AIM = 1;

@@ -1,0 +1,82 @@
+/**
+ * Foot IK on 100 Xbots (two legs each, 200 two-bone chains) playing their
+ * walk clip, each foot's target 5 cm above and 5 cm ahead of where the clip
+ * put it: the IK system (job rows, one core call, reached flags read back),
+ * and the kernel alone on the same job table, per core build, scalar as
+ * the baseline. Divide by 200 for the time per chain.
+ *
+ * Xbot is read from `../shared/assets/gltf/` (licensed for testing only);
+ * without it the bench registers nothing and says so.
+ *
+ * `deno bench --import-map=import_map.dev.json --allow-read --allow-env bench/ik_bench.ts`
+ */
+import { addEntity, createWorld } from "bitecs";
+import {
+  addCharacter,
+  addTwoBoneIK,
+  Core,
+  type CoreBuild,
+  createAnimation,
+  createAnimationPipeline,
+  createCharacterAssets,
+  getModelMatrices,
+  ikSystem,
+  importGltf,
+  playClip,
+  setIKTarget,
+} from "../mod.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import { findModel } from "../tests/_assets.ts";
+
+const CHARACTERS = 100;
+const BUILDS: CoreBuild[] = ["scalar", "simd", "relaxed-simd"];
+const LEGS = ["Left", "Right"].map((side) =>
+  [`mixamorig:${side}UpLeg`, `mixamorig:${side}Leg`, `mixamorig:${side}Foot`] as const
+);
+
+const url = findModel("Xbot.glb");
+if (!url) {
+  console.log("ik_bench: Xbot.glb is not in ../shared/assets/gltf/: nothing to measure");
+} else {
+  const gltfSkeleton = (await importGltf(url)).skeletons[0];
+  const clip = gltfSkeleton.clips.find((c) => /walk/i.test(c.name))!;
+  for (const build of BUILDS) {
+    const core = Core.create(build);
+    const { skeleton, skin } = createCharacterAssets(gltfSkeleton, core);
+    const world = createWorld();
+    createAnimation(world, { core });
+    const animate = createAnimationPipeline();
+    const entities = Array.from({ length: CHARACTERS }, (_, i) => {
+      const eid = addEntity(world);
+      addCharacter(world, eid, skeleton, skin);
+      playClip(world, eid, clip, { time: (clip.duration * i) / CHARACTERS });
+      return eid;
+    });
+    animate(world, 0);
+    // The scene is in centimetres under a 0.01 root scale: targets in model space (metres).
+    for (const eid of entities) {
+      const model = getModelMatrices(world, eid);
+      for (const [hip, knee, foot] of LEGS) {
+        const f = skeleton.jointIndex(foot) * 12;
+        const chain = addTwoBoneIK(world, eid, { start: hip, mid: knee, end: foot });
+        setIKTarget(world, eid, chain, [model[f + 3], model[f + 7] + 0.05, model[f + 11] + 0.05]);
+      }
+    }
+    animate(world, 0);
+    const group = `ik (${CHARACTERS} Xbots × 2 legs = ${CHARACTERS * 2} chains)`;
+    Deno.bench({
+      name: `ikSystem ${build}`,
+      group: `${group}: system`,
+      baseline: build === "scalar",
+      fn: () => ikSystem(world),
+    });
+    const state = stateOf(world, "ik_bench");
+    const table = state.jobs("ik");
+    Deno.bench({
+      name: `solveIKBatch ${build}`,
+      group: `${group}: kernel`,
+      baseline: build === "scalar",
+      fn: () => state.kernels.solveIKBatch(table.ptr, CHARACTERS * 2),
+    });
+  }
+}

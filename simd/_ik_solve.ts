@@ -1,0 +1,345 @@
+/**
+ * The IK solvers' arithmetic, shared by the scalar reference's batch and
+ * one-chain forms (`reference_ik.ts`): per job row, the corrections of ozz's
+ * `IKTwoBoneJob` and `IKAimJob`, in f64, into {@linkcode out}. The
+ * AssemblyScript kernel (`assembly/ik.ts`) is the same arithmetic.
+ *
+ * @module
+ */
+
+import { MATRIX_FLOATS } from "./layout.ts";
+
+/** IK job row fields (word indices), shared with the AssemblyScript kernel. */
+export const IKField = {
+  MODEL: 0,
+  LOCAL: 1,
+  PARENTS: 2,
+  KIND: 3,
+  START: 4,
+  MID: 5,
+  END: 6,
+  LAST: 7,
+  TARGET: 8,
+  WEIGHT: 11,
+  POLE: 12,
+  SOFTEN: 15,
+  AXIS: 16,
+  TWIST_COS: 19,
+  UP: 20,
+  TWIST_SIN: 23,
+  OFFSET: 24,
+  REACHED: 27,
+} as const;
+/** Result of one chain: start and mid quaternions. */
+export const out: Float64Array = new Float64Array(8);
+/** Inverse of a joint's 3x3 part (row-major), then its translation. */
+const invA = new Float64Array(12);
+const invB = new Float64Array(12);
+const v = new Float64Array(3);
+
+/** `inv` = inverse of the 3x3 part of `m[o..]`; false when singular or not finite. */
+function invert(m: ArrayLike<number>, o: number, inv: Float64Array): boolean {
+  const a = m[o], b = m[o + 1], c = m[o + 2];
+  const d = m[o + 4], e = m[o + 5], f = m[o + 6];
+  const g = m[o + 8], h = m[o + 9], k = m[o + 10];
+  const c0 = e * k - f * h, c1 = f * g - d * k, c2 = d * h - e * g;
+  const det = a * c0 + b * c1 + c * c2;
+  if (!(det !== 0 && Number.isFinite(det))) return false;
+  const r = 1 / det;
+  inv[0] = c0 * r;
+  inv[1] = (c * h - b * k) * r;
+  inv[2] = (b * f - c * e) * r;
+  inv[3] = c1 * r;
+  inv[4] = (a * k - c * g) * r;
+  inv[5] = (c * d - a * f) * r;
+  inv[6] = c2 * r;
+  inv[7] = (b * g - a * h) * r;
+  inv[8] = (a * e - b * d) * r;
+  inv[9] = m[o + 3];
+  inv[10] = m[o + 7];
+  inv[11] = m[o + 11];
+  return true;
+}
+
+/** `v` = inverse(m) applied to point (x, y, z). */
+function toJoint(inv: Float64Array, x: number, y: number, z: number): void {
+  x -= inv[9];
+  y -= inv[10];
+  z -= inv[11];
+  v[0] = inv[0] * x + inv[1] * y + inv[2] * z;
+  v[1] = inv[3] * x + inv[4] * y + inv[5] * z;
+  v[2] = inv[6] * x + inv[7] * y + inv[8] * z;
+}
+
+/** `v` = inverse(m) applied to direction (x, y, z). */
+function toJointDirection(inv: Float64Array, x: number, y: number, z: number): void {
+  v[0] = inv[0] * x + inv[1] * y + inv[2] * z;
+  v[1] = inv[3] * x + inv[4] * y + inv[5] * z;
+  v[2] = inv[6] * x + inv[7] * y + inv[8] * z;
+}
+
+/** `v` = the 3x3 part of `m[o..]` applied to direction (x, y, z). */
+function toModelDirection(m: ArrayLike<number>, o: number, x: number, y: number, z: number): void {
+  v[0] = m[o] * x + m[o + 1] * y + m[o + 2] * z;
+  v[1] = m[o + 4] * x + m[o + 5] * y + m[o + 6] * z;
+  v[2] = m[o + 8] * x + m[o + 9] * y + m[o + 10] * z;
+}
+
+/** `v` = quaternion q (at `out[o..]`) applied to (x, y, z). */
+function rotate(q: Float64Array, o: number, x: number, y: number, z: number): void {
+  const qx = q[o], qy = q[o + 1], qz = q[o + 2], qw = q[o + 3];
+  // t = 2 q.xyz × v; v' = v + w t + q.xyz × t
+  const tx = 2 * (qy * z - qz * y), ty = 2 * (qz * x - qx * z), tz = 2 * (qx * y - qy * x);
+  v[0] = x + qw * tx + (qy * tz - qz * ty);
+  v[1] = y + qw * ty + (qz * tx - qx * tz);
+  v[2] = z + qw * tz + (qx * ty - qy * tx);
+}
+
+/** `out[o..]` = the shortest rotation of u onto v (identity when either is 0). */
+function fromVectors(
+  o: number,
+  ux: number,
+  uy: number,
+  uz: number,
+  vx: number,
+  vy: number,
+  vz: number,
+): void {
+  const norms = Math.sqrt((ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz));
+  const real = norms + ux * vx + uy * vy + uz * vz;
+  let x: number, y: number, z: number, w: number;
+  if (!(norms > 0)) {
+    x = y = z = 0;
+    w = 1;
+  } else if (real < 1e-6 * norms) {
+    // Opposite vectors: half a turn around any axis orthogonal to u.
+    w = 0;
+    if (Math.abs(ux) > Math.abs(uz)) {
+      x = -uy;
+      y = ux;
+      z = 0;
+    } else {
+      x = 0;
+      y = -uz;
+      z = uy;
+    }
+  } else {
+    x = uy * vz - uz * vy;
+    y = uz * vx - ux * vz;
+    z = ux * vy - uy * vx;
+    w = real;
+  }
+  const r = 1 / Math.sqrt(x * x + y * y + z * z + w * w);
+  out[o] = x * r;
+  out[o + 1] = y * r;
+  out[o + 2] = z * r;
+  out[o + 3] = w * r;
+}
+
+/** `out[o..]` = `a * out[o..]` for quaternion a. */
+function premultiply(o: number, ax: number, ay: number, az: number, aw: number): void {
+  const bx = out[o], by = out[o + 1], bz = out[o + 2], bw = out[o + 3];
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** Clamps to [-1, 1]. */
+function clampUnit(x: number): number {
+  return x < -1 ? -1 : x > 1 ? 1 : x;
+}
+
+/**
+ * Premultiplies `out[0..4]` by the rotation around `t` (not normalized, of
+ * squared length `t2`) that turns plane normal `n` onto `sign * (t x pole)`
+ * (the row's pole vector, in the first inverse's joint space), then by the
+ * row's twist. A normal of length 0 (no pole, or a pole along the target)
+ * leaves the plane as it is.
+ */
+function turnPlane(
+  f32: ArrayLike<number>,
+  r: number,
+  tx: number,
+  ty: number,
+  tz: number,
+  t2: number,
+  nx: number,
+  ny: number,
+  nz: number,
+  sign: number,
+): void {
+  toJointDirection(
+    invA,
+    f32[r + IKField.POLE],
+    f32[r + IKField.POLE + 1],
+    f32[r + IKField.POLE + 2],
+  );
+  const rx = (ty * v[2] - tz * v[1]) * sign;
+  const ry = (tz * v[0] - tx * v[2]) * sign;
+  const rz = (tx * v[1] - ty * v[0]) * sign;
+  const rt = 1 / Math.sqrt(t2);
+  const ax = tx * rt, ay = ty * rt, az = tz * rt;
+  const n2 = nx * nx + ny * ny + nz * nz, r2 = rx * rx + ry * ry + rz * rz;
+  if (n2 > 0 && r2 > 0) {
+    const cos = clampUnit((nx * rx + ny * ry + nz * rz) / Math.sqrt(n2 * r2));
+    // n × ref is along ±t: its sign is the direction of the turn.
+    const side = (ny * rz - nz * ry) * tx + (nz * rx - nx * rz) * ty + (nx * ry - ny * rx) * tz;
+    const s = Math.sqrt(Math.max(0, (1 - cos) / 2)) * (side < 0 ? -1 : 1);
+    premultiply(0, ax * s, ay * s, az * s, Math.sqrt(Math.max(0, (1 + cos) / 2)));
+  }
+  const twistSin = f32[r + IKField.TWIST_SIN];
+  if (twistSin !== 0) {
+    premultiply(0, ax * twistSin, ay * twistSin, az * twistSin, f32[r + IKField.TWIST_COS]);
+  }
+}
+
+/** Makes `out[o..]`'s w >= 0 and, for a weight below 1, nlerps it from identity. */
+function weigh(o: number, weight: number): void {
+  const sign = out[o + 3] < 0 ? -1 : 1;
+  let x = out[o] * sign, y = out[o + 1] * sign, z = out[o + 2] * sign, w = out[o + 3] * sign;
+  if (weight < 1) {
+    const k = Math.max(0, weight);
+    x *= k;
+    y *= k;
+    z *= k;
+    w = 1 + (w - 1) * k;
+    const r = 1 / Math.sqrt(x * x + y * y + z * z + w * w);
+    x *= r;
+    y *= r;
+    z *= r;
+    w *= r;
+  }
+  out[o] = x;
+  out[o + 1] = y;
+  out[o + 2] = z;
+  out[o + 3] = w;
+}
+
+/**
+ * Two-bone IK of the job row at float index `r` of `f32` (matrices read
+ * from `f32` too): corrections into `out` (start at 0, mid at 4). Returns
+ * -1 when nothing is to be applied (weight 0, singular or degenerate
+ * joints), else 1 if the target is reached, 0 if not.
+ */
+export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: number): number {
+  const weight = f32[r + IKField.WEIGHT];
+  if (!(weight > 0)) return -1;
+  const model = u32[r + IKField.MODEL] >> 2;
+  const s = model + u32[r + IKField.START] * MATRIX_FLOATS;
+  const m = model + u32[r + IKField.MID] * MATRIX_FLOATS;
+  const e = model + u32[r + IKField.END] * MATRIX_FLOATS;
+  if (!invert(f32, s, invA) || !invert(f32, m, invB)) return -1;
+  // Bones in the mid joint's space (_m) and the start joint's space (_s).
+  toJoint(invB, f32[s + 3], f32[s + 7], f32[s + 11]);
+  const smX = -v[0], smY = -v[1], smZ = -v[2];
+  toJoint(invB, f32[e + 3], f32[e + 7], f32[e + 11]);
+  const meX = v[0], meY = v[1], meZ = v[2];
+  toJoint(invA, f32[m + 3], f32[m + 7], f32[m + 11]);
+  const msX = v[0], msY = v[1], msZ = v[2];
+  toJoint(invA, f32[e + 3], f32[e + 7], f32[e + 11]);
+  const esX = v[0], esY = v[1], esZ = v[2];
+  const l1sq = msX * msX + msY * msY + msZ * msZ;
+  const dX = esX - msX, dY = esY - msY, dZ = esZ - msZ;
+  const l2sq = dX * dX + dY * dY + dZ * dZ;
+  const lesq = esX * esX + esY * esY + esZ * esZ;
+  if (!(l1sq > 0 && l2sq > 0)) return -1;
+
+  // Target in start space, softened beyond `soften` of the chain's length.
+  toJoint(invA, f32[r + IKField.TARGET], f32[r + IKField.TARGET + 1], f32[r + IKField.TARGET + 2]);
+  let tX = v[0], tY = v[1], tZ = v[2];
+  const ltsq0 = tX * tX + tY * tY + tZ * tZ;
+  // A target beyond float range in the joint's space (a joint scaled to
+  // nothing): no correction rather than a NaN one.
+  if (!(ltsq0 < Infinity)) return -1;
+  const l1 = Math.sqrt(l1sq), l2 = Math.sqrt(l2sq), lt = Math.sqrt(ltsq0);
+  const chain = l1 + l2;
+  const soften = f32[r + IKField.SOFTEN];
+  const da = chain * (soften < 0 ? 0 : soften > 1 ? 1 : soften);
+  const ds = chain - da;
+  let ltsq = ltsq0;
+  if (lt > da && lt > 0 && ds > 0) {
+    const alpha = (lt - da) / ds;
+    const op = (alpha + 3) * (alpha + 3);
+    const length = da + ds - ds * (81 / (op * op));
+    ltsq = length * length;
+    const k = length / lt;
+    tX *= k;
+    tY *= k;
+    tZ *= k;
+  }
+  const reached = !(lt > da) && lt > Math.abs(l1 - l2) && weight >= 1 ? 1 : 0;
+
+  // Mid joint: the angle the target needs minus the angle it has, both from
+  // the law of cosines, as half-angle sines and cosines.
+  const ax = f32[r + IKField.AXIS], ay = f32[r + IKField.AXIS + 1], az = f32[r + IKField.AXIS + 2];
+  const half = 0.5 / Math.sqrt(l1sq * l2sq);
+  const cosTo = clampUnit((l1sq + l2sq - ltsq) * half);
+  const cosFrom = clampUnit((l1sq + l2sq - lesq) * half);
+  const cTo = Math.sqrt((1 + cosTo) / 2), sTo = Math.sqrt((1 - cosTo) / 2);
+  // Bent against the hinge axis: the current angle counts as negative.
+  const bent = (smY * az - smZ * ay) * meX + (smZ * ax - smX * az) * meY +
+    (smX * ay - smY * ax) * meZ;
+  const cFrom = Math.sqrt((1 + cosFrom) / 2);
+  const sFrom = Math.sqrt((1 - cosFrom) / 2) * (bent < 0 ? -1 : 1);
+  const sinDiff = sTo * cFrom - cTo * sFrom;
+  out[4] = ax * sinDiff;
+  out[5] = ay * sinDiff;
+  out[6] = az * sinDiff;
+  out[7] = cTo * cFrom + sTo * sFrom;
+
+  // Start joint: turn the corrected end onto the target, then the chain's
+  // plane (the hinge axis) onto the plane of target and pole vector.
+  rotate(out, 4, meX, meY, meZ);
+  toModelDirection(f32, m, v[0], v[1], v[2]);
+  toJointDirection(invA, v[0], v[1], v[2]);
+  fromVectors(0, msX + v[0], msY + v[1], msZ + v[2], tX, tY, tZ);
+  if (ltsq > 0) {
+    toModelDirection(f32, m, ax, ay, az);
+    toJointDirection(invA, v[0], v[1], v[2]);
+    rotate(out, 0, v[0], v[1], v[2]);
+    turnPlane(f32, r, tX, tY, tZ, ltsq, v[0], v[1], v[2], 1);
+  }
+  weigh(0, weight);
+  weigh(4, weight);
+  return reached;
+}
+
+/** Aim IK of the job row at float index `r`: the correction into `out[0..4]`; as `twoBone`. */
+export function aim(f32: ArrayLike<number>, u32: ArrayLike<number>, r: number): number {
+  const weight = f32[r + IKField.WEIGHT];
+  if (!(weight > 0)) return -1;
+  const j = (u32[r + IKField.MODEL] >> 2) + u32[r + IKField.START] * MATRIX_FLOATS;
+  if (!invert(f32, j, invA)) return -1;
+  toJoint(invA, f32[r + IKField.TARGET], f32[r + IKField.TARGET + 1], f32[r + IKField.TARGET + 2]);
+  const tX = v[0], tY = v[1], tZ = v[2];
+  const t2 = tX * tX + tY * tY + tZ * tZ;
+  const fx = f32[r + IKField.AXIS], fy = f32[r + IKField.AXIS + 1], fz = f32[r + IKField.AXIS + 2];
+  const ox = f32[r + IKField.OFFSET], oy = f32[r + IKField.OFFSET + 1];
+  const oz = f32[r + IKField.OFFSET + 2];
+  // The ray from the offset along forward meets the sphere of the target's
+  // distance at the tip of the offsetted forward vector.
+  const along = fx * ox + fy * oy + fz * oz;
+  const across2 = ox * ox + oy * oy + oz * oz - along * along;
+  if (across2 > t2 || !(t2 > 0 && t2 < Infinity)) return -1;
+  const k = Math.sqrt(t2 - across2) - along;
+  fromVectors(0, ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
+  rotate(out, 0, f32[r + IKField.UP], f32[r + IKField.UP + 1], f32[r + IKField.UP + 2]);
+  // The normals are u x t and pole x t = -(t x pole).
+  turnPlane(
+    f32,
+    r,
+    tX,
+    tY,
+    tZ,
+    t2,
+    v[1] * tZ - v[2] * tY,
+    v[2] * tX - v[0] * tZ,
+    v[0] * tY - v[1] * tX,
+    -1,
+  );
+  weigh(0, weight);
+  out[4] = out[5] = out[6] = 0;
+  out[7] = 1;
+  return 1;
+}

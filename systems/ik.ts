@@ -1,0 +1,79 @@
+/**
+ * The IK system: solves every chain of every entity with the IK component
+ * (or of those of `entities`), in one call into the core: per chain, the
+ * corrections of the start and mid joints (ozz's two-bone and aim IK), then
+ * the start joint's subtree re-transformed, chains in the order they were
+ * added. It runs between the transform-skeleton and multiply-inverse-bind
+ * systems, while the palette still holds the local matrices that quat→mat
+ * wrote; entities without IK cost nothing.
+ *
+ * @module
+ */
+
+import { checkedMatrices, checkedSkeleton, selectEntities } from "../components/_access.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import { ComponentError } from "../components/errors.ts";
+import { IK_JOB_WORDS } from "../simd/_abi.ts";
+import { IKField } from "../simd/_ik_solve.ts";
+import { MATRIX_FLOATS } from "../simd/layout.ts";
+
+/**
+ * Solves the IK chains of every entity with IK (Skeleton, JointMat and
+ * IK), or of those of `entities` (others are skipped). Chains without a
+ * target, or of weight 0, are skipped.
+ */
+export function ikSystem(world: object, entities?: ArrayLike<number>): void {
+  const state = stateOf(world, "ikSystem");
+  const owned = state.owned;
+  const list = selectEntities(
+    world,
+    state,
+    "ikSystem",
+    ["Skeleton", "JointMat", "IK"],
+    (eid) => owned.ik[eid] !== undefined && owned.matrices[eid] !== 0,
+    entities,
+  );
+  let rows = 0;
+  for (let i = 0; i < list.length; i++) {
+    const chains = owned.ik[list[i]];
+    if (chains) { for (const chain of chains) if (chain.target && chain.weight > 0) rows++; }
+  }
+  if (rows === 0) {
+    for (let i = 0; i < list.length; i++) for (const c of owned.ik[list[i]]!) c.reached = false;
+    return;
+  }
+  const table = state.jobs("ik");
+  table.begin(rows, IK_JOB_WORDS);
+  const { u32, f32 } = state.memory;
+  let at = table.ptr >> 2;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    const skeleton = checkedSkeleton(state, eid);
+    const model = checkedMatrices(state, eid, skeleton.jointCount);
+    const local = model + skeleton.jointCount * MATRIX_FLOATS * 4;
+    for (const chain of owned.ik[eid]!) {
+      if (!chain.target || !(chain.weight > 0)) continue;
+      // The joints were checked against this skeleton when the chain was
+      // added; removing the Skeleton removes the chains.
+      if (chain.skeleton !== skeleton) {
+        throw new ComponentError(eid, "IK", "the chain belongs to another skeleton");
+      }
+      f32.set(chain.row, at);
+      u32[at + IKField.MODEL] = model;
+      u32[at + IKField.LOCAL] = local;
+      u32[at + IKField.PARENTS] = skeleton.parentsByteOffset;
+      at += IK_JOB_WORDS;
+    }
+  }
+  state.kernels.solveIKBatch(table.ptr, rows);
+  const flags = state.memory.u32;
+  at = (table.ptr >> 2) + IKField.REACHED;
+  for (let i = 0; i < list.length; i++) {
+    for (const chain of owned.ik[list[i]]!) {
+      chain.reached = false;
+      if (!chain.target || !(chain.weight > 0)) continue;
+      chain.reached = flags[at] === 1;
+      at += IK_JOB_WORDS;
+    }
+  }
+}

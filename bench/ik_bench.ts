@@ -13,26 +13,21 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  addTwoBoneIK,
   Core,
   type CoreBuild,
   createAnimation,
   createAnimationPipeline,
   createCharacterAssets,
-  getModelMatrices,
   ikSystem,
   importGltf,
   playClip,
-  setIKTarget,
 } from "../mod.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { findModel } from "../tests/_assets.ts";
+import { addFootIK } from "./_foot_ik.ts";
 
 const CHARACTERS = 100;
 const BUILDS: CoreBuild[] = ["scalar", "simd", "relaxed-simd"];
-const LEGS = ["Left", "Right"].map((side) =>
-  [`mixamorig:${side}UpLeg`, `mixamorig:${side}Leg`, `mixamorig:${side}Foot`] as const
-);
 
 const url = findModel("Xbot.glb");
 if (!url) {
@@ -53,15 +48,7 @@ if (!url) {
       return eid;
     });
     animate(world, 0);
-    // The scene is in centimetres under a 0.01 root scale: targets in model space (metres).
-    for (const eid of entities) {
-      const model = getModelMatrices(world, eid);
-      for (const [hip, knee, foot] of LEGS) {
-        const f = skeleton.jointIndex(foot) * 12;
-        const chain = addTwoBoneIK(world, eid, { start: hip, mid: knee, end: foot });
-        setIKTarget(world, eid, chain, [model[f + 3], model[f + 7] + 0.05, model[f + 11] + 0.05]);
-      }
-    }
+    for (const eid of entities) addFootIK(world, eid, skeleton);
     animate(world, 0);
     const group = `ik (${CHARACTERS} Xbots × 2 legs = ${CHARACTERS * 2} chains)`;
     Deno.bench({

@@ -1,7 +1,8 @@
 /**
  * The layered scene of issue 12: 100 Xbots (from `../shared/assets/gltf/`),
  * each with 3 layers: a base clip, an override clip masked to the upper
- * body (weight 0.7), and an additive clip (weight 0.5). Per system, on each
+ * body (weight 0.7), and an additive clip (weight 0.5), plus foot IK on both
+ * legs (`bench/_foot_ik.ts`). Per system, on each
  * core build (scalar as the baseline) in the same run:
  *
  * - `sampleClips layered`: the whole sample clips system (advance, sample
@@ -11,7 +12,8 @@
  *   call over the jobs the system wrote), whose time divided by
  *   100 × joints × 3 layers is the ns per joint per layer the README quotes;
  * - every other system of the frame on the layered scene (layers do not
- *   change their cost; listed so the frame's share of layering shows).
+ *   change their cost; listed so the frame's share of layering shows),
+ *   `layered scene: ik` among them (200 chains).
  *
  * Run: `deno bench --import-map=import_map.dev.json --allow-read --allow-env bench/layers_bench.ts`
  */
@@ -31,6 +33,7 @@ import {
 } from "../mod.ts";
 import { createAnimationPipeline } from "../mod.ts";
 import { stateOf } from "../components/_lifecycle.ts";
+import { addFootIK } from "./_foot_ik.ts";
 
 const CHARACTERS = 100;
 const BUILDS: CoreBuild[] = ["scalar", "simd", "relaxed-simd"];
@@ -48,8 +51,10 @@ function scene(build: CoreBuild, layered: boolean) {
   const skeleton = new SkeletonAsset(character.skeleton, core);
   const skin = new SkinAsset(skeleton, character.primitives[0].skin);
   const mask = jointMask(skeleton, { subtree: Math.max(spine, 1), falloff: 2 });
+  const entities: number[] = [];
   for (let i = 0; i < CHARACTERS; i++) {
     const eid = addEntity(world);
+    entities.push(eid);
     addCharacter(world, eid, skeleton, skin);
     playClip(world, eid, base, { time: i / CHARACTERS });
     if (!layered) continue;
@@ -57,6 +62,10 @@ function scene(build: CoreBuild, layered: boolean) {
     addLayer(world, eid, breathe, { time: i / CHARACTERS, weight: 0.5, mode: "additive" });
   }
   sampleClipsSystem(world, 1 / 60);
+  if (layered) {
+    pipeline(world, 0);
+    for (const eid of entities) addFootIK(world, eid, skeleton);
+  }
   return world;
 }
 

@@ -78,7 +78,8 @@ export const BATCH_NAMES: readonly BatchName[] = Object.keys(BATCHES) as BatchNa
 /**
  * Cuts `count` rows into `threads` contiguous runs of about equal cost:
  * returns the `threads + 1` run boundaries. A row goes to the run where
- * most of its cost falls.
+ * the middle of its cost falls, except that the first row always goes to
+ * the calling thread's run (a task it keeps costs no synchronisation).
  */
 export function balance(costs: ArrayLike<number>, threads: number): number[] {
   let total = 0;
@@ -87,7 +88,9 @@ export function balance(costs: ArrayLike<number>, threads: number): number[] {
   let before = 0;
   for (let i = 0; i < costs.length; i++) {
     const middle = before + costs[i] / 2;
-    while (bounds.length < threads && middle > (total * bounds.length) / threads) bounds.push(i);
+    while (i > 0 && bounds.length < threads && middle > (total * bounds.length) / threads) {
+      bounds.push(i);
+    }
     before += costs[i];
   }
   while (bounds.length <= threads) bounds.push(costs.length);

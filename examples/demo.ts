@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { Core, type CoreBuild, importGltf } from "../mod.ts";
 import { clipLabel, Crowd, cylinderCharacter, type DemoCharacter } from "./_crowd.ts";
 import { gltfCharacter } from "./_gltf_character.ts";
+import { runOnWorkers } from "./_workers.ts";
 
 const USAGE = `Marrow demo: animates a crowd through Marrow's pipeline and times each system.
 
@@ -30,6 +31,7 @@ options:
                    are animation_0, animation_1, ... as glTF viewers name them
   --count N        entities in the crowd (default 64, or 16 with a file)
   --frames N       frames timed on the fastest core build (default 300)
+  --workers N      also run the frame on a pool of N threads and print its mode
   --list           print the file's skins, primitives and clips, and exit
   -h, --help       print this help`;
 
@@ -120,6 +122,7 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
         clip: { type: "string" },
         count: { type: "string" },
         frames: { type: "string" },
+        workers: { type: "string" },
         list: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -175,6 +178,10 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
       ),
     ],
   ], out);
+  if (values.workers !== undefined) {
+    const workers = wholeNumber("--workers", values.workers, 1);
+    await runOnWorkers(character, count, frames, workers, results[0].total, out);
+  }
   const perSecond = (r: Timings) => (count * vertices) / (r.total / 1000);
   out(
     `\nvertices skinned per second: ${

@@ -2,14 +2,15 @@
  * The frame on a worker pool against the same frame on one thread of the
  * same (shared-memory) build: the README scene (100 × 64 joints × 10,000
  * vertices, normals and tangents) and 2,000 Foxes playing and cross-fading
- * clips. Also the cost of one synchronisation (a task of no rows handed to
- * every worker and waited for), which a frame pays once per split system.
+ * clips. Also the cost of one synchronisation, which a frame pays once per
+ * batch call big enough to be split (the README scene: its skinning only).
  *
  * `deno bench --import-map=import_map.dev.json -A bench/workers_bench.ts`
  */
 import { createAnimationPipeline, createWorkerPool, type WorkerPool } from "../mod.ts";
 import { foxCrowd, waveScene, type WorkerScene } from "../tests/_workers.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
 
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
 const DT = 1 / 60;
@@ -39,23 +40,24 @@ await group(
 );
 await group("2,000 Fox (playing, cross-fading)", (pool) => foxCrowd(pool.core, 2000));
 
-// One synchronisation: firstBeyondBatch over two empty rows, forced across the threads by
-// a limit no row reaches (the rows' cost is below the split threshold, so call the pool's
-// own kernel through a table of enough empty-but-counted rows instead).
+// One synchronisation: a palette-style scan of 2 × 2^20 floats on one thread, and split in
+// two rows across two threads. The synchronisation costs what the split takes beyond half
+// the single-threaded scan.
 {
   const pool = await createWorkerPool({ workers: 2 });
   pools.push(pool);
   const memory = coreMemory(pool.core), kernels = coreKernels(pool.core);
-  const floats = 1 << 17;
-  const data = memory.alloc(floats * 4 * 2), jobs = memory.alloc(2 * 48);
+  const floats = 1 << 20;
+  const data = memory.alloc(floats * 4 * 2), jobs = memory.alloc(2 * JOB_BYTES);
   const u32 = memory.views().u32;
   for (let i = 0; i < 2; i++) {
-    u32[(jobs >> 2) + i * 12] = data + i * floats * 4;
-    u32[(jobs >> 2) + i * 12 + 1] = floats;
+    u32[(jobs >> 2) + i * JOB_WORDS] = data + i * floats * 4;
+    u32[(jobs >> 2) + i * JOB_WORDS + 1] = floats;
   }
+  const group = "workers: one synchronisation (scan of 2 × 2^20 floats)";
   Deno.bench({
     name: "1 worker",
-    group: "workers: one synchronisation (2 × 131,072 floats scanned)",
+    group,
     baseline: true,
     fn: () => {
       kernels.firstBeyond(data, floats * 2, 1e18);
@@ -63,7 +65,7 @@ await group("2,000 Fox (playing, cross-fading)", (pool) => foxCrowd(pool.core, 2
   });
   Deno.bench({
     name: "2 workers",
-    group: "workers: one synchronisation (2 × 131,072 floats scanned)",
+    group,
     fn: () => {
       kernels.firstBeyondBatch(jobs, 2, 1e18);
     },

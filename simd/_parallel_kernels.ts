@@ -18,7 +18,7 @@ import type { Share, ThreadPool } from "./_pool.ts";
 /** Bytes of a skinning job's bounds (min xyzw, max xyzw). */
 const BOUNDS_BYTES = 32;
 
-type BatchName =
+export type BatchName =
   | "firstBeyondBatch"
   | "quatToMatBatch"
   | "matToQuatBatch"
@@ -46,34 +46,43 @@ const skinCost: RowCost = (u32, at, [maxInfluences]) => {
   return cost * streams;
 };
 
-interface BatchSpec {
-  readonly cost: RowCost;
-  /**
-   * Below this total cost a call runs on the calling thread alone (about
-   * 40 µs of work, more than a synchronisation costs).
-   */
-  readonly minCost: number;
-}
+/** Every batch kernel and the cost of one of its rows. */
+const ROW_COSTS: Record<BatchName, RowCost> = {
+  firstBeyondBatch: word(1),
+  quatToMatBatch: word(2),
+  matToQuatBatch: word(2),
+  localToModelBatch: word(3),
+  modelToLocalBatch: word(3),
+  multiplyMatricesBatch: word(3),
+  blendPosesBatch: word(3),
+  skinPositionsBatch: (u32, at, [max]) => u32[at + 5] * max,
+  skinVerticesBatch: skinCost,
+  skinDualQuaternionsBatch: skinCost,
+};
 
-const JOINTS: BatchSpec["minCost"] = 4096;
-const INFLUENCES: BatchSpec["minCost"] = 65536;
-
-/** Every batch kernel, its row cost and its threshold. */
-const BATCHES: Record<BatchName, BatchSpec> = {
-  firstBeyondBatch: { cost: word(1), minCost: JOINTS * 12 },
-  quatToMatBatch: { cost: word(2), minCost: JOINTS },
-  matToQuatBatch: { cost: word(2), minCost: JOINTS },
-  localToModelBatch: { cost: word(3), minCost: JOINTS },
-  modelToLocalBatch: { cost: word(3), minCost: JOINTS },
-  multiplyMatricesBatch: { cost: word(3), minCost: JOINTS },
-  blendPosesBatch: { cost: word(3), minCost: JOINTS },
-  skinPositionsBatch: { cost: (u32, at, [max]) => u32[at + 5] * max, minCost: INFLUENCES },
-  skinVerticesBatch: { cost: skinCost, minCost: INFLUENCES },
-  skinDualQuaternionsBatch: { cost: skinCost, minCost: INFLUENCES },
+/**
+ * Below these total costs a batch call runs on the calling thread alone:
+ * about 100 µs of work or more, several times a synchronisation on an
+ * idle machine. Measured on the README scene, one thread, relaxed SIMD:
+ * 0.07 ns per float scanned, 5 ns per joint per matrix system, 0.35 ns per
+ * influence and stream skinned. Only tests lower them, to split small
+ * scenes.
+ */
+export const minSplitCost: Record<BatchName, number> = {
+  firstBeyondBatch: 1 << 21,
+  quatToMatBatch: 16384,
+  matToQuatBatch: 16384,
+  localToModelBatch: 16384,
+  modelToLocalBatch: 16384,
+  multiplyMatricesBatch: 16384,
+  blendPosesBatch: 16384,
+  skinPositionsBatch: 1 << 18,
+  skinVerticesBatch: 1 << 18,
+  skinDualQuaternionsBatch: 1 << 18,
 };
 
 /** The kernel names a pool's workers serve, in the order tasks refer to them. */
-export const BATCH_NAMES: readonly BatchName[] = Object.keys(BATCHES) as BatchName[];
+export const BATCH_NAMES: readonly BatchName[] = Object.keys(ROW_COSTS) as BatchName[];
 
 /**
  * Cuts `count` rows into `threads` contiguous runs of about equal cost:
@@ -106,7 +115,7 @@ export function parallelKernels(
   const kernels: CoreKernels = { ...base };
   const costs: number[] = [];
   BATCH_NAMES.forEach((name, index) => {
-    const spec = BATCHES[name];
+    const cost = ROW_COSTS[name];
     const serial = base[name] as (jobs: number, count: number, ...rest: number[]) => number;
     const parallel = (jobs: number, count: number, ...rest: number[]): number => {
       if (pool.closed || count < 2) return serial(jobs, count, ...rest);
@@ -114,9 +123,9 @@ export function parallelKernels(
       costs.length = count;
       let total = 0;
       for (let i = 0; i < count; i++) {
-        total += costs[i] = spec.cost(u32, (jobs >> 2) + i * JOB_WORDS, rest);
+        total += costs[i] = cost(u32, (jobs >> 2) + i * JOB_WORDS, rest);
       }
-      if (total < spec.minCost) return serial(jobs, count, ...rest);
+      if (total < minSplitCost[name]) return serial(jobs, count, ...rest);
       const bounds = balance(costs, pool.threads);
       const argsOf = (t: number): Share => {
         const first = bounds[t], rows = bounds[t + 1] - first;

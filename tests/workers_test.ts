@@ -20,7 +20,7 @@ import {
   type WorkerPool,
 } from "../mod.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
-import { balance } from "../simd/_parallel_kernels.ts";
+import { balance, BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { bestBuild } from "../simd/_core.ts";
@@ -50,11 +50,22 @@ function assertSameBits(actual: Uint32Array[][], expected: Uint32Array[][], what
   });
 }
 
-async function withPool(workers: number, fn: (pool: WorkerPool) => Promise<void> | void) {
+/**
+ * Runs `fn` on a pool of `workers` threads; with `splitAll`, every batch
+ * call is split however small (else the calls big enough to pay for it).
+ */
+async function withPool(
+  workers: number,
+  fn: (pool: WorkerPool) => Promise<void> | void,
+  splitAll = true,
+) {
   const pool = await createWorkerPool({ workers, build: BUILD });
+  const thresholds = { ...minSplitCost };
+  if (splitAll) { for (const name of BATCH_NAMES) minSplitCost[name] = 0; }
   try {
     await fn(pool);
   } finally {
+    Object.assign(minSplitCost, thresholds);
     pool.close();
   }
 }
@@ -84,11 +95,14 @@ for (const [name, make] of Object.entries(SCENES)) {
   Deno.test(`workers: ${name}: bit-identical at 1, 2 and 3 workers and on the plain core`, async () => {
     const plain = await frames(Core.create(BUILD), make);
     for (const workers of [1, 2, 3]) {
-      await withPool(workers, async (pool) => {
-        assertEquals(pool.mode, workers === 1 ? "single-thread" : "workers");
-        assertEquals(pool.workers, workers);
-        assertSameBits(await frames(pool.core, make, pool), plain, `${workers} workers`);
-      });
+      for (const splitAll of [false, true]) {
+        await withPool(workers, async (pool) => {
+          assertEquals(pool.mode, workers === 1 ? "single-thread" : "workers");
+          assertEquals(pool.workers, workers);
+          const what = `${workers} workers${splitAll ? ", every batch split" : ""}`;
+          assertSameBits(await frames(pool.core, make, pool), plain, what);
+        }, splitAll);
+      }
     }
   });
 }

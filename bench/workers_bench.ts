@@ -11,6 +11,7 @@ import { createAnimationPipeline, createWorkerPool, type WorkerPool } from "../m
 import { foxCrowd, waveScene, type WorkerScene } from "../tests/_workers.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
+import { minSplitCost } from "../simd/_parallel_kernels.ts";
 
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
 const DT = 1 / 60;
@@ -40,21 +41,21 @@ await group(
 );
 await group("2,000 Fox (playing, cross-fading)", (pool) => foxCrowd(pool.core, 2000));
 
-// One synchronisation: a palette-style scan of 2 × 2^20 floats on one thread, and split in
-// two rows across two threads. The synchronisation costs what the split takes beyond half
-// the single-threaded scan.
+// One synchronisation: a scan of two rows of 1,024 floats on one thread, and split across two
+// threads (forced: the call is far below the split threshold). The difference is what one
+// synchronisation costs.
 {
   const pool = await createWorkerPool({ workers: 2 });
   pools.push(pool);
   const memory = coreMemory(pool.core), kernels = coreKernels(pool.core);
-  const floats = 1 << 20;
+  const floats = 1024;
   const data = memory.alloc(floats * 4 * 2), jobs = memory.alloc(2 * JOB_BYTES);
   const u32 = memory.views().u32;
   for (let i = 0; i < 2; i++) {
     u32[(jobs >> 2) + i * JOB_WORDS] = data + i * floats * 4;
     u32[(jobs >> 2) + i * JOB_WORDS + 1] = floats;
   }
-  const group = "workers: one synchronisation (scan of 2 × 2^20 floats)";
+  const group = "workers: one synchronisation (scan of 2 × 1,024 floats)";
   Deno.bench({
     name: "1 worker",
     group,
@@ -67,7 +68,10 @@ await group("2,000 Fox (playing, cross-fading)", (pool) => foxCrowd(pool.core, 2
     name: "2 workers",
     group,
     fn: () => {
+      const threshold = minSplitCost.firstBeyondBatch;
+      minSplitCost.firstBeyondBatch = 0;
       kernels.firstBeyondBatch(jobs, 2, 1e18);
+      minSplitCost.firstBeyondBatch = threshold;
     },
   });
 }

@@ -119,6 +119,9 @@ export class ThreadPool {
    */
   run(kernel: number, shares: readonly Share[], local: () => number): number[] {
     if (this.#busy) throw new Error("worker pool: a task is already running");
+    if (shares.some((args) => args && args.length > MAX_ARGS)) {
+      throw new RangeError(`worker pool: a kernel takes at most ${MAX_ARGS} arguments here`);
+    }
     this.#busy = true;
     const i32 = this.#i32;
     try {
@@ -128,7 +131,6 @@ export class ThreadPool {
       for (let w = 1; w < shares.length; w++) {
         const args = shares[w];
         if (!args) continue;
-        if (args.length > MAX_ARGS) throw new RangeError("worker pool: too many arguments");
         const base = w * SLOT_INTS;
         i32[base + 1] = kernel;
         i32[base + 4] = args.length;
@@ -177,10 +179,8 @@ export class ThreadPool {
       (base + MESSAGE_AT) * 2 + this.#i32[base + MESSAGE_LENGTH_AT],
     );
     const text = String.fromCharCode(...units);
-    const colon = text.indexOf("\u0000");
-    const [name, message] = colon < 0
-      ? ["Error", text]
-      : [text.slice(0, colon), text.slice(colon + 1)];
+    const nul = text.indexOf("\u0000");
+    const [name, message] = nul < 0 ? ["Error", text] : [text.slice(0, nul), text.slice(nul + 1)];
     if (name === "RuntimeError") return new WebAssembly.RuntimeError(message);
     return new (ERROR_TYPES[name] ?? Error)(message);
   }

@@ -72,6 +72,13 @@
 
 export * from "./simd/layout.ts";
 export { Core, type CoreBuild, type CoreOptions } from "./simd/core.ts";
+export {
+  createWorkerPool,
+  MAX_WORKERS,
+  type ThreadMode,
+  type WorkerPool,
+  type WorkerPoolOptions,
+} from "./simd/workers.ts";
 export { CoreBuffer, FloatBuffer, MatrixBuffer, PoseBuffer, VertexBuffer } from "./simd/buffers.ts";
 export {
   ImmutableBuffer,

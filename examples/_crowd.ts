@@ -11,6 +11,7 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
+  type AnimationPipeline,
   type Clip,
   Core,
   type CoreBuild,
@@ -22,6 +23,7 @@ import {
   playClip,
   SkeletonAsset,
   SkinAsset,
+  type WorkerPool,
 } from "../mod.ts";
 import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import { createCylinder, waveClip } from "./cylinder.ts";
@@ -74,11 +76,15 @@ export class Crowd {
   readonly skeleton: SkeletonAsset;
   readonly skin: SkinAsset;
   readonly entities: readonly number[];
-  readonly #pipeline = createAnimationPipeline();
+  readonly #pipeline: AnimationPipeline;
 
-  /** Builds `count` entities wearing `character` on a new core of `build`. */
-  constructor(character: DemoCharacter, count: number, build: CoreBuild) {
-    this.core = Core.create(build);
+  /**
+   * Builds `count` entities wearing `character` on a new core of `build`,
+   * or on `pool`'s core, animated on its threads.
+   */
+  constructor(character: DemoCharacter, count: number, build: CoreBuild, pool?: WorkerPool) {
+    this.core = pool?.core ?? Core.create(build);
+    this.#pipeline = createAnimationPipeline({ pool });
     createAnimation(this.world, { core: this.core });
     this.skeleton = new SkeletonAsset(character.skeleton, this.core);
     this.skin = new SkinAsset(this.skeleton, character.meshes.map((m) => m.skin));

@@ -18,6 +18,7 @@ import { Core, type CoreBuild, importGltf } from "../mod.ts";
 import { clipLabel, Crowd, cylinderCharacter, type DemoCharacter } from "./_crowd.ts";
 import { gltfCharacter } from "./_gltf_character.ts";
 import { layeredCharacter } from "./_layers.ts";
+import { runOnWorkers } from "./_workers.ts";
 
 const USAGE = `Marrow demo: animates a crowd through Marrow's pipeline and times each system.
 
@@ -33,6 +34,7 @@ options:
   --frames N       frames timed on the fastest core build (default 300)
   --layers         add layers (an upper-body clip, an additive clip) and root
                    motion to each instance (needs a file with three clips)
+  --workers N      also run the frame on a pool of N threads and print its mode
   --list           print the file's skins, primitives and clips, and exit
   -h, --help       print this help`;
 
@@ -123,6 +125,7 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
         clip: { type: "string" },
         count: { type: "string" },
         frames: { type: "string" },
+        workers: { type: "string" },
         list: { type: "boolean" },
         layers: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -182,6 +185,10 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
       ),
     ],
   ], out);
+  if (values.workers !== undefined) {
+    const workers = wholeNumber("--workers", values.workers, 1);
+    await runOnWorkers(character, count, frames, workers, results[0].total, out);
+  }
   const perSecond = (r: Timings) => (count * vertices) / (r.total / 1000);
   out(
     `\nvertices skinned per second: ${

@@ -1,7 +1,9 @@
 /**
- * Compiles the AssemblyScript core in `simd/assembly/` twice (plain SIMD128,
- * and with relaxed-SIMD FMA) and writes `simd/_wasm.generated.ts`, which
- * embeds both as base64 together with a hash of the sources.
+ * Compiles the AssemblyScript core in `simd/assembly/` four times (plain
+ * SIMD128 and with relaxed-SIMD FMA, each on its own memory and on an
+ * imported shared memory for worker threads) and writes
+ * `simd/_wasm.generated.ts`, which embeds them as base64 together with a
+ * hash of the sources.
  *
  * `deno task build:wasm` writes the module; `--check` rebuilds in memory and
  * exits non-zero when the embedded bytes are not what the sources compile to.
@@ -34,9 +36,19 @@ const COMMON_FLAGS = [
   "simd",
 ];
 
+/**
+ * The shared-memory builds import their memory (declared shared, so that
+ * every worker instantiates the same kernels on the same memory); the
+ * kernels are the same source, so a row's output does not depend on which
+ * thread computed it.
+ */
+const SHARED_FLAGS = ["--enable", "threads", "--importMemory", "--sharedMemory"] as const;
+
 const BUILDS = {
   SIMD_WASM: [],
   RELAXED_SIMD_WASM: ["--enable", "relaxed-simd"],
+  SHARED_SIMD_WASM: SHARED_FLAGS,
+  SHARED_RELAXED_SIMD_WASM: ["--enable", "relaxed-simd", ...SHARED_FLAGS],
 } as const;
 
 async function sources(): Promise<[string, string][]> {
@@ -105,7 +117,9 @@ async function generate(): Promise<string> {
     text += `\n/** Core build \`${
       [
         "simd",
-        ...flags.filter((f) => f !== "--enable"),
+        ...flags.filter((f) => f !== "--enable" && f !== "--importMemory").map((f) =>
+          f === "--sharedMemory" ? "shared memory" : f
+        ),
       ].join(" + ")
     }\`, ${wasm.length} bytes, base64. */\n` +
       `export const ${name} =\n  "${base64(wasm)}";\n`;

@@ -14,7 +14,7 @@ import {
   SKIN_NORMALS,
   SKIN_TANGENTS,
 } from "./_abi.ts";
-import { CoreMemory, type MemoryLimits } from "./_memory.ts";
+import { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "./_memory.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import * as ref from "./reference.ts";
 import * as refDq from "./reference_dq.ts";
@@ -25,7 +25,8 @@ import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "./layout.ts";
 /** Which implementation of the kernels a core runs. */
 export type CoreBuild = "relaxed-simd" | "simd" | "scalar";
 
-function decode(base64: string): Uint8Array<ArrayBuffer> {
+/** The bytes of an embedded build. */
+export function decode(base64: string): Uint8Array<ArrayBuffer> {
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -61,6 +62,42 @@ export function bestBuild(): CoreBuild {
   if (isBuildSupported("relaxed-simd")) return "relaxed-simd";
   if (isBuildSupported("simd")) return "simd";
   return "scalar";
+}
+
+/** Options of `Core.create`. */
+export interface CoreOptions {
+  /**
+   * Bytes to reserve up front, so that a program that allocates less never
+   * grows the memory (and views never detach, on any runtime). With
+   * `maxBytes` equal to it, the memory never grows after creation. Default 0.
+   */
+  readonly reserveBytes?: number;
+  /**
+   * The most bytes the core's buffers may take; an allocation beyond it is
+   * a `RangeError` naming the budget, so no input can grow memory without
+   * bound. Default 1 GiB; at most 4 GiB.
+   */
+  readonly maxBytes?: number;
+}
+
+/** The memory limits `options` ask for, checked: a `RangeError` names the bad option. */
+export function coreLimits(caller: string, options: CoreOptions): MemoryLimits {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`${caller}: options: expected an object`);
+  }
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const reserveBytes = options.reserveBytes ?? 0;
+  if (!Number.isInteger(maxBytes) || maxBytes < 65536 || maxBytes > 2 ** 32) {
+    throw new RangeError(
+      `${caller}: options.maxBytes: expected a whole number 65536..2^32, got ${maxBytes}`,
+    );
+  }
+  if (!Number.isInteger(reserveBytes) || reserveBytes < 0 || reserveBytes > maxBytes) {
+    throw new RangeError(
+      `${caller}: options.reserveBytes: expected a whole number 0..maxBytes, got ${reserveBytes}`,
+    );
+  }
+  return { maxBytes, reserveBytes };
 }
 
 /** A core instance: its memory and the kernels that work on it. */

@@ -32,3 +32,16 @@ export function coreMemory(core: object): CoreMemory {
 export function coreKernels(core: object): CoreKernels {
   return instanceOf(core).kernels;
 }
+
+let coreFactory: ((instance: CoreInstance) => object) | undefined;
+
+/** Records how a Core is made from an instance; called once by the Core class. */
+export function registerCoreFactory(factory: (instance: CoreInstance) => object): void {
+  coreFactory = factory;
+}
+
+/** A Core over `instance` (a shared-memory core made by the worker pool). */
+export function coreFromInstance(instance: CoreInstance): object {
+  if (!coreFactory) throw new TypeError("core: the Core class is not loaded");
+  return coreFactory(instance);
+}

@@ -27,34 +27,28 @@
  * @module
  */
 
-import { bestBuild, type CoreBuild, type CoreInstance, instantiate } from "./_core.ts";
-import { registerInstance } from "./_instance.ts";
-import { DEFAULT_MAX_BYTES } from "./_memory.ts";
+import {
+  bestBuild,
+  type CoreBuild,
+  type CoreInstance,
+  coreLimits,
+  type CoreOptions,
+  instantiate,
+} from "./_core.ts";
+import { registerCoreFactory, registerInstance } from "./_instance.ts";
 
-export type { CoreBuild } from "./_core.ts";
+export type { CoreBuild, CoreOptions } from "./_core.ts";
 export * from "./buffers.ts";
 export * from "./immutable.ts";
-
-/** Options of {@linkcode Core.create}. */
-export interface CoreOptions {
-  /**
-   * Bytes to reserve up front, so that a program that allocates less never
-   * grows the memory (and views never detach, on any runtime). With
-   * `maxBytes` equal to it, the memory never grows after creation. Default 0.
-   */
-  readonly reserveBytes?: number;
-  /**
-   * The most bytes the core's buffers may take; an allocation beyond it is
-   * a `RangeError` naming the budget, so no input can grow memory without
-   * bound. Default 1 GiB; at most 4 GiB.
-   */
-  readonly maxBytes?: number;
-}
 
 /** A WebAssembly core: one linear memory and the kernels that run on it. */
 export class Core {
   static #default: Core | undefined;
   readonly #instance: CoreInstance;
+
+  static {
+    registerCoreFactory((instance) => new Core(instance));
+  }
 
   private constructor(instance: CoreInstance) {
     this.#instance = instance;
@@ -68,22 +62,7 @@ export class Core {
    * build the runtime cannot run and a `RangeError` for a bad option.
    */
   static create(build: CoreBuild = bestBuild(), options: CoreOptions = {}): Core {
-    if (options === null || typeof options !== "object") {
-      throw new TypeError("Core.create: options: expected an object");
-    }
-    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    const reserveBytes = options.reserveBytes ?? 0;
-    if (!Number.isInteger(maxBytes) || maxBytes < 65536 || maxBytes > 2 ** 32) {
-      throw new RangeError(
-        `Core.create: options.maxBytes: expected a whole number 65536..2^32, got ${maxBytes}`,
-      );
-    }
-    if (!Number.isInteger(reserveBytes) || reserveBytes < 0 || reserveBytes > maxBytes) {
-      throw new RangeError(
-        `Core.create: options.reserveBytes: expected a whole number 0..maxBytes, got ${reserveBytes}`,
-      );
-    }
-    return new Core(instantiate(build, { maxBytes, reserveBytes }));
+    return new Core(instantiate(build, coreLimits("Core.create", options)));
   }
 
   /** The shared core, created on first use with the fastest build. */

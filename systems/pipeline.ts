@@ -24,6 +24,7 @@ import { quatToMatSystem } from "./quat_to_mat.ts";
 import { checkFrameDelta, sampleClipsSystem } from "./sample_clips.ts";
 import { skinSystem, type SkinSystemOptions, skinWithTangentsSystem } from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
+import type { ThreadMode, WorkerPool } from "../simd/workers.ts";
 
 /**
  * A system: a plain function of the world, the frame's duration, and
@@ -41,10 +42,18 @@ export interface AnimationPipeline {
   (world: object, deltaSeconds: number, entities?: ArrayLike<number>): void;
   /** The systems in the order they run. */
   readonly systems: readonly { readonly name: string; readonly run: AnimationSystem }[];
+  /** How the frame runs: on the worker pool's threads, or on the calling thread. */
+  readonly mode: ThreadMode;
 }
 
-/** Options of {@linkcode createAnimationPipeline}: those of the skinning systems. */
-export type AnimationPipelineOptions = Omit<SkinSystemOptions, "entities">;
+/** Options of {@linkcode createAnimationPipeline}: those of the skinning systems, and a pool. */
+export interface AnimationPipelineOptions extends Omit<SkinSystemOptions, "entities"> {
+  /**
+   * The worker pool to run on (`createWorkerPool`); the world must be
+   * created on its core (`createAnimation(world, { core: pool.core })`).
+   */
+  readonly pool?: WorkerPool;
+}
 
 /**
  * Builds the standard animation frame as one function of the world and the
@@ -79,6 +88,9 @@ export function createAnimationPipeline(
     // Every field the frame will use is checked first: a frame refused for
     // a tampered field writes nothing, not even its first systems' output.
     const state = stateOf(world, "animate");
+    if (options.pool && state.core !== options.pool.core) {
+      throw new TypeError("animate: the world's core is not the worker pool's (options.pool.core)");
+    }
     checkFrameDelta("animate", deltaSeconds);
     checkEntities(
       state,
@@ -93,5 +105,8 @@ export function createAnimationPipeline(
     );
     for (const system of systems) system.run(world, deltaSeconds, entities);
   };
-  return Object.assign(pipeline, { systems });
+  return Object.defineProperties(pipeline, {
+    systems: { value: systems, enumerable: true },
+    mode: { get: () => options.pool?.mode ?? "single-thread", enumerable: true },
+  }) as AnimationPipeline;
 }

@@ -32,14 +32,14 @@ export interface Scene {
   readonly entities: number[];
 }
 
-/** Builds a scene on a fresh core of `build`. */
+/** Builds a scene on `core`, by default a fresh core of `build`. */
 export function createScene(
   build: CoreBuild,
   count = 2,
   shape: CylinderOptions = { joints: 6, segments: 5, rings: 9 },
   streams: SkinStreams = {},
+  core: Core = Core.create(build),
 ): Scene {
-  const core = Core.create(build);
   const world = createWorld();
   const components = createAnimation(world, { core });
   const cylinder = createCylinder(shape);

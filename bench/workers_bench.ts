@@ -1,0 +1,80 @@
+/**
+ * The frame on a worker pool against the same frame on one thread of the
+ * same (shared-memory) build: the README scene (100 × 64 joints × 10,000
+ * vertices, normals and tangents) and 2,000 Foxes playing and cross-fading
+ * clips. Also the cost of one synchronisation, which a frame pays once per
+ * batch call big enough to be split (the README scene: its skinning only).
+ *
+ * `deno bench --import-map=import_map.dev.json -A bench/workers_bench.ts`
+ */
+import { createAnimationPipeline, createWorkerPool, type WorkerPool } from "../mod.ts";
+import { foxCrowd, waveScene, type WorkerScene } from "../tests/_workers.ts";
+import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
+import { minSplitCost } from "../simd/_parallel_kernels.ts";
+
+const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
+const DT = 1 / 60;
+const ROWS: [string, number][] = [["1 worker", 1], ["2 workers", 2]];
+
+const pools: WorkerPool[] = [];
+
+async function group(name: string, make: (pool: WorkerPool) => Promise<WorkerScene>) {
+  for (const [row, workers] of ROWS) {
+    const pool = await createWorkerPool({ workers });
+    pools.push(pool);
+    const scene = await make(pool);
+    const animate = createAnimationPipeline({ pool });
+    animate(scene.world, DT);
+    Deno.bench({
+      name: row,
+      group: `workers: ${name}`,
+      baseline: workers === 1,
+      fn: () => animate(scene.world, DT),
+    });
+  }
+}
+
+await group(
+  "README scene (100 × 64 joints × 10k vertices, tangents)",
+  (pool) => Promise.resolve(waveScene(pool.core, 100, SHAPE)),
+);
+await group("2,000 Fox (playing, cross-fading)", (pool) => foxCrowd(pool.core, 2000));
+
+// One synchronisation: a scan of two rows of 1,024 floats on one thread, and split across two
+// threads (forced: the call is far below the split threshold). The difference is what one
+// synchronisation costs.
+{
+  const pool = await createWorkerPool({ workers: 2 });
+  pools.push(pool);
+  const memory = coreMemory(pool.core), kernels = coreKernels(pool.core);
+  const floats = 1024;
+  const data = memory.alloc(floats * 4 * 2), jobs = memory.alloc(2 * JOB_BYTES);
+  const u32 = memory.views().u32;
+  for (let i = 0; i < 2; i++) {
+    u32[(jobs >> 2) + i * JOB_WORDS] = data + i * floats * 4;
+    u32[(jobs >> 2) + i * JOB_WORDS + 1] = floats;
+  }
+  const group = "workers: one synchronisation (scan of 2 × 1,024 floats)";
+  Deno.bench({
+    name: "1 worker",
+    group,
+    baseline: true,
+    fn: () => {
+      kernels.firstBeyond(data, floats * 2, 1e18);
+    },
+  });
+  Deno.bench({
+    name: "2 workers",
+    group,
+    fn: () => {
+      const threshold = minSplitCost.firstBeyondBatch;
+      minSplitCost.firstBeyondBatch = 0;
+      kernels.firstBeyondBatch(jobs, 2, 1e18);
+      minSplitCost.firstBeyondBatch = threshold;
+    },
+  });
+}
+
+// The pools' workers would keep the process alive: close them once the benches are done.
+globalThis.addEventListener("beforeunload", () => pools.forEach((pool) => pool.close()));

@@ -1,7 +1,7 @@
 /**
  * Layers on the real characters against three.js' AnimationMixer, within
- * 1e-4 of the model's size (the diagonal of its skinned bounding box), on a
- * SIMD build and the scalar one:
+ * 1e-4 of the model's size (the diagonal of its skinned bounding box), on
+ * every build:
  *
  * - weighted blends: Marrow layers with the weights of three.js actions
  *   (threshold 1, three.js' rest-pose fill). three.js accumulates rotations
@@ -20,6 +20,7 @@
  */
 import { assertGreater, assertLess } from "@std/assert";
 import * as THREE from "three";
+import { BUILDS } from "./_scene.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addJointMat,
@@ -27,7 +28,6 @@ import {
   addLayer,
   addSkeleton,
   Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
   enableRootMotion,
@@ -58,7 +58,6 @@ import {
 } from "./_three_gltf.ts";
 
 const TOLERANCE = 1e-4;
-const BUILDS: CoreBuild[] = ["relaxed-simd", "scalar"];
 
 interface ThreeAction {
   readonly clip: THREE.AnimationClip;

@@ -42,12 +42,40 @@ export function jointSpaceBoxes(
   return boxes;
 }
 
+/**
+ * The output order of one mesh's vertices: by influence count (the core runs
+ * one specialised loop per count), then by heaviest joint (the first of the
+ * largest weights: the one-influence loop keeps a joint's matrix in
+ * registers for a run of vertices, as does a vertex capped to one
+ * influence), then by source index.
+ */
+export function outputVertexOrder(
+  influenceCounts: ArrayLike<number>,
+  joints: ArrayLike<number>,
+  weights: ArrayLike<number>,
+): Uint32Array {
+  const vertexCount = influenceCounts.length;
+  const heaviest = new Uint32Array(vertexCount);
+  for (let v = 0, k = 0; v < vertexCount; v++) {
+    const n = influenceCounts[v];
+    let best = k;
+    for (let i = k + 1; i < k + n; i++) if (weights[i] > weights[best]) best = i;
+    heaviest[v] = n ? joints[best] : 0;
+    k += n;
+  }
+  const order = new Uint32Array(vertexCount);
+  for (let v = 0; v < vertexCount; v++) order[v] = v;
+  return order.sort((a, b) =>
+    influenceCounts[a] - influenceCounts[b] || heaviest[a] - heaviest[b] || a - b
+  );
+}
+
 /** One mesh, validated, with sorted and renormalized influences. */
 export interface PreparedMesh {
   readonly definition: SkinDefinition;
   readonly vertexCount: number;
   readonly counts: ArrayLike<number>;
-  /** Source vertices by influence count (stable). */
+  /** Source vertices by influence count, then heaviest joint (stable). */
   readonly order: Uint32Array;
   /** First influence of each source vertex. */
   readonly starts: Uint32Array;
@@ -112,9 +140,7 @@ export function prepareMesh(
     }
     k += n;
   }
-  const order = new Uint32Array(vertexCount);
-  for (let v = 0; v < vertexCount; v++) order[v] = v;
-  order.sort((a, b) => influenceCounts[a] - influenceCounts[b] || a - b);
+  const order = outputVertexOrder(influenceCounts, joints, weights);
   return {
     definition,
     vertexCount,

@@ -17,10 +17,20 @@
  * Every vertex has the same number of influences, as after a glTF import
  * (padded to four), so the kernels' branches on the count are predictable
  * as they are on real meshes; weights are sorted decreasing and sum to 1.
+ * In the `skin limit` and `skin bounds` groups the vertices are ordered by
+ * heaviest joint, as `SkinAsset` orders them (the one-influence loop keeps
+ * a joint's matrix in registers for a run of vertices); the other groups
+ * keep them unsorted (a raw `SkinMesh`).
+ *
+ * `SKIN_BEFORE=<core.wasm>` adds a `before` row to each `skin limit` group:
+ * another build of the core (say main's relaxed-SIMD core, compiled with
+ * `simd/_build.ts`'s flags) on the same data in the same run.
  */
 import * as ref from "../simd/reference.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
 import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
+import type { CoreKernels } from "../simd/_abi.ts";
+import { CoreMemory } from "../simd/_memory.ts";
 
 const JOINTS = 64;
 // The wrappers' default: no vertex is capped, as in most uses.
@@ -80,17 +90,23 @@ function randomStream(
   return out;
 }
 
-/** A mesh of `vertices` vertices with `influences` influences each. */
-function mesh(vertices: number, influences: number) {
+/**
+ * A mesh of `vertices` vertices with `influences` influences each, ordered
+ * by heaviest joint when `sorted`.
+ */
+function mesh(vertices: number, influences: number, sorted = false) {
   const total = vertices * influences;
   const joints = new Uint16Array(total);
   const weights = new Float32Array(total);
+  // Vertices are independent: sorting their heaviest joints is sorting them.
+  const heaviest = Array.from({ length: vertices }, () => Math.floor(random() * JOINTS));
+  if (sorted) heaviest.sort((a, b) => a - b);
   for (let v = 0; v < vertices; v++) {
     const w = Array.from({ length: influences }, () => random() + 0.05)
       .sort((a, b) => b - a);
     const sum = w.reduce((a, b) => a + b, 0);
     for (let i = 0; i < influences; i++) {
-      joints[v * influences + i] = Math.floor(random() * JOINTS);
+      joints[v * influences + i] = i ? Math.floor(random() * JOINTS) : heaviest[v];
       weights[v * influences + i] = w[i] / sum;
     }
   }
@@ -152,7 +168,24 @@ type Mesh = ReturnType<typeof mesh>;
 
 /** A core of `build` holding copies of the mesh's arrays, and its kernels. */
 function setUp(build: CoreBuild, m: Mesh) {
-  const { memory, kernels } = instantiate(build);
+  return setUpIn(instantiate(build), m);
+}
+
+/** `SKIN_BEFORE`'s core holding copies of the mesh's arrays, if set. */
+function setUpBefore(m: Mesh): Core | undefined {
+  const path = Deno.env.get("SKIN_BEFORE");
+  if (!path) return undefined;
+  const module = new WebAssembly.Module(Deno.readFileSync(path));
+  const exports = new WebAssembly.Instance(module, {}).exports as unknown as
+    & CoreKernels
+    & { memory: WebAssembly.Memory };
+  return setUpIn({ build: "before", memory: new CoreMemory(exports.memory), kernels: exports }, m);
+}
+
+function setUpIn(
+  { build, memory, kernels }: { build: string; memory: CoreMemory; kernels: CoreKernels },
+  m: Mesh,
+) {
   const copy = (
     array: Float32Array | Uint16Array | Uint8Array | Uint32Array,
   ) => {
@@ -182,7 +215,7 @@ function setUp(build: CoreBuild, m: Mesh) {
 }
 
 const builds = (["simd", "relaxed-simd"] as const).filter(isBuildSupported);
-type Core = ReturnType<typeof setUp>;
+type Core = ReturnType<typeof setUpIn>;
 
 function group(
   kernel: string,
@@ -292,7 +325,8 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
   const group = `skin limit: ${row}`;
   // `SKIN_LIMIT=<part of a row>` runs only matching rows on a noisy machine.
   if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
-  const m = mesh(vertices, influences);
+  const m = mesh(vertices, influences, true);
+  const before = setUpBefore(m);
   const cores = builds.map((build) => setUp(build, m));
   const copy = ({ kernels, at }: Core) =>
     kernels.copyVertices(
@@ -309,6 +343,7 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
       flags,
     );
   Deno.bench({ name: "copy", group, baseline: true, fn: () => void copy(cores.at(-1)!) });
+  if (before) Deno.bench({ name: "before", group, fn: () => skinCore(before, flags) });
   for (const core of cores) {
     Deno.bench({ name: `skinVertices ${core.build}`, group, fn: () => skinCore(core, flags) });
   }
@@ -318,7 +353,7 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
 function boundsGroup(row: string, vertices: number, influences: number, flags: number): void {
   const group = `skin bounds: ${row}`;
   if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
-  const m = mesh(vertices, influences);
+  const m = mesh(vertices, influences, true);
   const core = setUp(builds.at(-1)!, m);
   Deno.bench({
     name: `unfused ${core.build}`,

@@ -43,31 +43,66 @@ export function jointSpaceBoxes(
 }
 
 /**
+ * Each influence's index within its vertex in decreasing weight order
+ * (stable: equal weights keep their order), and each vertex's first
+ * influence.
+ */
+function byDecreasingWeight(
+  influenceCounts: ArrayLike<number>,
+  weights: ArrayLike<number>,
+): { ranked: Uint8Array; starts: Uint32Array } {
+  const vertexCount = influenceCounts.length;
+  const starts = new Uint32Array(vertexCount);
+  let total = 0;
+  for (let v = 0; v < vertexCount; v++) {
+    starts[v] = total;
+    total += influenceCounts[v];
+  }
+  const ranked = new Uint8Array(total);
+  const byWeight: number[] = [];
+  for (let v = 0; v < vertexCount; v++) {
+    const k = starts[v];
+    byWeight.length = 0;
+    for (let i = 0; i < influenceCounts[v]; i++) byWeight.push(i);
+    byWeight.sort((a, b) => weights[k + b] - weights[k + a]);
+    ranked.set(byWeight, k);
+  }
+  return { ranked, starts };
+}
+
+/**
  * The output order of one mesh's vertices: by influence count (the core runs
- * one specialised loop per count), then by heaviest joint (the first of the
- * largest weights: the one-influence loop keeps a joint's matrix in
- * registers for a run of vertices, as does a vertex capped to one
- * influence), then by source index.
+ * one specialised loop per count), then by joints in decreasing weight order
+ * (the one- and two-influence loops keep a run's joint matrices in
+ * registers, as does a vertex capped to one influence), then by source
+ * index.
  */
 export function outputVertexOrder(
   influenceCounts: ArrayLike<number>,
   joints: ArrayLike<number>,
   weights: ArrayLike<number>,
 ): Uint32Array {
+  return orderByJoints(influenceCounts, joints, byDecreasingWeight(influenceCounts, weights));
+}
+
+function orderByJoints(
+  influenceCounts: ArrayLike<number>,
+  joints: ArrayLike<number>,
+  { ranked, starts }: { ranked: Uint8Array; starts: Uint32Array },
+): Uint32Array {
   const vertexCount = influenceCounts.length;
-  const heaviest = new Uint32Array(vertexCount);
-  for (let v = 0, k = 0; v < vertexCount; v++) {
-    const n = influenceCounts[v];
-    let best = k;
-    for (let i = k + 1; i < k + n; i++) if (weights[i] > weights[best]) best = i;
-    heaviest[v] = n ? joints[best] : 0;
-    k += n;
-  }
   const order = new Uint32Array(vertexCount);
   for (let v = 0; v < vertexCount; v++) order[v] = v;
-  return order.sort((a, b) =>
-    influenceCounts[a] - influenceCounts[b] || heaviest[a] - heaviest[b] || a - b
-  );
+  return order.sort((a, b) => {
+    const n = influenceCounts[a];
+    if (n !== influenceCounts[b]) return n - influenceCounts[b];
+    const ka = starts[a], kb = starts[b];
+    for (let i = 0; i < n; i++) {
+      const d = joints[ka + ranked[ka + i]] - joints[kb + ranked[kb + i]];
+      if (d) return d;
+    }
+    return a - b;
+  });
 }
 
 /** One mesh, validated, with sorted and renormalized influences. */
@@ -75,7 +110,7 @@ export interface PreparedMesh {
   readonly definition: SkinDefinition;
   readonly vertexCount: number;
   readonly counts: ArrayLike<number>;
-  /** Source vertices by influence count, then heaviest joint (stable). */
+  /** Source vertices in output order (see `outputVertexOrder`). */
   readonly order: Uint32Array;
   /** First influence of each source vertex. */
   readonly starts: Uint32Array;
@@ -122,25 +157,17 @@ export function prepareMesh(
   );
   const sortedJoints = new Uint16Array(influenceCount);
   const sortedWeights = new Float32Array(influenceCount);
-  const starts = new Uint32Array(vertexCount);
-  const byWeight: number[] = [];
-  for (let v = 0, k = 0; v < vertexCount; v++) {
-    const n = influenceCounts[v];
-    starts[v] = k;
+  const ranking = byDecreasingWeight(influenceCounts, weights), { ranked, starts } = ranking;
+  for (let v = 0; v < vertexCount; v++) {
+    const n = influenceCounts[v], k = starts[v];
     let sum = 0;
-    byWeight.length = 0;
+    for (let i = 0; i < n; i++) sum += weights[k + i];
     for (let i = 0; i < n; i++) {
-      sum += weights[k + i];
-      byWeight.push(i);
+      sortedJoints[k + i] = joints[k + ranked[k + i]];
+      sortedWeights[k + i] = weights[k + ranked[k + i]] / sum;
     }
-    byWeight.sort((a, b) => weights[k + b] - weights[k + a]);
-    for (let i = 0; i < n; i++) {
-      sortedJoints[k + i] = joints[k + byWeight[i]];
-      sortedWeights[k + i] = weights[k + byWeight[i]] / sum;
-    }
-    k += n;
   }
-  const order = outputVertexOrder(influenceCounts, joints, weights);
+  const order = orderByJoints(influenceCounts, joints, ranking);
   return {
     definition,
     vertexCount,

@@ -6,9 +6,9 @@
  * one (as three.js's `normalizeSkinWeights` does: real assets often have
  * sums off by quantization or by mistake), sorts each vertex's influences by
  * decreasing weight, and orders each mesh's vertices by influence count so
- * the core runs one specialised loop per count, then by heaviest joint so
- * the one-influence loop keeps a joint's matrix in registers for a run of
- * vertices (stable otherwise). Skinned output is in that
+ * the core runs one specialised loop per count, then by joints in
+ * decreasing weight order so the one- and two-influence loops keep a run's
+ * joint matrices in registers (stable otherwise). Skinned output is in that
  * order: output vertex `i` is source vertex `vertexOrder[i]`; pass index
  * buffers through {@linkcode SkinAsset.remapIndices} and other vertex
  * attributes (UVs, colours) through {@linkcode SkinAsset.reorderAttribute}.

@@ -18,9 +18,9 @@
  * (padded to four), so the kernels' branches on the count are predictable
  * as they are on real meshes; weights are sorted decreasing and sum to 1.
  * In the `skin limit` and `skin bounds` groups the vertices are ordered by
- * heaviest joint, as `SkinAsset` orders them (the one-influence loop keeps
- * a joint's matrix in registers for a run of vertices); the other groups
- * keep them unsorted (a raw `SkinMesh`).
+ * their joints (heaviest first), as `SkinAsset` orders them (the one- and
+ * two-influence loops keep a run's joint matrices in registers); the other
+ * groups keep them unsorted (a raw `SkinMesh`).
  *
  * `SKIN_BEFORE=<core.wasm>` adds a `before` row to each `skin limit` group:
  * another build of the core (say main's relaxed-SIMD core, compiled with
@@ -92,21 +92,29 @@ function randomStream(
 
 /**
  * A mesh of `vertices` vertices with `influences` influences each, ordered
- * by heaviest joint when `sorted`.
+ * by joints when `sorted`.
  */
 function mesh(vertices: number, influences: number, sorted = false) {
   const total = vertices * influences;
   const joints = new Uint16Array(total);
   const weights = new Float32Array(total);
-  // Vertices are independent: sorting their heaviest joints is sorting them.
-  const heaviest = Array.from({ length: vertices }, () => Math.floor(random() * JOINTS));
-  if (sorted) heaviest.sort((a, b) => a - b);
+  // Vertices are independent: sorting their joint tuples is sorting them.
+  const tuples = Array.from(
+    { length: vertices },
+    () => Array.from({ length: influences }, () => Math.floor(random() * JOINTS)),
+  );
+  if (sorted) {
+    tuples.sort((a, b) => {
+      for (let i = 0; i < influences; i++) if (a[i] !== b[i]) return a[i] - b[i];
+      return 0;
+    });
+  }
   for (let v = 0; v < vertices; v++) {
     const w = Array.from({ length: influences }, () => random() + 0.05)
       .sort((a, b) => b - a);
     const sum = w.reduce((a, b) => a + b, 0);
     for (let i = 0; i < influences; i++) {
-      joints[v * influences + i] = i ? Math.floor(random() * JOINTS) : heaviest[v];
+      joints[v * influences + i] = tuples[v][i];
       weights[v * influences + i] = w[i] / sum;
     }
   }

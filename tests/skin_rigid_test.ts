@@ -1,7 +1,8 @@
 /**
- * The one-influence loops on vertices sorted by joint, as `SkinAsset`
- * writes them (runs of vertices sharing a joint: the core holds the joint's
- * columns in registers), and unsorted (the row form): every build equals
+ * The one- and two-influence loops on vertices sorted by joints, as
+ * `SkinAsset` writes them (runs of vertices sharing their joints: the core
+ * holds the joints' columns in registers), and unsorted (the row form):
+ * every build equals
  * the scalar reference on random runs, stream selections, renormalize
  * flags and caps (a part of several influences capped to one is rigid
  * too); w components exact; the fused bounds are the box of the written
@@ -57,7 +58,7 @@ const caseArb = fc.record({
   seed: fc.integer(),
 });
 
-Deno.test("skinVertices one-influence loops: every build equals the reference on runs of joints", () => {
+Deno.test("skinVertices one- and two-influence loops: every build equals the reference on runs of joints", () => {
   fc.assert(
     fc.property(caseArb, ({ parts, flags, cap, seed }) => {
       const next = random(seed);
@@ -66,12 +67,17 @@ Deno.test("skinVertices one-influence loops: every build equals the reference on
         let vertices = 0;
         for (const [joint, length] of runs) {
           vertices += length;
+          // The run's joints: the heaviest given, the others random.
+          const tuple = Array.from(
+            { length: n },
+            (_, i) => i ? Math.floor(next() * JOINTS) : joint,
+          );
           for (let v = 0; v < length; v++) {
-            // Heaviest first, as SkinAsset stores them; the others random.
+            // Decreasing weights, as SkinAsset stores them.
             const w = Array.from({ length: n }, () => 0.05 + next()).sort((a, b) => b - a);
             const sum = w.reduce((a, b) => a + b, 0);
             for (let i = 0; i < n; i++) {
-              joints.push(i === 0 ? joint : Math.floor(next() * JOINTS));
+              joints.push(tuple[i]);
               weights.push(w[i] / sum);
             }
           }

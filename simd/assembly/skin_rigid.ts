@@ -8,8 +8,8 @@
 // per vertex measured 1.25x it. More held state (rows and columns, or two
 // pairs of bound accumulators) made V8 spill and lost.
 
-import { vmax, vmin } from "./common";
-import { matrix, unitW } from "./skin_common";
+import { madd, vmax, vmin } from "./common";
+import { lane0, lane1, lane2, matrix, unitW } from "./skin_common";
 import { emitColumns } from "./skin_emit";
 
 // `count` vertices, the joint of each the first of its `n` (u16) at `jp`.
@@ -78,6 +78,98 @@ export function runsOfJoints(jp: usize, jStride: usize, count: u32): bool {
   let previous = <u32>load<u16>(jp);
   for (let v: u32 = 1; v < sample; v++) {
     const j = <u32>load<u16>(jp + <usize>v * jStride);
+    changes += <u32>(j != previous);
+    previous = j;
+  }
+  return changes * 4 <= sample;
+}
+
+// The 4x4 columns of a palette matrix's rows r0..r2 and (0 0 0 1).
+// @ts-ignore: decorator
+@inline function column(r0: v128, r1: v128, r2: v128, e3: v128, c: i32): v128 {
+  const lo = c < 2;
+  const t0 = lo ? i32x4.shuffle(r0, r1, 0, 4, 1, 5) : i32x4.shuffle(r0, r1, 2, 6, 3, 7);
+  const t2 = lo ? i32x4.shuffle(r2, e3, 0, 4, 1, 5) : i32x4.shuffle(r2, e3, 2, 6, 3, 7);
+  return c & 1 ? i32x4.shuffle(t0, t2, 2, 3, 6, 7) : i32x4.shuffle(t0, t2, 0, 1, 4, 5);
+}
+
+// Positions of `count` vertices whose first two influences are used, sorted
+// by joint pair: the pair's columns are held for a run, and a position is
+// the weighted sum of its two joints' transforms of it (three splats, six
+// multiply-adds, two weight splats, a multiply and a multiply-add) instead
+// of collapsing six rows and a transpose-add. `capped` as in skinRun.
+// @ts-ignore: decorator
+@inline export function skinPairs(
+  bounded: bool,
+  bounds: usize,
+  capped: bool,
+  n: u32,
+  count: u32,
+  palette: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  outPositions: usize,
+): void {
+  const jStride = <usize>n << 1, wStride = <usize>n << 2;
+  const end = o + (<usize>count << 4);
+  const e3 = unitW(count);
+  let lo = e3, hi = e3;
+  if (bounded) {
+    lo = v128.load(bounds);
+    hi = v128.load(bounds, 16);
+  }
+  let a0 = e3, a1 = e3, a2 = e3, a3 = e3, b0 = e3, b1 = e3, b2 = e3, b3 = e3;
+  // Two u16 joints in one word: no pair is 0xffffffff (joints are < 0xffff).
+  let held: u32 = 0xffffffff;
+  for (; o < end; o += 16, jp += jStride, wp += wStride) {
+    const jj = load<u32>(jp);
+    if (jj != held) {
+      held = jj;
+      const m0 = matrix(palette, jj & 0xffff), m1 = matrix(palette, jj >>> 16);
+      const r0 = v128.load(m0), r1 = v128.load(m0, 16), r2 = v128.load(m0, 32);
+      a0 = column(r0, r1, r2, e3, 0);
+      a1 = column(r0, r1, r2, e3, 1);
+      a2 = column(r0, r1, r2, e3, 2);
+      a3 = column(r0, r1, r2, e3, 3);
+      const s0 = v128.load(m1), s1 = v128.load(m1, 16), s2 = v128.load(m1, 32);
+      b0 = column(s0, s1, s2, e3, 0);
+      b1 = column(s0, s1, s2, e3, 1);
+      b2 = column(s0, s1, s2, e3, 2);
+      b3 = column(s0, s1, s2, e3, 3);
+    }
+    let w = v128.load64_zero(wp);
+    if (capped) {
+      w = f32x4.mul(w, f32x4.div(f32x4.splat(1), f32x4.add(w, i32x4.shuffle(w, w, 1, 0, 3, 2))));
+    }
+    const p = v128.load(positions + o);
+    const x = lane0(p), y = lane1(p), z = lane2(p);
+    const pa = madd(a2, z, madd(a1, y, madd(a0, x, a3)));
+    const pb = madd(b2, z, madd(b1, y, madd(b0, x, b3)));
+    const q = madd(pb, lane1(w), f32x4.mul(pa, lane0(w)));
+    // w is the weight sum there: the position's w is 1.
+    const out = i32x4.shuffle(q, e3, 0, 1, 2, 7);
+    v128.store(outPositions + o, out);
+    if (bounded) {
+      lo = vmin(lo, out);
+      hi = vmax(hi, out);
+    }
+  }
+  if (bounded) {
+    v128.store(bounds, lo);
+    v128.store(bounds, hi, 16);
+  }
+}
+
+// Whether the first (up to) 64 of `count` vertices change joint pair at
+// most every fourth vertex on average (see runsOfJoints).
+export function runsOfPairs(jp: usize, jStride: usize, count: u32): bool {
+  const sample = min(count, 64);
+  let changes: u32 = 0;
+  let previous = load<u32>(jp);
+  for (let v: u32 = 1; v < sample; v++) {
+    const j = load<u32>(jp + <usize>v * jStride);
     changes += <u32>(j != previous);
     previous = j;
   }

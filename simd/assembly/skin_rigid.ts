@@ -114,19 +114,21 @@ export function runsOfJoints(jp: usize, jStride: usize, count: u32): bool {
 ): void {
   const jStride = <usize>n << 1, wStride = <usize>n << 2;
   const end = o + (<usize>count << 4);
-  const e3 = unitW(count);
-  let lo = e3, hi = e3;
+  // Few values live across iterations (eight columns and the bounds), or V8
+  // spills: (0 0 0 1) is rebuilt where the columns are.
+  let lo = f32x4.splat(0), hi = lo;
   if (bounded) {
     lo = v128.load(bounds);
     hi = v128.load(bounds, 16);
   }
-  let a0 = e3, a1 = e3, a2 = e3, a3 = e3, b0 = e3, b1 = e3, b2 = e3, b3 = e3;
+  let a0 = lo, a1 = lo, a2 = lo, a3 = lo, b0 = lo, b1 = lo, b2 = lo, b3 = lo;
   // Two u16 joints in one word: no pair is 0xffffffff (joints are < 0xffff).
   let held: u32 = 0xffffffff;
   for (; o < end; o += 16, jp += jStride, wp += wStride) {
     const jj = load<u32>(jp);
     if (jj != held) {
       held = jj;
+      const e3 = unitW(count);
       const m0 = matrix(palette, jj & 0xffff), m1 = matrix(palette, jj >>> 16);
       const r0 = v128.load(m0), r1 = v128.load(m0, 16), r2 = v128.load(m0, 32);
       a0 = column(r0, r1, r2, e3, 0);
@@ -148,8 +150,8 @@ export function runsOfJoints(jp: usize, jStride: usize, count: u32): bool {
     const pa = madd(a2, z, madd(a1, y, madd(a0, x, a3)));
     const pb = madd(b2, z, madd(b1, y, madd(b0, x, b3)));
     const q = madd(pb, lane1(w), f32x4.mul(pa, lane0(w)));
-    // w is the weight sum there: the position's w is 1.
-    const out = i32x4.shuffle(q, e3, 0, 1, 2, 7);
+    // w is the weight sum there: the position's w is 1, a3's.
+    const out = i32x4.shuffle(q, a3, 0, 1, 2, 7);
     v128.store(outPositions + o, out);
     if (bounded) {
       lo = vmin(lo, out);

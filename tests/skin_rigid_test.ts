@@ -58,7 +58,7 @@ const caseArb = fc.record({
   seed: fc.integer(),
 });
 
-Deno.test("skinVertices one- and two-influence loops: every build equals the reference on runs of joints", () => {
+Deno.test("skinVertices, skinDualQuaternions one- and two-influence loops: every build equals the reference on runs of joints", () => {
   fc.assert(
     fc.property(caseArb, ({ parts, flags, cap, seed }) => {
       const next = random(seed);
@@ -92,81 +92,110 @@ Deno.test("skinVertices one- and two-influence loops: every build equals the ref
           (_, i) => i % 4 === 3 ? w() : next() * 10 - 5,
         );
       const inputs = [stream(() => 1), stream(() => 0), stream(() => next() < 0.5 ? -1 : 1)];
-      const expected = [0, 1, 2].map(() => new Float32Array(vertexCount * 4));
       const words = Uint32Array.from(partWords), jointArray = Uint16Array.from(joints);
       const weightArray = Float32Array.from(weights);
-      ref.skinVertices(
-        matrices,
-        words,
-        jointArray,
-        weightArray,
-        inputs[0],
-        inputs[1],
-        inputs[2],
-        expected[0],
-        expected[1],
-        expected[2],
-        flags,
-        cap,
-      );
-      for (const build of BUILDS) {
-        const { memory, kernels } = instantiate(build);
-        const put = (a: Float32Array | Uint16Array | Uint32Array) => {
-          const ptr = memory.alloc(Math.max(16, a.byteLength + 16));
-          memory.views().u8.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), ptr);
-          return ptr;
-        };
-        const at = [matrices, words, jointArray, weightArray, ...inputs].map(put);
-        // One vertex more than the mesh, filled with a sentinel.
-        const out = [0, 1, 2].map(() => {
-          const ptr = memory.alloc(vertexCount * 16 + 16);
-          memory.views().f32.fill(SENTINEL, ptr >> 2, (ptr >> 2) + vertexCount * 4 + 4);
-          return ptr;
-        });
-        const bounds = memory.alloc(32);
-        kernels.skinVertices(
-          at[0],
-          at[1],
-          parts.length,
-          at[2],
-          at[3],
-          at[4],
-          at[5],
-          at[6],
-          out[0],
-          out[1],
-          out[2],
+      const table = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
+      assertEquals(ref.paletteToDualQuaternions(matrices, JOINTS, table), -1, "rigid palette");
+      for (const kernel of ["skinVertices", "skinDualQuaternions"] as const) {
+        check(
+          kernel,
+          kernel === "skinVertices" ? matrices : table,
+          words,
+          jointArray,
+          weightArray,
+          inputs,
+          vertexCount,
           flags,
           cap,
-          bounds,
-        );
-        const f32 = memory.views().f32;
-        const written = out.map((p) => f32.slice(p >> 2, (p >> 2) + vertexCount * 4 + 4));
-        ["positions", "normals", "tangents"].forEach((name, s) => {
-          const wanted = s === 0 || (flags & s) !== 0;
-          for (let i = 0; i < vertexCount * 4 + 4; i++) {
-            const got = written[s][i],
-              want = wanted && i < vertexCount * 4 ? expected[s][i] : SENTINEL;
-            const where = `${build}: ${name}[${i}] (vertex ${i >> 2})`;
-            if (build === "scalar" || i % 4 === 3 || want === SENTINEL) {
-              assert(Object.is(got, want), `${where}: ${got}, expected ${want}`);
-            } else {
-              assert(
-                Math.abs(got - want) <= 1e-4 * (1 + Math.abs(want)),
-                `${where}: ${got}, expected ${want}`,
-              );
-            }
-          }
-        });
-        const box = new Float32Array(8);
-        positionBounds(written[0], vertexCount, box);
-        assertEquals(
-          Array.from(f32.slice(bounds >> 2, (bounds >> 2) + 8)),
-          Array.from(box),
-          `${build}: bounds of its output`,
         );
       }
     }),
     fcParams(),
   );
 });
+
+/** `kernel` of every build against its reference on one case. */
+function check(
+  kernel: "skinVertices" | "skinDualQuaternions",
+  transforms: Float32Array,
+  words: Uint32Array,
+  jointArray: Uint16Array,
+  weightArray: Float32Array,
+  inputs: Float32Array[],
+  vertexCount: number,
+  flags: number,
+  cap: number,
+): void {
+  const expected = [0, 1, 2].map(() => new Float32Array(vertexCount * 4));
+  ref[kernel](
+    transforms,
+    words,
+    jointArray,
+    weightArray,
+    inputs[0],
+    inputs[1],
+    inputs[2],
+    expected[0],
+    expected[1],
+    expected[2],
+    flags,
+    cap,
+  );
+  for (const build of BUILDS) {
+    const { memory, kernels } = instantiate(build);
+    const put = (a: Float32Array | Uint16Array | Uint32Array) => {
+      const ptr = memory.alloc(Math.max(16, a.byteLength + 16));
+      memory.views().u8.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), ptr);
+      return ptr;
+    };
+    const at = [transforms, words, jointArray, weightArray, ...inputs].map(put);
+    // One vertex more than the mesh, filled with a sentinel.
+    const out = [0, 1, 2].map(() => {
+      const ptr = memory.alloc(vertexCount * 16 + 16);
+      memory.views().f32.fill(SENTINEL, ptr >> 2, (ptr >> 2) + vertexCount * 4 + 4);
+      return ptr;
+    });
+    const bounds = memory.alloc(32);
+    kernels[kernel](
+      at[0],
+      at[1],
+      words.length / 2,
+      at[2],
+      at[3],
+      at[4],
+      at[5],
+      at[6],
+      out[0],
+      out[1],
+      out[2],
+      flags,
+      cap,
+      bounds,
+    );
+    const f32 = memory.views().f32;
+    const written = out.map((p) => f32.slice(p >> 2, (p >> 2) + vertexCount * 4 + 4));
+    ["positions", "normals", "tangents"].forEach((name, s) => {
+      const wanted = s === 0 || (flags & s) !== 0;
+      for (let i = 0; i < vertexCount * 4 + 4; i++) {
+        const got = written[s][i],
+          want = wanted && i < vertexCount * 4 ? expected[s][i] : SENTINEL;
+        const where = `${kernel} ${build}: ${name}[${i}] (vertex ${i >> 2})`;
+        if (build === "scalar" || i % 4 === 3 || want === SENTINEL) {
+          assert(Object.is(got, want), `${where}: ${got}, expected ${want}`);
+        } else {
+          assert(
+            Math.abs(got - want) <= 1e-4 * (1 + Math.abs(want)),
+            `${where}: ${got}, expected ${want}`,
+          );
+        }
+      }
+    });
+    const box = new Float32Array(8);
+    positionBounds(written[0], vertexCount, box);
+    assertEquals(
+      Array.from(f32.slice(bounds >> 2, (bounds >> 2) + 8)),
+      Array.from(box),
+      `${kernel} ${build}: bounds of its output`,
+    );
+  }
+}

@@ -12,9 +12,12 @@ import { madd, vmax, vmin } from "./common";
 import { lane0, lane1, lane2, matrix, unitW } from "./skin_common";
 import { emitColumns } from "./skin_emit";
 
-// `count` vertices, the joint of each the first of its `n` (u16) at `jp`.
+// `count` vertices, the joint of each the first of its `n` (u16) at `jp`;
+// joint j's rows at `palette + j * stride` (48: a palette; 96: the palette
+// rows of a dual-quaternion table, 48 bytes on).
 // @ts-ignore: decorator
 @inline export function skinRigid(
+  stride: usize,
   mode: i32,
   renormalize: bool,
   bounded: bool,
@@ -46,7 +49,7 @@ import { emitColumns } from "./skin_emit";
     const j = <u32>load<u16>(jp);
     if (j != held) {
       held = j;
-      const m = matrix(palette, j);
+      const m = palette + <usize>j * stride;
       const r0 = v128.load(m), r1 = v128.load(m, 16), r2 = v128.load(m, 32);
       const t0 = i32x4.shuffle(r0, r1, 0, 4, 1, 5);
       const t1 = i32x4.shuffle(r0, r1, 2, 6, 3, 7);

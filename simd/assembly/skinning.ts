@@ -241,7 +241,7 @@ export function skinAny(
   } else if (used == 3) {
     skinRun(3, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (runsOfJoints(jp, <usize>n << 1, count)) {
-    skinRigid(mode, renormalize, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRigid(48, mode, renormalize, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
     skinRun(1, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }

@@ -82,3 +82,12 @@ import { hsum3w, lane0, lane1, lane2, NORMALS, TANGENTS, unit } from "./skin_com
   }
   return out;
 }
+
+// The 4x4 columns of a palette matrix's rows r0..r2 and (0 0 0 1).
+// @ts-ignore: decorator
+@inline export function column(r0: v128, r1: v128, r2: v128, e3: v128, c: i32): v128 {
+  const lo = c < 2;
+  const t0 = lo ? i32x4.shuffle(r0, r1, 0, 4, 1, 5) : i32x4.shuffle(r0, r1, 2, 6, 3, 7);
+  const t2 = lo ? i32x4.shuffle(r2, e3, 0, 4, 1, 5) : i32x4.shuffle(r2, e3, 2, 6, 3, 7);
+  return c & 1 ? i32x4.shuffle(t0, t2, 2, 3, 6, 7) : i32x4.shuffle(t0, t2, 0, 1, 4, 5);
+}

@@ -10,7 +10,7 @@
 
 import { madd, vmax, vmin } from "./common";
 import { lane0, lane1, lane2, matrix, unitW } from "./skin_common";
-import { emitColumns } from "./skin_emit";
+import { column, emitColumns } from "./skin_emit";
 
 // `count` vertices, the joint of each the first of its `n` (u16) at `jp`;
 // joint j's rows at `palette + j * stride` (48: a palette; 96: the palette
@@ -51,14 +51,10 @@ import { emitColumns } from "./skin_emit";
       held = j;
       const m = palette + <usize>j * stride;
       const r0 = v128.load(m), r1 = v128.load(m, 16), r2 = v128.load(m, 32);
-      const t0 = i32x4.shuffle(r0, r1, 0, 4, 1, 5);
-      const t1 = i32x4.shuffle(r0, r1, 2, 6, 3, 7);
-      const t2 = i32x4.shuffle(r2, e3, 0, 4, 1, 5);
-      const t3 = i32x4.shuffle(r2, e3, 2, 6, 3, 7);
-      c0 = i32x4.shuffle(t0, t2, 0, 1, 4, 5);
-      c1 = i32x4.shuffle(t0, t2, 2, 3, 6, 7);
-      c2 = i32x4.shuffle(t1, t3, 0, 1, 4, 5);
-      c3 = i32x4.shuffle(t1, t3, 2, 3, 6, 7);
+      c0 = column(r0, r1, r2, e3, 0);
+      c1 = column(r0, r1, r2, e3, 1);
+      c2 = column(r0, r1, r2, e3, 2);
+      c3 = column(r0, r1, r2, e3, 3);
     }
     const q = emitColumns(mode, renormalize, c0, c1, c2, c3, o, positions, normals, tangents, outPositions, outNormals, outTangents);
     if (bounded) {
@@ -85,15 +81,6 @@ export function runsOfJoints(jp: usize, jStride: usize, count: u32): bool {
     previous = j;
   }
   return changes * 4 <= sample;
-}
-
-// The 4x4 columns of a palette matrix's rows r0..r2 and (0 0 0 1).
-// @ts-ignore: decorator
-@inline function column(r0: v128, r1: v128, r2: v128, e3: v128, c: i32): v128 {
-  const lo = c < 2;
-  const t0 = lo ? i32x4.shuffle(r0, r1, 0, 4, 1, 5) : i32x4.shuffle(r0, r1, 2, 6, 3, 7);
-  const t2 = lo ? i32x4.shuffle(r2, e3, 0, 4, 1, 5) : i32x4.shuffle(r2, e3, 2, 6, 3, 7);
-  return c & 1 ? i32x4.shuffle(t0, t2, 2, 3, 6, 7) : i32x4.shuffle(t0, t2, 0, 1, 4, 5);
 }
 
 // Positions of `count` vertices whose first two influences are used, sorted

@@ -17,10 +17,10 @@
  * Every vertex has the same number of influences, as after a glTF import
  * (padded to four), so the kernels' branches on the count are predictable
  * as they are on real meshes; weights are sorted decreasing and sum to 1.
- * In the `skin limit` and `skin bounds` groups the vertices are ordered by
- * their joints (heaviest first), as `SkinAsset` orders them (the one- and
- * two-influence loops keep a run's joint matrices in registers); the other
- * groups keep them unsorted (a raw `SkinMesh`).
+ * In the `skin limit`, `skin bounds` and `skin dual quaternion` groups the
+ * vertices are ordered by their joints (heaviest first), as `SkinAsset`
+ * orders them (the one- and two-influence loops keep a run's joint matrices
+ * in registers); the other groups keep them unsorted (a raw `SkinMesh`).
  *
  * `SKIN_BEFORE=<core.wasm>` adds a `before` row to each `skin limit` group:
  * another build of the core (say main's relaxed-SIMD core, compiled with
@@ -376,7 +376,7 @@ function boundsGroup(row: string, vertices: number, influences: number, flags: n
 function dualGroup(row: string, vertices: number, influences: number, flags: number): void {
   const group = `skin dual quaternion: ${row}`;
   if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
-  const core = setUp(builds.at(-1)!, mesh(vertices, influences));
+  const core = setUp(builds.at(-1)!, mesh(vertices, influences, true));
   Deno.bench({
     name: `linear ${core.build}`,
     group,

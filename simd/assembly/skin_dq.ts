@@ -11,7 +11,7 @@
 // t = 2 qd conj(qr); normals and tangents are rotated.
 
 import { madd, vmax, vmin } from "./common";
-import { runsOfJoints, skinRigid } from "./skin_rigid";
+import { runsOfJoints, skinRigidPositions } from "./skin_rigid";
 import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./skin_common";
 
 // Byte address of joint `joint` of a dual-quaternion table (96 bytes each).
@@ -233,11 +233,7 @@ export function skinDualQuaternions(
     if (count == 0 || used < 1) continue;
     if (used == 1 && mode == 0 && runsOfJoints(jp, <usize>n << 1, count)) {
       // Positions of rigid vertices: linear skinning's loop on the rows.
-      if (bounds) {
-        skinRigid(96, 0, false, true, bounds, n, count, table + 48, jp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-      } else {
-        skinRigid(96, 0, false, false, 0, n, count, table + 48, jp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-      }
+      skinRigidPositions(96, bounds, n, count, table + 48, jp, start, positions, outPositions);
     } else if (used == 1) {
       dqModes(1, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else if (used == 2) {

@@ -12,7 +12,9 @@ import {
   RENORMALIZE, TANGENTS, unit, unitW,
 } from "./skin_common";
 import { emit } from "./skin_emit";
-import { runsOfJoints, runsOfPairs, skinPairs, skinRigid } from "./skin_rigid";
+import {
+  runsOfJoints, runsOfPairs, skinPairs, skinRigid, skinRigidPositions,
+} from "./skin_rigid";
 
 // `count` vertices whose first `K` (1..4) influences are used, `n` stored
 // per vertex. Loads per vertex: one for the weights, one for the joints,
@@ -240,6 +242,8 @@ export function skinAny(
     skinRun(2, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 3) {
     skinRun(3, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (mode == 0 && runsOfJoints(jp, <usize>n << 1, count)) {
+    skinRigidPositions(48, bounds, n, count, palette, jp, o, positions, outPositions);
   } else if (runsOfJoints(jp, <usize>n << 1, count)) {
     skinRigid(48, mode, renormalize, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {

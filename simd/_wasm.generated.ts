@@ -2,7 +2,7 @@
 // Sources: simd/assembly/{abi.ts,blend.ts,common.ts,copy.ts,index.ts,pose.ts,scan.ts,skeleton.ts,skin_common.ts,skin_dq.ts,skin_emit.ts,skin_positions.ts,skin_rigid.ts,skin_vertices.ts,skinning.ts}, compiled with assemblyscript@0.28.20.
 
 /** SHA-256 of the core's sources, compiler and flags. */
-export const SOURCE_HASH = "e2210339ead5c721c4f3d1fab1e5950a194a0c23fb351054178f55329ccdf2f8";
+export const SOURCE_HASH = "a500948b2cf3ca3ace304b3dac2a8f4d31fb0e8f8d58eb8f552c4d4b085e1d63";
 
 /** Core build `simd`, 78075 bytes, base64. */
 export const SIMD_WASM =

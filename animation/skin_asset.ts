@@ -6,7 +6,9 @@
  * one (as three.js's `normalizeSkinWeights` does: real assets often have
  * sums off by quantization or by mistake), sorts each vertex's influences by
  * decreasing weight, and orders each mesh's vertices by influence count so
- * the core runs one specialised loop per count. Skinned output is in that
+ * the core runs one specialised loop per count, then by joints in
+ * decreasing weight order so the one- and two-influence loops keep a run's
+ * joint matrices in registers (stable otherwise). Skinned output is in that
  * order: output vertex `i` is source vertex `vertexOrder[i]`; pass index
  * buffers through {@linkcode SkinAsset.remapIndices} and other vertex
  * attributes (UVs, colours) through {@linkcode SkinAsset.reorderAttribute}.
@@ -31,12 +33,12 @@
  */
 
 import { type Core, SkinMesh } from "../simd/core.ts";
-import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
-import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+import { VERTEX_FLOATS } from "../simd/layout.ts";
 import type { SkinDefinition } from "./definitions.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
 import { lifetimeOf } from "./_lifetime.ts";
 import { CoreAsset } from "./core_asset.ts";
+import { jointSpaceBoxes, prepareMesh } from "./_skin_prepare.ts";
 
 export type { SkinDefinition } from "./definitions.ts";
 
@@ -294,121 +296,4 @@ export class SkinAsset extends CoreAsset {
     }
     return this.#meshes[mesh];
   }
-}
-
-/** Joint-space boxes of the vertices each joint influences (see `jointBounds`). */
-function jointSpaceBoxes(
-  inverseBind: Float32Array,
-  parts: readonly number[],
-  joints: Uint16Array,
-  positions: Float32Array,
-): Float32Array {
-  const boxes = new Float32Array((inverseBind.length / MATRIX_FLOATS) * 6);
-  for (let j = 0; j < boxes.length; j += 6) {
-    boxes.fill(Infinity, j, j + 3).fill(-Infinity, j + 3, j + 6);
-  }
-  let v = 0, k = 0;
-  for (let p = 0; p < parts.length; p += 2) {
-    const n = parts[p];
-    const end = v + parts[p + 1];
-    for (; v < end; v++, k += n) {
-      const x = positions[v * 4], y = positions[v * 4 + 1], z = positions[v * 4 + 2];
-      for (let i = 0; i < n; i++) {
-        const j = joints[k + i], m = j * MATRIX_FLOATS, b = j * 6;
-        for (let r = 0; r < 3; r++) {
-          const e = m + r * 4;
-          const c = inverseBind[e] * x + inverseBind[e + 1] * y + inverseBind[e + 2] * z +
-            inverseBind[e + 3];
-          if (c < boxes[b + r]) boxes[b + r] = c;
-          if (c > boxes[b + 3 + r]) boxes[b + 3 + r] = c;
-        }
-      }
-    }
-  }
-  return boxes;
-}
-
-/** One mesh, validated, with sorted and renormalized influences. */
-interface PreparedMesh {
-  readonly definition: SkinDefinition;
-  readonly vertexCount: number;
-  readonly counts: ArrayLike<number>;
-  /** Source vertices by influence count (stable). */
-  readonly order: Uint32Array;
-  /** First influence of each source vertex. */
-  readonly starts: Uint32Array;
-  readonly joints: Uint16Array;
-  readonly weights: Float32Array;
-  readonly maxInfluences: number;
-}
-
-function prepareMesh(
-  definition: SkinDefinition,
-  jointCount: number,
-  where: string,
-  streams: { normals: boolean; tangents: boolean },
-): PreparedMesh {
-  const { vertexCount, influenceCounts, joints, weights } = definition ?? {};
-  if (!Number.isInteger(vertexCount) || vertexCount < 0) {
-    throw new RangeError(`${where}vertexCount: expected a whole number >= 0, got ${vertexCount}`);
-  }
-  if (!influenceCounts || influenceCounts.length !== vertexCount) {
-    throw new RangeError(
-      `${where}influenceCounts: expected ${vertexCount} counts, got ${influenceCounts?.length}`,
-    );
-  }
-  const floats = vertexCount * VERTEX_FLOATS;
-  for (const name of ["positions", "normals", "tangents"] as const) {
-    const stream = definition[name];
-    if (name !== "positions" && !!stream !== streams[name]) {
-      throw new RangeError(
-        `${where}${name}: every mesh of a skin must have ${name} if the first one has, and none otherwise`,
-      );
-    }
-    if (!stream) {
-      if (name === "positions") throw new RangeError(`${where}positions: required`);
-      continue;
-    }
-    checkFinite(`${where}${name}`, stream, VERTEX_FLOATS, floats, MAX_MESH_MAGNITUDE);
-  }
-  const { influenceCount, maxInfluences } = checkInfluences(
-    influenceCounts,
-    joints,
-    weights,
-    jointCount,
-    { positiveSums: true, where: where.replace(/: $/, ""), countsName: "influenceCounts" },
-  );
-  const sortedJoints = new Uint16Array(influenceCount);
-  const sortedWeights = new Float32Array(influenceCount);
-  const starts = new Uint32Array(vertexCount);
-  const byWeight: number[] = [];
-  for (let v = 0, k = 0; v < vertexCount; v++) {
-    const n = influenceCounts[v];
-    starts[v] = k;
-    let sum = 0;
-    byWeight.length = 0;
-    for (let i = 0; i < n; i++) {
-      sum += weights[k + i];
-      byWeight.push(i);
-    }
-    byWeight.sort((a, b) => weights[k + b] - weights[k + a]);
-    for (let i = 0; i < n; i++) {
-      sortedJoints[k + i] = joints[k + byWeight[i]];
-      sortedWeights[k + i] = weights[k + byWeight[i]] / sum;
-    }
-    k += n;
-  }
-  const order = new Uint32Array(vertexCount);
-  for (let v = 0; v < vertexCount; v++) order[v] = v;
-  order.sort((a, b) => influenceCounts[a] - influenceCounts[b] || a - b);
-  return {
-    definition,
-    vertexCount,
-    counts: influenceCounts,
-    order,
-    starts,
-    joints: sortedJoints,
-    weights: sortedWeights,
-    maxInfluences,
-  };
 }

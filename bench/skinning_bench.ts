@@ -17,10 +17,20 @@
  * Every vertex has the same number of influences, as after a glTF import
  * (padded to four), so the kernels' branches on the count are predictable
  * as they are on real meshes; weights are sorted decreasing and sum to 1.
+ * In the `skin limit`, `skin bounds` and `skin dual quaternion` groups the
+ * vertices are ordered by their joints (heaviest first), as `SkinAsset`
+ * orders them (the one- and two-influence loops keep a run's joint matrices
+ * in registers); the other groups keep them unsorted (a raw `SkinMesh`).
+ *
+ * `SKIN_BEFORE=<core.wasm>` adds a `before` row to each `skin limit` group:
+ * another build of the core (say main's relaxed-SIMD core, compiled with
+ * `simd/_build.ts`'s flags) on the same data in the same run.
  */
 import * as ref from "../simd/reference.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
 import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
+import type { CoreKernels } from "../simd/_abi.ts";
+import { CoreMemory } from "../simd/_memory.ts";
 
 const JOINTS = 64;
 // The wrappers' default: no vertex is capped, as in most uses.
@@ -80,17 +90,31 @@ function randomStream(
   return out;
 }
 
-/** A mesh of `vertices` vertices with `influences` influences each. */
-function mesh(vertices: number, influences: number) {
+/**
+ * A mesh of `vertices` vertices with `influences` influences each, ordered
+ * by joints when `sorted`.
+ */
+function mesh(vertices: number, influences: number, sorted = false) {
   const total = vertices * influences;
   const joints = new Uint16Array(total);
   const weights = new Float32Array(total);
+  // Vertices are independent: sorting their joint tuples is sorting them.
+  const tuples = Array.from(
+    { length: vertices },
+    () => Array.from({ length: influences }, () => Math.floor(random() * JOINTS)),
+  );
+  if (sorted) {
+    tuples.sort((a, b) => {
+      for (let i = 0; i < influences; i++) if (a[i] !== b[i]) return a[i] - b[i];
+      return 0;
+    });
+  }
   for (let v = 0; v < vertices; v++) {
     const w = Array.from({ length: influences }, () => random() + 0.05)
       .sort((a, b) => b - a);
     const sum = w.reduce((a, b) => a + b, 0);
     for (let i = 0; i < influences; i++) {
-      joints[v * influences + i] = Math.floor(random() * JOINTS);
+      joints[v * influences + i] = tuples[v][i];
       weights[v * influences + i] = w[i] / sum;
     }
   }
@@ -152,7 +176,24 @@ type Mesh = ReturnType<typeof mesh>;
 
 /** A core of `build` holding copies of the mesh's arrays, and its kernels. */
 function setUp(build: CoreBuild, m: Mesh) {
-  const { memory, kernels } = instantiate(build);
+  return setUpIn(instantiate(build), m);
+}
+
+/** `SKIN_BEFORE`'s core holding copies of the mesh's arrays, if set. */
+function setUpBefore(m: Mesh): Core | undefined {
+  const path = Deno.env.get("SKIN_BEFORE");
+  if (!path) return undefined;
+  const module = new WebAssembly.Module(Deno.readFileSync(path));
+  const exports = new WebAssembly.Instance(module, {}).exports as unknown as
+    & CoreKernels
+    & { memory: WebAssembly.Memory };
+  return setUpIn({ build: "before", memory: new CoreMemory(exports.memory), kernels: exports }, m);
+}
+
+function setUpIn(
+  { build, memory, kernels }: { build: string; memory: CoreMemory; kernels: CoreKernels },
+  m: Mesh,
+) {
   const copy = (
     array: Float32Array | Uint16Array | Uint8Array | Uint32Array,
   ) => {
@@ -182,7 +223,7 @@ function setUp(build: CoreBuild, m: Mesh) {
 }
 
 const builds = (["simd", "relaxed-simd"] as const).filter(isBuildSupported);
-type Core = ReturnType<typeof setUp>;
+type Core = ReturnType<typeof setUpIn>;
 
 function group(
   kernel: string,
@@ -292,7 +333,8 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
   const group = `skin limit: ${row}`;
   // `SKIN_LIMIT=<part of a row>` runs only matching rows on a noisy machine.
   if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
-  const m = mesh(vertices, influences);
+  const m = mesh(vertices, influences, true);
+  const before = setUpBefore(m);
   const cores = builds.map((build) => setUp(build, m));
   const copy = ({ kernels, at }: Core) =>
     kernels.copyVertices(
@@ -309,6 +351,7 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
       flags,
     );
   Deno.bench({ name: "copy", group, baseline: true, fn: () => void copy(cores.at(-1)!) });
+  if (before) Deno.bench({ name: "before", group, fn: () => skinCore(before, flags) });
   for (const core of cores) {
     Deno.bench({ name: `skinVertices ${core.build}`, group, fn: () => skinCore(core, flags) });
   }
@@ -318,7 +361,7 @@ function limitGroup(row: string, vertices: number, influences: number, flags: nu
 function boundsGroup(row: string, vertices: number, influences: number, flags: number): void {
   const group = `skin bounds: ${row}`;
   if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
-  const m = mesh(vertices, influences);
+  const m = mesh(vertices, influences, true);
   const core = setUp(builds.at(-1)!, m);
   Deno.bench({
     name: `unfused ${core.build}`,
@@ -333,7 +376,7 @@ function boundsGroup(row: string, vertices: number, influences: number, flags: n
 function dualGroup(row: string, vertices: number, influences: number, flags: number): void {
   const group = `skin dual quaternion: ${row}`;
   if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
-  const core = setUp(builds.at(-1)!, mesh(vertices, influences));
+  const core = setUp(builds.at(-1)!, mesh(vertices, influences, true));
   Deno.bench({
     name: `linear ${core.build}`,
     group,

@@ -18,7 +18,7 @@ import type { SkinDefinition } from "../animation/definitions.ts";
 import { VERTEX_FLOATS } from "../simd/layout.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import type { ImportContext } from "./_context.ts";
-import { outputVertexOrder } from "./draw.ts";
+import { outputVertexOrder } from "../animation/_skin_prepare.ts";
 import type { GltfDrawAttributes } from "./types.ts";
 
 /** Reads an accessor into a 4-float-per-vertex stream, every value checked. */
@@ -236,7 +236,7 @@ export function readDrawAttributes(
   pointer: string,
 ): GltfDrawAttributes {
   const n = skin.vertexCount;
-  const vertexOrder = outputVertexOrder(skin.influenceCounts);
+  const vertexOrder = outputVertexOrder(skin.influenceCounts, skin.joints, skin.weights);
   const outputIndex = new Uint32Array(n);
   for (let i = 0; i < n; i++) outputIndex[vertexOrder[i]] = i;
   const drawIndices = indices

@@ -26,20 +26,6 @@ import type { GltfDrawAttributes, GltfSkinnedPrimitive } from "./types.ts";
 export type { GltfDrawAttributes };
 
 /**
- * Output vertex order for vertices with these influence counts: by count,
- * and in file order within a count (a counting sort; the order
- * `SkinAsset.vertexOrder` has for one mesh).
- */
-export function outputVertexOrder(influenceCounts: Uint8Array): Uint32Array {
-  const starts = new Uint32Array(257);
-  for (let v = 0; v < influenceCounts.length; v++) starts[influenceCounts[v] + 1]++;
-  for (let c = 1; c < 257; c++) starts[c] += starts[c - 1];
-  const order = new Uint32Array(influenceCounts.length);
-  for (let v = 0; v < influenceCounts.length; v++) order[starts[influenceCounts[v]]++] = v;
-  return order;
-}
-
-/**
  * Reorders a per-vertex attribute of `primitive` (`itemSize` values per
  * vertex, in the file's vertex order) into Marrow's output order, so that
  * it draws with the skinned streams and `primitive.draw.indices`. Returns a

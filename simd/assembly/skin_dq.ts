@@ -11,6 +11,7 @@
 // t = 2 qd conj(qr); normals and tangents are rotated.
 
 import { madd, vmax, vmin } from "./common";
+import { runsOfJoints, skinRigidPositions } from "./skin_rigid";
 import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./skin_common";
 
 // Byte address of joint `joint` of a dual-quaternion table (96 bytes each).
@@ -230,7 +231,10 @@ export function skinDualQuaternions(
     k += <usize>n * <usize>count;
     o += <usize>count << 4;
     if (count == 0 || used < 1) continue;
-    if (used == 1) {
+    if (used == 1 && mode == 0 && runsOfJoints(jp, <usize>n << 1, count)) {
+      // Positions of rigid vertices: linear skinning's loop on the rows.
+      skinRigidPositions(96, bounds, n, count, table + 48, jp, start, positions, outPositions);
+    } else if (used == 1) {
       dqModes(1, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else if (used == 2) {
       dqModes(2, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);

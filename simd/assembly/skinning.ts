@@ -11,64 +11,10 @@ import {
   addresses4, hsum, hsum3w, lane0, lane1, lane2, lane3, matrix, NORMALS,
   RENORMALIZE, TANGENTS, unit, unitW,
 } from "./skin_common";
-
-// Transforms vertex byte offset `o` of the streams by the collapsed rows
-// r0..r2 and stores the results. `mode` is flags & (NORMALS | TANGENTS);
-// a constant at the inlined call sites of the specialised loops.
-// @ts-ignore: decorator
-@inline function emit(
-  mode: i32,
-  renormalize: bool,
-  e3: v128,
-  r0: v128,
-  r1: v128,
-  r2: v128,
-  o: usize,
-  positions: usize,
-  normals: usize,
-  tangents: usize,
-  outPositions: usize,
-  outNormals: usize,
-  outTangents: usize,
-): v128 {
-  const p = v128.load(positions + o);
-  if (mode == 0) {
-    // Positions only: three row dot products and one transpose-add are
-    // fewer shuffles than transposing C into columns.
-    const q = i32x4.shuffle(p, e3, 0, 1, 2, 7);
-    const out = hsum3w(f32x4.mul(r0, q), f32x4.mul(r1, q), f32x4.mul(r2, q), e3);
-    v128.store(outPositions + o, out);
-    return out;
-  } else {
-    // Columns of C, with the implicit fourth row (0 0 0 1) so that the
-    // position's w comes out as 1 and directions' w as 0.
-    const t0 = i32x4.shuffle(r0, r1, 0, 4, 1, 5);
-    const t1 = i32x4.shuffle(r0, r1, 2, 6, 3, 7);
-    const t2 = i32x4.shuffle(r2, e3, 0, 4, 1, 5);
-    const t3 = i32x4.shuffle(r2, e3, 2, 6, 3, 7);
-    const c0 = i32x4.shuffle(t0, t2, 0, 1, 4, 5);
-    const c1 = i32x4.shuffle(t0, t2, 2, 3, 6, 7);
-    const c2 = i32x4.shuffle(t1, t3, 0, 1, 4, 5);
-    const c3 = i32x4.shuffle(t1, t3, 2, 3, 6, 7);
-    const out = madd(c2, lane2(p), madd(c1, lane1(p), madd(c0, lane0(p), c3)));
-    v128.store(outPositions + o, out);
-    if (mode & NORMALS) {
-      const nv = v128.load(normals + o);
-      // Starting from +0 rather than a product keeps w at +0, as the
-      // reference writes it, where 0 * -x would leave -0.
-      let n = madd(c2, lane2(nv), madd(c1, lane1(nv), madd(c0, lane0(nv), f32x4.splat(0))));
-      if (renormalize) n = unit(n);
-      v128.store(outNormals + o, n);
-    }
-    if (mode & TANGENTS) {
-      const tv = v128.load(tangents + o);
-      let t = madd(c2, lane2(tv), madd(c1, lane1(tv), f32x4.mul(c0, lane0(tv))));
-      if (renormalize) t = unit(t);
-      v128.store(outTangents + o, i32x4.shuffle(t, tv, 0, 1, 2, 7));
-    }
-    return out;
-  }
-}
+import { emit } from "./skin_emit";
+import {
+  runsOfJoints, runsOfPairs, skinPairs, skinRigid, skinRigidPositions,
+} from "./skin_rigid";
 
 // `count` vertices whose first `K` (1..4) influences are used, `n` stored
 // per vertex. Loads per vertex: one for the weights, one for the joints,
@@ -290,10 +236,16 @@ export function skinAny(
 ): void {
   if (used == 4) {
     skinRun(4, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (used == 2 && mode == 0 && runsOfPairs(jp, <usize>n << 1, count)) {
+    skinPairs(bounded, bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
   } else if (used == 2) {
     skinRun(2, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 3) {
     skinRun(3, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (mode == 0 && runsOfJoints(jp, <usize>n << 1, count)) {
+    skinRigidPositions(48, bounds, n, count, palette, jp, o, positions, outPositions);
+  } else if (runsOfJoints(jp, <usize>n << 1, count)) {
+    skinRigid(48, mode, renormalize, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
     skinRun(1, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }

@@ -1,0 +1,96 @@
+/**
+ * The clip memory table of the README: for every glTF model, core bytes
+ * of its clips (all clips, every skeleton) against the file's own
+ * animation bytes (the bytes of the accessors its animations read, each
+ * accessor once). Prints a Markdown table.
+ *
+ * Run: `deno run -A bench/_clip_memory.ts`
+ *
+ * @module
+ */
+import { Core, importGltf, SkeletonAsset } from "../mod.ts";
+import { bakedClip, clipBytes } from "../animation/baked_clip.ts";
+import { assetUrl, listAssets, readAsset } from "../tests/_three_gltf.ts";
+
+const COMPONENT_BYTES: Record<number, number> = {
+  5120: 1,
+  5121: 1,
+  5122: 2,
+  5123: 2,
+  5125: 4,
+  5126: 4,
+};
+const TYPE_SIZE: Record<string, number> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT4: 16 };
+
+interface GltfJson {
+  accessors?: { count: number; componentType: number; type: string }[];
+  animations?: { samplers: { input: number; output: number }[] }[];
+}
+
+/** The JSON of a .gltf or .glb file. */
+function gltfJson(bytes: Uint8Array): GltfJson {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== 0x46546c67) return JSON.parse(new TextDecoder().decode(bytes));
+  const length = view.getUint32(12, true);
+  return JSON.parse(new TextDecoder().decode(bytes.subarray(20, 20 + length)));
+}
+
+/** Bytes of the accessors the file's animations read, each accessor once. */
+export function animationBytes(bytes: Uint8Array): number {
+  const json = gltfJson(bytes);
+  const used = new Set<number>();
+  for (const animation of json.animations ?? []) {
+    for (const sampler of animation.samplers) used.add(sampler.input).add(sampler.output);
+  }
+  let total = 0;
+  for (const a of used) {
+    const accessor = json.accessors![a];
+    total += accessor.count * COMPONENT_BYTES[accessor.componentType] * TYPE_SIZE[accessor.type];
+  }
+  return total;
+}
+
+/** One row of the table. */
+export interface ClipMemoryRow {
+  model: string;
+  clips: number;
+  fileBytes: number;
+  bakedBytes: number;
+}
+
+/** Measures one model: its clips baked for their skeletons in a fresh core. */
+export async function measureModel(file: string): Promise<ClipMemoryRow> {
+  const model = await importGltf(assetUrl(file));
+  const core = Core.create("simd");
+  let clips = 0;
+  for (const gltfSkeleton of model.skeletons) {
+    const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
+    for (const clip of gltfSkeleton.clips) {
+      bakedClip(clip, skeleton);
+      clips++;
+    }
+  }
+  return {
+    model: file,
+    clips,
+    fileBytes: animationBytes(readAsset(file)),
+    bakedBytes: clipBytes(core),
+  };
+}
+
+function ratio(a: number, b: number): string {
+  return b > 0 ? `${(a / b).toFixed(2)}×` : "–";
+}
+
+if (import.meta.main) {
+  console.log("| model | clips | file animation bytes | baked bytes | baked ratio |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const file of listAssets()) {
+    const r = await measureModel(file);
+    console.log(
+      `| ${r.model} | ${r.clips} | ${r.fileBytes.toLocaleString("en")} | ${
+        r.bakedBytes.toLocaleString("en")
+      } | ${ratio(r.bakedBytes, r.fileBytes)} |`,
+    );
+  }
+}

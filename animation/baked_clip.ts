@@ -18,10 +18,10 @@
 
 import { type Clip, sampleChannel, sampleClip } from "./clip.ts";
 import { PoseField, poseFloats, poseLane } from "../simd/layout.ts";
-import { Core } from "../simd/core.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { Lifetime, lifetimeOf } from "./_lifetime.ts";
+import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 
 /** Baked samples per CUBICSPLINE key interval. */
 export const CUBIC_SUBDIVISIONS = 8;
@@ -37,81 +37,6 @@ function rotationSubdivisions(values: Float32Array, k: number): number {
       values[a + 3] * values[b + 3],
   );
   return Math.max(1, Math.ceil(Math.acos(Math.min(1, dot)) / MAX_BAKED_ANGLE));
-}
-
-/** Default of {@linkcode setClipBudget}: 256 MiB of baked frames per core. */
-export const DEFAULT_CLIP_BUDGET = 256 * 2 ** 20;
-
-const budgets = new WeakMap<Core, { limit: number; used: number }>();
-
-function budgetOf(core: Core): { limit: number; used: number } {
-  let budget = budgets.get(core);
-  if (!budget) budgets.set(core, budget = { limit: DEFAULT_CLIP_BUDGET, used: 0 });
-  return budget;
-}
-
-/**
- * A clip whose baked frames would pass the core's clip budget
- * ({@linkcode setClipBudget}); thrown before anything is allocated.
- */
-export class ClipBudgetError extends RangeError {
-  /** Name of the clip. */
-  readonly clip: string;
-  /** Joints of the skeleton it was to be baked for. */
-  readonly jointCount: number;
-  /**
-   * Estimated bytes of the baked frames, beyond what the budget has free:
-   * exact, or a lower bound when counting stopped at the budget (`exceeds`).
-   */
-  readonly estimate: number;
-  /** True when `estimate` is a lower bound. */
-  readonly exceeds: boolean;
-  /** Bytes of the budget still free. */
-  readonly available: number;
-
-  /** Creates the error; the message names clip, skeleton, estimate and budget. */
-  constructor(
-    clip: string,
-    skeleton: { readonly jointCount: number; readonly names: readonly string[] },
-    estimate: number,
-    exceeds: boolean,
-    budget: { readonly used: number; readonly limit: number },
-  ) {
-    super(
-      `clip "${clip}": baking it for the skeleton of ${skeleton.jointCount} joints (root "${
-        skeleton.names[0] ?? ""
-      }") takes ${
-        exceeds ? "at least " : ""
-      }${estimate} bytes, beyond the clip budget (${budget.used} of ${budget.limit} bytes used; setClipBudget raises it)`,
-    );
-    this.name = "ClipBudgetError";
-    this.clip = clip;
-    this.jointCount = skeleton.jointCount;
-    this.estimate = estimate;
-    this.exceeds = exceeds;
-    this.available = budget.limit - budget.used;
-  }
-}
-
-/**
- * Sets how many bytes of `core`'s memory baked clips may take together
- * (default 256 MiB). Playing a clip whose frames would pass it throws a
- * {@linkcode ClipBudgetError} naming the clip, the skeleton and the
- * estimate, before anything is allocated in the core; WebAssembly memory
- * never shrinks, so the limit is what keeps a hostile clip from taking it
- * for good.
- */
-export function setClipBudget(core: Core, bytes: number): void {
-  if (!(core instanceof Core)) throw new TypeError("setClipBudget: core: expected a Core");
-  if (!Number.isInteger(bytes) || bytes < 0) {
-    throw new RangeError(`setClipBudget: bytes: expected a whole number >= 0, got ${bytes}`);
-  }
-  budgetOf(core).limit = bytes;
-}
-
-/** Bytes of `core`'s memory that baked clips take now. */
-export function clipBytes(core: Core): number {
-  return budgetOf(core).used;
 }
 
 /** Walks the times one channel is baked at, in increasing order. */

@@ -9,7 +9,9 @@
  * @module
  */
 import { Core, importGltf, SkeletonAsset } from "../mod.ts";
-import { bakedClip, clipBytes } from "../animation/baked_clip.ts";
+import { bakedClip } from "../animation/baked_clip.ts";
+import { clipBytes } from "../animation/clip_budget.ts";
+import { compactClip } from "../animation/compact_clip.ts";
 import { assetUrl, listAssets, readAsset } from "../tests/_three_gltf.ts";
 
 const COMPONENT_BYTES: Record<number, number> = {
@@ -56,17 +58,29 @@ export interface ClipMemoryRow {
   clips: number;
   fileBytes: number;
   bakedBytes: number;
+  compactBytes: number;
+  /** Largest error of a clip, relative to its skeleton's tolerance. */
+  maxErrorRatio: number;
+  /** Largest error of a clip, model units. */
+  maxError: number;
+  buildMs: number;
 }
 
-/** Measures one model: its clips baked for their skeletons in a fresh core. */
+/** Measures one model: its clips baked and compacted for their skeletons in a fresh core. */
 export async function measureModel(file: string): Promise<ClipMemoryRow> {
   const model = await importGltf(assetUrl(file));
   const core = Core.create("simd");
-  let clips = 0;
+  let clips = 0, compactBytes = 0, maxErrorRatio = 0, maxError = 0, buildMs = 0;
   for (const gltfSkeleton of model.skeletons) {
     const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
     for (const clip of gltfSkeleton.clips) {
       bakedClip(clip, skeleton);
+      const start = performance.now();
+      const compact = compactClip(clip, skeleton);
+      buildMs += performance.now() - start;
+      compactBytes += compact.bytes;
+      maxError = Math.max(maxError, compact.maxError);
+      maxErrorRatio = Math.max(maxErrorRatio, compact.maxError / compact.tolerance);
       clips++;
     }
   }
@@ -74,7 +88,11 @@ export async function measureModel(file: string): Promise<ClipMemoryRow> {
     model: file,
     clips,
     fileBytes: animationBytes(readAsset(file)),
-    bakedBytes: clipBytes(core),
+    bakedBytes: clipBytes(core) - compactBytes,
+    compactBytes,
+    maxErrorRatio,
+    maxError,
+    buildMs,
   };
 }
 
@@ -83,14 +101,18 @@ function ratio(a: number, b: number): string {
 }
 
 if (import.meta.main) {
-  console.log("| model | clips | file animation bytes | baked bytes | baked ratio |");
-  console.log("|---|---:|---:|---:|---:|");
+  console.log(
+    "| model | clips | file animation bytes | baked bytes | baked ratio | compact bytes | compact ratio | max error / tolerance | build ms |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const file of listAssets()) {
     const r = await measureModel(file);
     console.log(
       `| ${r.model} | ${r.clips} | ${r.fileBytes.toLocaleString("en")} | ${
         r.bakedBytes.toLocaleString("en")
-      } | ${ratio(r.bakedBytes, r.fileBytes)} |`,
+      } | ${ratio(r.bakedBytes, r.fileBytes)} | ${r.compactBytes.toLocaleString("en")} | ${
+        ratio(r.compactBytes, r.fileBytes)
+      } | ${r.maxErrorRatio.toFixed(2)} | ${r.buildMs.toFixed(0)} |`,
     );
   }
 }

@@ -19,6 +19,8 @@
  * | multiplyMatricesBatch | a, b, out, count                                      |
  * | skinPositionsBatch    | model, bases, joints, counts, out, vertexCount        |
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
+ * | sampleCompactBatch    | clip, cache, out, groupCount, time (f32 bits),        |
+ * |                       | blendInto, weight (f32 bits): see `assembly/sample.ts` |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
  * |                       | outTangents, flags (`bounds`, when not 0, is a table  |
@@ -68,6 +70,8 @@ export interface CoreKernels {
   multiplyMatricesBatch(jobs: number, jobCount: number): void;
   blendPoses(a: number, b: number, out: number, jointCount: number, weight: number): void;
   blendPosesBatch(jobs: number, jobCount: number): void;
+  sampleCompact(clip: number, cache: number, out: number, groupCount: number, time: number): void;
+  sampleCompactBatch(jobs: number, jobCount: number): void;
   skinPositions(
     model: number,
     bases: number,

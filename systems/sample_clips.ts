@@ -5,8 +5,11 @@
  * the core for all entities. It runs first in the frame. Fields no clip
  * animates keep the skeleton's rest pose.
  *
- * Sampling blends the two baked frames around the clip time; rotations are
- * normalized-lerped along the shorter arc, translations and scales lerped.
+ * Sampling reads the clips' compact form (`animation/compact_clip.ts`)
+ * through each playback's cache, four joints at a time: rotations are
+ * normalized-lerped along the shorter arc between the keys around the clip
+ * time, translations and scales lerped, STEP keys held; a cross-fade blends
+ * the two clips' poses by the fade weight in the same core call.
  *
  * @module
  */
@@ -72,24 +75,12 @@ export function sampleClipsSystem(
     }
   }
   const table = state.jobs("sampleClips");
-  table.begin(list.length * 3, JOB_WORDS);
+  table.begin(list.length * 2, JOB_WORDS);
   const { u32, f32 } = state.memory;
   let rows = 0;
-  const row = (a: number, b: number, out: number, joints: number, weight: number) => {
-    const at = (table.ptr >> 2) + rows++ * JOB_WORDS;
-    u32[at] = a, u32[at + 1] = b, u32[at + 2] = out, u32[at + 3] = joints;
-    f32[at + 4] = weight;
-  };
-  const sample = (playback: Playback, time: number, out: number, joints: number) => {
-    const [a, b, weight] = playback.baked.locate(
-      wrapTime(time, playback.baked.duration, playback.wrap),
-    );
-    row(a, b, out, joints, weight);
-  };
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     const player = owned.player[eid]!;
-    const joints = owned.skeleton[eid]!.jointCount;
     const pose = owned.pose[eid];
     c.time[eid] += deltaSeconds * c.speed[eid];
     const next = player.next;
@@ -99,7 +90,7 @@ export function sampleClipsSystem(
         ? Math.min(1, Math.max(0, player.fade + deltaSeconds / player.fadeDuration))
         : 1;
       if (player.fade >= 1) {
-        player.current.baked.lifetime.release();
+        player.current.sampler!.release();
         player.current = next;
         player.next = undefined;
         player.fade = 0;
@@ -107,11 +98,35 @@ export function sampleClipsSystem(
         c.speed[eid] = next.speed;
       }
     }
-    sample(player.current, c.time[eid], pose, joints);
+    const at = (table.ptr >> 2) + rows * JOB_WORDS;
+    rows += samplePlayback(u32, f32, at, player.current, c.time[eid], pose);
     if (player.next) {
-      sample(player.next, player.next.time, player.scratch, joints);
-      row(pose, player.scratch, pose, joints, player.fade);
+      const at = (table.ptr >> 2) + rows * JOB_WORDS;
+      rows += samplePlayback(u32, f32, at, player.next, player.next.time, player.scratch, {
+        into: pose,
+        weight: player.fade,
+      });
     }
   }
-  state.kernels.blendPosesBatch(table.ptr, rows);
+  state.kernels.sampleCompactBatch(table.ptr, rows);
+}
+
+/**
+ * Writes the job row (at word `at` of the job table) that samples
+ * `playback` at playback time `time` into the pose at byte `out`, and, with
+ * `blend`, then blends pose `blend.into` toward that sample by
+ * `blend.weight` (in the same kernel call). Returns the rows written (1).
+ */
+export function samplePlayback(
+  u32: Uint32Array,
+  f32: Float32Array,
+  at: number,
+  playback: Playback,
+  time: number,
+  out: number,
+  blend?: { readonly into: number; readonly weight: number },
+): number {
+  const clipTime = wrapTime(time, playback.compact.duration, playback.wrap);
+  playback.sampler!.emit(u32, f32, at, clipTime, out, blend?.into ?? 0, blend?.weight ?? 0);
+  return 1;
 }

@@ -15,3 +15,4 @@ export { skinPositions, skinPositionsBatch } from "./skin_positions";
 export { skinDualQuaternionsBatch, skinVertices, skinVerticesBatch } from "./skin_vertices";
 export { copyVertices } from "./copy";
 export { skinDualQuaternions } from "./skin_dq";
+export { sampleCompact, sampleCompactBatch } from "./sample";

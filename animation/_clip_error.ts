@@ -3,13 +3,13 @@
  * skeleton's model space, on each joint and on virtual points a fixed
  * distance from it along its three axes, through the hierarchy.
  *
- * The build turns the clip's tolerance into one per channel (a joint's
- * error moves every point below it, so each joint of the deepest chain
- * gets an equal share, split among its animated channels; a rotation error
+ * The build turns the clip's tolerance into one per channel (split among
+ * the joint's animated channels; a rotation error
  * moves points by up to twice the quaternion distance times the lever, the
  * virtual distance plus the joint's reach over its descendants; a
  * translation moves them by the parent's scale), then measures the error
- * it made by sampling both clips densely.
+ * it made by sampling both clips densely, and tightens the split while it
+ * is over the tolerance (errors along a chain add up).
  *
  * @module
  */
@@ -17,7 +17,9 @@
 import type { Clip } from "./clip.ts";
 import { sampleClip } from "./clip.ts";
 import { localToModel, quatToMat } from "../simd/reference.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { sampleCompact } from "../simd/reference_sample.ts";
+import type { ClipImage } from "./_clip_image.ts";
 
 /** The skeleton's rest geometry that the tolerances need. */
 export interface SkeletonGeometry {
@@ -30,8 +32,6 @@ export interface SkeletonGeometry {
   readonly reach: Float64Array;
   /** Per joint: the scale of its parent's model matrix (largest axis). */
   readonly parentScale: Float64Array;
-  /** Joints on the deepest chain. */
-  readonly depth: number;
 }
 
 function modelMatrices(pose: Float32Array, parents: Int16Array): Float32Array {
@@ -40,6 +40,11 @@ function modelMatrices(pose: Float32Array, parents: Int16Array): Float32Array {
   quatToMat(pose, local, n);
   localToModel(local, model, parents, 0, n - 1);
   return model;
+}
+
+/** Length of axis (column) `c` of the 3x4 row-major matrix at `m[o..]`; 1 when 0. */
+function axisLength(m: Float32Array, o: number, c: number): number {
+  return Math.hypot(m[o + c], m[o + 4 + c], m[o + 8 + c]) || 1;
 }
 
 /** Largest axis length of the 3x4 row-major matrix at `m[o..]`. */
@@ -55,13 +60,12 @@ export function skeletonGeometry(parents: Int16Array, restPose: Float32Array): S
   const model = modelMatrices(restPose, parents);
   const at = (j: number, c: number) => model[j * MATRIX_FLOATS + c * 4 + 3];
   const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-  const depths = new Int32Array(n), reach = new Float64Array(n), parentScale = new Float64Array(n);
+  const reach = new Float64Array(n), parentScale = new Float64Array(n);
   for (let j = 0; j < n; j++) {
     for (let c = 0; c < 3; c++) {
       min[c] = Math.min(min[c], at(j, c)), max[c] = Math.max(max[c], at(j, c));
     }
     const p = parents[j];
-    depths[j] = p >= 0 ? depths[p] + 1 : 1;
     parentScale[j] = p >= 0 ? axisScale(model, p * MATRIX_FLOATS) : 1;
     for (let a = p; a >= 0; a = parents[a]) {
       reach[a] = Math.max(
@@ -71,7 +75,7 @@ export function skeletonGeometry(parents: Int16Array, restPose: Float32Array): S
     }
   }
   const size = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) || 1;
-  return { jointCount: n, parents, restPose, size, reach, parentScale, depth: Math.max(...depths) };
+  return { jointCount: n, parents, restPose, size, reach, parentScale };
 }
 
 /**
@@ -88,7 +92,7 @@ export function channelTolerances(
   for (const c of clip.channels) animated[c.joint]++;
   return Float64Array.from(clip.channels, (channel) => {
     const j = channel.joint;
-    const share = tolerance / geometry.depth / animated[j];
+    const share = tolerance / animated[j];
     const lever = virtualDistance + geometry.reach[j];
     if (channel.path === "translation") return share / geometry.parentScale[j];
     // The lever is in model space already: the parent's scale is in it.
@@ -109,10 +113,14 @@ export function poseDistance(
   for (let j = 0; j < parents.length; j++) {
     const o = j * MATRIX_FLOATS;
     for (let axis = -1; axis < 3; axis++) {
+      // Virtual points lie `virtualDistance` from the joint in model space,
+      // whatever the joint's scale (vertices do).
+      const la = axis < 0 ? 0 : virtualDistance / axisLength(ma, o, axis);
+      const lb = axis < 0 ? 0 : virtualDistance / axisLength(mb, o, axis);
       let d = 0;
       for (let r = 0; r < 3; r++) {
         const i = o + r * 4;
-        const offset = axis < 0 ? 0 : virtualDistance * (ma[i + axis] - mb[i + axis]);
+        const offset = axis < 0 ? 0 : ma[i + axis] * la - mb[i + axis] * lb;
         d += (ma[i + 3] - mb[i + 3] + offset) ** 2;
       }
       worst = Math.max(worst, Math.sqrt(d));
@@ -126,7 +134,7 @@ export function poseDistance(
  * original and the kept ones), halfway between neighbours, at most
  * `limit` of them (evenly picked).
  */
-export function measureTimes(keyTimes: Iterable<ArrayLike<number>>, limit = 8192): Float64Array {
+export function measureTimes(keyTimes: Iterable<ArrayLike<number>>, limit = 4096): Float64Array {
   const all: number[] = [];
   for (const times of keyTimes) for (let i = 0; i < times.length; i++) all.push(times[i]);
   all.sort((x, y) => x - y);
@@ -147,4 +155,34 @@ export function exactPose(clip: Clip, restPose: Float32Array, time: number): Flo
   const pose = restPose.slice();
   sampleClip(clip, time, pose);
   return pose;
+}
+
+/**
+ * The largest distance between the joints and virtual points of `image`
+ * (sampled by the scalar reference, forward) and of the exact clip, at the
+ * times of {@linkcode measureTimes} over the clip's and the image's keys.
+ */
+export function measureError(
+  image: ClipImage,
+  clip: Clip,
+  geometry: SkeletonGeometry,
+  virtualDistance: number,
+): number {
+  const { parents, restPose } = geometry;
+  const floats = poseFloats(parents.length);
+  const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
+  const buffer = new ArrayBuffer(poseAt + floats * 4);
+  new Uint8Array(buffer).set(image.bytes);
+  new Uint8Array(buffer).set(image.template, cacheAt);
+  const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
+  const groups = Math.ceil(parents.length / 4);
+  let worst = 0;
+  for (const time of measureTimes([...clip.channels.map((c) => c.times), ...image.keyTimes])) {
+    sampleCompact(view, 0, cacheAt, poseAt, groups, time);
+    worst = Math.max(
+      worst,
+      poseDistance(pose, exactPose(clip, restPose, time), parents, virtualDistance),
+    );
+  }
+  return worst;
 }

@@ -27,27 +27,13 @@ import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { Lifetime, lifetimeOf } from "./_lifetime.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
-import { type KeyTrack, reduceChannel } from "./_reduce.ts";
-import {
-  channelTolerances,
-  exactPose,
-  measureTimes,
-  poseDistance,
-  type SkeletonGeometry,
-  skeletonGeometry,
-} from "./_clip_error.ts";
+import { reduceChannel } from "./_reduce.ts";
+import { channelTolerances, measureError, skeletonGeometry } from "./_clip_error.ts";
+import { type ClipImage, clipImage } from "./_clip_image.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import { poseFloats, poseLane } from "../simd/layout.ts";
-import {
-  CACHE_GROUP_BYTES,
-  CACHE_RIGHT,
-  CACHE_TIMING,
-  CLIP_HEADER_BYTES,
-  TIME_BOUND,
-  TRACK_BYTES,
-  TRACK_STEP,
-} from "../simd/assembly/abi.ts";
-import { sampleCompact } from "../simd/reference_sample.ts";
+
+/** Most times a build tightens its reduction to meet the tolerance. */
+export const MAX_ATTEMPTS = 8;
 
 /** Default tolerance of compact clips, relative to the skeleton's size. */
 export const DEFAULT_CLIP_TOLERANCE = 1e-5;
@@ -68,13 +54,6 @@ export interface CompactClipOptions {
    * Default {@linkcode DEFAULT_VIRTUAL_DISTANCE} times the skeleton's size.
    */
   readonly virtualDistance?: number;
-}
-
-const PATH_FIELD = [0, 3, 7] as const;
-
-/** Byte offset of lane `joint`'s `field` in a pose. */
-function laneByte(joint: number, field: number): number {
-  return (poseLane(joint) + field * 4) * 4;
 }
 
 /**
@@ -105,11 +84,14 @@ export class CompactClip {
   readonly cacheTemplate: Uint8Array;
   /** @internal Players using it, and their release. */
   readonly lifetime: Lifetime;
-  readonly #clip: Clip;
-  readonly #geometry: SkeletonGeometry;
-  readonly #image: Uint8Array;
-  readonly #keyTimes: Float32Array[];
-  #maxError: number | undefined;
+  /**
+   * The largest distance between a joint or virtual point of the compact
+   * clip and of the exact one (`sampleClip`), measured at every key time
+   * and at the quarters between (at most 4096 times): model units. The
+   * build tightens its key reduction until this is within `tolerance`
+   * (at most {@linkcode MAX_ATTEMPTS} times).
+   */
+  readonly maxError: number;
 
   /**
    * Builds `clip` for `skeleton` into its core; prefer {@linkcode compactClip},
@@ -121,8 +103,7 @@ export class CompactClip {
   constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
     this.name = clip.name;
     this.duration = clip.duration;
-    this.#clip = clip;
-    const geometry = this.#geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
+    const geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
     this.tolerance = options.tolerance ?? DEFAULT_CLIP_TOLERANCE * geometry.size;
     this.virtualDistance = options.virtualDistance ?? DEFAULT_VIRTUAL_DISTANCE * geometry.size;
     for (
@@ -137,128 +118,41 @@ export class CompactClip {
         );
       }
     }
-    const tolerances = channelTolerances(clip, geometry, this.tolerance, this.virtualDistance);
-    const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
     const groups = this.groupCount = Math.ceil(skeleton.jointCount / 4);
-    const tracks: KeyTrack[] = [];
-    const template = this.cacheTemplate = new Uint8Array(groups * CACHE_GROUP_BYTES);
-    const templateView = new DataView(template.buffer);
-    const rest = skeleton.restPose;
-    const lanes = new Int16Array(groups * 12).fill(-1);
-    for (let g = 0; g < groups; g++) {
-      const base = g * CACHE_GROUP_BYTES;
-      for (let i = 0; i < 40; i++) {
-        const value = rest[g * 40 + i];
-        templateView.setFloat32(base + i * 4, value, true);
-        templateView.setFloat32(base + CACHE_RIGHT + i * 4, value, true);
-      }
-      for (let i = 0; i < 12; i++) {
-        templateView.setFloat32(
-          base + CACHE_TIMING + (i >> 2) * 48 + (i & 3) * 4,
-          -TIME_BOUND,
-          true,
-        );
-        templateView.setFloat32(
-          base + CACHE_TIMING + (i >> 2) * 48 + 16 + (i & 3) * 4,
-          TIME_BOUND,
-          true,
-        );
-      }
+    // The per-channel split is optimistic (errors along a chain rarely add
+    // up); the error is measured, and the split tightened until it fits.
+    let scale = 1, image: ClipImage, error: number;
+    for (let attempt = 0;; attempt++) {
+      const tolerances = channelTolerances(
+        clip,
+        geometry,
+        this.tolerance * scale,
+        this.virtualDistance,
+      );
+      const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
+      image = clipImage(groups, skeleton.restPose, reduced);
+      error = measureError(image, clip, geometry, this.virtualDistance);
+      if (error <= this.tolerance || attempt === MAX_ATTEMPTS) break;
+      scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
     }
-    for (const r of reduced) {
-      const lane = (r.joint >> 2) * CACHE_GROUP_BYTES + laneByte(r.joint & 3, PATH_FIELD[r.path]);
-      if ("constant" in r) {
-        r.constant.forEach((v, c) => {
-          templateView.setFloat32(lane + c * 16, v, true);
-          templateView.setFloat32(lane + CACHE_RIGHT + c * 16, v, true);
-        });
-        continue;
-      }
-      lanes[((r.joint >> 2) * 3 + r.path) * 4 + (r.joint & 3)] = tracks.length;
-      tracks.push(r.keys);
-      // lo = hi = TIME_BOUND: every time is below, so the first sample refills the lane.
-      const timing = (r.joint >> 2) * CACHE_GROUP_BYTES + CACHE_TIMING + r.path * 48 +
-        (r.joint & 3) * 4;
-      templateView.setFloat32(timing, TIME_BOUND, true);
-    }
-    this.trackCount = tracks.length;
-    this.keyCount = tracks.reduce((n, t) => n + t.times.length, 0);
-    this.#keyTimes = [...clip.channels.map((c) => c.times), ...tracks.map((t) => t.times)];
-    const image = this.#image = layOut(groups, lanes, tracks);
+    this.maxError = error;
+    this.trackCount = image.trackCount;
+    this.keyCount = image.keyCount;
+    this.cacheTemplate = image.template;
     const budget = budgetOf(skeleton.core);
-    const bytes = this.bytes = Math.ceil(image.length / 16) * 16;
+    const bytes = this.bytes = image.bytes.length;
     if (bytes > budget.limit - budget.used) {
       throw new ClipBudgetError(clip.name, skeleton, bytes, false, budget);
     }
     const memory = coreMemory(skeleton.core);
     const block = this.byteOffset = memory.alloc(bytes);
-    memory.views().u8.set(image, block);
+    memory.views().u8.set(image.bytes, block);
     budget.used += bytes;
     this.lifetime = new Lifetime(this, () => {
       memory.free(block);
       budget.used -= bytes;
     });
   }
-
-  /**
-   * The largest distance between a joint or virtual point of the compact
-   * clip and of the exact one (`sampleClip`), measured at every key time
-   * and at the quarters between (at most 8192 times): model units. Measured on
-   * first use.
-   */
-  get maxError(): number {
-    if (this.#maxError !== undefined) return this.#maxError;
-    const { parents, restPose } = this.#geometry;
-    const floats = poseFloats(parents.length);
-    const image = this.#image, template = this.cacheTemplate;
-    const cacheAt = Math.ceil(image.length / 16) * 16, poseAt = cacheAt + template.length;
-    const buffer = new ArrayBuffer(poseAt + floats * 4);
-    new Uint8Array(buffer).set(image);
-    new Uint8Array(buffer).set(template, cacheAt);
-    const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
-    let worst = 0;
-    for (const time of measureTimes(this.#keyTimes)) {
-      sampleCompact(view, 0, cacheAt, poseAt, this.groupCount, time);
-      const exact = exactPose(this.#clip, restPose, time);
-      worst = Math.max(worst, poseDistance(pose, exact, parents, this.virtualDistance));
-    }
-    return this.#maxError = worst;
-  }
-}
-
-/** The clip's bytes: header, lanes, track records, then each track's times and values. */
-function layOut(groups: number, lanes: Int16Array, tracks: KeyTrack[]): Uint8Array {
-  const align = (n: number, a: number) => Math.ceil(n / a) * a;
-  const lanesAt = CLIP_HEADER_BYTES;
-  const tracksAt = align(lanesAt + lanes.byteLength, 16);
-  let end = tracksAt + tracks.length * TRACK_BYTES;
-  const at = tracks.map((t) => {
-    const times = end;
-    const values = align(times + t.times.byteLength, 8);
-    end = values + t.bytes.length;
-    return { times, values };
-  });
-  const image = new Uint8Array(align(end, 16));
-  const view = new DataView(image.buffer);
-  view.setUint32(0, groups, true);
-  view.setUint32(4, tracks.length, true);
-  view.setUint32(8, lanesAt, true);
-  view.setUint32(12, tracksAt, true);
-  image.set(new Uint8Array(lanes.buffer), lanesAt);
-  tracks.forEach((t, i) => {
-    const record = tracksAt + i * TRACK_BYTES;
-    view.setUint32(record, at[i].times, true);
-    view.setUint32(record + 4, at[i].values, true);
-    view.setUint32(record + 8, t.times.length, true);
-    view.setUint32(record + 12, t.format | (t.step ? TRACK_STEP : 0), true);
-    for (let c = 0; c < 3; c++) {
-      view.setFloat32(record + 16 + c * 4, t.range?.min[c] ?? 0, true);
-      view.setFloat32(record + 28 + c * 4, t.range?.scale[c] ?? 0, true);
-    }
-    image.set(new Uint8Array(t.times.buffer), at[i].times);
-    image.set(t.bytes, at[i].values);
-  });
-  return image;
 }
 
 const skeletonIds = new WeakMap<SkeletonAsset, number>();

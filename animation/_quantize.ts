@@ -4,8 +4,10 @@
  *
  * - smallest-three rotations: the largest component is dropped (the
  *   quaternion negated so that it is positive) and the other three, within
- *   ±1/√2, are stored in 20 bits each, with the dropped index: 8 bytes a
- *   key, an error below 7e-7 per component;
+ *   ±1/√2, are stored in 20 bits each, with the dropped index and a bit
+ *   that negates the result (so that a track's neighbouring keys lie in
+ *   one hemisphere and sampling needs no shorter-arc test): 8 bytes a key,
+ *   an error below 7e-7 per component;
  * - ranged vectors (translation, scale): three u16 in the track's
  *   `[min, max]` per component: 6 bytes a key.
  *
@@ -21,7 +23,8 @@ const QUANTUM = Math.fround(
 
 /**
  * Encodes unit quaternion `q` (x, y, z, w at `q[at..at+4)`) into the two
- * 32-bit halves of a smallest-three word, written to `out[o]`, `out[o + 1]`.
+ * 32-bit halves of a smallest-three word, written to `out[o]`, `out[o + 1]`;
+ * it decodes to `q` with its sign.
  */
 export function encodeSmallestThree(
   q: ArrayLike<number>,
@@ -40,7 +43,7 @@ export function encodeSmallestThree(
   }
   const [a, b, c] = fields;
   out[o] = (a | (b << 20)) >>> 0;
-  out[o + 1] = ((b >>> 12) | (c << 8) | (largest << 28)) >>> 0;
+  out[o + 1] = ((b >>> 12) | (c << 8) | (largest << 28) | (sign < 0 ? 1 << 30 : 0)) >>> 0;
 }
 
 const word = new Uint32Array(2);

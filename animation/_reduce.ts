@@ -130,6 +130,14 @@ export function reduceChannel(channel: ClipChannel, tolerance: number): ReducedC
   }
   if (constant) return { joint, path, constant: Float32Array.from(exact.subarray(0, n)) };
   // Quantize; fall back to floats where quantization alone takes too much of the tolerance.
+  // Neighbouring rotations in one hemisphere: the kernel interpolates without a shorter-arc test.
+  if (n === 4) {
+    for (let i = 1; i < m; i++) {
+      let dot = 0;
+      for (let c = 0; c < 4; c++) dot += exact[i * 4 - 4 + c] * exact[i * 4 + c];
+      if (dot < 0) { for (let c = 0; c < 4; c++) exact[i * 4 + c] = -exact[i * 4 + c]; }
+    }
+  }
   const quantized = Float32Array.from(exact);
   let format = TRACK_RAW, range: VectorRange | undefined;
   if (!step) {

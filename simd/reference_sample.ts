@@ -12,6 +12,7 @@ import {
   CACHE_GROUP_BYTES,
   CACHE_RIGHT,
   CACHE_TIMING,
+  NO_CURSOR,
   SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
   TIME_BOUND,
@@ -33,8 +34,9 @@ function fieldOffset(p: number): number {
 
 /**
  * Decodes a smallest-three key: `low` holds bits 0..31 and `high` bits
- * 32..63 of the 64-bit word (three 20-bit fields, then the index of the
- * dropped, largest component). Writes x, y, z, w into `out`.
+ * 32..63 of the 64-bit word (three 20-bit fields, the index of the
+ * dropped, largest component, then a bit that negates the result). Writes
+ * x, y, z, w into `out`.
  */
 export function decodeSmallestThree(low: number, high: number, out: Float32Array): void {
   const a = f(f((low & 0xfffff) * QUANTUM) - RANGE);
@@ -49,7 +51,8 @@ export function decodeSmallestThree(low: number, high: number, out: Float32Array
     : largest === 2
     ? [a, b, d, c]
     : [a, b, c, d];
-  out.set(q);
+  const sign = high & (1 << 30) ? -1 : 1;
+  for (let i = 0; i < 4; i++) out[i] = sign * q[i];
 }
 
 const key = new Float32Array(4);
@@ -83,30 +86,29 @@ function decodeKey(
   for (let c = 0; c < n; c++) view.setFloat32(dst + c * 16, key[c], true);
 }
 
-/** Index of the key interval holding `t`, walking forward from `cursor` when it can. */
-function findKey(view: DataView, times: number, n: number, cursor: number, t: number): number {
-  const time = (i: number) => view.getFloat32(times + i * 4, true);
-  let k = cursor;
-  if (k < n - 1 && time(k) <= t) {
-    while (time(k + 1) <= t) k++;
-    return k;
-  }
+/** Index of the key interval `[times[k], times[k + 1])` holding `t`, for `times[0] <= t < times[n - 1]`. */
+function findKey(view: DataView, times: number, n: number, t: number): number {
   let lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    if (time(mid) <= t) lo = mid;
+    if (view.getFloat32(times + mid * 4, true) <= t) lo = mid;
     else hi = mid;
   }
   return lo;
 }
 
-function copyLane(view: DataView, from: number, to: number, n: number, sign = 1): void {
+function copyLane(view: DataView, from: number, to: number, n: number): void {
   for (let c = 0; c < n; c++) {
-    view.setFloat32(to + c * 16, sign * view.getFloat32(from + c * 16, true), true);
+    view.setFloat32(to + c * 16, view.getFloat32(from + c * 16, true), true);
   }
 }
 
-/** Refills lane `lane` of path `p` of the cache group at `group` for time `t`. */
+/**
+ * Refills lane `lane` of path `p` of the cache group at `group` for time
+ * `t`. The cursor is the left key of a LINEAR interval held, else
+ * {@linkcode NO_CURSOR}: then playing on into the next interval decodes one
+ * key (the held right key becomes the left one); anything else searches.
+ */
 function refill(
   view: DataView,
   clip: number,
@@ -118,49 +120,47 @@ function refill(
 ): void {
   const times = clip + view.getUint32(track, true);
   const n = view.getUint32(track + 8, true);
-  const step = (view.getUint32(track + 12, true) & TRACK_STEP) !== 0;
   const timing = group + CACHE_TIMING + p * 48 + lane * 4;
   const cursorAt = group + CACHE_CURSORS + p * 16 + lane * 4;
   const left = group + fieldOffset(p) + lane * 4, right = left + CACHE_RIGHT;
   const rotation = p === 1, components = rotation ? 4 : 3;
-  const first = view.getFloat32(times, true);
-  const last = view.getFloat32(times + (n - 1) * 4, true);
-  let lo: number, hi: number, inv = 0, k: number;
-  if (n === 1 || t < first) {
-    k = 0, lo = -BOUND, hi = n === 1 ? BOUND : first;
-  } else if (t >= last) {
-    k = n - 1, lo = last, hi = BOUND;
-  } else {
-    const previous = view.getUint32(cursorAt, true);
-    const previousHi = view.getFloat32(timing + 16, true);
-    k = findKey(view, times, n, previous, t);
-    lo = view.getFloat32(times + k * 4, true);
-    hi = view.getFloat32(times + (k + 1) * 4, true);
-    if (!step) {
-      inv = f(1 / f(hi - lo));
-      if (k === previous + 1 && previousHi === lo) copyLane(view, right, left, components);
-      else decodeKey(view, clip, track, k, rotation, left);
-      decodeKey(view, clip, track, k + 1, rotation, right);
-      if (rotation) {
-        let dot = 0;
-        for (let c = 0; c < 4; c++) {
-          dot += view.getFloat32(left + c * 16, true) * view.getFloat32(right + c * 16, true);
-        }
-        if (dot < 0) copyLane(view, right, right, 4, -1);
-      }
-      view.setFloat32(timing, lo, true);
-      view.setFloat32(timing + 16, hi, true);
-      view.setFloat32(timing + 32, inv, true);
-      view.setUint32(cursorAt, k, true);
-      return;
-    }
+  const time = (k: number) => view.getFloat32(times + k * 4, true);
+  const set = (lo: number, hi: number, inv: number, cursor: number) => {
+    view.setFloat32(timing, lo, true);
+    view.setFloat32(timing + 16, hi, true);
+    view.setFloat32(timing + 32, inv, true);
+    view.setUint32(cursorAt, cursor, true);
+  };
+  const cursor = view.getUint32(cursorAt, true);
+  const hi = view.getFloat32(timing + 16, true);
+  if (cursor !== NO_CURSOR && cursor + 2 < n && t >= hi && t < time(cursor + 2)) {
+    const next = time(cursor + 2);
+    copyLane(view, right, left, components);
+    decodeKey(view, clip, track, cursor + 2, rotation, right);
+    set(hi, next, f(1 / f(next - hi)), cursor + 1);
+    return;
   }
+  const step = (view.getUint32(track + 12, true) & TRACK_STEP) !== 0;
+  const first = time(0), last = time(n - 1);
+  if (n === 1 || t < first || t >= last) {
+    const k = n === 1 || t < first ? 0 : n - 1;
+    decodeKey(view, clip, track, k, rotation, left);
+    copyLane(view, left, right, components);
+    if (n === 1) set(-BOUND, BOUND, 0, NO_CURSOR);
+    else if (k === 0) set(-BOUND, first, 0, NO_CURSOR);
+    else set(last, BOUND, 0, NO_CURSOR);
+    return;
+  }
+  const k = findKey(view, times, n, t);
+  const lo = time(k), next = time(k + 1);
   decodeKey(view, clip, track, k, rotation, left);
-  copyLane(view, left, right, components);
-  view.setFloat32(timing, lo, true);
-  view.setFloat32(timing + 16, hi, true);
-  view.setFloat32(timing + 32, inv, true);
-  view.setUint32(cursorAt, k, true);
+  if (step) {
+    copyLane(view, left, right, components);
+    set(lo, next, 0, NO_CURSOR);
+  } else {
+    decodeKey(view, clip, track, k + 1, rotation, right);
+    set(lo, next, f(1 / f(next - lo)), k);
+  }
 }
 
 /**
@@ -201,7 +201,7 @@ export function sampleCompact(
     for (let lane = 0; lane < 4; lane++) {
       const weight = (p: number) => {
         const timing = group + CACHE_TIMING + p * 48 + lane * 4;
-        return Math.min(Math.max(f(f(t - get(timing)) * get(timing + 32)), 0), 1);
+        return f(f(t - get(timing)) * get(timing + 32));
       };
       const lerp = (at: number, w: number) => {
         const a = get(group + at);

@@ -41,3 +41,5 @@ export const TIME_BOUND = 3.4028234663852886e38;
 export const SMALLEST_THREE_RANGE = 0.7071067811865476;
 /** Largest value of a 20-bit smallest-three field. */
 export const SMALLEST_THREE_MAX = 1048575;
+/** Cursor of a lane that holds no LINEAR interval (held, clamped, STEP). */
+export const NO_CURSOR = 0xffffffff;

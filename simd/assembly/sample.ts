@@ -21,6 +21,7 @@ import {
   JOB_BYTES,
   SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
+  NO_CURSOR,
   TIME_BOUND,
   TRACK_BYTES,
   TRACK_RANGED,
@@ -55,6 +56,7 @@ function decodeKey(clip: usize, track: usize, k: u32, rotation: bool, dst: usize
     if (largest == 0) x = d, y = a, z = b, w = c;
     else if (largest == 1) y = d, z = b, w = c;
     else if (largest == 2) z = d, w = c;
+    if ((bits >> 62) & 1) x = -x, y = -y, z = -z, w = -w;
     store<f32>(dst, x);
     store<f32>(dst, y, 16);
     store<f32>(dst, z, 32);
@@ -75,12 +77,7 @@ function decodeKey(clip: usize, track: usize, k: u32, rotation: bool, dst: usize
 }
 
 /** Index of the key interval `[times[k], times[k + 1])` holding `t`, for `times[0] <= t < times[n - 1]`. */
-function findKey(times: usize, n: u32, cursor: u32, t: f32): u32 {
-  let k = cursor;
-  if (k < n - 1 && load<f32>(times + (<usize>k << 2)) <= t) {
-    while (load<f32>(times + (<usize>(k + 1) << 2)) <= t) k++;
-    return k;
-  }
+function findKey(times: usize, n: u32, t: f32): u32 {
   let lo: u32 = 0, hi = n - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
@@ -90,61 +87,73 @@ function findKey(times: usize, n: u32, cursor: u32, t: f32): u32 {
   return lo;
 }
 
-/** Refills lane `lane` of path `p` of the cache group at `group` for time `t`. */
+/** Copies the first `n` components of the lane at `from` to the lane at `to`. */
+// @ts-ignore: decorator
+@inline function copyLane(from: usize, to: usize, n: usize): void {
+  store<f32>(to, load<f32>(from));
+  store<f32>(to, load<f32>(from, 16), 16);
+  store<f32>(to, load<f32>(from, 32), 32);
+  if (n == 4) store<f32>(to, load<f32>(from, 48), 48);
+}
+
+/** Stores a lane's interval `[lo, hi)`, its `inv` and cursor. */
+// @ts-ignore: decorator
+@inline function setInterval(timing: usize, cursorAt: usize, lo: f32, hi: f32, inv: f32, cursor: u32): void {
+  store<f32>(timing, lo);
+  store<f32>(timing, hi, 16);
+  store<f32>(timing, inv, 32);
+  store<u32>(cursorAt, cursor);
+}
+
+/**
+ * Refills lane `lane` of path `p` of the cache group at `group` for time
+ * `t`. The cursor is the left key of a LINEAR interval held, else
+ * NO_CURSOR: playing on into the next interval decodes one key (the held
+ * right key becomes the left one); anything else searches.
+ */
 function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f32): void {
   const times = clip + load<u32>(track);
   const n = load<u32>(track, 8);
-  const step = (load<u32>(track, 12) & TRACK_STEP) != 0;
   const timing = group + CACHE_TIMING + <usize>p * 48 + (<usize>lane << 2);
   const cursorAt = group + CACHE_CURSORS + (<usize>p << 4) + (<usize>lane << 2);
   const left = group + fieldOffset(p) + (<usize>lane << 2);
   const right = left + CACHE_RIGHT;
   const rotation = p == 1;
   const components: usize = rotation ? 4 : 3;
-  const first = load<f32>(times);
-  const last = load<f32>(times + (<usize>(n - 1) << 2));
-  let lo: f32, hi: f32, inv: f32 = 0, k: u32;
-  if (n == 1 || t < first) {
-    k = 0, lo = -<f32>TIME_BOUND, hi = n == 1 ? <f32>TIME_BOUND : first;
-  } else if (t >= last) {
-    k = n - 1, lo = last, hi = <f32>TIME_BOUND;
-  } else {
-    const previous = load<u32>(cursorAt);
-    const previousHi = load<f32>(timing, 16);
-    k = findKey(times, n, previous, t);
-    lo = load<f32>(times + (<usize>k << 2));
-    hi = load<f32>(times + (<usize>(k + 1) << 2));
-    if (!step) {
-      inv = <f32>1 / (hi - lo);
-      // Playing forward into the next interval: its left key is the right one held.
-      if (k == previous + 1 && previousHi == lo) {
-        for (let c: usize = 0; c < components; c++) {
-          store<f32>(left + (c << 4), load<f32>(right + (c << 4)));
-        }
-      } else {
-        decodeKey(clip, track, k, rotation, left);
-      }
-      decodeKey(clip, track, k + 1, rotation, right);
-      if (rotation) {
-        const dot = load<f32>(left) * load<f32>(right) + load<f32>(left, 16) * load<f32>(right, 16) +
-          load<f32>(left, 32) * load<f32>(right, 32) + load<f32>(left, 48) * load<f32>(right, 48);
-        if (dot < 0) {
-          for (let c: usize = 0; c < 4; c++) store<f32>(right + (c << 4), -load<f32>(right + (c << 4)));
-        }
-      }
-      store<f32>(timing, lo);
-      store<f32>(timing, hi, 16);
-      store<f32>(timing, inv, 32);
-      store<u32>(cursorAt, k);
+  const cursor = load<u32>(cursorAt);
+  const hi = load<f32>(timing, 16);
+  if (cursor != NO_CURSOR && cursor + 2 < n && t >= hi) {
+    const next = load<f32>(times + (<usize>(cursor + 2) << 2));
+    if (t < next) {
+      copyLane(right, left, components);
+      decodeKey(clip, track, cursor + 2, rotation, right);
+      setInterval(timing, cursorAt, hi, next, <f32>1 / (next - hi), cursor + 1);
       return;
     }
   }
+  const step = (load<u32>(track, 12) & TRACK_STEP) != 0;
+  const first = load<f32>(times);
+  const last = load<f32>(times + (<usize>(n - 1) << 2));
+  if (n == 1 || t < first || t >= last) {
+    const k: u32 = n == 1 || t < first ? 0 : n - 1;
+    decodeKey(clip, track, k, rotation, left);
+    copyLane(left, right, components);
+    if (n == 1) setInterval(timing, cursorAt, -<f32>TIME_BOUND, <f32>TIME_BOUND, 0, NO_CURSOR);
+    else if (k == 0) setInterval(timing, cursorAt, -<f32>TIME_BOUND, first, 0, NO_CURSOR);
+    else setInterval(timing, cursorAt, last, <f32>TIME_BOUND, 0, NO_CURSOR);
+    return;
+  }
+  const k = findKey(times, n, t);
+  const lo = load<f32>(times + (<usize>k << 2));
+  const next = load<f32>(times + (<usize>(k + 1) << 2));
   decodeKey(clip, track, k, rotation, left);
-  for (let c: usize = 0; c < components; c++) store<f32>(right + (c << 4), load<f32>(left + (c << 4)));
-  store<f32>(timing, lo);
-  store<f32>(timing, hi, 16);
-  store<f32>(timing, inv, 32);
-  store<u32>(cursorAt, k);
+  if (step) {
+    copyLane(left, right, components);
+    setInterval(timing, cursorAt, lo, next, 0, NO_CURSOR);
+  } else {
+    decodeKey(clip, track, k + 1, rotation, right);
+    setInterval(timing, cursorAt, lo, next, <f32>1 / (next - lo), k);
+  }
 }
 
 /** out = left + (right - left) * w at byte offset o. */
@@ -154,12 +163,12 @@ function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f
   v128.store(out + o, madd(f32x4.sub(v128.load(group + o + CACHE_RIGHT), a), w, a));
 }
 
-/** The weight of path p's lanes at time t4: clamp((t - lo) * inv, 0, 1). */
+/** The weight of path p's lanes at time t4: (t - lo) * inv. */
 // @ts-ignore: decorator
 @inline function weightOf(group: usize, p: usize, t4: v128): v128 {
   const timing = group + CACHE_TIMING + p * 48;
-  const w = f32x4.mul(f32x4.sub(t4, v128.load(timing)), v128.load(timing, 32));
-  return f32x4.min(f32x4.max(w, f32x4.splat(0)), f32x4.splat(1));
+  // Within [0, 1) without a clamp: t is inside every lane's interval (held lanes: inv = 0).
+  return f32x4.mul(f32x4.sub(t4, v128.load(timing)), v128.load(timing, 32));
 }
 
 /**
@@ -174,10 +183,16 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
   const t4 = f32x4.splat(t);
   for (let g = 0; g < groupCount; g++) {
     const group = cache + <usize>g * CACHE_GROUP_BYTES;
-    for (let p = 0; p < 3; p++) {
-      const timing = group + CACHE_TIMING + <usize>p * 48;
-      const outside = v128.or(f32x4.lt(t4, v128.load(timing)), f32x4.ge(t4, v128.load(timing, 16)));
-      let bits = i32x4.bitmask(outside);
+    const timing = group + CACHE_TIMING;
+    // One test for the group's twelve lanes; most frames refill none of them.
+    const outsideT = v128.or(f32x4.lt(t4, v128.load(timing)), f32x4.ge(t4, v128.load(timing, 16)));
+    const outsideR = v128.or(f32x4.lt(t4, v128.load(timing, 48)), f32x4.ge(t4, v128.load(timing, 64)));
+    const outsideS = v128.or(f32x4.lt(t4, v128.load(timing, 96)), f32x4.ge(t4, v128.load(timing, 112)));
+    let all = i32x4.bitmask(outsideT) | (i32x4.bitmask(outsideR) << 4) | (i32x4.bitmask(outsideS) << 8);
+    while (all) {
+      const p = ctz(all) >> 2;
+      let bits = (all >> (p << 2)) & 15;
+      all &= ~(15 << (p << 2));
       while (bits) {
         const lane = ctz(bits);
         bits &= bits - 1;

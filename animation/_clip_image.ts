@@ -90,9 +90,16 @@ function layOut(groups: number, lanes: Int16Array, tracks: KeyTrack[]): Uint8Arr
   const lanesAt = CLIP_HEADER_BYTES;
   const tracksAt = align(lanesAt + lanes.byteLength, 16);
   let end = tracksAt + tracks.length * TRACK_BYTES;
+  // Tracks whose kept key times are equal share one copy of them.
+  const shared = new Map<string, number>();
   const at = tracks.map((t) => {
-    const times = end;
-    const values = align(times + t.times.byteLength, 8);
+    const key = t.times.join();
+    let times = shared.get(key);
+    if (times === undefined) {
+      shared.set(key, times = end);
+      end += t.times.byteLength;
+    }
+    const values = align(end, 8);
     end = values + t.bytes.length;
     return { times, values };
   });

@@ -64,8 +64,8 @@ export class ClipBudgetError extends RangeError {
 }
 
 /**
- * Sets how many bytes of `core`'s memory clips may take together (compact clips, or baked frames)
- * (default 256 MiB). Playing a clip whose frames would pass it throws a
+ * Sets how many bytes of `core`'s memory compact clips may take together
+ * (default 256 MiB). Playing a clip whose data would pass it throws a
  * {@linkcode ClipBudgetError} naming the clip, the skeleton and the
  * estimate, before anything is allocated in the core; WebAssembly memory
  * never shrinks, so the limit is what keeps a hostile clip from taking it

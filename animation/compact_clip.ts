@@ -121,7 +121,9 @@ export class CompactClip {
     const groups = this.groupCount = Math.ceil(skeleton.jointCount / 4);
     // The per-channel split is optimistic (errors along a chain rarely add
     // up); the error is measured, and the split tightened until it fits.
-    let scale = 1, image: ClipImage, error: number;
+    // It stops early when tightening no longer helps: what is left is the
+    // candidates' own error (a curve the candidate times cannot follow).
+    let scale = 1, image: ClipImage, error: number, previous = Infinity;
     for (let attempt = 0;; attempt++) {
       const tolerances = channelTolerances(
         clip,
@@ -132,7 +134,8 @@ export class CompactClip {
       const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
       image = clipImage(groups, skeleton.restPose, reduced);
       error = measureError(image, clip, geometry, this.virtualDistance);
-      if (error <= this.tolerance || attempt === MAX_ATTEMPTS) break;
+      if (error <= this.tolerance || attempt === MAX_ATTEMPTS || error > 0.9 * previous) break;
+      previous = error;
       scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
     }
     this.maxError = error;

@@ -66,7 +66,7 @@ import {
   SkeletonAsset,
   wrapTime,
 } from "../mod.ts";
-import { bakedClip } from "../animation/baked_clip.ts";
+import { BakedClip } from "./_baked_clip.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { missingTestOnlyModels } from "../tests/_assets.ts";
@@ -127,7 +127,7 @@ if (!missingTestOnlyModels().includes("Xbot.glb")) {
     });
     // The baked format it replaces: two baked frames blended per entity, one call.
     const b = scene(build);
-    const baked = bakedClip(clip, b.skeleton);
+    const baked = new BakedClip(clip, b.skeleton);
     const memory = coreMemory(b.core);
     const jobs = memory.alloc(COUNT * JOB_WORDS * 4);
     const poses = b.entities.map(() => memory.alloc(40 * 17 * 4));

@@ -127,7 +127,7 @@ Deno.test("compact sampling: every SIMD build equals the scalar reference on ran
         });
       }
     }),
-    fcParams(60),
+    fcParams(30),
   );
 });
 
@@ -167,7 +167,7 @@ function compactSize(skeleton: SkeletonAsset): number {
 }
 
 Deno.test("compact clips: the reported maximum error bounds the error at random times", () => {
-  for (let seed = 1; seed <= 40; seed++) {
+  for (let seed = 1; seed <= 20; seed++) {
     const next = random(seed);
     const joints = 1 + Math.floor(next() * 10);
     const definition = randomSkeleton(joints, next);

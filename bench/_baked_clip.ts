@@ -1,5 +1,7 @@
 /**
- * Clips baked for the core: a clip's poses at the union of its channels'
+ * The baked clip format that compact clips replaced, kept for the benches
+ * only (`sampling_bench.ts`, `_clip_memory.ts` compare against it). Clips
+ * baked for the core: a clip's poses at the union of its channels'
  * key times, as SoA×4 frames in the core's memory, so that sampling is one
  * lane-wise blend of two frames (the `blendPoses` kernel) instead of a key
  * search and a slerp per channel.
@@ -16,12 +18,12 @@
  * @module
  */
 
-import { type Clip, sampleChannel, sampleClip } from "./clip.ts";
+import { type Clip, sampleChannel, sampleClip } from "../animation/clip.ts";
 import { PoseField, poseFloats, poseLane } from "../simd/layout.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import type { SkeletonAsset } from "./skeleton_asset.ts";
-import { Lifetime, lifetimeOf } from "./_lifetime.ts";
-import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
+import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
+import { Lifetime } from "../animation/_lifetime.ts";
+import { budgetOf, ClipBudgetError } from "../animation/clip_budget.ts";
 
 /** Baked samples per CUBICSPLINE key interval. */
 export const CUBIC_SUBDIVISIONS = 8;
@@ -251,42 +253,4 @@ export class BakedClip {
     }
     return [this.at[lo], this.before[hi], (time - t[lo]) / (t[hi] - t[lo])];
   }
-}
-
-const skeletonIds = new WeakMap<SkeletonAsset, number>();
-let nextSkeletonId = 1;
-/** Bakes by clip, then by skeleton id (an id, so that clips keep no skeleton alive). */
-const bakes = new WeakMap<Clip, Map<number, BakedClip>>();
-
-/**
- * The clip baked for `skeleton`, baking it on first use. The bake lasts as
- * long as the clip, until {@linkcode disposeClip}, or until the skeleton's
- * memory goes.
- */
-export function bakedClip(clip: Clip, skeleton: SkeletonAsset): BakedClip {
-  let id = skeletonIds.get(skeleton);
-  if (id === undefined) skeletonIds.set(skeleton, id = nextSkeletonId++);
-  let bySkeleton = bakes.get(clip);
-  if (!bySkeleton) bakes.set(clip, bySkeleton = new Map());
-  const existing = bySkeleton.get(id);
-  if (existing && !existing.lifetime.disposed) return existing;
-  const baked = new BakedClip(clip, skeleton);
-  bySkeleton.set(id, baked);
-  const ref = new WeakRef(baked);
-  const cancel = lifetimeOf(skeleton).onRelease(() => ref.deref()?.lifetime.dispose());
-  baked.lifetime.onRelease(cancel);
-  return baked;
-}
-
-/**
- * Gives the memory of `clip`'s baked frames (for every skeleton it was
- * played on) back to the core: now, or for frames still played, when the
- * last player stops. Playing the clip again bakes it again. Clips that are
- * garbage collected are released the same way.
- */
-export function disposeClip(clip: Clip): void {
-  const bySkeleton = bakes.get(clip);
-  if (!bySkeleton) return;
-  for (const baked of bySkeleton.values()) baked.lifetime.dispose();
-  bakes.delete(clip);
 }

@@ -23,6 +23,11 @@ import { TRACK_RANGED, TRACK_RAW, TRACK_SMALLEST_THREE } from "../simd/assembly/
 
 /** Largest angle (radians) between candidate rotations of a LINEAR interval. */
 const CANDIDATE_ANGLE = 0.05;
+/**
+ * Most candidate intervals per LINEAR rotation interval (bounds the build's
+ * work on hostile files; past it the measured error tells).
+ */
+const MAX_ROTATION_CANDIDATES = 16;
 /** Candidate intervals per CUBICSPLINE key interval. */
 const CUBIC_CANDIDATES = 8;
 /** Most candidates one kept interval may span (bounds the build's time). */
@@ -70,7 +75,8 @@ function candidateTimes(channel: ClipChannel): Float64Array {
     else if (path === "rotation") {
       let dot = 0;
       for (let c = 0; c < 4; c++) dot += values[k * 4 + c] * values[k * 4 + 4 + c];
-      parts = Math.max(1, Math.ceil(2 * Math.acos(Math.min(1, Math.abs(dot))) / CANDIDATE_ANGLE));
+      const angle = 2 * Math.acos(Math.min(1, Math.abs(dot)));
+      parts = Math.min(MAX_ROTATION_CANDIDATES, Math.max(1, Math.ceil(angle / CANDIDATE_ANGLE)));
     }
     for (let s = 1; s < parts; s++) {
       const t = Math.fround(times[k] + ((times[k + 1] - times[k]) * s) / parts);

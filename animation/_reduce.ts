@@ -27,7 +27,7 @@ const CANDIDATE_ANGLE = 0.05;
  * Most candidate intervals per LINEAR rotation interval (bounds the build's
  * work on hostile files; past it the measured error tells).
  */
-const MAX_ROTATION_CANDIDATES = 16;
+const MAX_ROTATION_CANDIDATES = 64;
 /** Candidate intervals per CUBICSPLINE key interval. */
 const CUBIC_CANDIDATES = 8;
 /** Most candidates one kept interval may span (bounds the build's time). */

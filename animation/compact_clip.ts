@@ -121,10 +121,11 @@ export class CompactClip {
     const groups = this.groupCount = Math.ceil(skeleton.jointCount / 4);
     // The per-channel split is optimistic (errors along a chain rarely add
     // up); the error is measured, and the split tightened until it fits.
-    // It stops early when tightening no longer helps: what is left is the
-    // candidates' own error (a curve the candidate times cannot follow).
-    let scale = 1, image: ClipImage, error: number, previous = Infinity;
-    for (let attempt = 0;; attempt++) {
+    // It keeps the best attempt, and stops after two that do not improve
+    // on it: what is left is the candidates' own error (a curve the
+    // candidate times cannot follow).
+    let scale = 1, best: { image: ClipImage; error: number } | undefined, misses = 0;
+    for (let attempt = 0; attempt <= MAX_ATTEMPTS && misses < 2; attempt++) {
       const tolerances = channelTolerances(
         clip,
         geometry,
@@ -132,12 +133,14 @@ export class CompactClip {
         this.virtualDistance,
       );
       const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
-      image = clipImage(groups, skeleton.restPose, reduced);
-      error = measureError(image, clip, geometry, this.virtualDistance);
-      if (error <= this.tolerance || attempt === MAX_ATTEMPTS || error > 0.9 * previous) break;
-      previous = error;
+      const image = clipImage(groups, skeleton.restPose, reduced);
+      const error = measureError(image, clip, geometry, this.virtualDistance);
+      if (!best || error < best.error) best = { image, error }, misses = 0;
+      else misses++;
+      if (error <= this.tolerance) break;
       scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
     }
+    const { image, error } = best!;
     this.maxError = error;
     this.trackCount = image.trackCount;
     this.keyCount = image.keyCount;

@@ -23,37 +23,7 @@ import {
   setLayerWeight,
 } from "../mod.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import { BUILDS, createScene, random } from "./_scene.ts";
-
-/** Joint 1 turns about z and joint 2 moves along x through `keys` uneven keys over `duration` s. */
-function wander(name: string, seed: number, keys = 24, duration = 2): Clip {
-  const next = random(seed);
-  const times = Float32Array.from({ length: keys }, (_, k) => (duration * k) / (keys - 1));
-  const rotations = new Float32Array(keys * 4), translations = new Float32Array(keys * 3);
-  let angle = 0;
-  for (let k = 0; k < keys; k++) {
-    angle += (next() - 0.3) * 0.8;
-    rotations.set([0, 0, Math.sin(angle / 2), Math.cos(angle / 2)], k * 4);
-    translations.set([next() * 2 - 1, 0.5, 0], k * 3);
-  }
-  return {
-    name,
-    animation: 0,
-    start: 0,
-    duration,
-    channels: [
-      { joint: 1, path: "rotation", interpolation: "LINEAR", times, values: rotations, node: 1 },
-      {
-        joint: 2,
-        path: "translation",
-        interpolation: "LINEAR",
-        times,
-        values: translations,
-        node: 2,
-      },
-    ],
-  };
-}
+import { BUILDS, createScene, wander } from "./_scene.ts";
 
 /** The exact pose of `clip` at clip time `time` (wrapped by the caller). */
 function exact(rest: Float32Array, clip: Clip, time: number): Float32Array {
@@ -85,43 +55,31 @@ for (const build of BUILDS) {
     // Two layers play the same clip, each from its own cache.
     addLayer(world, eid, clip, { time: 0 });
     addLayer(world, eid, clip, { time: 1.85, speed: -1, weight: 0 });
-    for (let frame = 1; frame <= 40; frame++) {
-      sampleClipsSystem(world, 1 / 30);
-      const expected = exact(rest, clip, (frame / 30) % 2);
-      assertLess(
-        jointDifference(getPose(world, eid), expected, n),
-        TOLERANCE,
-        `forward frame ${frame}`,
-      );
-    }
+    /** Plays `frames` frames of 1/30 s, each pose the clip's at `timeOf(frame)`. */
+    const follow = (what: string, frames: number, timeOf: (frame: number) => number) => {
+      for (let frame = 1; frame <= frames; frame++) {
+        sampleClipsSystem(world, 1 / 30);
+        const expected = exact(rest, clip, timeOf(frame));
+        assertLess(
+          jointDifference(getPose(world, eid), expected, n),
+          TOLERANCE,
+          `${what} ${frame}`,
+        );
+      }
+    };
+    follow("forward frame", 40, (frame) => (frame / 30) % 2);
     setLayerTime(world, eid, 1, 0.35);
     sampleClipsSystem(world, 0);
     assertLess(jointDifference(getPose(world, eid), exact(rest, clip, 0.35), n), TOLERANCE, "seek");
     setLayerWeight(world, eid, 1, 0);
     setLayerWeight(world, eid, 2, 1);
-    for (let frame = 1; frame <= 40; frame++) {
-      sampleClipsSystem(world, 1 / 30);
-      // Layer 2 kept its time moving while its weight was 0.
-      const time = (((1.85 - (40 + frame) / 30) % 2) + 2) % 2;
-      assertLess(
-        jointDifference(getPose(world, eid), exact(rest, clip, time), n),
-        TOLERANCE,
-        `backward frame ${frame}`,
-      );
-    }
+    // Layer 2 kept its time moving while its weight was 0.
+    follow("backward frame", 40, (frame) => (((1.85 - (40 + frame) / 30) % 2) + 2) % 2);
     // A locomotion blend of the clip with itself: both playbacks in phase, the blend the clip.
     removeLayer(world, eid, 2);
     removeLayer(world, eid, 1);
     addLocomotionLayer(world, eid, [{ clip, at: 0 }, { clip, at: 1 }], { parameter: 0.4 });
-    for (let frame = 1; frame <= 20; frame++) {
-      sampleClipsSystem(world, 1 / 30);
-      const expected = exact(rest, clip, (frame / 30) % 2);
-      assertLess(
-        jointDifference(getPose(world, eid), expected, n),
-        TOLERANCE,
-        `locomotion frame ${frame}`,
-      );
-    }
+    follow("locomotion frame", 20, (frame) => (frame / 30) % 2);
   });
 }
 

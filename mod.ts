@@ -114,9 +114,16 @@ export {
   ClipBudgetError,
   clipBytes,
   DEFAULT_CLIP_BUDGET,
-  disposeClip,
   setClipBudget,
-} from "./animation/baked_clip.ts";
+} from "./animation/clip_budget.ts";
+export {
+  CompactClip,
+  compactClip,
+  type CompactClipOptions,
+  DEFAULT_CLIP_TOLERANCE,
+  DEFAULT_VIRTUAL_DISTANCE,
+  disposeClip,
+} from "./animation/compact_clip.ts";
 export { addSkeleton, removeSkeleton } from "./components/skeleton.ts";
 export { addJointQuat, getPose, removeJointQuat, setJointPose } from "./components/joint_quat.ts";
 export {

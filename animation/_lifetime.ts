@@ -27,7 +27,7 @@ export class Lifetime {
 
   /**
    * Runs `release` too when the memory goes (for what was made for this
-   * asset, like clips baked for a skeleton); returns a function that
+   * asset, like clips built for a skeleton); returns a function that
    * cancels it.
    */
   onRelease(release: Release): () => void {

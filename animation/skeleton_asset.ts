@@ -37,7 +37,7 @@ export type { SkeletonDefinition } from "./definitions.ts";
  * parent before its children), rest pose and inverse bind matrices.
  *
  * Lifetime: {@linkcode SkeletonAsset.dispose} (or `using`) gives its memory
- * back to the core, and with it the clips baked for it. While entities or
+ * back to the core, and with it the clips built for it. While entities or
  * skins still use it, the release is deferred until the last one lets go;
  * a disposed skeleton cannot be given to a new entity or skin. A skeleton
  * dropped without `dispose()` is released when garbage collected.

@@ -1,12 +1,9 @@
 /**
  * Real characters (`tests/fixtures/gltf/`, and Xbot from
- * `../shared/assets/gltf/` when it is there): clip sampling per joint,
- * and the whole frame against three.js on the same file in the same run.
+ * `../shared/assets/gltf/` when it is there): the whole frame against
+ * three.js on the same file in the same run.
  *
- * - "sampleClips": 100 instances of Xbot (68 joints) playing its walk clip.
- *   Baseline: the exact scalar sampler (key search and slerp per channel,
- *   `sampleClip`); then the sample clips system, which blends two baked
- *   frames in the core, on each build.
+ * - Clip sampling has its own group, "sampling" in `sampling_bench.ts`.
  * - "frame, FILE": one instance, its first clip. Baseline: three.js
  *   (`AnimationMixer.update` + `updateMatrixWorld` + `Skeleton.update` +
  *   `applyBoneTransform` on every vertex, positions only). Marrow runs its
@@ -21,12 +18,8 @@ import {
   createAnimation,
   createAnimationPipeline,
   createCharacterAssets,
-  getPose,
   importGltf,
   playClip,
-  sampleClip,
-  sampleClipsSystem,
-  wrapTime,
 } from "../mod.ts";
 import { assetUrl, loadThree, readAsset } from "../tests/_three_gltf.ts";
 import { missingTestOnlyModels, SHARED_DIR } from "../tests/_assets.ts";
@@ -66,36 +59,6 @@ if (!hasXbot) {
       decodeURIComponent(SHARED_DIR.pathname)
     }, which does not have it`,
   );
-}
-
-// Sampling per joint: 100 Xbots.
-if (hasXbot) {
-  const group = "sampleClips: 100 × Xbot walk (68 joints), per frame";
-  const { world, entities, model } = await marrowWorld("Xbot.glb", "scalar", 100, false);
-  const skeleton = model.skeletons[0];
-  const clip = skeleton.clips.find((c) => c.name === "walk")!;
-  let time = 0;
-  Deno.bench({
-    name: "exact scalar sampler (sampleClip)",
-    group,
-    baseline: true,
-    fn: () => {
-      time += DT;
-      entities.forEach((eid, i) => {
-        const pose = getPose(world, eid);
-        pose.set(skeleton.skeleton.restPose);
-        sampleClip(clip, wrapTime(time + i * 0.1, clip.duration, "loop"), pose);
-      });
-    },
-  });
-  for (const build of BUILDS) {
-    const scene = await marrowWorld("Xbot.glb", build, 100, false);
-    Deno.bench({
-      name: `sampleClipsSystem ${build}`,
-      group,
-      fn: () => sampleClipsSystem(scene.world, DT),
-    });
-  }
 }
 
 // The whole frame against three.js.

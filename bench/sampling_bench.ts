@@ -50,3 +50,102 @@ for (const { build, kernels, at } of cores) {
     fn: () => kernels.blendPoses(at.a, at.b, at.out, JOINTS, WEIGHT),
   });
 }
+
+// "sampling": 100 Xbots playing "walk", one entity per character (its first skinned skeleton).
+import { addEntity, createWorld } from "bitecs";
+import {
+  addJointQuat,
+  addSkeleton,
+  Core as MarrowCore,
+  createAnimation,
+  getPose,
+  importGltf,
+  playClip,
+  sampleClip,
+  sampleClipsSystem,
+  SkeletonAsset,
+  wrapTime,
+} from "../mod.ts";
+import { BakedClip } from "./_baked_clip.ts";
+import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
+import { missingTestOnlyModels } from "../tests/_assets.ts";
+import { assetUrl } from "../tests/_three_gltf.ts";
+
+if (!missingTestOnlyModels().includes("Xbot.glb")) {
+  const DT = 1 / 60, COUNT = 100;
+  const model = await importGltf(assetUrl("Xbot.glb"));
+  const gltfSkeleton = model.skeletons.find((s) => s.primitives.length > 0)!;
+  const clip = gltfSkeleton.clips.find((c) => c.name === "walk")!;
+  const scene = (build: "simd" | "relaxed-simd") => {
+    const core = MarrowCore.create(build);
+    const world = createWorld();
+    createAnimation(world, { core });
+    const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
+    const entities = Array.from({ length: COUNT }, (_, i) => {
+      const eid = addEntity(world);
+      addSkeleton(world, eid, skeleton);
+      addJointQuat(world, eid);
+      playClip(world, eid, clip, { time: i * 0.1 });
+      return eid;
+    });
+    return { core, world, skeleton, entities };
+  };
+  const group = `sampling: ${COUNT} × Xbot walk, one entity each, per frame`;
+  const base = scene("simd");
+  let time = 0;
+  Deno.bench({
+    name: "exact scalar sampler (sampleClip)",
+    group,
+    baseline: true,
+    fn: () => {
+      time += DT;
+      base.entities.forEach((eid, i) => {
+        const pose = getPose(base.world, eid);
+        pose.set(gltfSkeleton.skeleton.restPose);
+        sampleClip(clip, wrapTime(time + i * 0.1, clip.duration, "loop"), pose);
+      });
+    },
+  });
+  for (const build of builds) {
+    const s = scene(build);
+    Deno.bench({
+      name: `compact, forward (sampleClipsSystem) ${build}`,
+      group,
+      fn: () => sampleClipsSystem(s.world, DT),
+    });
+    const r = scene(build);
+    let seed = 1;
+    Deno.bench({
+      name: `compact, random access (a seek per entity per frame) ${build}`,
+      group,
+      fn: () => {
+        // A large step per frame: every lane searches instead of walking forward.
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        sampleClipsSystem(r.world, (seed % 1000) / 1000 * clip.duration + 0.37);
+      },
+    });
+    // The baked format it replaces: two baked frames blended per entity, one call.
+    const b = scene(build);
+    const baked = new BakedClip(clip, b.skeleton);
+    const memory = coreMemory(b.core);
+    const jobs = memory.alloc(COUNT * JOB_WORDS * 4);
+    const poses = b.entities.map(() => memory.alloc(40 * 17 * 4));
+    let bakedTime = 0;
+    Deno.bench({
+      name: `baked frames (blendPosesBatch) ${build}`,
+      group,
+      fn: () => {
+        bakedTime += DT;
+        const { u32, f32 } = memory.views();
+        for (let i = 0; i < COUNT; i++) {
+          const [a, c, w] = baked.locate(wrapTime(bakedTime + i * 0.1, clip.duration, "loop"));
+          const at = (jobs >> 2) + i * JOB_WORDS;
+          u32[at] = a, u32[at + 1] = c, u32[at + 2] = poses[i], u32[at + 3] = 68;
+          f32[at + 4] = w;
+        }
+        coreKernels(b.core).blendPosesBatch(jobs, COUNT);
+      },
+    });
+  }
+}

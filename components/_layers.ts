@@ -8,6 +8,7 @@
  */
 
 import type { Clip } from "../animation/clip.ts";
+import { ClipSampler } from "../animation/clip_sampler.ts";
 import { poseFloats } from "../simd/layout.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import type { Playback } from "./_world.ts";
@@ -95,13 +96,33 @@ export function allocateLayer(
   };
 }
 
-/** @internal Frees a layer's block and releases its clips. */
+/** The playbacks of a layer 1 and up: its clip's, or its 1D blend's. */
+function playbacksOf(layer: Layer): Playback[] {
+  return layer.playback ? [layer.playback] : layer.blend!.points.map((point) => point.playback);
+}
+
+/**
+ * @internal Gives each playback of a new layer its own sampler (a cache in
+ * the core, and a hold on its compact clip). When one cannot be allocated,
+ * frees the layer (the samplers made so far with it) and throws.
+ */
+export function startLayer(memory: CoreMemory, layer: Layer): void {
+  try {
+    for (const playback of playbacksOf(layer)) {
+      playback.sampler = new ClipSampler(playback.compact, memory);
+    }
+  } catch (e) {
+    releaseLayer(memory, layer);
+    throw e;
+  }
+}
+
+/** @internal Frees a layer's block and its playbacks' samplers (their clips released). */
 export function releaseLayer(memory: CoreMemory, layer: Layer): void {
   memory.free(layer.block);
-  layer.playback?.baked.lifetime.release();
-  if (layer.blend) {
-    memory.free(layer.blend.scratch);
-    for (const point of layer.blend.points) point.playback.baked.lifetime.release();
+  if (layer.blend) memory.free(layer.blend.scratch);
+  if (layer.playback || layer.blend) {
+    for (const playback of playbacksOf(layer)) playback.sampler?.release();
   }
 }
 

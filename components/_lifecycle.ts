@@ -19,6 +19,7 @@
  * @module
  */
 
+import { ClipSampler } from "../animation/clip_sampler.ts";
 import { entityExists, observe, onAdd, onRemove, query, removeComponent } from "bitecs";
 import { MATRIX_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
 import { ComponentError } from "./errors.ts";
@@ -224,7 +225,7 @@ function allocate(state: WorldState, name: ComponentName, eid: number): void {
         throw new ComponentError(eid, name, "the entity needs a JointQuat first (addJointQuat)");
       }
       const scratch = memory.alloc(poseFloats(n) * 4);
-      playback.baked.lifetime.acquire();
+      playback.sampler = new ClipSampler(playback.compact, memory);
       o.player[eid] = { current: playback, next: undefined, fade: 0, fadeDuration: 0, scratch };
       (c.ClipPlayer.clipName as unknown[])[eid] = playback.clip.name;
       c.ClipPlayer.time[eid] = playback.time;

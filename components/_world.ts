@@ -15,7 +15,8 @@
 import type { AnimationComponents } from "./world.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
-import type { BakedClip } from "../animation/baked_clip.ts";
+import type { CompactClip } from "../animation/compact_clip.ts";
+import type { ClipSampler } from "../animation/clip_sampler.ts";
 import { lifetimeOf } from "../animation/_lifetime.ts";
 import type { Clip, WrapMode } from "../animation/clip.ts";
 import type { IKChain } from "./_ik_chain.ts";
@@ -64,7 +65,9 @@ export const COMPONENT_NAMES: readonly ComponentName[] = [
  */
 export interface Playback {
   readonly clip: Clip;
-  readonly baked: BakedClip;
+  readonly compact: CompactClip;
+  /** Its sampler (cache in the core), from when the playback starts until it stops. */
+  sampler?: ClipSampler;
   readonly wrap: WrapMode;
   time: number;
   speed: number;
@@ -162,8 +165,8 @@ export class WorldResources {
         if (!player) break;
         this.memory.free(player.scratch);
         if (player.stack) releaseStack(this.memory, player.stack);
-        player.current.baked.lifetime.release();
-        player.next?.baked.lifetime.release();
+        player.current.sampler!.release();
+        player.next?.sampler?.release();
         o.player[eid] = undefined;
         break;
       }

@@ -6,10 +6,12 @@
  * every player once per frame; `ClipPlayer.time[eid]` and
  * `ClipPlayer.speed[eid]` are the playing clip's, and yours to write.
  *
- * The first time a clip is played on a skeleton it is baked into pose
- * frames in the core's memory, which allocates (read views again
- * afterwards) and counts against the core's clip budget (`setClipBudget`);
- * `disposeClip` gives the frames back.
+ * The first time a clip is played on a skeleton it is built into a compact
+ * clip in the core's memory (`compactClip`, which also takes build options
+ * and reports the clip's size and error), which allocates (read views
+ * again afterwards) and counts against the core's clip budget
+ * (`setClipBudget`); `disposeClip` gives the memory back. Each playback
+ * also holds a small sampling cache in the core.
  *
  * @module
  */
@@ -17,7 +19,8 @@
 import { addComponent, hasComponent, removeComponent } from "bitecs";
 import type { Clip, WrapMode } from "../animation/clip.ts";
 import { validateClip } from "../animation/clip_validation.ts";
-import { bakedClip } from "../animation/baked_clip.ts";
+import { compactClip } from "../animation/compact_clip.ts";
+import { ClipSampler } from "../animation/clip_sampler.ts";
 import { checkedPlayer, checkedSkeleton } from "./_access.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
 import type { Playback, WorldState } from "./_world.ts";
@@ -52,7 +55,7 @@ export interface PlaybackInfo {
  * {@linkcode ComponentError} when they are missing or the clip animates a
  * joint the skeleton does not have, a `ClipError` for a clip that
  * `validateClip` refuses (bad key times, values, paths or interpolations), a
- * `ClipBudgetError` for a clip whose baked frames would pass the core's clip
+ * `ClipBudgetError` for a clip whose compact form would pass the core's clip
  * budget, and a `RangeError` for a bad option. Nothing is changed when it
  * throws.
  */
@@ -75,9 +78,9 @@ export function playClip(
     }
     return;
   }
-  playback.baked.lifetime.acquire();
-  player.current.baked.lifetime.release();
-  player.next?.baked.lifetime.release();
+  playback.sampler = new ClipSampler(playback.compact, state.resources.memory);
+  player.current.sampler!.release();
+  player.next?.sampler?.release();
   player.current = playback;
   player.next = undefined;
   player.fade = 0;
@@ -108,16 +111,16 @@ export function crossFadeTo(
   const player = state.owned.player[eid];
   if (!player) return playClip(world, eid, clip, options);
   const playback = makePlayback(world, state, eid, clip, options);
-  playback.baked.lifetime.acquire();
+  playback.sampler = new ClipSampler(playback.compact, state.resources.memory);
   const c = state.components.ClipPlayer;
   if (player.next && player.fade >= 0.5) {
     // The clip fading in already dominates: it becomes the one fading out.
-    player.current.baked.lifetime.release();
+    player.current.sampler!.release();
     player.current = player.next;
     c.time[eid] = player.next.time;
     c.speed[eid] = player.next.speed;
   } else {
-    player.next?.baked.lifetime.release();
+    player.next?.sampler?.release();
   }
   player.next = playback;
   player.fade = 0;
@@ -147,7 +150,10 @@ export function removeClipPlayer(world: object, eid: number): void {
   removeComponent(world, eid, state.components.ClipPlayer);
 }
 
-/** @internal A checked playback of `clip` for entity `eid`, its clip baked; nothing acquired. */
+/**
+ * @internal A checked playback of `clip` for entity `eid`, its clip built;
+ * no sampler yet (nothing acquired).
+ */
 export function makePlayback(
   world: object,
   state: WorldState,
@@ -193,5 +199,5 @@ export function makePlayback(
   if (wrap !== "loop" && wrap !== "clamp") {
     throw new RangeError(`entity ${eid}: ClipPlayer: wrap must be "loop" or "clamp", got ${wrap}`);
   }
-  return { clip, baked: bakedClip(clip, skeleton), time, speed, wrap };
+  return { clip, compact: compactClip(clip, skeleton), time, speed, wrap };
 }

@@ -19,8 +19,9 @@
  * property an action has no track for to the other actions); the rest
  * pose fills joints no layer animates.
  *
- * All layers of all entities are sampled and blended by the sample clips
- * system in one call into the core.
+ * The sample clips system samples all layers of all entities in one call
+ * into the core (each layer playback through its own sampler, from the
+ * clip's compact form) and blends them in a second.
  *
  * @module
  */
@@ -31,7 +32,7 @@ import { checkedMask } from "../animation/joint_mask.ts";
 import type { MarkerHit } from "../animation/markers.ts";
 import { poseFloats } from "../simd/layout.ts";
 import { checkedPlayer, checkedSkeleton } from "./_access.ts";
-import { allocateLayer, type LayerMode, releaseLayer } from "./_layers.ts";
+import { allocateLayer, type LayerMode, releaseLayer, startLayer } from "./_layers.ts";
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback, type PlaybackOptions } from "./clip_player.ts";
@@ -127,10 +128,10 @@ export function addLayer(
     rate: 0,
     mask,
   });
+  startLayer(memory, layer);
   if (reference) {
     memory.views().f32.set(reference.subarray(0, poseFloats(n)), layer.reference >> 2);
   }
-  playback.baked.lifetime.acquire();
   stack.layers.push(layer);
   return stack.layers.length - 1;
 }

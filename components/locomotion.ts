@@ -11,7 +11,7 @@ import type { Clip } from "../animation/clip.ts";
 import { checkedMask } from "../animation/joint_mask.ts";
 import { poseFloats } from "../simd/layout.ts";
 import { checkedPlayer, checkedSkeleton } from "./_access.ts";
-import { allocateLayer, MAX_LAYERS } from "./_layers.ts";
+import { allocateLayer, MAX_LAYERS, startLayer } from "./_layers.ts";
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback } from "./clip_player.ts";
@@ -78,16 +78,22 @@ export function addLocomotionLayer(
   checkRoom(eid, stack, "addLocomotionLayer");
   const memory = state.resources.memory;
   const scratch = memory.alloc(poseFloats(n) * 4);
-  const layer = allocateLayer(memory, n, {
-    playback: undefined,
-    blend: { points: sorted, parameter, phase: 0, speed, scratch },
-    mode: "override",
-    weight,
-    target: weight,
-    rate: 0,
-    mask,
-  });
-  for (const point of sorted) point.playback.baked.lifetime.acquire();
+  let layer;
+  try {
+    layer = allocateLayer(memory, n, {
+      playback: undefined,
+      blend: { points: sorted, parameter, phase: 0, speed, scratch },
+      mode: "override",
+      weight,
+      target: weight,
+      rate: 0,
+      mask,
+    });
+  } catch (e) {
+    memory.free(scratch);
+    throw e;
+  }
+  startLayer(memory, layer);
   stack.layers.push(layer);
   return stack.layers.length - 1;
 }

@@ -23,6 +23,8 @@
  * |                       | jointCount, rest, layers, overrideCount,              |
  * |                       | additiveCount, threshold (f32 bits); `layers` holds   |
  * |                       | entries of pose, mask, weight (f32 bits), reference   |
+ * | sampleCompactBatch    | clip, cache, out, groupCount, time (f32 bits),        |
+ * |                       | blendInto, weight (f32 bits): see `assembly/sample.ts` |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
  * |                       | outTangents, flags (`bounds`, when not 0, is a table  |
@@ -83,6 +85,8 @@ export interface CoreKernels {
     layerJobs: number,
     layerCount: number,
   ): void;
+  sampleCompact(clip: number, cache: number, out: number, groupCount: number, time: number): void;
+  sampleCompactBatch(jobs: number, jobCount: number): void;
   skinPositions(
     model: number,
     bases: number,

@@ -20,6 +20,7 @@ import * as ref from "./reference.ts";
 import * as refDq from "./reference_dq.ts";
 import { blendLayers, type LayerInput } from "./reference_layers.ts";
 import { solveIKJobs } from "./reference_ik.ts";
+import * as refSample from "./reference_sample.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "./layout.ts";
 
 /** Which implementation of the kernels a core runs. */
@@ -321,6 +322,20 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         }
         const threshold = memory.views().f32[(at >> 2) + 6];
         blendLayers(f32(out, n), jointCount, f32(rest, n), inputs, overrideCount, threshold);
+      }
+    },
+    sampleCompact(clip, cache, out, groupCount, time) {
+      const { buffer } = memory.views().u8;
+      refSample.sampleCompact(new DataView(buffer), clip, cache, out, groupCount, time);
+    },
+    sampleCompactBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const [clip, cache, out, groupCount, , into] = job(jobs, i);
+        const at = ((jobs + i * JOB_WORDS * 4) >> 2) + 4;
+        kernels.sampleCompact(clip, cache, out, groupCount, memory.views().f32[at]);
+        if (into !== 0) {
+          kernels.blendPoses(into, out, into, groupCount * 4, memory.views().f32[at + 2]);
+        }
       }
     },
     skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences) {

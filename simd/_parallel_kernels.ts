@@ -5,7 +5,10 @@
  * when every thread is done: one synchronisation per batch call, so one per
  * system. Each row is computed by the same kernel code whichever thread
  * runs it, and rows never share output, so the result is bit-identical to
- * the single-threaded call. Calls too small to pay for the
+ * the single-threaded call. The one exception, a `sampleCompactBatch` row
+ * that blends its sample into the pose the row before it wrote (a
+ * cross-fade, a 1D blend's pair; each row samples through its own
+ * playback's cache), is kept in that row's run. Calls too small to pay for the
  * synchronisation run on the calling thread alone.
  *
  * @module
@@ -26,6 +29,7 @@ export type BatchName =
   | "modelToLocalBatch"
   | "multiplyMatricesBatch"
   | "blendPosesBatch"
+  | "sampleCompactBatch"
   | "skinPositionsBatch"
   | "skinVerticesBatch"
   | "skinDualQuaternionsBatch";
@@ -55,6 +59,7 @@ const ROW_COSTS: Record<BatchName, RowCost> = {
   modelToLocalBatch: word(3),
   multiplyMatricesBatch: word(3),
   blendPosesBatch: word(3),
+  sampleCompactBatch: (u32, at) => u32[at + 3] * 4,
   skinPositionsBatch: (u32, at, [max]) => u32[at + 5] * max,
   skinVerticesBatch: skinCost,
   skinDualQuaternionsBatch: skinCost,
@@ -76,6 +81,7 @@ export const minSplitCost: Record<BatchName, number> = {
   modelToLocalBatch: 16384,
   multiplyMatricesBatch: 16384,
   blendPosesBatch: 16384,
+  sampleCompactBatch: 16384,
   skinPositionsBatch: 1 << 18,
   skinVerticesBatch: 1 << 18,
   skinDualQuaternionsBatch: 1 << 18,
@@ -85,19 +91,34 @@ export const minSplitCost: Record<BatchName, number> = {
 export const BATCH_NAMES: readonly BatchName[] = Object.keys(ROW_COSTS) as BatchName[];
 
 /**
+ * Rows that must run after the row before them on the same thread: a
+ * sample blended into the pose the row before wrote (job word 5,
+ * `blendInto`, is not 0).
+ */
+const JOINED: Partial<Record<BatchName, (u32: Uint32Array, at: number) => boolean>> = {
+  sampleCompactBatch: (u32, at) => u32[at + 5] !== 0,
+};
+
+/**
  * Cuts `count` rows into `threads` contiguous runs of about equal cost:
  * returns the `threads + 1` run boundaries. A row goes to the run where
  * the middle of its cost falls, except that the first row always goes to
- * the calling thread's run (a task it keeps costs no synchronisation).
+ * the calling thread's run (a task it keeps costs no synchronisation), and
+ * a row `joined` says so goes to the run of the row before it.
  */
-export function balance(costs: ArrayLike<number>, threads: number): number[] {
+export function balance(
+  costs: ArrayLike<number>,
+  threads: number,
+  joined?: (row: number) => boolean,
+): number[] {
   let total = 0;
   for (let i = 0; i < costs.length; i++) total += costs[i];
   const bounds = [0];
   let before = 0;
   for (let i = 0; i < costs.length; i++) {
     const middle = before + costs[i] / 2;
-    while (i > 0 && bounds.length < threads && middle > (total * bounds.length) / threads) {
+    const cut = i > 0 && !joined?.(i);
+    while (cut && bounds.length < threads && middle > (total * bounds.length) / threads) {
       bounds.push(i);
     }
     before += costs[i];
@@ -126,7 +147,12 @@ export function parallelKernels(
         total += costs[i] = cost(u32, (jobs >> 2) + i * JOB_WORDS, rest);
       }
       if (total < minSplitCost[name]) return serial(jobs, count, ...rest);
-      const bounds = balance(costs, pool.threads);
+      const join = JOINED[name];
+      const bounds = balance(
+        costs,
+        pool.threads,
+        join && ((row) => join(u32, (jobs >> 2) + row * JOB_WORDS)),
+      );
       const argsOf = (t: number): Share => {
         const first = bounds[t], rows = bounds[t + 1] - first;
         if (rows === 0) return undefined;

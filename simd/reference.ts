@@ -259,8 +259,7 @@ export function multiplyMatrices(
  * groups (padding lanes included): translation and scale
  * `a * (1 - weight) + b * weight`; rotation by nlerp along the shorter arc
  * (`b` negated when `dot(a, b) < 0`), normalized, the identity when the
- * blend is zero. `out` may be `a` or `b`. Used for clip sampling between
- * baked frames and for cross-fades.
+ * blend is zero. `out` may be `a` or `b`. Used for cross-fades.
  */
 export function blendPoses(
   a: Float32Array,

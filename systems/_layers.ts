@@ -1,8 +1,10 @@
 /**
  * The layer stage of the sample clips system: for an entity with layers,
- * advances each layer (time, weight fade, 1D blend phase), samples its
- * clips into the layer's pose, and writes one `blendLayers` job that
- * combines them into the entity's pose.
+ * advances each layer (time, weight fade, 1D blend phase), writes the
+ * `sampleCompactBatch` rows that sample its clips into the layer's pose
+ * (a cross-fade's or a 1D blend's second clip blended in by the same
+ * row), and one `blendLayersBatch` job that combines the layers into the
+ * entity's pose.
  *
  * @module
  */
@@ -13,7 +15,7 @@ import type { JobTable, Playback, PlayerState } from "../components/_world.ts";
 import type { Clip } from "../animation/clip.ts";
 import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
-import { type PoseRows, samplePlayback } from "./_sample_playback.ts";
+import { samplePlayback, type SampleRows } from "./_sample_playback.ts";
 
 /** A playback's step in the frame, and the share of the pose it drives. */
 export interface PlaybackStep {
@@ -29,10 +31,10 @@ export interface PlaybackStep {
   readonly fires: boolean;
 }
 
-/** Where the stage writes: sample rows, layer entries and layer jobs. */
+/** Where the stage writes: sampling rows, layer entries and layer jobs. */
 export interface LayerOutput {
   readonly memory: CoreMemory;
-  readonly rows: PoseRows;
+  readonly rows: SampleRows;
   readonly entries: JobTable;
   readonly jobs: JobTable;
 }
@@ -40,8 +42,8 @@ export interface LayerOutput {
 /** Rows and entries an entity's layers need at most, for sizing the tables. */
 export function layerCapacity(player: PlayerState): { rows: number; entries: number } {
   const layers = player.stack?.layers ?? [];
-  let rows = 3;
-  for (const layer of layers) rows += layer.blend ? 3 : 1;
+  let rows = 2;
+  for (const layer of layers) rows += layer.blend ? 2 : 1;
   return { rows, entries: layers.length };
 }
 
@@ -73,10 +75,12 @@ export function writeLayers(
   const base = stack.layers[0];
   fade(base, dt);
   const next = player.next;
-  samplePlayback(rows, player.current, time, base.block, joints);
+  samplePlayback(rows, player.current, time, base.block);
   if (next) {
-    samplePlayback(rows, next, next.time, player.scratch, joints);
-    rows.blend(base.block, player.scratch, base.block, joints, player.fade);
+    samplePlayback(rows, next, next.time, player.scratch, {
+      into: base.block,
+      weight: player.fade,
+    });
   }
   updateMask(memory, base, next ? [player.current.clip, next.clip] : [player.current.clip], joints);
   for (let i = 1; i < stack.layers.length; i++) {
@@ -86,7 +90,7 @@ export function writeLayers(
       const p = layer.playback, from = p.time;
       p.time += dt * p.speed;
       steps.push({ clip: p.clip, playback: p, from, to: p.time, layer: i, share: 1, fires: true });
-      if (layer.weight > 0) samplePlayback(rows, p, p.time, layer.block, joints);
+      if (layer.weight > 0) samplePlayback(rows, p, p.time, layer.block);
       updateMask(memory, layer, [p.clip], joints);
     } else if (layer.blend) {
       const blend = layer.blend, points = blend.points;
@@ -107,9 +111,8 @@ export function writeLayers(
         steps.push({ clip: p.clip, playback: p, from: f, to: t, layer: i, share, fires });
       }
       if (layer.weight > 0) {
-        samplePlayback(rows, a, a.time, layer.block, joints);
-        samplePlayback(rows, b, b.time, blend.scratch, joints);
-        rows.blend(layer.block, blend.scratch, layer.block, joints, alpha);
+        samplePlayback(rows, a, a.time, layer.block);
+        samplePlayback(rows, b, b.time, blend.scratch, { into: layer.block, weight: alpha });
       }
       updateMask(memory, layer, [a.clip, b.clip], joints);
     }

@@ -1,19 +1,18 @@
 /**
  * Where a playback's clip is sampled into a pose: the one function that
  * knows the clip format ({@linkcode samplePlayback}), and the job rows of
- * the core's pose blend that it and the layer stage emit.
+ * the core's `sampleCompactBatch` that it writes.
  *
  * @module
  */
 
-import type { Playback } from "../components/_world.ts";
-import type { JobTable } from "../components/_world.ts";
+import type { JobTable, Playback } from "../components/_world.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 
-/** Rows of `blendPosesBatch` (a, b, out, joints, weight), written into a job table. */
-export class PoseRows {
+/** Rows of `sampleCompactBatch`, written into a job table. */
+export class SampleRows {
   count = 0;
   readonly #table: JobTable;
   readonly #memory: CoreMemory;
@@ -30,29 +29,49 @@ export class PoseRows {
     return this.#table.ptr;
   }
 
-  /** `out = blend(a, b, weight)` over `joints` joints. */
-  blend(a: number, b: number, out: number, joints: number, weight: number): void {
-    const { u32, f32 } = this.#memory;
-    const at = (this.#table.ptr >> 2) + this.count++ * JOB_WORDS;
-    u32[at] = a, u32[at + 1] = b, u32[at + 2] = out, u32[at + 3] = joints;
-    f32[at + 4] = weight;
+  /** Word index of the next row, counted as written. */
+  next(): number {
+    return (this.#table.ptr >> 2) + this.count++ * JOB_WORDS;
   }
+
+  /** The core's memory, whose views the rows are written through. */
+  get memory(): CoreMemory {
+    return this.#memory;
+  }
+}
+
+/** A pose that a sample is blended into by a weight, in the same core call. */
+export interface BlendInto {
+  /** Byte offset of the pose blended, which the blend overwrites. */
+  readonly into: number;
+  /** Weight of the sample: 0 keeps `into`, 1 is the sample. */
+  readonly weight: number;
 }
 
 /**
  * Samples `playback`'s clip at playback time `time` (before wrapping) into
- * the pose at byte offset `out`, as rows of `rows`. Every sampling of a
- * playback goes through here.
+ * the pose at byte offset `out` through the playback's sampler (its cache),
+ * as a row of `rows`; with `blend`, the kernel then blends pose
+ * `blend.into` toward that sample by `blend.weight` (a cross-fade, a 1D
+ * blend's pair). Rows run in order, so a blend row may read the pose an
+ * earlier row wrote. Every sampling of a playback goes through here.
  */
 export function samplePlayback(
-  rows: PoseRows,
+  rows: SampleRows,
   playback: Playback,
   time: number,
   out: number,
-  joints: number,
+  blend?: BlendInto,
 ): void {
-  const [a, b, weight] = playback.baked.locate(
-    wrapTime(time, playback.baked.duration, playback.wrap),
+  const { u32, f32 } = rows.memory;
+  const clipTime = wrapTime(time, playback.compact.duration, playback.wrap);
+  playback.sampler!.emit(
+    u32,
+    f32,
+    rows.next(),
+    clipTime,
+    out,
+    blend?.into ?? 0,
+    blend?.weight ?? 0,
   );
-  rows.blend(a, b, out, joints, weight);
 }

@@ -5,12 +5,19 @@
  * the core for all entities. It runs first in the frame. Fields no clip
  * animates keep the skeleton's rest pose.
  *
- * Sampling blends the two baked frames around the clip time; rotations are
- * normalized-lerped along the shorter arc, translations and scales lerped.
+ * Sampling reads the clips' compact form (`animation/compact_clip.ts`)
+ * through each playback's cache, four joints at a time: rotations are
+ * normalized-lerped along the shorter arc between the keys around the clip
+ * time, translations and scales lerped, STEP keys held; a cross-fade blends
+ * the two clips' poses by the fade weight in the same core call.
  *
  * An entity with layers (`components/layers.ts`) has each layer's clips
- * sampled into the layer's pose, then the layers blended into its
- * JointQuat, in the same call. The system also records the markers every
+ * sampled into the layer's pose by that same call, then the layers blended
+ * into its JointQuat by a second one (`blendLayersBatch`, for all layered
+ * entities at once): two core calls per frame when any entity has layers,
+ * one otherwise. Each playback (of a layer, of a locomotion blend) has its
+ * own sampler, whose cache it frees when its layer or player goes. The
+ * system also records the markers every
  * playback crossed (`getCrossedMarkers`) and, where enabled, takes root
  * motion out of the pose (`getRootMotion`).
  *
@@ -25,7 +32,7 @@ import {
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
-import { PoseRows, samplePlayback } from "./_sample_playback.ts";
+import { samplePlayback, SampleRows } from "./_sample_playback.ts";
 import { layerCapacity, type LayerOutput, type PlaybackStep, writeLayers } from "./_layers.ts";
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
@@ -84,13 +91,13 @@ export function sampleClipsSystem(
   for (let i = 0; i < list.length; i++) {
     const player = owned.player[list[i]]!;
     if (!player.stack) {
-      rowCapacity += 3;
+      rowCapacity += 2;
       continue;
     }
     const { rows, entries } = layerCapacity(player);
     rowCapacity += rows, entryCapacity += entries, layered++;
   }
-  const rows = new PoseRows(state.jobs("sampleClips"), memory, rowCapacity);
+  const rows = new SampleRows(state.jobs("sampleClips"), memory, rowCapacity);
   const out: LayerOutput = {
     memory,
     rows,
@@ -144,7 +151,7 @@ export function sampleClipsSystem(
         });
       }
       if (player.fade >= 1) {
-        player.current.baked.lifetime.release();
+        player.current.sampler!.release();
         player.current = next;
         player.next = undefined;
         player.fade = 0;
@@ -155,15 +162,18 @@ export function sampleClipsSystem(
     if (player.stack) {
       writeLayers(out, player, player.stack, c.time[eid], joints, pose, deltaSeconds, steps);
     } else {
-      samplePlayback(rows, player.current, c.time[eid], pose, joints);
+      samplePlayback(rows, player.current, c.time[eid], pose);
       if (player.next) {
-        samplePlayback(rows, player.next, player.next.time, player.scratch, joints);
-        rows.blend(pose, player.scratch, pose, joints, player.fade);
+        samplePlayback(rows, player.next, player.next.time, player.scratch, {
+          into: pose,
+          weight: player.fade,
+        });
       }
     }
     if (track) extended = recordSteps(memory, player, steps) || extended;
   }
-  state.kernels.blendLayersBatch(rows.ptr, rows.count, out.jobs.ptr, out.jobs.count);
+  state.kernels.sampleCompactBatch(rows.ptr, rows.count);
+  if (out.jobs.count > 0) state.kernels.blendLayersBatch(0, 0, out.jobs.ptr, out.jobs.count);
   if (extended) {
     for (let i = 0; i < list.length; i++) {
       const eid = list[i], player = owned.player[eid]!;

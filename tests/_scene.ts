@@ -9,6 +9,7 @@ import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
   type AnimationComponents,
+  type Clip,
   Core,
   type CoreBuild,
   createAnimation,
@@ -95,4 +96,37 @@ export function randomQuaternion(next: () => number): number[] {
   const q = [next() - 0.5, next() - 0.5, next() - 0.5, next() - 0.5];
   const n = Math.hypot(...q) || 1;
   return q.map((v) => v / n);
+}
+
+/**
+ * Joint `joint` turns about z and the next one moves through `keys` uneven
+ * keys over `duration` seconds: a clip whose sampling walks many keys.
+ */
+export function wander(name: string, seed: number, joint = 1, keys = 24, duration = 2): Clip {
+  const next = random(seed);
+  const times = Float32Array.from({ length: keys }, (_, k) => (duration * k) / (keys - 1));
+  const rotations = new Float32Array(keys * 4), translations = new Float32Array(keys * 3);
+  let angle = 0;
+  for (let k = 0; k < keys; k++) {
+    angle += (next() - 0.3) * 0.8;
+    rotations.set([0, 0, Math.sin(angle / 2), Math.cos(angle / 2)], k * 4);
+    translations.set([next() * 2 - 1, 0.5, 0], k * 3);
+  }
+  return {
+    name,
+    animation: 0,
+    start: 0,
+    duration,
+    channels: [
+      { joint, path: "rotation", interpolation: "LINEAR", times, values: rotations, node: joint },
+      {
+        joint: joint + 1,
+        path: "translation",
+        interpolation: "LINEAR",
+        times,
+        values: translations,
+        node: joint + 1,
+      },
+    ],
+  };
 }

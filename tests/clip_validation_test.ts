@@ -11,6 +11,7 @@ import {
   ClipBudgetError,
   clipBytes,
   ClipError,
+  compactClip,
   createAnimationPipeline,
   createClip,
   crossFadeTo,
@@ -150,10 +151,9 @@ Deno.test("a clip over the baking budget is a ClipBudgetError naming clip, skele
   assertEquals(clipBytes(core), 0);
 });
 
-Deno.test("baking counts shared key times once, on both counting paths, before allocating", () => {
-  const { world, entities, core } = createScene("scalar", 1, { joints: 30 });
+Deno.test("a compact clip counts its exact bytes against the budget, before allocating", () => {
+  const { world, entities, core, skeleton } = createScene("scalar", 1, { joints: 30 });
   const [eid] = entities;
-  const frameBytes = 8 * 40 * 4; // 30 joints: 8 groups of 40 floats
   const shared = () =>
     createClip({
       name: "shared",
@@ -162,23 +162,23 @@ Deno.test("baking counts shared key times once, on both counting paths, before a
         path: "translation" as const,
         interpolation: "LINEAR" as const,
         times: Float32Array.from({ length: 200 }, (_, k) => k / 10),
-        values: Float32Array.from({ length: 600 }, (_, i) => i % 7),
+        values: Float32Array.from({ length: 600 }, (_, i) => (i * 7919) % 13),
       })),
     });
-  // 30 channels × 200 keys = 6,000 times in sum, 200 distinct: under a
-  // budget of 409 frames the sum does not fit and the merge counts instead.
-  for (const budget of [409 * frameBytes, 64 << 20]) {
-    setClipBudget(core, budget);
-    const clip = shared();
-    playClip(world, eid, clip);
-    assertEquals(clipBytes(core), 200 * frameBytes, `budget ${budget}`);
-    removeClipPlayer(world, eid);
-    disposeClip(clip);
-    assertEquals(clipBytes(core), 0);
-  }
-  setClipBudget(core, 150 * frameBytes);
+  const clip = shared();
+  playClip(world, eid, clip);
+  const bytes = compactClip(clip, skeleton).bytes;
+  assert(bytes > 30 * 200 * 4, `${bytes} bytes hold every key time`);
+  assertEquals(clipBytes(core), bytes);
+  removeClipPlayer(world, eid);
+  disposeClip(clip);
+  assertEquals(clipBytes(core), 0);
+  setClipBudget(core, bytes - 1);
   const allocated = core.allocatedBytes;
   const e = assertThrows(() => playClip(world, eid, shared()), ClipBudgetError);
-  assertEquals([e.estimate, e.exceeds], [151 * frameBytes, true]);
+  assertEquals([e.estimate, e.exceeds, e.available], [bytes, false, bytes - 1]);
   assertEquals(core.allocatedBytes, allocated);
+  setClipBudget(core, bytes);
+  playClip(world, eid, shared());
+  assertEquals(clipBytes(core), bytes);
 });

@@ -1,7 +1,7 @@
 /**
  * The ClipPlayer component: playback arguments checked at the call, the
  * fade weight within [0, 1], the store's time and speed as the truth, the
- * clip budget, and baked frames given back.
+ * clip budget, and clip memory given back.
  */
 import { assertEquals, assertThrows } from "@std/assert";
 import {
@@ -84,7 +84,7 @@ Deno.test("ClipPlayer.time and speed are the playing clip's, and checked every f
   assertEquals(getPose(world, eid), pose);
 });
 
-Deno.test("a clip whose frames pass the core's clip budget is refused before it is baked", () => {
+Deno.test("a clip whose frames pass the core's clip budget is refused before it is built", () => {
   const { world, entities, core } = createScene("scalar", 1, { joints: 30 });
   const [eid] = entities;
   setClipBudget(core, 64 * 1024);
@@ -102,7 +102,7 @@ Deno.test("a clip whose frames pass the core's clip budget is refused before it 
   assertEquals(clipBytes(core) > 64 * 1024, true);
 });
 
-Deno.test("disposeClip gives baked frames back once no player uses them", () => {
+Deno.test("disposeClip gives clip memory back once no player uses them", () => {
   const scene = createScene("simd", 2);
   const [a, b] = scene.entities;
   const clip = spin("a", 5);
@@ -115,7 +115,7 @@ Deno.test("disposeClip gives baked frames back once no player uses them", () => 
   const other = spin("other");
   playClip(scene.world, a, other);
   disposeAnimation(scene.world);
-  assertEquals(clipBytes(scene.core) < baked, true, "the disposed clip's frames are gone");
+  assertEquals(clipBytes(scene.core) < baked, true, "the disposed clip's memory is gone");
   disposeClip(other);
   assertEquals(clipBytes(scene.core), 0);
 });

@@ -6,17 +6,24 @@
  * single-threaded frame gives, and nothing is published; without
  * SharedArrayBuffer the pool falls back to one thread with the same
  * results; memory growth keeps views from before it working on every
- * thread.
+ * thread; compact clip sampling split across threads (layers, locomotion,
+ * cross-fades) is bit-identical too, a row blended into the pose of the
+ * row before it never cut from it.
  */
 import { assert, assertEquals, assertGreater, assertRejects, assertThrows } from "@std/assert";
 import {
+  addLayer,
+  addLocomotionLayer,
   Core,
   createAnimationPipeline,
   createWorkerPool,
+  crossFadeTo,
   getPose,
   getSkinnedPositions,
   MatrixBuffer,
+  playClip,
   PoseError,
+  sampleClipsSystem,
   type WorkerPool,
 } from "../mod.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
@@ -24,7 +31,7 @@ import { balance, BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { bestBuild } from "../simd/_core.ts";
-import { random } from "./_scene.ts";
+import { createScene, random, wander } from "./_scene.ts";
 
 const BUILD = bestBuild();
 /** Enough characters that every batch kernel of the frame is split across the threads. */
@@ -246,6 +253,70 @@ Deno.test("workers: rows are cut into runs of balanced cost", () => {
       assert(bounds[t] <= bounds[t + 1]);
       const run = costs.slice(bounds[t], bounds[t + 1]).reduce((a, b) => a + b, 0);
       assert(run <= total / threads + heaviest, `${costs} on ${threads}: run ${t} costs ${run}`);
+    }
+  }
+});
+
+/**
+ * Characters whose every playback samples a compact clip: cross-fades,
+ * override and additive layers, locomotion pairs and a one-clip locomotion
+ * layer (its playback sampled twice, into a pair of rows).
+ */
+function layeredCrowd(core: Core, count: number): WorkerScene {
+  const scene = createScene(core.build, count, SHAPE, {}, core);
+  const clips = [0, 1, 2, 3].map((i) => wander(`wander ${i}`, i + 1, 1 + 3 * i));
+  scene.entities.forEach((eid, i) => {
+    const world = scene.world;
+    playClip(world, eid, clips[i % 4], { time: i * 0.07 });
+    if (i % 3 === 0) crossFadeTo(world, eid, clips[(i + 1) % 4], 0.5);
+    if (i % 2 === 0) addLayer(world, eid, clips[(i + 2) % 4], { weight: 0.6, time: i * 0.05 });
+    if (i % 5 === 0) addLayer(world, eid, clips[(i + 3) % 4], { mode: "additive" });
+    if (i % 4 === 1) addLocomotionLayer(world, eid, [{ clip: clips[i % 4], at: 0 }]);
+    if (i % 4 === 3) {
+      const points = [{ clip: clips[0], at: 0 }, { clip: clips[3], at: 2 }];
+      addLocomotionLayer(world, eid, points, { parameter: (i % 7) / 3, weight: 0.8 });
+    }
+  });
+  return scene;
+}
+
+/** Four frames of sampling `layeredCrowd` on `core`: every entity's pose bits. */
+function sampledFrames(core: Core): Uint32Array[][] {
+  const scene = layeredCrowd(core, 120);
+  const out = [];
+  for (let f = 0; f < 4; f++) {
+    sampleClipsSystem(scene.world, f === 2 ? 0.6 : DT);
+    out.push(bits(scene.entities.map((eid) => getPose(scene.world, eid).slice())));
+  }
+  return out;
+}
+
+Deno.test("workers: compact clip sampling with layers and cross-fades is bit-identical at 2 workers", async () => {
+  const plain = sampledFrames(Core.create(BUILD));
+  for (const splitAll of [false, true]) {
+    await withPool(2, (pool) => {
+      assertSameBits(sampledFrames(pool.core), plain, `2 workers, split ${splitAll}`);
+    }, splitAll);
+  }
+});
+
+Deno.test("workers: a joined row stays in the run of the row before it", () => {
+  assertEquals(balance([1, 1, 1, 1], 2, (row) => row === 2), [0, 3, 4]);
+  assertEquals(balance([1, 1, 1, 1], 2, (row) => row > 0), [0, 4, 4]);
+  const next = random(11);
+  for (let trial = 0; trial < 200; trial++) {
+    const count = 1 + Math.floor(next() * 40);
+    const costs = Array.from({ length: count }, () => Math.floor(next() * 100));
+    const joined = Array.from({ length: count }, () => next() < 0.4);
+    const threads = 1 + Math.floor(next() * 5);
+    const bounds = balance(costs, threads, (row) => joined[row]);
+    assertEquals([bounds[0], bounds[threads]], [0, count]);
+    for (let t = 1; t < threads; t++) {
+      assert(bounds[t - 1] <= bounds[t]);
+      assert(
+        bounds[t] === count || !joined[bounds[t]],
+        `run ${t} starts at joined row ${bounds[t]}`,
+      );
     }
   }
 });

@@ -23,3 +23,33 @@ export const IK_JOB_BYTES = 112;
 export const IK_TWO_BONE = 0;
 /** IK job kind: aim IK (one joint). */
 export const IK_AIM = 1;
+
+// Compact clips (`animation/compact_clip.ts`, `simd/assembly/sample.ts`).
+/** Bytes of a compact clip's header: groupCount, trackCount, lanes, tracks offsets. */
+export const CLIP_HEADER_BYTES = 16;
+/** Bytes of one compact track record. */
+export const TRACK_BYTES = 48;
+/** Track value format: three or four f32 per key. */
+export const TRACK_RAW = 0;
+/** Track value format: three u16 per key in the track's range (translation, scale). */
+export const TRACK_RANGED = 1;
+/** Track value format: smallest-three rotation, three 20-bit fields and the index (u64). */
+export const TRACK_SMALLEST_THREE = 2;
+/** Track flag: STEP interpolation (hold the left key). */
+export const TRACK_STEP = 16;
+/** Bytes of one SoA×4 group of a playback's sampling cache. */
+export const CACHE_GROUP_BYTES = 512;
+/** Cache group offsets: left keys, right keys (pose layout), timing, cursors. */
+export const CACHE_RIGHT = 160;
+/** Timing of path p at CACHE_TIMING + p * 48: lo[4], hi[4], inv[4]. */
+export const CACHE_TIMING = 320;
+/** Key cursors of path p at CACHE_CURSORS + p * 16: u32[4]. */
+export const CACHE_CURSORS = 464;
+/** A time bound that no finite clip time reaches (the largest f32). */
+export const TIME_BOUND = 3.4028234663852886e38;
+/** Half the range of a smallest-three component: 1 / sqrt(2). */
+export const SMALLEST_THREE_RANGE = 0.7071067811865476;
+/** Largest value of a 20-bit smallest-three field. */
+export const SMALLEST_THREE_MAX = 1048575;
+/** Cursor of a lane that holds no LINEAR interval (held, clamped, STEP). */
+export const NO_CURSOR = 0xffffffff;

@@ -17,3 +17,4 @@ export { skinDualQuaternionsBatch, skinVertices, skinVerticesBatch } from "./ski
 export { copyVertices } from "./copy";
 export { skinDualQuaternions } from "./skin_dq";
 export { solveIKBatch } from "./ik";
+export { sampleCompact, sampleCompactBatch } from "./sample";

@@ -1,5 +1,7 @@
 /**
- * Clips baked for the core: a clip's poses at the union of its channels'
+ * The baked clip format that compact clips replaced, kept for the benches
+ * only (`sampling_bench.ts`, `_clip_memory.ts` compare against it). Clips
+ * baked for the core: a clip's poses at the union of its channels'
  * key times, as SoA×4 frames in the core's memory, so that sampling is one
  * lane-wise blend of two frames (the `blendPoses` kernel) instead of a key
  * search and a slerp per channel.
@@ -16,12 +18,12 @@
  * @module
  */
 
-import { type Clip, sampleChannel, sampleClip } from "./clip.ts";
+import { type Clip, sampleChannel, sampleClip } from "../animation/clip.ts";
 import { PoseField, poseFloats, poseLane } from "../simd/layout.ts";
-import { Core } from "../simd/core.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import type { SkeletonAsset } from "./skeleton_asset.ts";
-import { Lifetime, lifetimeOf } from "./_lifetime.ts";
+import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
+import { Lifetime } from "../animation/_lifetime.ts";
+import { budgetOf, ClipBudgetError } from "../animation/clip_budget.ts";
 
 /** Baked samples per CUBICSPLINE key interval. */
 export const CUBIC_SUBDIVISIONS = 8;
@@ -37,81 +39,6 @@ function rotationSubdivisions(values: Float32Array, k: number): number {
       values[a + 3] * values[b + 3],
   );
   return Math.max(1, Math.ceil(Math.acos(Math.min(1, dot)) / MAX_BAKED_ANGLE));
-}
-
-/** Default of {@linkcode setClipBudget}: 256 MiB of baked frames per core. */
-export const DEFAULT_CLIP_BUDGET = 256 * 2 ** 20;
-
-const budgets = new WeakMap<Core, { limit: number; used: number }>();
-
-function budgetOf(core: Core): { limit: number; used: number } {
-  let budget = budgets.get(core);
-  if (!budget) budgets.set(core, budget = { limit: DEFAULT_CLIP_BUDGET, used: 0 });
-  return budget;
-}
-
-/**
- * A clip whose baked frames would pass the core's clip budget
- * ({@linkcode setClipBudget}); thrown before anything is allocated.
- */
-export class ClipBudgetError extends RangeError {
-  /** Name of the clip. */
-  readonly clip: string;
-  /** Joints of the skeleton it was to be baked for. */
-  readonly jointCount: number;
-  /**
-   * Estimated bytes of the baked frames, beyond what the budget has free:
-   * exact, or a lower bound when counting stopped at the budget (`exceeds`).
-   */
-  readonly estimate: number;
-  /** True when `estimate` is a lower bound. */
-  readonly exceeds: boolean;
-  /** Bytes of the budget still free. */
-  readonly available: number;
-
-  /** Creates the error; the message names clip, skeleton, estimate and budget. */
-  constructor(
-    clip: string,
-    skeleton: { readonly jointCount: number; readonly names: readonly string[] },
-    estimate: number,
-    exceeds: boolean,
-    budget: { readonly used: number; readonly limit: number },
-  ) {
-    super(
-      `clip "${clip}": baking it for the skeleton of ${skeleton.jointCount} joints (root "${
-        skeleton.names[0] ?? ""
-      }") takes ${
-        exceeds ? "at least " : ""
-      }${estimate} bytes, beyond the clip budget (${budget.used} of ${budget.limit} bytes used; setClipBudget raises it)`,
-    );
-    this.name = "ClipBudgetError";
-    this.clip = clip;
-    this.jointCount = skeleton.jointCount;
-    this.estimate = estimate;
-    this.exceeds = exceeds;
-    this.available = budget.limit - budget.used;
-  }
-}
-
-/**
- * Sets how many bytes of `core`'s memory baked clips may take together
- * (default 256 MiB). Playing a clip whose frames would pass it throws a
- * {@linkcode ClipBudgetError} naming the clip, the skeleton and the
- * estimate, before anything is allocated in the core; WebAssembly memory
- * never shrinks, so the limit is what keeps a hostile clip from taking it
- * for good.
- */
-export function setClipBudget(core: Core, bytes: number): void {
-  if (!(core instanceof Core)) throw new TypeError("setClipBudget: core: expected a Core");
-  if (!Number.isInteger(bytes) || bytes < 0) {
-    throw new RangeError(`setClipBudget: bytes: expected a whole number >= 0, got ${bytes}`);
-  }
-  budgetOf(core).limit = bytes;
-}
-
-/** Bytes of `core`'s memory that baked clips take now. */
-export function clipBytes(core: Core): number {
-  return budgetOf(core).used;
 }
 
 /** Walks the times one channel is baked at, in increasing order. */
@@ -326,42 +253,4 @@ export class BakedClip {
     }
     return [this.at[lo], this.before[hi], (time - t[lo]) / (t[hi] - t[lo])];
   }
-}
-
-const skeletonIds = new WeakMap<SkeletonAsset, number>();
-let nextSkeletonId = 1;
-/** Bakes by clip, then by skeleton id (an id, so that clips keep no skeleton alive). */
-const bakes = new WeakMap<Clip, Map<number, BakedClip>>();
-
-/**
- * The clip baked for `skeleton`, baking it on first use. The bake lasts as
- * long as the clip, until {@linkcode disposeClip}, or until the skeleton's
- * memory goes.
- */
-export function bakedClip(clip: Clip, skeleton: SkeletonAsset): BakedClip {
-  let id = skeletonIds.get(skeleton);
-  if (id === undefined) skeletonIds.set(skeleton, id = nextSkeletonId++);
-  let bySkeleton = bakes.get(clip);
-  if (!bySkeleton) bakes.set(clip, bySkeleton = new Map());
-  const existing = bySkeleton.get(id);
-  if (existing && !existing.lifetime.disposed) return existing;
-  const baked = new BakedClip(clip, skeleton);
-  bySkeleton.set(id, baked);
-  const ref = new WeakRef(baked);
-  const cancel = lifetimeOf(skeleton).onRelease(() => ref.deref()?.lifetime.dispose());
-  baked.lifetime.onRelease(cancel);
-  return baked;
-}
-
-/**
- * Gives the memory of `clip`'s baked frames (for every skeleton it was
- * played on) back to the core: now, or for frames still played, when the
- * last player stops. Playing the clip again bakes it again. Clips that are
- * garbage collected are released the same way.
- */
-export function disposeClip(clip: Clip): void {
-  const bySkeleton = bakes.get(clip);
-  if (!bySkeleton) return;
-  for (const baked of bySkeleton.values()) baked.lifetime.dispose();
-  bakes.delete(clip);
 }

@@ -1,0 +1,188 @@
+/**
+ * The error metric of compact clips, as ACL measures it: distances in the
+ * skeleton's model space, on each joint and on virtual points a fixed
+ * distance from it along its three axes, through the hierarchy.
+ *
+ * The build turns the clip's tolerance into one per channel (split among
+ * the joint's animated channels; a rotation error
+ * moves points by up to twice the quaternion distance times the lever, the
+ * virtual distance plus the joint's reach over its descendants; a
+ * translation moves them by the parent's scale), then measures the error
+ * it made by sampling both clips densely, and tightens the split while it
+ * is over the tolerance (errors along a chain add up).
+ *
+ * @module
+ */
+
+import type { Clip } from "./clip.ts";
+import { sampleClip } from "./clip.ts";
+import { localToModel, quatToMat } from "../simd/reference.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { sampleCompact } from "../simd/reference_sample.ts";
+import type { ClipImage } from "./_clip_image.ts";
+
+/** The skeleton's rest geometry that the tolerances need. */
+export interface SkeletonGeometry {
+  readonly jointCount: number;
+  readonly parents: Int16Array;
+  readonly restPose: Float32Array;
+  /** Diagonal of the rest joints' bounding box (1 when it is 0). */
+  readonly size: number;
+  /** Per joint: the largest rest distance to a descendant. */
+  readonly reach: Float64Array;
+  /** Per joint: the scale of its parent's model matrix (largest axis). */
+  readonly parentScale: Float64Array;
+}
+
+function modelMatrices(pose: Float32Array, parents: Int16Array): Float32Array {
+  const n = parents.length;
+  const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
+  quatToMat(pose, local, n);
+  localToModel(local, model, parents, 0, n - 1);
+  return model;
+}
+
+/** Length of axis (column) `c` of the 3x4 row-major matrix at `m[o..]`; 1 when 0. */
+function axisLength(m: Float32Array, o: number, c: number): number {
+  return Math.hypot(m[o + c], m[o + 4 + c], m[o + 8 + c]) || 1;
+}
+
+/** Largest axis length of the 3x4 row-major matrix at `m[o..]`. */
+function axisScale(m: Float32Array, o: number): number {
+  let s = 0;
+  for (let c = 0; c < 3; c++) s = Math.max(s, Math.hypot(m[o + c], m[o + 4 + c], m[o + 8 + c]));
+  return s;
+}
+
+/** The rest geometry of a skeleton. */
+export function skeletonGeometry(parents: Int16Array, restPose: Float32Array): SkeletonGeometry {
+  const n = parents.length;
+  const model = modelMatrices(restPose, parents);
+  const at = (j: number, c: number) => model[j * MATRIX_FLOATS + c * 4 + 3];
+  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  const reach = new Float64Array(n), parentScale = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    for (let c = 0; c < 3; c++) {
+      min[c] = Math.min(min[c], at(j, c)), max[c] = Math.max(max[c], at(j, c));
+    }
+    const p = parents[j];
+    parentScale[j] = p >= 0 ? axisScale(model, p * MATRIX_FLOATS) : 1;
+    for (let a = p; a >= 0; a = parents[a]) {
+      reach[a] = Math.max(
+        reach[a],
+        Math.hypot(at(j, 0) - at(a, 0), at(j, 1) - at(a, 1), at(j, 2) - at(a, 2)),
+      );
+    }
+  }
+  const size = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) || 1;
+  return { jointCount: n, parents, restPose, size, reach, parentScale };
+}
+
+/**
+ * Per channel of `clip`, the tolerance on its values (vector or quaternion
+ * distance) that keeps points within `tolerance` in model space.
+ */
+export function channelTolerances(
+  clip: Clip,
+  geometry: SkeletonGeometry,
+  tolerance: number,
+  virtualDistance: number,
+): Float64Array {
+  const animated = new Int32Array(geometry.jointCount);
+  for (const c of clip.channels) animated[c.joint]++;
+  return Float64Array.from(clip.channels, (channel) => {
+    const j = channel.joint;
+    const share = tolerance / animated[j];
+    const lever = virtualDistance + geometry.reach[j];
+    if (channel.path === "translation") return share / geometry.parentScale[j];
+    // The lever is in model space already: the parent's scale is in it.
+    const perUnit = (channel.path === "rotation" ? 2 : 1) * lever;
+    return perUnit > 0 ? share / perUnit : Infinity;
+  });
+}
+
+/** Largest distance between the joints and virtual points of two poses. */
+export function poseDistance(
+  a: Float32Array,
+  b: Float32Array,
+  parents: Int16Array,
+  virtualDistance: number,
+): number {
+  const ma = modelMatrices(a, parents), mb = modelMatrices(b, parents);
+  let worst = 0;
+  for (let j = 0; j < parents.length; j++) {
+    const o = j * MATRIX_FLOATS;
+    for (let axis = -1; axis < 3; axis++) {
+      // Virtual points lie `virtualDistance` from the joint in model space,
+      // whatever the joint's scale (vertices do).
+      const la = axis < 0 ? 0 : virtualDistance / axisLength(ma, o, axis);
+      const lb = axis < 0 ? 0 : virtualDistance / axisLength(mb, o, axis);
+      let d = 0;
+      for (let r = 0; r < 3; r++) {
+        const i = o + r * 4;
+        const offset = axis < 0 ? 0 : ma[i + axis] * la - mb[i + axis] * lb;
+        d += (ma[i + 3] - mb[i + 3] + offset) ** 2;
+      }
+      worst = Math.max(worst, Math.sqrt(d));
+    }
+  }
+  return worst;
+}
+
+/**
+ * Times to measure a clip's error at: every key time of `keyTimes` (the
+ * original and the kept ones), halfway between neighbours, at most
+ * `limit` of them (evenly picked).
+ */
+export function measureTimes(keyTimes: Iterable<ArrayLike<number>>, limit = 4096): Float64Array {
+  const all: number[] = [];
+  for (const times of keyTimes) for (let i = 0; i < times.length; i++) all.push(times[i]);
+  all.sort((x, y) => x - y);
+  const unique = all.filter((t, i) => i === 0 || t !== all[i - 1]);
+  const out: number[] = [];
+  unique.forEach((t, i) => {
+    out.push(t);
+    if (i + 1 < unique.length) {
+      for (const f of [0.25, 0.5, 0.75]) out.push(t + (unique[i + 1] - t) * f);
+    }
+  });
+  if (out.length <= limit) return Float64Array.from(out);
+  return Float64Array.from({ length: limit }, (_, i) => out[Math.floor((i * out.length) / limit)]);
+}
+
+/** The exact pose of `clip` at `time` over the rest pose. */
+export function exactPose(clip: Clip, restPose: Float32Array, time: number): Float32Array {
+  const pose = restPose.slice();
+  sampleClip(clip, time, pose);
+  return pose;
+}
+
+/**
+ * The largest distance between the joints and virtual points of `image`
+ * (sampled by the scalar reference, forward) and of the exact clip, at the
+ * times of {@linkcode measureTimes} over the clip's and the image's keys.
+ */
+export function measureError(
+  image: ClipImage,
+  clip: Clip,
+  geometry: SkeletonGeometry,
+  virtualDistance: number,
+): number {
+  const { parents, restPose } = geometry;
+  const floats = poseFloats(parents.length);
+  const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
+  const buffer = new ArrayBuffer(poseAt + floats * 4);
+  new Uint8Array(buffer).set(image.bytes);
+  new Uint8Array(buffer).set(image.template, cacheAt);
+  const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
+  const groups = Math.ceil(parents.length / 4);
+  let worst = 0;
+  for (const time of measureTimes([...clip.channels.map((c) => c.times), ...image.keyTimes])) {
+    sampleCompact(view, 0, cacheAt, poseAt, groups, time);
+    worst = Math.max(
+      worst,
+      poseDistance(pose, exactPose(clip, restPose, time), parents, virtualDistance),
+    );
+  }
+  return worst;
+}

@@ -1,0 +1,91 @@
+/**
+ * Key value encodings of compact clips (decoded by `simd/assembly/sample.ts`
+ * and `simd/reference_sample.ts`):
+ *
+ * - smallest-three rotations: the largest component is dropped (the
+ *   quaternion negated so that it is positive) and the other three, within
+ *   ±1/√2, are stored in 20 bits each, with the dropped index and a bit
+ *   that negates the result (so that a track's neighbouring keys lie in
+ *   one hemisphere and sampling needs no shorter-arc test): 8 bytes a key,
+ *   an error below 7e-7 per component;
+ * - ranged vectors (translation, scale): three u16 in the track's
+ *   `[min, max]` per component: 6 bytes a key.
+ *
+ * @module
+ */
+
+import { SMALLEST_THREE_MAX, SMALLEST_THREE_RANGE } from "../simd/assembly/abi.ts";
+import { decodeSmallestThree } from "../simd/reference_sample.ts";
+
+const QUANTUM = Math.fround(
+  Math.fround(2 * Math.fround(SMALLEST_THREE_RANGE)) / SMALLEST_THREE_MAX,
+);
+
+/**
+ * Encodes unit quaternion `q` (x, y, z, w at `q[at..at+4)`) into the two
+ * 32-bit halves of a smallest-three word, written to `out[o]`, `out[o + 1]`;
+ * it decodes to `q` with its sign.
+ */
+export function encodeSmallestThree(
+  q: ArrayLike<number>,
+  at: number,
+  out: Uint32Array,
+  o: number,
+): void {
+  let largest = 0;
+  for (let c = 1; c < 4; c++) if (Math.abs(q[at + c]) > Math.abs(q[at + largest])) largest = c;
+  const sign = q[at + largest] < 0 ? -1 : 1;
+  const fields: number[] = [];
+  for (let c = 0; c < 4; c++) {
+    if (c === largest) continue;
+    const u = Math.round((sign * q[at + c] + SMALLEST_THREE_RANGE) / QUANTUM);
+    fields.push(Math.min(SMALLEST_THREE_MAX, Math.max(0, u)));
+  }
+  const [a, b, c] = fields;
+  out[o] = (a | (b << 20)) >>> 0;
+  out[o + 1] = ((b >>> 12) | (c << 8) | (largest << 28) | (sign < 0 ? 1 << 30 : 0)) >>> 0;
+}
+
+const word = new Uint32Array(2);
+
+/** `q` as the kernel decodes its smallest-three encoding, into `out`. */
+export function roundTripSmallestThree(
+  q: ArrayLike<number>,
+  at: number,
+  out: Float32Array,
+): void {
+  encodeSmallestThree(q, at, word, 0);
+  decodeSmallestThree(word[0], word[1], out);
+}
+
+/** A per-component range of a vector track: `value = min + u16 * scale`. */
+export interface VectorRange {
+  readonly min: Float32Array;
+  readonly scale: Float32Array;
+}
+
+/** The range of `count` 3-vectors at `values` (stride 3). */
+export function vectorRange(values: ArrayLike<number>, count: number): VectorRange {
+  const min = new Float32Array(3), scale = new Float32Array(3);
+  for (let c = 0; c < 3; c++) {
+    let lo = Infinity, hi = -Infinity;
+    for (let k = 0; k < count; k++) {
+      lo = Math.min(lo, values[k * 3 + c]);
+      hi = Math.max(hi, values[k * 3 + c]);
+    }
+    min[c] = lo;
+    scale[c] = (hi - min[c]) / 65535;
+  }
+  return { min, scale };
+}
+
+/** The u16 code of component `c` of value `v` in `range`. */
+export function encodeRanged(v: number, c: number, range: VectorRange): number {
+  const s = range.scale[c];
+  return s > 0 ? Math.min(65535, Math.max(0, Math.round((v - range.min[c]) / s))) : 0;
+}
+
+/** The value the kernel decodes from `code`, component `c`. */
+export function decodeRanged(code: number, c: number, range: VectorRange): number {
+  return Math.fround(range.min[c] + Math.fround(code * range.scale[c]));
+}

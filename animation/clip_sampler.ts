@@ -1,0 +1,67 @@
+/**
+ * One playback's sampler of a compact clip: its cache in the core (the
+ * keys around the time it last sampled, per lane; see
+ * `simd/assembly/sample.ts`), so that playing forward touches only the keys
+ * a frame needs, while any other time (a seek, a loop, reversed playback)
+ * searches. A system batches the jobs of all its samplers into one call of
+ * the `sampleCompactBatch` kernel.
+ *
+ * @module
+ */
+
+import type { CompactClip } from "./compact_clip.ts";
+import type { CoreMemory } from "../simd/_memory.ts";
+
+/** @internal A playback's view of a compact clip. */
+export class ClipSampler {
+  /** The clip sampled. */
+  readonly clip: CompactClip;
+  readonly #memory: CoreMemory;
+  #cache: number;
+
+  /** Acquires `clip` and allocates a cache for it in `memory` (the clip's core). */
+  constructor(clip: CompactClip, memory: CoreMemory) {
+    clip.lifetime.acquire();
+    this.clip = clip;
+    this.#memory = memory;
+    try {
+      this.#cache = memory.alloc(clip.cacheTemplate.length);
+    } catch (e) {
+      clip.lifetime.release();
+      throw e;
+    }
+    memory.views().u8.set(clip.cacheTemplate, this.#cache);
+  }
+
+  /**
+   * Writes the job that samples the clip at `time` (already wrapped into
+   * the clip) into the pose at byte `out`, at word `at` of a job table; when
+   * `blendInto` is not 0, the kernel then blends that pose toward the
+   * sample by `weight`. Views must be current.
+   */
+  emit(
+    u32: Uint32Array,
+    f32: Float32Array,
+    at: number,
+    time: number,
+    out: number,
+    blendInto = 0,
+    weight = 0,
+  ): void {
+    u32[at] = this.clip.byteOffset;
+    u32[at + 1] = this.#cache;
+    u32[at + 2] = out;
+    u32[at + 3] = this.clip.groupCount;
+    f32[at + 4] = time;
+    u32[at + 5] = blendInto;
+    f32[at + 6] = weight;
+  }
+
+  /** Frees the cache and lets the clip go; idempotent. */
+  release(): void {
+    if (!this.#cache) return;
+    this.#memory.free(this.#cache);
+    this.#cache = 0;
+    this.clip.lifetime.release();
+  }
+}

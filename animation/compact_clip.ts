@@ -1,0 +1,206 @@
+/**
+ * Compact clips: a clip built once per skeleton into the core's memory in
+ * a form the sampling kernel (`simd/assembly/sample.ts`) reads four joints
+ * at a time, a fraction of the file's size:
+ *
+ * - keys per channel (no union of key times), reduced within an error
+ *   budget measured in model space on virtual points (`_clip_error.ts`);
+ * - channels that do not move beyond the budget store no keys at all: their
+ *   value is written once into each playback's cache, as the rest pose is;
+ * - rotations as smallest-three (8 bytes a key), translations and scales
+ *   as u16 in the channel's range (6 bytes), where that keeps the budget,
+ *   else floats; STEP channels keep their keys and values exactly;
+ *   CUBICSPLINE channels are resampled within the budget.
+ *
+ * Layout (byte offsets from the clip's start, little-endian): a header
+ * `groupCount, trackCount, lanesOffset, tracksOffset` (u32); per SoA×4
+ * group and path (translation, rotation, scale) four i16 track indices (-1
+ * for a held lane); per track a record of {@linkcode TRACK_BYTES}: `times
+ * offset, values offset, key count, flags` (u32: format, `TRACK_STEP`),
+ * then `min[3], scale[3]` (f32, ranged vectors); then each track's key
+ * times (f32) and values.
+ *
+ * @module
+ */
+
+import type { Clip } from "./clip.ts";
+import type { SkeletonAsset } from "./skeleton_asset.ts";
+import { Lifetime, lifetimeOf } from "./_lifetime.ts";
+import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
+import { reduceChannel } from "./_reduce.ts";
+import { channelTolerances, measureError, skeletonGeometry } from "./_clip_error.ts";
+import { type ClipImage, clipImage } from "./_clip_image.ts";
+import { coreMemory } from "../simd/_instance.ts";
+
+/** Most times a build tightens its reduction to meet the tolerance. */
+export const MAX_ATTEMPTS = 8;
+
+/** Default tolerance of compact clips, relative to the skeleton's size. */
+export const DEFAULT_CLIP_TOLERANCE = 1e-5;
+/** Default distance of the virtual points from their joints, relative to the skeleton's size. */
+export const DEFAULT_VIRTUAL_DISTANCE = 0.1;
+
+/** How a compact clip is built. */
+export interface CompactClipOptions {
+  /**
+   * Largest distance (model units) a joint or virtual point may move from
+   * where the exact clip puts it. Default {@linkcode DEFAULT_CLIP_TOLERANCE}
+   * times the skeleton's size (the diagonal of its rest joints' bounds).
+   */
+  readonly tolerance?: number;
+  /**
+   * Distance of the virtual points from their joint, along its three axes
+   * (model units; skinned vertices lie about this far from their joints).
+   * Default {@linkcode DEFAULT_VIRTUAL_DISTANCE} times the skeleton's size.
+   */
+  readonly virtualDistance?: number;
+}
+
+/**
+ * A clip's compact form for one skeleton, in the core's memory. Players
+ * acquire it; it goes back to the core when disposed and unplayed, or when
+ * collected.
+ */
+export class CompactClip {
+  /** Name of the clip. */
+  readonly name: string;
+  /** The clip's duration. */
+  readonly duration: number;
+  /** SoA×4 groups of the skeleton. */
+  readonly groupCount: number;
+  /** Tracks with keys (channels held constant have none). */
+  readonly trackCount: number;
+  /** Keys stored, over all tracks. */
+  readonly keyCount: number;
+  /** Bytes the clip takes in the core. */
+  readonly bytes: number;
+  /** The tolerance it was built with (model units). */
+  readonly tolerance: number;
+  /** The virtual point distance it was built with (model units). */
+  readonly virtualDistance: number;
+  /** @internal Byte offset of the clip in the core. */
+  readonly byteOffset: number;
+  /** @internal A playback's cache before its first sample: rest pose and held values. */
+  readonly cacheTemplate: Uint8Array;
+  /** @internal Players using it, and their release. */
+  readonly lifetime: Lifetime;
+  /**
+   * The largest distance between a joint or virtual point of the compact
+   * clip and of the exact one (`sampleClip`), measured at every key time
+   * and at the quarters between (at most 4096 times): model units. The
+   * build tightens its key reduction until this is within `tolerance`
+   * (at most {@linkcode MAX_ATTEMPTS} times).
+   */
+  readonly maxError: number;
+
+  /**
+   * Builds `clip` for `skeleton` into its core; prefer {@linkcode compactClip},
+   * which builds once and shares. Throws a `RangeError` for a bad option and
+   * a `ClipBudgetError` (before allocating) when the clip would pass the
+   * core's clip budget. The clip must be valid for the skeleton
+   * (`validateClip`; joints within the skeleton).
+   */
+  constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
+    this.name = clip.name;
+    this.duration = clip.duration;
+    const geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
+    this.tolerance = options.tolerance ?? DEFAULT_CLIP_TOLERANCE * geometry.size;
+    this.virtualDistance = options.virtualDistance ?? DEFAULT_VIRTUAL_DISTANCE * geometry.size;
+    for (
+      const [key, value] of [["tolerance", this.tolerance], [
+        "virtualDistance",
+        this.virtualDistance,
+      ]]
+    ) {
+      if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) {
+        throw new RangeError(
+          `clip "${clip.name}": ${key}: expected a finite number >= 0, got ${value}`,
+        );
+      }
+    }
+    const groups = this.groupCount = Math.ceil(skeleton.jointCount / 4);
+    // The per-channel split is optimistic (errors along a chain rarely add
+    // up); the error is measured, and the split tightened until it fits.
+    // It keeps the best attempt, and stops after two that do not improve
+    // on it: what is left is the candidates' own error (a curve the
+    // candidate times cannot follow).
+    let scale = 1, best: { image: ClipImage; error: number } | undefined, misses = 0;
+    for (let attempt = 0; attempt <= MAX_ATTEMPTS && misses < 2; attempt++) {
+      const tolerances = channelTolerances(
+        clip,
+        geometry,
+        this.tolerance * scale,
+        this.virtualDistance,
+      );
+      const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
+      const image = clipImage(groups, skeleton.restPose, reduced);
+      const error = measureError(image, clip, geometry, this.virtualDistance);
+      if (!best || error < best.error) best = { image, error }, misses = 0;
+      else misses++;
+      if (error <= this.tolerance) break;
+      scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
+    }
+    const { image, error } = best!;
+    this.maxError = error;
+    this.trackCount = image.trackCount;
+    this.keyCount = image.keyCount;
+    this.cacheTemplate = image.template;
+    const budget = budgetOf(skeleton.core);
+    const bytes = this.bytes = image.bytes.length;
+    if (bytes > budget.limit - budget.used) {
+      throw new ClipBudgetError(clip.name, skeleton, bytes, false, budget);
+    }
+    const memory = coreMemory(skeleton.core);
+    const block = this.byteOffset = memory.alloc(bytes);
+    memory.views().u8.set(image.bytes, block);
+    budget.used += bytes;
+    this.lifetime = new Lifetime(this, () => {
+      memory.free(block);
+      budget.used -= bytes;
+    });
+  }
+}
+
+const skeletonIds = new WeakMap<SkeletonAsset, number>();
+let nextSkeletonId = 1;
+/** Compact clips by clip, then by skeleton id (an id, so that clips keep no skeleton alive). */
+const built = new WeakMap<Clip, Map<number, CompactClip>>();
+
+/**
+ * The compact form of `clip` for `skeleton`, built on first use (then
+ * `options` apply; later calls return the clip built). It lasts as long as
+ * the clip, until {@linkcode disposeClip}, or until the skeleton's memory
+ * goes. Throws a `ClipBudgetError` when it would pass the core's clip
+ * budget, before anything is allocated.
+ */
+export function compactClip(
+  clip: Clip,
+  skeleton: SkeletonAsset,
+  options?: CompactClipOptions,
+): CompactClip {
+  let id = skeletonIds.get(skeleton);
+  if (id === undefined) skeletonIds.set(skeleton, id = nextSkeletonId++);
+  let bySkeleton = built.get(clip);
+  if (!bySkeleton) built.set(clip, bySkeleton = new Map());
+  const existing = bySkeleton.get(id);
+  if (existing && !existing.lifetime.disposed) return existing;
+  const compact = new CompactClip(clip, skeleton, options);
+  bySkeleton.set(id, compact);
+  const ref = new WeakRef(compact);
+  const cancel = lifetimeOf(skeleton).onRelease(() => ref.deref()?.lifetime.dispose());
+  compact.lifetime.onRelease(cancel);
+  return compact;
+}
+
+/**
+ * Gives the memory of `clip`'s compact forms (for every skeleton it was
+ * played on) back to the core: now, or for those still played, when the
+ * last player stops. Playing the clip again builds it again. Clips that
+ * are garbage collected are released the same way.
+ */
+export function disposeClip(clip: Clip): void {
+  const bySkeleton = built.get(clip);
+  if (!bySkeleton) return;
+  for (const compact of bySkeleton.values()) compact.lifetime.dispose();
+  built.delete(clip);
+}

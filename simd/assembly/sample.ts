@@ -1,0 +1,245 @@
+// Compact clip sampling: four joints at a time in SoA, from per-track keys
+// (see `animation/compact_clip.ts` for the format and `simd/reference_sample.ts`
+// for the scalar twin, the semantics).
+//
+// Each playback owns a cache shaped like its pose: per SoA×4 group, the
+// decoded keys left and right of the last time sampled (two pose groups),
+// and per path the interval they hold, `[lo, hi)`, with `inv = 1 / (hi - lo)`
+// (0 for a held value). A frame compares the time with every lane's interval
+// at once; only lanes whose interval the time left go to the scalar refill,
+// which walks that track's cursor forward (playing forward, a frame moves by
+// at most a key or two) or searches (seeks, loops, reversed playback). Then
+// the group interpolates in straight-line SIMD as `blendPoses` does, with a
+// weight per lane. Constant and rest-pose lanes hold `lo = -TIME_BOUND`,
+// `hi = TIME_BOUND`, `inv = 0`: they are never refilled and never read keys.
+
+import {
+  CACHE_CURSORS,
+  CACHE_GROUP_BYTES,
+  CACHE_RIGHT,
+  CACHE_TIMING,
+  JOB_BYTES,
+  SMALLEST_THREE_MAX,
+  SMALLEST_THREE_RANGE,
+  NO_CURSOR,
+  TIME_BOUND,
+  TRACK_BYTES,
+  TRACK_RANGED,
+  TRACK_SMALLEST_THREE,
+  TRACK_STEP,
+} from "./abi";
+import { madd } from "./common";
+import { blendPoses } from "./blend";
+
+/** Byte offset of path p's first field in a pose group (tx, qx, sx). */
+// @ts-ignore: decorator
+@inline function fieldOffset(p: i32): usize {
+  return p == 0 ? 0 : p == 1 ? 48 : 112;
+}
+
+/**
+ * Decodes key `k` of the track at `track` into the lane at `dst` (component
+ * stride 16 bytes: a pose lane).
+ */
+function decodeKey(clip: usize, track: usize, k: u32, rotation: bool, dst: usize): void {
+  const values = clip + load<u32>(track, 4);
+  const format = load<u32>(track, 12) & 15;
+  if (format == TRACK_SMALLEST_THREE) {
+    const bits = load<u64>(values + (<usize>k << 3));
+    const step: f32 = (<f32>2 * <f32>SMALLEST_THREE_RANGE) / <f32>SMALLEST_THREE_MAX;
+    const a = <f32>(<u32>(bits & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
+    const b = <f32>(<u32>((bits >> 20) & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
+    const c = <f32>(<u32>((bits >> 40) & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
+    const largest = <u32>(bits >> 60) & 3;
+    const d = sqrt<f32>(max<f32>(0, <f32>1 - a * a - b * b - c * c));
+    let x = a, y = b, z = c, w = d;
+    if (largest == 0) x = d, y = a, z = b, w = c;
+    else if (largest == 1) y = d, z = b, w = c;
+    else if (largest == 2) z = d, w = c;
+    if ((bits >> 62) & 1) x = -x, y = -y, z = -z, w = -w;
+    store<f32>(dst, x);
+    store<f32>(dst, y, 16);
+    store<f32>(dst, z, 32);
+    store<f32>(dst, w, 48);
+    return;
+  }
+  if (format == TRACK_RANGED) {
+    const at = values + <usize>k * 6;
+    for (let c: usize = 0; c < 3; c++) {
+      const q = <f32>load<u16>(at + (c << 1));
+      store<f32>(dst + (c << 4), load<f32>(track + (c << 2), 16) + q * load<f32>(track + (c << 2), 28));
+    }
+    return;
+  }
+  const n: usize = rotation ? 4 : 3;
+  const at = values + <usize>k * (n << 2);
+  for (let c: usize = 0; c < n; c++) store<f32>(dst + (c << 4), load<f32>(at + (c << 2)));
+}
+
+/** Index of the key interval `[times[k], times[k + 1])` holding `t`, for `times[0] <= t < times[n - 1]`. */
+function findKey(times: usize, n: u32, t: f32): u32 {
+  let lo: u32 = 0, hi = n - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (load<f32>(times + (<usize>mid << 2)) <= t) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Copies the first `n` components of the lane at `from` to the lane at `to`. */
+// @ts-ignore: decorator
+@inline function copyLane(from: usize, to: usize, n: usize): void {
+  store<f32>(to, load<f32>(from));
+  store<f32>(to, load<f32>(from, 16), 16);
+  store<f32>(to, load<f32>(from, 32), 32);
+  if (n == 4) store<f32>(to, load<f32>(from, 48), 48);
+}
+
+/** Stores a lane's interval `[lo, hi)`, its `inv` and cursor. */
+// @ts-ignore: decorator
+@inline function setInterval(timing: usize, cursorAt: usize, lo: f32, hi: f32, inv: f32, cursor: u32): void {
+  store<f32>(timing, lo);
+  store<f32>(timing, hi, 16);
+  store<f32>(timing, inv, 32);
+  store<u32>(cursorAt, cursor);
+}
+
+/**
+ * Refills lane `lane` of path `p` of the cache group at `group` for time
+ * `t`. The cursor is the left key of a LINEAR interval held, else
+ * NO_CURSOR: playing on into the next interval decodes one key (the held
+ * right key becomes the left one); anything else searches.
+ */
+function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f32): void {
+  const times = clip + load<u32>(track);
+  const n = load<u32>(track, 8);
+  const timing = group + CACHE_TIMING + <usize>p * 48 + (<usize>lane << 2);
+  const cursorAt = group + CACHE_CURSORS + (<usize>p << 4) + (<usize>lane << 2);
+  const left = group + fieldOffset(p) + (<usize>lane << 2);
+  const right = left + CACHE_RIGHT;
+  const rotation = p == 1;
+  const components: usize = rotation ? 4 : 3;
+  const cursor = load<u32>(cursorAt);
+  const hi = load<f32>(timing, 16);
+  if (cursor != NO_CURSOR && cursor + 2 < n && t >= hi) {
+    const next = load<f32>(times + (<usize>(cursor + 2) << 2));
+    if (t < next) {
+      copyLane(right, left, components);
+      decodeKey(clip, track, cursor + 2, rotation, right);
+      setInterval(timing, cursorAt, hi, next, <f32>1 / (next - hi), cursor + 1);
+      return;
+    }
+  }
+  const step = (load<u32>(track, 12) & TRACK_STEP) != 0;
+  const first = load<f32>(times);
+  const last = load<f32>(times + (<usize>(n - 1) << 2));
+  if (n == 1 || t < first || t >= last) {
+    const k: u32 = n == 1 || t < first ? 0 : n - 1;
+    decodeKey(clip, track, k, rotation, left);
+    copyLane(left, right, components);
+    if (n == 1) setInterval(timing, cursorAt, -<f32>TIME_BOUND, <f32>TIME_BOUND, 0, NO_CURSOR);
+    else if (k == 0) setInterval(timing, cursorAt, -<f32>TIME_BOUND, first, 0, NO_CURSOR);
+    else setInterval(timing, cursorAt, last, <f32>TIME_BOUND, 0, NO_CURSOR);
+    return;
+  }
+  const k = findKey(times, n, t);
+  const lo = load<f32>(times + (<usize>k << 2));
+  const next = load<f32>(times + (<usize>(k + 1) << 2));
+  decodeKey(clip, track, k, rotation, left);
+  if (step) {
+    copyLane(left, right, components);
+    setInterval(timing, cursorAt, lo, next, 0, NO_CURSOR);
+  } else {
+    decodeKey(clip, track, k + 1, rotation, right);
+    setInterval(timing, cursorAt, lo, next, <f32>1 / (next - lo), k);
+  }
+}
+
+/** out = left + (right - left) * w at byte offset o. */
+// @ts-ignore: decorator
+@inline function lerpAt(group: usize, out: usize, o: usize, w: v128): void {
+  const a = v128.load(group + o);
+  v128.store(out + o, madd(f32x4.sub(v128.load(group + o + CACHE_RIGHT), a), w, a));
+}
+
+/** The weight of path p's lanes at time t4: (t - lo) * inv. */
+// @ts-ignore: decorator
+@inline function weightOf(group: usize, p: usize, t4: v128): v128 {
+  const timing = group + CACHE_TIMING + p * 48;
+  // Within [0, 1) without a clamp: t is inside every lane's interval (held lanes: inv = 0).
+  return f32x4.mul(f32x4.sub(t4, v128.load(timing)), v128.load(timing, 32));
+}
+
+/**
+ * Samples the compact clip at `clip` at time `t` into the pose at `out`
+ * (`groupCount` SoA×4 groups), through the playback cache at `cache`.
+ */
+export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount: i32, t: f32): void {
+  if (groupCount > <i32>load<u32>(clip)) groupCount = <i32>load<u32>(clip);
+  const trackCount = load<u32>(clip, 4);
+  const lanes = clip + load<u32>(clip, 8);
+  const tracks = clip + load<u32>(clip, 12);
+  const t4 = f32x4.splat(t);
+  for (let g = 0; g < groupCount; g++) {
+    const group = cache + <usize>g * CACHE_GROUP_BYTES;
+    const timing = group + CACHE_TIMING;
+    // One test for the group's twelve lanes; most frames refill none of them.
+    const outsideT = v128.or(f32x4.lt(t4, v128.load(timing)), f32x4.ge(t4, v128.load(timing, 16)));
+    const outsideR = v128.or(f32x4.lt(t4, v128.load(timing, 48)), f32x4.ge(t4, v128.load(timing, 64)));
+    const outsideS = v128.or(f32x4.lt(t4, v128.load(timing, 96)), f32x4.ge(t4, v128.load(timing, 112)));
+    let all = i32x4.bitmask(outsideT) | (i32x4.bitmask(outsideR) << 4) | (i32x4.bitmask(outsideS) << 8);
+    while (all) {
+      const p = ctz(all) >> 2;
+      let bits = (all >> (p << 2)) & 15;
+      all &= ~(15 << (p << 2));
+      while (bits) {
+        const lane = ctz(bits);
+        bits &= bits - 1;
+        const track = <u32>load<i16>(lanes + ((<usize>(g * 3 + p) << 2) + <usize>lane) * 2);
+        if (track < trackCount) refill(clip, tracks + <usize>track * TRACK_BYTES, group, p, lane, t);
+      }
+    }
+    const o = out + <usize>g * 160;
+    const wt = weightOf(group, 0, t4);
+    lerpAt(group, o, 0, wt);
+    lerpAt(group, o, 16, wt);
+    lerpAt(group, o, 32, wt);
+    const ws = weightOf(group, 2, t4);
+    lerpAt(group, o, 112, ws);
+    lerpAt(group, o, 128, ws);
+    lerpAt(group, o, 144, ws);
+    const wr = weightOf(group, 1, t4);
+    const ax = v128.load(group, 48), ay = v128.load(group, 64);
+    const az = v128.load(group, 80), aw = v128.load(group, 96);
+    const x = madd(f32x4.sub(v128.load(group, 48 + CACHE_RIGHT), ax), wr, ax);
+    const y = madd(f32x4.sub(v128.load(group, 64 + CACHE_RIGHT), ay), wr, ay);
+    const z = madd(f32x4.sub(v128.load(group, 80 + CACHE_RIGHT), az), wr, az);
+    const w = madd(f32x4.sub(v128.load(group, 96 + CACHE_RIGHT), aw), wr, aw);
+    const l = f32x4.add(madd(x, x, f32x4.mul(y, y)), madd(z, z, f32x4.mul(w, w)));
+    // The identity where the blend has no length (zero padding lanes), as blendPoses.
+    const n = f32x4.div(f32x4.splat(1), f32x4.sqrt(l));
+    const m = f32x4.gt(l, f32x4.splat(0));
+    v128.store(o, v128.and(f32x4.mul(x, n), m), 48);
+    v128.store(o, v128.and(f32x4.mul(y, n), m), 64);
+    v128.store(o, v128.and(f32x4.mul(z, n), m), 80);
+    v128.store(o, v128.bitselect(f32x4.mul(w, n), f32x4.splat(1), m), 96);
+  }
+}
+
+/**
+ * Batch form of {@link sampleCompact}: job words `clip, cache, out,
+ * groupCount, time (f32 bits), blendInto, weight (f32 bits)`. When
+ * `blendInto` is not 0, the sampled pose is then blended into that pose
+ * (`blendPoses(blendInto, out, blendInto, groupCount * 4, weight)`): a
+ * cross-fade in the same call.
+ */
+export function sampleCompactBatch(jobs: usize, jobCount: i32): void {
+  for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
+    const groups = load<i32>(jobs, 12);
+    const out = load<u32>(jobs, 8);
+    sampleCompact(load<u32>(jobs), load<u32>(jobs, 4), out, groups, load<f32>(jobs, 16));
+    const into = load<u32>(jobs, 20);
+    if (into != 0) blendPoses(into, out, into, groups << 2, load<f32>(jobs, 24));
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * Compact clips: every SIMD build samples exactly as the scalar reference
+ * (`simd/reference_sample.ts`) on random clips and random time sequences
+ * (forward, seeks, reversed); the reported maximum error bounds the error
+ * measured at random times against the exact sampler, on random clips and
+ * on every clip of the real models; STEP keys are exact.
+ */
+import fc from "fast-check";
+import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
+import {
+  type Clip,
+  compactClip,
+  Core,
+  type CoreBuild,
+  createClip,
+  importGltf,
+  SkeletonAsset,
+  type SkeletonDefinition,
+} from "../mod.ts";
+import { ClipSampler } from "../animation/clip_sampler.ts";
+import { exactPose, poseDistance } from "../animation/_clip_error.ts";
+import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { isBuildSupported } from "../simd/_core.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
+import { poseFloats } from "../simd/layout.ts";
+import { fcParams } from "./_arbitrary.ts";
+import { random, randomQuaternion } from "./_scene.ts";
+import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
+
+const SIMD_BUILDS = (["simd", "relaxed-simd"] as const).filter(isBuildSupported);
+
+/** A chain-and-branch skeleton of `n` joints with random rest poses. */
+function randomSkeleton(n: number, next: () => number): SkeletonDefinition {
+  const parents = Int16Array.from({ length: n }, (_, j) => (j === 0 ? -1 : Math.floor(next() * j)));
+  const restPose = new Float32Array(poseFloats(n));
+  for (let j = 0; j < n; j++) {
+    const lane = (j >> 2) * 40 + (j & 3);
+    const q = randomQuaternion(next);
+    for (let c = 0; c < 3; c++) restPose[lane + c * 4] = next() - 0.5;
+    for (let c = 0; c < 4; c++) restPose[lane + (3 + c) * 4] = q[c];
+    for (let c = 0; c < 3; c++) restPose[lane + (7 + c) * 4] = 1;
+  }
+  const inverseBind = new Float32Array(n * 12);
+  for (let j = 0; j < n; j++) inverseBind.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0], j * 12);
+  return { names: Array.from({ length: n }, (_, j) => `j${j}`), parents, restPose, inverseBind };
+}
+
+/** A random clip on `n` joints: random paths, interpolations, key times and values. */
+function randomClip(n: number, next: () => number): Clip {
+  const channels = [];
+  for (let j = 0; j < n; j++) {
+    for (const path of ["translation", "rotation", "scale"] as const) {
+      if (next() < 0.4) continue;
+      const interpolation = (["STEP", "LINEAR", "LINEAR", "CUBICSPLINE"] as const)[
+        Math.floor(next() * 4)
+      ];
+      const count = 1 + Math.floor(next() * 12);
+      const times = new Float32Array(count);
+      let t = next() * 0.3;
+      for (let k = 0; k < count; k++) times[k] = t += 0.01 + next() * 0.3;
+      const size = path === "rotation" ? 4 : 3;
+      const perKey = interpolation === "CUBICSPLINE" ? 3 : 1;
+      const values = new Float32Array(count * size * perKey);
+      for (let k = 0; k < count * perKey; k++) {
+        const v = path === "rotation"
+          ? randomQuaternion(next)
+          : [0, 1, 2].map(() => (path === "scale" ? 0.5 + next() : next() * 2 - 1));
+        values.set(v, k * size);
+      }
+      channels.push({ joint: j, path, interpolation, times, values });
+    }
+  }
+  return createClip({ name: "random", channels });
+}
+
+/** Samples `clip` on a core of `build` at `times` in order (one playback); the poses. */
+function sampleOnCore(
+  build: CoreBuild,
+  definition: SkeletonDefinition,
+  clip: Clip,
+  times: number[],
+): Float32Array[] {
+  const core = Core.create(build);
+  const skeleton = new SkeletonAsset(definition, core);
+  const compact = compactClip(clip, skeleton);
+  const memory = coreMemory(core);
+  const sampler = new ClipSampler(compact, memory);
+  const floats = poseFloats(skeleton.jointCount);
+  const pose = memory.alloc(floats * 4), jobs = memory.alloc(JOB_WORDS * 4);
+  const out = times.map((time) => {
+    const { u32, f32 } = memory.views();
+    sampler.emit(u32, f32, jobs >> 2, time, pose);
+    coreKernels(core).sampleCompactBatch(jobs, 1);
+    return memory.views().f32.slice(pose >> 2, (pose >> 2) + floats);
+  });
+  sampler.release();
+  return out;
+}
+
+/** Times: forward steps, then seeks and reversed steps. */
+function timeSequence(next: () => number, end: number): number[] {
+  const times: number[] = [];
+  for (let t = -0.05; t < end + 0.1; t += 0.01 + next() * 0.05) times.push(t);
+  for (let i = 0; i < 20; i++) times.push(next() * (end + 0.2) - 0.1);
+  for (let t = end; t > 0; t -= 0.02 + next() * 0.04) times.push(t);
+  return times;
+}
+
+Deno.test("compact sampling: every SIMD build equals the scalar reference on random clips", () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 11 }), fc.nat(), (joints, seed) => {
+      const next = random(seed + 1);
+      const definition = randomSkeleton(joints, next);
+      const clip = randomClip(joints, next);
+      const times = timeSequence(next, clip.duration);
+      const expected = sampleOnCore("scalar", definition, clip, times);
+      for (const build of SIMD_BUILDS) {
+        const poses = sampleOnCore(build, definition, clip, times);
+        poses.forEach((pose, i) => {
+          for (let k = 0; k < pose.length; k++) {
+            const d = Math.abs(pose[k] - expected[i][k]);
+            assert(
+              d <= 2e-6,
+              `${build}: t=${times[i]} float ${k}: ${pose[k]} vs ${expected[i][k]}`,
+            );
+          }
+        });
+      }
+    }),
+    fcParams(30),
+  );
+});
+
+/** The largest error of `clip` sampled on the simd core at `times`, against the exact sampler. */
+function measuredError(
+  definition: SkeletonDefinition,
+  clip: Clip,
+  times: number[],
+  virtualDistance: number,
+): number {
+  const rest = new SkeletonAsset(definition, Core.create("scalar")).restPose;
+  const poses = sampleOnCore(SIMD_BUILDS[0] ?? "scalar", definition, clip, times);
+  let worst = 0;
+  poses.forEach((pose, i) => {
+    const exact = exactPose(clip, rest, times[i]);
+    worst = Math.max(
+      worst,
+      poseDistance(pose, exact, definition.parents as Int16Array, virtualDistance),
+    );
+  });
+  return worst;
+}
+
+/**
+ * What the reported error must bound: it is measured densely (key times
+ * and quarters between) with the scalar reference, the test measures at
+ * other times on a SIMD core, so it allows twice the report plus float
+ * noise (1e-6 of the skeleton's size).
+ */
+function bound(reported: number, definition: SkeletonDefinition): number {
+  const size = new SkeletonAsset(definition, Core.create("scalar"));
+  return 2 * reported + 1e-6 * compactSize(size);
+}
+
+function compactSize(skeleton: SkeletonAsset): number {
+  return compactClip(createClip({ name: "", channels: [] }), skeleton).tolerance / 1e-5;
+}
+
+Deno.test("compact clips: the reported maximum error bounds the error at random times", () => {
+  for (let seed = 1; seed <= 20; seed++) {
+    const next = random(seed);
+    const joints = 1 + Math.floor(next() * 10);
+    const definition = randomSkeleton(joints, next);
+    const clip = randomClip(joints, next);
+    const compact = compactClip(clip, new SkeletonAsset(definition, Core.create("scalar")));
+    const times = Array.from({ length: 300 }, () => next() * clip.duration);
+    const measured = measuredError(definition, clip, times, compact.virtualDistance);
+    assertLessOrEqual(measured, bound(compact.maxError, definition), `seed ${seed}`);
+  }
+});
+
+Deno.test("compact clips: STEP keys are exact", () => {
+  const clip = createClip({
+    name: "step",
+    channels: [{
+      joint: 1,
+      path: "translation",
+      interpolation: "STEP",
+      times: Float32Array.of(0, 0.5, 1),
+      values: Float32Array.of(0.1, 0.2, 0.3, 1.7, -2.9, 3.3, 0.123456789, 5, 6),
+    }],
+  });
+  const definition = randomSkeleton(3, random(7));
+  const times = [0, 0.25, 0.4999, 0.5, 0.75, 1, 2, 0.5, 0];
+  for (const build of ["scalar", ...SIMD_BUILDS] as const) {
+    const poses = sampleOnCore(build, definition, clip, times);
+    const rest = new SkeletonAsset(definition, Core.create("scalar")).restPose;
+    // The STEP lane (joint 1's translation) holds the file's floats exactly.
+    const lane = [1, 5, 9];
+    poses.forEach((pose, i) => {
+      const exact = exactPose(clip, rest, times[i]);
+      assertEquals(lane.map((k) => pose[k]), lane.map((k) => exact[k]), `${build} t=${times[i]}`);
+    });
+  }
+});
+
+for (const file of listAssets()) {
+  testOnModels(
+    [file],
+    `${file}: every compact clip's reported error bounds the measured one`,
+    async () => {
+      const model = await importGltf(assetUrl(file));
+      const next = random(0x5eed);
+      let clips = 0;
+      for (const gltfSkeleton of model.skeletons.slice(0, 4)) {
+        const definition = gltfSkeleton.skeleton;
+        for (const clip of gltfSkeleton.clips.slice(0, 8)) {
+          const compact = compactClip(clip, new SkeletonAsset(definition, Core.create("scalar")));
+          const times = Array.from({ length: 64 }, () => next() * clip.duration);
+          const measured = measuredError(definition, clip, times, compact.virtualDistance);
+          assertLessOrEqual(measured, bound(compact.maxError, definition), `clip "${clip.name}"`);
+          clips++;
+        }
+      }
+      assert(clips > 0);
+    },
+  );
+}

@@ -8,16 +8,19 @@
 
 const stores = new WeakMap<object, { floats: Float32Array }>();
 
-/** The entity's 8 floats, growing the world's store to hold `eid`. */
-export function boundsSlot(state: object, eid: number): Float32Array {
+/**
+ * The world's bounds, 8 floats per entity, grown to hold entity `maxEid`
+ * (one lookup for a whole batch; a view is valid until the next growth).
+ */
+export function boundsFloats(state: object, maxEid: number): Float32Array {
   let store = stores.get(state);
   if (!store) stores.set(state, store = { floats: new Float32Array(0) });
-  if ((eid + 1) * 8 > store.floats.length) {
-    const grown = new Float32Array(Math.max((eid + 1) * 8, store.floats.length * 2)).fill(NaN);
+  if ((maxEid + 1) * 8 > store.floats.length) {
+    const grown = new Float32Array(Math.max((maxEid + 1) * 8, store.floats.length * 2)).fill(NaN);
     grown.set(store.floats);
     store.floats = grown;
   }
-  return store.floats.subarray(eid * 8, eid * 8 + 8);
+  return store.floats;
 }
 
 /** The entity's last skinned bounds, or undefined when never skinned. */

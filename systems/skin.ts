@@ -24,7 +24,7 @@ import {
   selectEntities,
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
-import { boundsSlot } from "../components/_skin_bounds.ts";
+import { boundsFloats } from "../components/_skin_bounds.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
@@ -99,9 +99,13 @@ function skinEntities(
   checkPalettes(state, skinned);
   const lodOf = (eid: number) => Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES);
   const dualOf = (eid: number) => owned.skin[eid]!.method === "dual-quaternion";
-  // One batch call per level of detail and method: the kernel takes it per call.
+  // One batch call per level of detail and method: the kernel takes it per
+  // call. A frame of one key (the usual) skips the sort.
   const keyOf = (eid: number) => lodOf(eid) * 2 + (dualOf(eid) ? 1 : 0);
-  skinned.sort((a, b) => keyOf(a) - keyOf(b));
+  const firstKey = keyOf(skinned[0]);
+  let mixed = false;
+  for (let i = 1; i < skinned.length && !mixed; i++) mixed = keyOf(skinned[i]) !== firstKey;
+  if (mixed) skinned.sort((a, b) => keyOf(a) - keyOf(b));
   const renormalize = directions && options.renormalize ? SkinFlags.RENORMALIZE : 0;
   const table = state.jobs(caller);
   table.begin(skinned.length, JOB_WORDS);
@@ -148,15 +152,12 @@ function skinEntities(
     else state.kernels.skinVerticesBatch(jobs, end - first, key >> 1, jobBounds);
     first = end;
   }
+  let maxEid = 0;
+  for (const eid of skinned) maxEid = Math.max(maxEid, eid);
+  const stored = boundsFloats(state, maxEid), computed = bounds.ptr >> 2;
   for (let i = 0; i < skinned.length; i++) {
-    const slot = boundsSlot(state, skinned[i]);
-    if (!withBounds) slot.fill(NaN);
-    else {slot.set(
-        f32.subarray(
-          (bounds.ptr >> 2) + i * BOUNDS_FLOATS,
-          (bounds.ptr >> 2) + (i + 1) * BOUNDS_FLOATS,
-        ),
-      );}
+    const to = skinned[i] * BOUNDS_FLOATS, from = computed + i * BOUNDS_FLOATS;
+    for (let k = 0; k < BOUNDS_FLOATS; k++) stored[to + k] = withBounds ? f32[from + k] : NaN;
   }
 }
 

@@ -1,0 +1,258 @@
+/**
+ * Hostile use of the layer, IK, compact clip and worker pool APIs: each
+ * attack ends in a typed error naming what was wrong (nothing written), or
+ * in correct output, and never in a read or write outside what the caller
+ * owns.
+ */
+import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
+import { removeEntity } from "bitecs";
+import {
+  addAimIK,
+  addCharacter,
+  addLayer,
+  addLocomotionLayer,
+  addTwoBoneIK,
+  type Clip,
+  ClipError,
+  compactClip,
+  createAnimationPipeline,
+  createClip,
+  createWorkerPool,
+  disposeClip,
+  enableRootMotion,
+  getLayers,
+  getPose,
+  IKError,
+  jointMask,
+  playClip,
+  removeLayer,
+  removeSkeleton,
+  sampleClipsSystem,
+  setClipMarkers,
+  setIKTarget,
+  setLayerWeight,
+  SkeletonAsset,
+  updateIKChain,
+} from "../mod.ts";
+import { createCylinder } from "../examples/cylinder.ts";
+import { createScene, wander } from "./_scene.ts";
+
+const finite = (pose: ArrayLike<number>) => Array.from(pose).every(Number.isFinite);
+
+Deno.test("hostile: compactClip of a clip animating a joint the skeleton does not have is a typed error", () => {
+  const { skeleton } = createScene("simd", 0);
+  const clip = createClip({
+    name: "far",
+    channels: [{
+      joint: skeleton.jointCount + 1,
+      path: "translation",
+      interpolation: "LINEAR",
+      times: Float32Array.of(0, 1),
+      values: Float32Array.of(0, 0, 0, 1, 1, 1),
+    }],
+  });
+  const error = assertThrows(() => compactClip(clip, skeleton), ClipError);
+  assert(/"far" channel 0.*joint/.test(error.message), error.message);
+  const far = createClip({
+    name: "farther",
+    channels: [{
+      joint: 1000,
+      path: "rotation",
+      interpolation: "STEP",
+      times: Float32Array.of(0),
+      values: Float32Array.of(0, 0, 0, 1),
+    }],
+  });
+  const error2 = assertThrows(() => compactClip(far, skeleton), ClipError);
+  assert(/channel 0.*joint 1000/.test(error2.message), error2.message);
+});
+
+Deno.test("hostile: compactClip of an unvalidated clip object is a ClipError", () => {
+  const { skeleton } = createScene("simd", 0);
+  const clip = {
+    name: "raw",
+    animation: 0,
+    start: 0,
+    duration: 1,
+    channels: [{
+      joint: 1,
+      path: "translation",
+      interpolation: "LINEAR",
+      times: Float32Array.of(1, 0),
+      values: Float32Array.of(0, 0, 0, NaN, 1, 1),
+      node: 1,
+    }],
+  } as unknown as Clip;
+  assertThrows(() => compactClip(clip, skeleton), ClipError);
+});
+
+Deno.test("hostile: compactClip on a disposed skeleton is a typed error", () => {
+  const core = createScene("simd", 0).core;
+  const skeleton = new SkeletonAsset(createCylinder({ joints: 4 }).skeleton, core);
+  skeleton[Symbol.dispose]();
+  assertThrows(() => compactClip(wander("w", 1), skeleton), TypeError);
+});
+
+Deno.test("hostile: compactClip tolerances of 0, -1, NaN, Infinity", () => {
+  const { skeleton } = createScene("simd", 0);
+  for (const tolerance of [-1, NaN, Infinity, -Infinity]) {
+    assertThrows(() => compactClip(wander("t", 2), skeleton, { tolerance }), RangeError);
+    assertThrows(
+      () => compactClip(wander("v", 2), skeleton, { virtualDistance: tolerance }),
+      RangeError,
+    );
+  }
+  const exact = compactClip(wander("zero", 3), skeleton, { tolerance: 0 });
+  assert(exact.maxError >= 0);
+});
+
+Deno.test("hostile: extreme hand-made clips: beyond 1e18 refused, denormals and 1e18 leave the neighbour alone", () => {
+  const { world, entities: [eid, other] } = createScene("simd", 2);
+  const channel = (values: Float32Array) => ({
+    joint: 1,
+    path: "translation" as const,
+    interpolation: "LINEAR" as const,
+    times: Float32Array.of(0, 1e-7, 2e-7, 1),
+    values,
+  });
+  const error = assertThrows(
+    () => createClip({ name: "huge", channels: [channel(new Float32Array(12).fill(1e38))] }),
+    ClipError,
+  );
+  assert(/channel 0 key 0/.test(error.message), error.message);
+  const big = createClip({
+    name: "big",
+    channels: [
+      channel(Float32Array.of(0, 0, 0, 1e18, -1e18, 1e-40, 1e-45, 0, 0, 1e18, 1e18, 1e18)),
+    ],
+  });
+  playClip(world, other, wander("n", 4));
+  sampleClipsSystem(world, 0);
+  const neighbour = getPose(world, other).slice();
+  playClip(world, eid, big, { time: 0.5 });
+  for (const time of [0, 1e-7, 1.5e-7, 0.5, 1]) {
+    playClip(world, eid, big, { time, wrap: "clamp" });
+    sampleClipsSystem(world, 0);
+    assertEquals(getPose(world, other), neighbour);
+    assert(finite(getPose(world, eid)), `time ${time}`);
+  }
+});
+
+Deno.test("hostile: layers with masks of another skeleton, bad weights and removeLayer mid-fade", () => {
+  const { world, entities: [eid], skeleton } = createScene("simd", 1);
+  const bigger = new SkeletonAsset(createCylinder({ joints: 9 }).skeleton, skeleton.core);
+  playClip(world, eid, wander("base", 5));
+  assertThrows(
+    () => addLayer(world, eid, wander("l", 6), { mask: jointMask(bigger, {}) }),
+    RangeError,
+  );
+  for (const weight of [NaN, -1, 2, Infinity]) {
+    assertThrows(() => addLayer(world, eid, wander("l", 6), { weight }), RangeError);
+  }
+  assertEquals(getLayers(world, eid).length, 1);
+  const layer = addLayer(world, eid, wander("l", 7));
+  setLayerWeight(world, eid, layer, 0, 0.5);
+  sampleClipsSystem(world, 0.1);
+  removeLayer(world, eid, layer);
+  sampleClipsSystem(world, 0.1);
+  assert(finite(getPose(world, eid)));
+  assertThrows(() => setLayerWeight(world, eid, layer, 1), RangeError);
+});
+
+Deno.test("hostile: a skeleton replaced by a bigger one drops layers and IK chains with it", () => {
+  const { world, entities: [eid], skeleton, skin } = createScene("simd", 1);
+  const bigger = new SkeletonAsset(createCylinder({ joints: 12 }).skeleton, skeleton.core);
+  playClip(world, eid, wander("base", 8));
+  addLayer(world, eid, wander("l", 9, 2));
+  addLocomotionLayer(world, eid, [{ clip: wander("a", 10), at: 0 }, {
+    clip: wander("b", 11),
+    at: 0,
+  }]);
+  addAimIK(world, eid, { joint: 3, target: [1, 1, 1] });
+  enableRootMotion(world, eid, { joint: 1 });
+  removeSkeleton(world, eid);
+  void skin;
+  addCharacter(world, eid, bigger);
+  assertThrows(() => getLayers(world, eid));
+  assertThrows(() => setIKTarget(world, eid, 0, [0, 0, 0]));
+  playClip(world, eid, wander("after", 12, 10));
+  const chain = addTwoBoneIK(world, eid, { start: 8, mid: 9, end: 10, target: [0, 5, 0] });
+  assertEquals(chain, 0);
+  createAnimationPipeline()(world, 1 / 60);
+  assert(finite(getPose(world, eid)));
+});
+
+Deno.test("hostile: IK settings with throwing and changing getters change nothing", () => {
+  const { world, entities: [eid] } = createScene("simd", 1);
+  let calls = 0;
+  const sly = {
+    joint: 2,
+    get target() {
+      return calls++ === 0 ? [1, 2, 3] : [NaN, 0, 0];
+    },
+  };
+  // Each setting is read once more after the check; the checked copy is what is stored.
+  assertThrows(() => addAimIK(world, eid, sly as never), IKError, "target");
+  assertThrows(() => setIKTarget(world, eid, 0, [0, 0, 0]), Error, "no IK");
+  const chain = addAimIK(world, eid, { joint: 2, target: [1, 2, 3] });
+  const thrower = {
+    get weight(): number {
+      throw new Error("boom");
+    },
+  };
+  assertThrows(() => updateIKChain(world, eid, chain, thrower), Error, "boom");
+  const target: [number, number, number] = [1, 1, 1];
+  setIKTarget(world, eid, chain, target);
+  target[0] = NaN;
+  createAnimationPipeline()(world, 1 / 60);
+  assert(finite(getPose(world, eid)));
+  assertThrows(() => addAimIK(world, eid, { joint: "nope" }), IKError);
+  assertThrows(() => addAimIK(world, eid, { joint: 99 }), IKError);
+  playClip(world, eid, wander("r", 2));
+  assertThrows(() => enableRootMotion(world, eid, { joint: "nope" }), RangeError, "nope");
+  assertThrows(() => enableRootMotion(world, eid, { joint: 1e9 }), RangeError);
+  removeEntity(world, eid);
+});
+
+Deno.test("hostile: markers on a zero-duration clip, locomotion on one clip or duplicate points", () => {
+  const { world, entities: [eid] } = createScene("simd", 1);
+  const still = createClip({
+    name: "still",
+    channels: [{
+      joint: 1,
+      path: "translation",
+      interpolation: "STEP",
+      times: Float32Array.of(0),
+      values: Float32Array.of(0, 1, 0),
+    }],
+  });
+  setClipMarkers(still, [{ name: "a", time: 0 }]);
+  assertThrows(() => setClipMarkers(still, [{ name: "b", time: 1e-9 }]), RangeError);
+  playClip(world, eid, still, { speed: 1e30 });
+  addLocomotionLayer(world, eid, [{ clip: still, at: 1 }]);
+  addLocomotionLayer(world, eid, [{ clip: still, at: 1 }, { clip: wander("w", 3), at: 1 }]);
+  for (let i = 0; i < 3; i++) sampleClipsSystem(world, 1e30);
+  assert(finite(getPose(world, eid)));
+  disposeClip(still);
+  sampleClipsSystem(world, 1 / 60);
+  assert(finite(getPose(world, eid)));
+});
+
+Deno.test("hostile: worker pool options and a closed pool", async () => {
+  for (const workers of [0, -1, 1e9, NaN, 1.5]) {
+    await assertRejects(() => createWorkerPool({ workers }), RangeError);
+  }
+  const pool = await createWorkerPool({ workers: 2 });
+  const a = createScene("simd", 2, undefined, undefined, pool.core);
+  const b = createScene("simd", 2, undefined, undefined, pool.core);
+  const animate = createAnimationPipeline({ pool });
+  const plain = createAnimationPipeline();
+  playClip(a.world, a.entities[0], wander("p", 1));
+  playClip(b.world, b.entities[0], wander("p", 1));
+  animate(a.world, 0.1);
+  pool.close();
+  animate(b.world, 0.1);
+  plain(a.world, 0.1);
+  assert(finite(getPose(a.world, a.entities[0])));
+  pool[Symbol.dispose]();
+});

@@ -18,12 +18,15 @@ import {
   createAnimationPipeline,
   createClip,
   createWorkerPool,
+  disposeAnimation,
   disposeClip,
   enableRootMotion,
+  getCrossedMarkers,
   getLayers,
   getPose,
   IKError,
   jointMask,
+  MAX_HITS_PER_PLAYBACK,
   playClip,
   removeLayer,
   removeSkeleton,
@@ -255,4 +258,94 @@ Deno.test("hostile: worker pool options and a closed pool", async () => {
   plain(a.world, 0.1);
   assert(finite(getPose(a.world, a.entities[0])));
   pool[Symbol.dispose]();
+});
+
+Deno.test("hostile: layer times and fades driven to overflow keep every pose finite", () => {
+  const { world, entities: [eid, other] } = createScene("simd", 2);
+  playClip(world, other, wander("n", 4));
+  const wanderClips: Record<number, Clip> = {
+    5: wander("base", 5),
+    6: wander("l", 6, 2),
+    7: wander("a", 7),
+    8: wander("b", 8),
+  };
+  playClip(world, eid, wanderClips[5], { speed: 1e30 });
+  const layer = addLayer(world, eid, wanderClips[6], { speed: 1e300 });
+  addLocomotionLayer(
+    world,
+    eid,
+    [{ clip: wanderClips[7], at: 0 }, { clip: wanderClips[8], at: 1 }],
+    {
+      speed: 1e300,
+      parameter: 0.5,
+    },
+  );
+  for (const seed of [5, 6, 7, 8]) {
+    setClipMarkers(wanderClips[seed], [{ name: "m", time: 0.1 }, { name: "n", time: 1.9 }]);
+  }
+  setLayerWeight(world, eid, layer, 0.5, 5e-324);
+  sampleClipsSystem(world, 0);
+  assert(finite(getPose(world, eid)), "a fade over a denormal time");
+  sampleClipsSystem(world, 0);
+  const neighbour = getPose(world, other).slice();
+  for (let i = 0; i < 3; i++) {
+    try {
+      sampleClipsSystem(world, 1e300);
+    } catch (e) {
+      assert(e instanceof RangeError, String(e));
+      assert(/entity/.test(e.message), e.message);
+    }
+    assert(finite(getPose(world, eid)), `frame ${i}`);
+    assert(getCrossedMarkers(world, eid).length <= 4 * MAX_HITS_PER_PLAYBACK);
+  }
+  // The player's own time overflowed its float store: refused, naming the entity, until reset.
+  assertThrows(() => sampleClipsSystem(world, 0), RangeError, `entity ${eid}: ClipPlayer: time`);
+  playClip(world, eid, wanderClips[5]);
+  sampleClipsSystem(world, 0);
+  assert(finite(getPose(world, eid)));
+  assertEquals(getPose(world, other), neighbour);
+});
+
+Deno.test("hostile: a locomotion point whose position changes after its check is read once", () => {
+  const { world, entities: [eid] } = createScene("simd", 1);
+  playClip(world, eid, wander("base", 1));
+  let reads = 0;
+  const sly = {
+    clip: wander("b", 3),
+    get at() {
+      return reads++ < 2 ? 1 : NaN;
+    },
+  };
+  try {
+    addLocomotionLayer(world, eid, [{ clip: wander("a", 2), at: 0 }, sly], { parameter: 0.5 });
+  } catch (e) {
+    assert(e instanceof RangeError && /points\[1\]\.at/.test(e.message), String(e));
+  }
+  sampleClipsSystem(world, 1 / 60);
+  assert(finite(getPose(world, eid)));
+});
+
+Deno.test("hostile: after disposeAnimation every layer, IK and root motion call is a typed error", () => {
+  const { world, entities: [eid], core } = createScene("simd", 1);
+  const clip = wander("base", 1);
+  playClip(world, eid, clip);
+  addLayer(world, eid, wander("l", 2, 2), { mode: "additive" });
+  addAimIK(world, eid, { joint: 2, target: [0, 1, 0] });
+  enableRootMotion(world, eid);
+  disposeAnimation(world);
+  const calls: (() => unknown)[] = [
+    () => addLayer(world, eid, clip),
+    () => setLayerWeight(world, eid, 1, 0),
+    () => removeLayer(world, eid, 1),
+    () => getLayers(world, eid),
+    () => setIKTarget(world, eid, 0, [0, 0, 0]),
+    () => enableRootMotion(world, eid),
+    () => sampleClipsSystem(world, 0),
+  ];
+  for (const call of calls) assertThrows(call, TypeError);
+  // The core is whole: a new world on it animates.
+  const again = createScene("simd", 1, undefined, undefined, core);
+  playClip(again.world, again.entities[0], clip);
+  createAnimationPipeline()(again.world, 1 / 60);
+  assert(finite(getPose(again.world, again.entities[0])));
 });

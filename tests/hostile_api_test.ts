@@ -18,6 +18,7 @@ import {
   createAnimationPipeline,
   createClip,
   createWorkerPool,
+  crossFadeTo,
   disposeAnimation,
   disposeClip,
   enableRootMotion,
@@ -270,7 +271,7 @@ Deno.test("hostile: layer times and fades driven to overflow keep every pose fin
     8: wander("b", 8),
   };
   playClip(world, eid, wanderClips[5], { speed: 1e30 });
-  const layer = addLayer(world, eid, wanderClips[6], { speed: 1e300 });
+  const layer = addLayer(world, eid, wanderClips[6], { speed: 1e30 });
   addLocomotionLayer(
     world,
     eid,
@@ -348,4 +349,20 @@ Deno.test("hostile: after disposeAnimation every layer, IK and root motion call 
   playClip(again.world, again.entities[0], clip);
   createAnimationPipeline()(again.world, 1 / 60);
   assert(finite(getPose(again.world, again.entities[0])));
+});
+
+Deno.test("hostile: a time or speed beyond the 32-bit float range is refused, not stored as Infinity", () => {
+  const { world, entities: [eid, other] } = createScene("simd", 2);
+  playClip(world, other, wander("n", 1));
+  for (const bad of [1e300, -1e39]) {
+    assertThrows(
+      () => playClip(world, eid, wander("s", 2), { speed: bad }),
+      RangeError,
+      `entity ${eid}`,
+    );
+    assertThrows(() => playClip(world, eid, wander("t", 2), { time: bad }), RangeError, "time");
+    assertThrows(() => crossFadeTo(world, other, wander("c", 3), 0.5, { speed: bad }), RangeError);
+  }
+  sampleClipsSystem(world, 1 / 60);
+  assert(finite(getPose(world, other)));
 });

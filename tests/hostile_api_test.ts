@@ -1,9 +1,5 @@
-/**
- * Hostile use of the layer, IK, compact clip and worker pool APIs: each
- * attack ends in a typed error naming what was wrong (nothing written), or
- * in correct output, and never in a read or write outside what the caller
- * owns.
- */
+// Hostile use of the layer, IK, compact clip and worker pool APIs: each attack ends in a
+// typed error naming what was wrong (nothing written) or in correct output.
 import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
 import { removeEntity } from "bitecs";
 import {
@@ -164,7 +160,7 @@ Deno.test("hostile: layers with masks of another skeleton, bad weights and remov
 });
 
 Deno.test("hostile: a skeleton replaced by a bigger one drops layers and IK chains with it", () => {
-  const { world, entities: [eid], skeleton, skin } = createScene("simd", 1);
+  const { world, entities: [eid], skeleton } = createScene("simd", 1);
   const bigger = new SkeletonAsset(createCylinder({ joints: 12 }).skeleton, skeleton.core);
   playClip(world, eid, wander("base", 8));
   addLayer(world, eid, wander("l", 9, 2));
@@ -175,7 +171,6 @@ Deno.test("hostile: a skeleton replaced by a bigger one drops layers and IK chai
   addAimIK(world, eid, { joint: 3, target: [1, 1, 1] });
   enableRootMotion(world, eid, { joint: 1 });
   removeSkeleton(world, eid);
-  void skin;
   addCharacter(world, eid, bigger);
   assertThrows(() => getLayers(world, eid));
   assertThrows(() => setIKTarget(world, eid, 0, [0, 0, 0]));
@@ -365,4 +360,39 @@ Deno.test("hostile: a time or speed beyond the 32-bit float range is refused, no
   }
   sampleClipsSystem(world, 1 / 60);
   assert(finite(getPose(world, other)));
+});
+
+Deno.test("hostile: IK targets near the float range and denormal keep the pose finite", () => {
+  for (const t of [3e38, 1e20, 1e-40]) {
+    const { world, entities: [eid] } = createScene("simd", 1);
+    playClip(world, eid, wander("w", 1));
+    addAimIK(world, eid, { joint: 2, target: [t, t, -t] });
+    addTwoBoneIK(world, eid, {
+      start: 1,
+      mid: 2,
+      end: 3,
+      target: [t, -t, t],
+      poleVector: [t, t, t],
+    });
+    createAnimationPipeline()(world, 1 / 60);
+    assert(finite(getPose(world, eid)), `target ${t}`);
+  }
+});
+
+Deno.test("hostile: compact clips sample the same after the core grows under them", () => {
+  const { world, entities: [eid], core } = createScene("simd", 1);
+  const clip = wander("grow", 9);
+  playClip(world, eid, clip, { time: 0.3 });
+  addLayer(world, eid, wander("l", 10, 2), { time: 0.7, weight: 0.5 });
+  sampleClipsSystem(world, 0);
+  const before = getPose(world, eid).slice();
+  const pages = core.byteLength;
+  const big = Array.from(
+    { length: 8 },
+    () => new SkeletonAsset(createCylinder({ joints: 2000 }).skeleton, core),
+  );
+  assert(core.byteLength > pages, "the core grew");
+  sampleClipsSystem(world, 0);
+  assertEquals(getPose(world, eid), before);
+  for (const s of big) s[Symbol.dispose]();
 });

@@ -237,16 +237,19 @@ export function sampleClip(clip: Clip, time: number, pose: Float32Array): void {
  * Brings a playback time into `[0, duration]`: `"loop"` wraps it (a
  * negative time wraps from the end), `"clamp"` holds the ends. This is
  * the clip time three.js `AnimationAction` uses with `LoopRepeat` and with
- * `LoopOnce` plus `clampWhenFinished`. A clip of zero duration always gives
- * 0.
+ * `LoopOnce` plus `clampWhenFinished`. A clip of zero duration, a NaN
+ * time, and an infinite time looped give 0.
  */
 export function wrapTime(
   time: number,
   duration: number,
   mode: WrapMode,
 ): number {
-  if (!(duration > 0)) return 0;
+  if (!(duration > 0) || Number.isNaN(time)) return 0;
   if (mode === "clamp") return time < 0 ? 0 : time > duration ? duration : time;
+  // A time that overflowed (a huge speed times a huge delta) has no place
+  // in the loop; the clip starts over rather than sampling at NaN.
+  if (!Number.isFinite(time)) return 0;
   const t = time % duration;
   return t < 0 ? t + duration : t;
 }

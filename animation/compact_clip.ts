@@ -27,6 +27,7 @@ import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { Lifetime, lifetimeOf } from "./_lifetime.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
+import { ClipError, validateClip } from "./clip_validation.ts";
 import { reduceChannel } from "./_reduce.ts";
 import { channelTolerances, measureError, skeletonGeometry } from "./_clip_error.ts";
 import { type ClipImage, clipImage } from "./_clip_image.ts";
@@ -101,6 +102,19 @@ export class CompactClip {
    * (`validateClip`; joints within the skeleton).
    */
   constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
+    // Checked here too, not only by playClip: a hand-made clip given
+    // straight to compactClip must not lay out lanes past the skeleton's.
+    validateClip(clip);
+    for (const [i, channel] of clip.channels.entries()) {
+      if (channel.joint >= skeleton.jointCount) {
+        throw new ClipError(
+          clip.name,
+          i,
+          -1,
+          `animates joint ${channel.joint}, but the skeleton has ${skeleton.jointCount} joints`,
+        );
+      }
+    }
     this.name = clip.name;
     this.duration = clip.duration;
     const geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);

@@ -190,10 +190,12 @@ export function makePlayback(
     }
   }
   const time = options?.time ?? 0, speed = options?.speed ?? 1, wrap = options?.wrap ?? "loop";
-  if (typeof time !== "number" || !Number.isFinite(time)) {
+  // Finite as 32-bit floats: the ClipPlayer store holds them so, and a
+  // speed of 1e300 stored as Infinity would stop every later frame.
+  if (typeof time !== "number" || !Number.isFinite(Math.fround(time))) {
     throw new RangeError(`entity ${eid}: ClipPlayer: time must be finite, got ${time}`);
   }
-  if (typeof speed !== "number" || !Number.isFinite(speed)) {
+  if (typeof speed !== "number" || !Number.isFinite(Math.fround(speed))) {
     throw new RangeError(`entity ${eid}: ClipPlayer: speed must be finite, got ${speed}`);
   }
   if (wrap !== "loop" && wrap !== "clamp") {

@@ -158,8 +158,11 @@ export function setLayerWeight(
     );
   }
   target.target = weight;
-  if (fadeSeconds > 0) {
-    target.rate = Math.abs(weight - target.weight) / fadeSeconds;
+  const rate = Math.abs(weight - target.weight) / fadeSeconds;
+  // A fade too short for its rate to be finite is instant: an infinite
+  // rate times a frame of 0 s would make the weight NaN.
+  if (fadeSeconds > 0 && rate < Infinity) {
+    target.rate = rate;
   } else {
     target.weight = weight;
   }

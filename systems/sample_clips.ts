@@ -36,6 +36,8 @@ import { samplePlayback, SampleRows } from "./_sample_playback.ts";
 import { layerCapacity, type LayerOutput, type PlaybackStep, writeLayers } from "./_layers.ts";
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
+import { wrapTime } from "../animation/clip.ts";
+import type { Playback } from "../components/_world.ts";
 
 /**
  * Throws a `RangeError` unless `deltaSeconds` is a finite number >= 0. A
@@ -49,6 +51,17 @@ export function checkFrameDelta(caller: string, deltaSeconds: number): void {
       `${caller}: deltaSeconds: expected a finite number >= 0 (the frame's duration in seconds), got ${deltaSeconds}`,
     );
   }
+}
+
+/**
+ * `time`, or where the 32-bit ClipPlayer store cannot hold it (a huge speed
+ * times a huge frame), the clip time it wraps to: the clip starts over by
+ * `wrapTime`'s rule rather than every later frame refusing the entity.
+ */
+function storableTime(time: number, playback: Playback): number {
+  return Number.isFinite(Math.fround(time))
+    ? time
+    : wrapTime(time, playback.compact.duration, playback.wrap);
 }
 
 /**
@@ -115,7 +128,7 @@ export function sampleClipsSystem(
     const pose = owned.pose[eid];
     steps.length = 0;
     const from = c.time[eid];
-    c.time[eid] += deltaSeconds * c.speed[eid];
+    c.time[eid] = storableTime(from + deltaSeconds * c.speed[eid], player.current);
     const next = player.next;
     // Steps are recorded only for what reads them: layers, markers, root motion.
     const track = player.stack !== undefined || player.extras !== undefined ||
@@ -155,7 +168,7 @@ export function sampleClipsSystem(
         player.current = next;
         player.next = undefined;
         player.fade = 0;
-        c.time[eid] = next.time;
+        c.time[eid] = storableTime(next.time, next);
         c.speed[eid] = next.speed;
       }
     }

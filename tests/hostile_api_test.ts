@@ -20,6 +20,7 @@ import {
   enableRootMotion,
   getCrossedMarkers,
   getLayers,
+  getPlayback,
   getPose,
   IKError,
   jointMask,
@@ -285,18 +286,13 @@ Deno.test("hostile: layer times and fades driven to overflow keep every pose fin
   sampleClipsSystem(world, 0);
   const neighbour = getPose(world, other).slice();
   for (let i = 0; i < 3; i++) {
-    try {
-      sampleClipsSystem(world, 1e300);
-    } catch (e) {
-      assert(e instanceof RangeError, String(e));
-      assert(/entity/.test(e.message), e.message);
-    }
+    // The player's own time leaves its 32-bit store: the clip starts over,
+    // and the frame goes on for every entity.
+    sampleClipsSystem(world, 1e300);
     assert(finite(getPose(world, eid)), `frame ${i}`);
+    assert(Number.isFinite(getPlayback(world, eid).time), `frame ${i}: time`);
     assert(getCrossedMarkers(world, eid).length <= 4 * MAX_HITS_PER_PLAYBACK);
   }
-  // The player's own time overflowed its float store: refused, naming the entity, until reset.
-  assertThrows(() => sampleClipsSystem(world, 0), RangeError, `entity ${eid}: ClipPlayer: time`);
-  playClip(world, eid, wanderClips[5]);
   sampleClipsSystem(world, 0);
   assert(finite(getPose(world, eid)));
   assertEquals(getPose(world, other), neighbour);

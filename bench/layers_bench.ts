@@ -24,6 +24,7 @@ import {
   Core,
   type CoreBuild,
   createAnimation,
+  createAnimationPipeline,
   importGltf,
   jointMask,
   playClip,
@@ -31,7 +32,6 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createAnimationPipeline } from "../mod.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { addFootIK } from "./_foot_ik.ts";
 

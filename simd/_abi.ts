@@ -48,6 +48,29 @@ export {
   SKIN_TANGENTS,
 } from "./assembly/abi.ts";
 
+/**
+ * A skinning kernel's core entry (`skinVertices`, `skinDualQuaternions`):
+ * byte offsets into core memory, then flags, the influence cap and the
+ * bounds output (0 for none). `palette` is a dual-quaternion table for the
+ * dual-quaternion kernel.
+ */
+export type SkinningKernel = (
+  palette: number,
+  parts: number,
+  partCount: number,
+  joints: number,
+  weights: number,
+  positions: number,
+  normals: number,
+  tangents: number,
+  outPositions: number,
+  outNormals: number,
+  outTangents: number,
+  flags: number,
+  maxInfluences: number,
+  bounds: number,
+) => void;
+
 /** The functions every core build provides. Pointers are byte offsets. */
 export interface CoreKernels {
   firstNonFinite(ptr: number, count: number): number;
@@ -101,44 +124,15 @@ export interface CoreKernels {
     jobCount: number,
     maxInfluences: number,
   ): void;
-  skinVertices(
-    palette: number,
-    parts: number,
-    partCount: number,
-    joints: number,
-    weights: number,
-    positions: number,
-    normals: number,
-    tangents: number,
-    outPositions: number,
-    outNormals: number,
-    outTangents: number,
-    flags: number,
-    maxInfluences: number,
-    bounds: number,
-  ): void;
+  skinVertices: SkinningKernel;
   skinVerticesBatch(
     jobs: number,
     jobCount: number,
     maxInfluences: number,
     bounds: number,
   ): void;
-  skinDualQuaternions(
-    table: number,
-    parts: number,
-    partCount: number,
-    joints: number,
-    weights: number,
-    positions: number,
-    normals: number,
-    tangents: number,
-    outPositions: number,
-    outNormals: number,
-    outTangents: number,
-    flags: number,
-    maxInfluences: number,
-    bounds: number,
-  ): void;
+  /** `skinVertices` with a dual-quaternion table in place of the palette. */
+  skinDualQuaternions: SkinningKernel;
   skinDualQuaternionsBatch(
     jobs: number,
     jobCount: number,

@@ -13,6 +13,7 @@ import {
   LAYER_ENTRY_BYTES,
   SKIN_NORMALS,
   SKIN_TANGENTS,
+  type SkinningKernel,
 } from "./_abi.ts";
 import { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "./_memory.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
@@ -151,22 +152,22 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
   const job = (jobs: number, index: number) => u32(jobs + index * JOB_WORDS * 4, JOB_WORDS);
 
   /** The scalar skinning kernel `skin` (reference signature) over core memory. */
-  const skinWith = (skin: typeof ref.skinVertices) =>
+  const skinWith = (skin: typeof ref.skinVertices): SkinningKernel =>
   (
-    palette: number,
-    parts: number,
-    partCount: number,
-    joints: number,
-    weights: number,
-    positions: number,
-    normals: number,
-    tangents: number,
-    outPositions: number,
-    outNormals: number,
-    outTangents: number,
-    flags: number,
-    maxInfluences: number,
-    bounds: number,
+    palette,
+    parts,
+    partCount,
+    joints,
+    weights,
+    positions,
+    normals,
+    tangents,
+    outPositions,
+    outNormals,
+    outTangents,
+    flags,
+    maxInfluences,
+    bounds,
   ) => {
     const partView = u32(parts, partCount * 2);
     const { vertices, influences } = partSizes(partView);

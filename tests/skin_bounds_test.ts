@@ -40,6 +40,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
+import { skinAt } from "./_skin_call.ts";
 
 const JOINTS = 5;
 
@@ -98,22 +99,7 @@ Deno.test("skinVertices bounds: every build's bounds are the box of its own outp
         const at = [palette, partWords, joints, weights, ...inputs].map(put);
         const run = (bounds: number) => {
           const out = [0, 1, 2].map(() => memory.alloc(vertices * 64 + 16));
-          kernels.skinVertices(
-            at[0],
-            at[1],
-            parts.length,
-            at[2],
-            at[3],
-            at[4],
-            at[5],
-            at[6],
-            out[0],
-            out[1],
-            out[2],
-            flags,
-            cap,
-            bounds,
-          );
+          skinAt(kernels.skinVertices, at, parts.length, out, flags, cap, bounds);
           return out.map((p) => memory.views().f32.slice(p >> 2, (p >> 2) + vertices * 4));
         };
         const boundsPtr = memory.alloc(32);

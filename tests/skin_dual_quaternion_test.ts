@@ -18,6 +18,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { maxDifference, random, randomQuaternion } from "./_scene.ts";
+import { skinAt } from "./_skin_call.ts";
 
 const JOINTS = 6;
 
@@ -80,22 +81,7 @@ function runCore(
   );
   const out = [0, 1, 2].map(() => memory.alloc(mesh.vertices * 16 + 16));
   const bounds = memory.alloc(32);
-  kernels[kernel](
-    at[0],
-    at[1],
-    mesh.parts.length / 2,
-    at[2],
-    at[3],
-    at[4],
-    at[5],
-    at[6],
-    out[0],
-    out[1],
-    out[2],
-    flags,
-    cap,
-    bounds,
-  );
+  skinAt(kernels[kernel], at, mesh.parts.length / 2, out, flags, cap, bounds);
   const f32 = memory.views().f32;
   return {
     out: out.map((p) => f32.slice(p >> 2, (p >> 2) + mesh.vertices * 4)),

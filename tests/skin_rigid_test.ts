@@ -16,6 +16,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
+import { skinAt } from "./_skin_call.ts";
 
 const JOINTS = 7;
 const SENTINEL = 12345.5;
@@ -156,22 +157,7 @@ function check(
       return ptr;
     });
     const bounds = memory.alloc(32);
-    kernels[kernel](
-      at[0],
-      at[1],
-      words.length / 2,
-      at[2],
-      at[3],
-      at[4],
-      at[5],
-      at[6],
-      out[0],
-      out[1],
-      out[2],
-      flags,
-      cap,
-      bounds,
-    );
+    skinAt(kernels[kernel], at, words.length / 2, out, flags, cap, bounds);
     const f32 = memory.views().f32;
     const written = out.map((p) => f32.slice(p >> 2, (p >> 2) + vertexCount * 4 + 4));
     ["positions", "normals", "tangents"].forEach((name, s) => {

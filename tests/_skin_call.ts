@@ -1,0 +1,36 @@
+/**
+ * One call of a core skinning kernel from the byte offsets the kernel tests
+ * lay out: `at` = palette (or dual-quaternion table), parts, joints,
+ * weights, positions, normals, tangents; `out` = the three output streams.
+ *
+ * @module
+ */
+import type { SkinningKernel } from "../simd/_abi.ts";
+
+/** Runs `kernel` on `partCount` parts laid out at `at`, writing `out` and `bounds` (0: none). */
+export function skinAt(
+  kernel: SkinningKernel,
+  at: readonly number[],
+  partCount: number,
+  out: readonly number[],
+  flags: number,
+  maxInfluences: number,
+  bounds: number,
+): void {
+  kernel(
+    at[0],
+    at[1],
+    partCount,
+    at[2],
+    at[3],
+    at[4],
+    at[5],
+    at[6],
+    out[0],
+    out[1],
+    out[2],
+    flags,
+    maxInfluences,
+    bounds,
+  );
+}

@@ -215,7 +215,29 @@ let nextArrayId = 1;
  * of one rig (an importer cuts one per skin) share their key arrays, and
  * then their compact clip. Entries go when the compact clip's memory does.
  */
-const byContent = new Map<string, WeakRef<CompactClip>>();
+const byContent = new Map<string, { ref: WeakRef<CompactClip>; hash: number }>();
+
+/**
+ * A 53-bit hash of the bytes of `clip`'s key arrays: arrays can be written
+ * in place after a build, so a new clip on the same arrays shares the
+ * build only if their contents still hash the same.
+ */
+function contentHash(clip: Clip): number {
+  let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+  for (const channel of clip.channels) {
+    for (const array of [channel.times, channel.values]) {
+      const words = new Uint32Array(array.buffer, array.byteOffset, array.length);
+      for (let i = 0; i < words.length; i++) {
+        h1 = Math.imul(h1 ^ words[i], 2654435761);
+        h2 = Math.imul(h2 ^ words[i], 1597334677);
+      }
+      h1 = Math.imul(h1 ^ words.length, 2246822507);
+    }
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
 
 /**
  * What a compact clip depends on in `clip`: its name, duration and, per
@@ -237,8 +259,10 @@ function contentKey(clip: Clip): string {
 
 /** A live compact clip built with default options for the same content and structure. */
 function sharedBuild(clip: Clip, structure: string): CompactClip | undefined {
-  const compact = byContent.get(`${structure}|${contentKey(clip)}`)?.deref();
-  return compact && !compact.lifetime.disposed ? compact : undefined;
+  const entry = byContent.get(`${structure}|${contentKey(clip)}`);
+  const compact = entry?.ref.deref();
+  if (!compact || compact.lifetime.disposed) return undefined;
+  return entry!.hash === contentHash(clip) ? compact : undefined;
 }
 
 /**
@@ -267,7 +291,7 @@ export function compactClip(
       compact = new CompactClip(clip, skeleton, options);
       if (options === undefined) {
         const key = `${structure}|${contentKey(clip)}`;
-        byContent.set(key, new WeakRef(compact));
+        byContent.set(key, { ref: new WeakRef(compact), hash: contentHash(clip) });
         const ref = byContent.get(key)!;
         compact.lifetime.onRelease(() => {
           if (byContent.get(key) === ref) byContent.delete(key);

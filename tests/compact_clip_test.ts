@@ -283,3 +283,21 @@ Deno.test("compact clips: an importer's clips of two skins of one rig share one;
   assert(rebuilt !== shared && !rebuilt.lifetime.disposed);
   assertEquals(clipBytes(core), before);
 });
+
+Deno.test("compact clips: a clip on key arrays written after a build does not share it", () => {
+  const definition = randomSkeleton(3, random(5));
+  const skeleton = new SkeletonAsset(definition, Core.create("scalar"));
+  const times = Float32Array.of(0, 0.5, 1);
+  const values = Float32Array.of(0, 0, 0, 1, 2, 3, -1, 0.5, 2);
+  const make = () =>
+    createClip({
+      name: "moved",
+      channels: [{ joint: 1, path: "translation", interpolation: "LINEAR", times, values }],
+    });
+  const first = compactClip(make(), skeleton);
+  assert(compactClip(make(), skeleton) === first, "same arrays, same contents");
+  values[4] = 7;
+  const after = compactClip(make(), skeleton);
+  assert(after !== first, "contents changed in place");
+  assert(compactClip(make(), skeleton) === after);
+});

@@ -181,8 +181,8 @@ let nextCoreId = 1;
 const structureKeys = new WeakMap<SkeletonAsset, string>();
 /**
  * Compact clips by clip, then by skeleton structure: skeletons of one core
- * with the same parents and rest pose (the two skins of one rig, a model
- * imported twice) share one compact clip, as it depends on nothing else.
+ * with the same parents and rest pose (the two skins of one rig, two assets of
+ * one definition) share one compact clip, as it depends on nothing else.
  */
 const built = new WeakMap<Clip, Map<string, CompactClip>>();
 /** The compact clips each skeleton's release disposes (registered once each). */

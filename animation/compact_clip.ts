@@ -175,34 +175,139 @@ export class CompactClip {
   }
 }
 
-const skeletonIds = new WeakMap<SkeletonAsset, number>();
-let nextSkeletonId = 1;
-/** Compact clips by clip, then by skeleton id (an id, so that clips keep no skeleton alive). */
-const built = new WeakMap<Clip, Map<number, CompactClip>>();
+const coreIds = new WeakMap<object, number>();
+let nextCoreId = 1;
+/** Each skeleton's {@linkcode structureKey}, computed once. */
+const structureKeys = new WeakMap<SkeletonAsset, string>();
+/**
+ * Compact clips by clip, then by skeleton structure: skeletons of one core
+ * with the same parents and rest pose (the two skins of one rig, two assets of
+ * one definition) share one compact clip, as it depends on nothing else.
+ */
+const built = new WeakMap<Clip, Map<string, CompactClip>>();
+/** The compact clips each skeleton's release disposes (registered once each). */
+const dependents = new WeakMap<SkeletonAsset, WeakSet<CompactClip>>();
+
+/**
+ * What a compact clip depends on in `skeleton`, exactly: its core, its
+ * parents and the bytes of its rest pose.
+ */
+function structureKey(skeleton: SkeletonAsset): string {
+  let key = structureKeys.get(skeleton);
+  if (key !== undefined) return key;
+  let core = coreIds.get(skeleton.core);
+  if (core === undefined) coreIds.set(skeleton.core, core = nextCoreId++);
+  const rest = new Uint16Array(skeleton.restPose.buffer);
+  let bytes = "";
+  for (let i = 0; i < rest.length; i += 0x2000) {
+    bytes += String.fromCharCode(...rest.subarray(i, i + 0x2000));
+  }
+  key = `${core};${skeleton.parentIndices.join()};${bytes}`;
+  structureKeys.set(skeleton, key);
+  return key;
+}
+
+const arrayIds = new WeakMap<object, number>();
+let nextArrayId = 1;
+/**
+ * Compact clips built with the default options, by {@linkcode contentKey}
+ * and structure: two clips made from one file animation for two skeletons
+ * of one rig (an importer cuts one per skin) share their key arrays, and
+ * then their compact clip. Entries go when the compact clip's memory does.
+ */
+const byContent = new Map<string, { ref: WeakRef<CompactClip>; hash: number }>();
+
+/**
+ * A 53-bit hash of the bytes of `clip`'s key arrays: arrays can be written
+ * in place after a build, so a new clip on the same arrays shares the
+ * build only if their contents still hash the same.
+ */
+function contentHash(clip: Clip): number {
+  let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+  for (const channel of clip.channels) {
+    for (const array of [channel.times, channel.values]) {
+      const words = new Uint32Array(array.buffer, array.byteOffset, array.length);
+      for (let i = 0; i < words.length; i++) {
+        h1 = Math.imul(h1 ^ words[i], 2654435761);
+        h2 = Math.imul(h2 ^ words[i], 1597334677);
+      }
+      h1 = Math.imul(h1 ^ words.length, 2246822507);
+    }
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/**
+ * What a compact clip depends on in `clip`: its name, duration and, per
+ * channel, joint, path, interpolation and the identity of its key arrays.
+ */
+function contentKey(clip: Clip): string {
+  const id = (array: object) => {
+    let n = arrayIds.get(array);
+    if (n === undefined) arrayIds.set(array, n = nextArrayId++);
+    return n;
+  };
+  return `${clip.duration};${
+    clip.channels.map((c) =>
+      `${c.joint},${c.path},${c.interpolation},${id(c.times)},${id(c.values)}`
+    )
+      .join(";")
+  };${clip.name}`;
+}
+
+/** A live compact clip built with default options for the same content and structure. */
+function sharedBuild(clip: Clip, structure: string): CompactClip | undefined {
+  const entry = byContent.get(`${structure}|${contentKey(clip)}`);
+  const compact = entry?.ref.deref();
+  if (!compact || compact.lifetime.disposed) return undefined;
+  return entry!.hash === contentHash(clip) ? compact : undefined;
+}
 
 /**
  * The compact form of `clip` for `skeleton`, built on first use (then
- * `options` apply; later calls return the clip built). It lasts as long as
- * the clip, until {@linkcode disposeClip}, or until the skeleton's memory
- * goes. Throws a `ClipBudgetError` when it would pass the core's clip
- * budget, before anything is allocated.
+ * `options` apply; later calls return the clip built). Without options it
+ * is shared with every skeleton of the same core with the same parents and
+ * rest pose, and with clips of the same key arrays (see `contentKey`). It
+ * lasts as long as a clip it was built for, until {@linkcode disposeClip}
+ * of one of them, or until the memory of a skeleton that used it goes
+ * (players still playing it keep it until they stop). Throws a
+ * `ClipBudgetError` when it would pass the core's clip budget, before
+ * anything is allocated.
  */
 export function compactClip(
   clip: Clip,
   skeleton: SkeletonAsset,
   options?: CompactClipOptions,
 ): CompactClip {
-  let id = skeletonIds.get(skeleton);
-  if (id === undefined) skeletonIds.set(skeleton, id = nextSkeletonId++);
-  let bySkeleton = built.get(clip);
-  if (!bySkeleton) built.set(clip, bySkeleton = new Map());
-  const existing = bySkeleton.get(id);
-  if (existing && !existing.lifetime.disposed) return existing;
-  const compact = new CompactClip(clip, skeleton, options);
-  bySkeleton.set(id, compact);
-  const ref = new WeakRef(compact);
-  const cancel = lifetimeOf(skeleton).onRelease(() => ref.deref()?.lifetime.dispose());
-  compact.lifetime.onRelease(cancel);
+  const structure = structureKey(skeleton);
+  let byStructure = built.get(clip);
+  if (!byStructure) built.set(clip, byStructure = new Map());
+  let compact = byStructure.get(structure);
+  if (!compact || compact.lifetime.disposed) {
+    compact = options === undefined ? sharedBuild(clip, structure) : undefined;
+    if (!compact) {
+      compact = new CompactClip(clip, skeleton, options);
+      if (options === undefined) {
+        const key = `${structure}|${contentKey(clip)}`;
+        byContent.set(key, { ref: new WeakRef(compact), hash: contentHash(clip) });
+        const ref = byContent.get(key)!;
+        compact.lifetime.onRelease(() => {
+          if (byContent.get(key) === ref) byContent.delete(key);
+        });
+      }
+    }
+    byStructure.set(structure, compact);
+  }
+  let registered = dependents.get(skeleton);
+  if (!registered) dependents.set(skeleton, registered = new WeakSet());
+  if (!registered.has(compact)) {
+    registered.add(compact);
+    const ref = new WeakRef(compact);
+    const cancel = lifetimeOf(skeleton).onRelease(() => ref.deref()?.lifetime.dispose());
+    compact.lifetime.onRelease(cancel);
+  }
   return compact;
 }
 

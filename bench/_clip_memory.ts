@@ -2,7 +2,8 @@
  * The clip memory table of the README: for every glTF model, core bytes
  * of its clips (all clips, every skeleton) against the file's own
  * animation bytes (the bytes of the accessors its animations read, each
- * accessor once). Prints a Markdown table.
+ * accessor once). A compact clip that skeletons of one structure share
+ * counts once. Prints a Markdown table.
  *
  * Run: `deno run -A bench/_clip_memory.ts`
  *
@@ -11,7 +12,7 @@
 import { Core, importGltf, SkeletonAsset } from "../mod.ts";
 import { BakedClip } from "./_baked_clip.ts";
 import { clipBytes } from "../animation/clip_budget.ts";
-import { compactClip } from "../animation/compact_clip.ts";
+import { type CompactClip, compactClip } from "../animation/compact_clip.ts";
 import { assetUrl, listAssets, readAsset } from "../tests/_three_gltf.ts";
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from "../gltf/_validate_data.ts";
 
@@ -63,6 +64,8 @@ export async function measureModel(file: string): Promise<ClipMemoryRow> {
   const model = await importGltf(assetUrl(file));
   const core = Core.create("simd");
   const baked: BakedClip[] = [];
+  // Skeletons of the same structure share compact clips: each counts once.
+  const counted = new Set<CompactClip>();
   let clips = 0, compactBytes = 0, maxErrorRatio = 0, maxError = 0, buildMs = 0;
   for (const gltfSkeleton of model.skeletons) {
     const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
@@ -72,7 +75,8 @@ export async function measureModel(file: string): Promise<ClipMemoryRow> {
       const start = performance.now();
       const compact = compactClip(clip, skeleton);
       buildMs += performance.now() - start;
-      compactBytes += compact.bytes;
+      if (!counted.has(compact)) compactBytes += compact.bytes;
+      counted.add(compact);
       maxError = Math.max(maxError, compact.maxError);
       maxErrorRatio = Math.max(maxErrorRatio, compact.maxError / compact.tolerance);
       clips++;

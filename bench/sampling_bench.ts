@@ -95,7 +95,7 @@ if (!missingTestOnlyModels().includes("Xbot.glb")) {
   const base = scene("simd");
   let time = 0;
   Deno.bench({
-    name: "exact scalar sampler (sampleClip)",
+    name: "sampling: exact scalar sampler (sampleClip)",
     group,
     baseline: true,
     fn: () => {
@@ -110,14 +110,14 @@ if (!missingTestOnlyModels().includes("Xbot.glb")) {
   for (const build of builds) {
     const s = scene(build);
     Deno.bench({
-      name: `compact, forward (sampleClipsSystem) ${build}`,
+      name: `sampling: compact, forward (sampleClipsSystem) ${build}`,
       group,
       fn: () => sampleClipsSystem(s.world, DT),
     });
     const r = scene(build);
     let seed = 1;
     Deno.bench({
-      name: `compact, random access (a seek per entity per frame) ${build}`,
+      name: `sampling: compact, random access (a seek per entity per frame) ${build}`,
       group,
       fn: () => {
         // A large step per frame: every lane searches instead of walking forward.
@@ -133,7 +133,7 @@ if (!missingTestOnlyModels().includes("Xbot.glb")) {
     const poses = b.entities.map(() => memory.alloc(40 * 17 * 4));
     let bakedTime = 0;
     Deno.bench({
-      name: `baked frames (blendPosesBatch) ${build}`,
+      name: `sampling: baked frames (blendPosesBatch) ${build}`,
       group,
       fn: () => {
         bakedTime += DT;

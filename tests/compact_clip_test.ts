@@ -9,10 +9,12 @@ import fc from "fast-check";
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import {
   type Clip,
+  clipBytes,
   compactClip,
   Core,
   type CoreBuild,
   createClip,
+  disposeClip,
   importGltf,
   SkeletonAsset,
   type SkeletonDefinition,
@@ -226,3 +228,76 @@ for (const file of listAssets()) {
     },
   );
 }
+
+Deno.test("compact clips: skeletons of one core with the same parents and rest pose share one, soundly", () => {
+  const next = random(11);
+  const definition = randomSkeleton(6, next);
+  const clip = randomClip(6, next);
+  const core = Core.create("scalar");
+  const [a, b] = [0, 1].map(() => new SkeletonAsset(definition, core));
+  const shared = compactClip(clip, a);
+  assert(compactClip(clip, b) === shared, "the same structure shares the clip");
+  assertEquals(clipBytes(core), shared.bytes);
+  // A rest pose differing in one float, or another core, builds its own.
+  const moved = { ...definition, restPose: definition.restPose.slice() };
+  moved.restPose[0] += 0.25;
+  const own = compactClip(clip, new SkeletonAsset(moved, core));
+  assert(own !== shared);
+  assertEquals(clipBytes(core), shared.bytes + own.bytes);
+  assert(compactClip(clip, new SkeletonAsset(definition, Core.create("scalar"))) !== shared);
+  // b plays it; a's memory going disposes it, but it stays until b stops.
+  const sampler = new ClipSampler(compactClip(clip, b), coreMemory(core));
+  a.dispose();
+  assert(shared.lifetime.disposed);
+  assertEquals(clipBytes(core), shared.bytes + own.bytes);
+  sampler.release();
+  assertEquals(clipBytes(core), own.bytes);
+  const rebuilt = compactClip(clip, b);
+  assert(rebuilt !== shared && !rebuilt.lifetime.disposed);
+  assertEquals(clipBytes(core), own.bytes + rebuilt.bytes);
+});
+
+Deno.test("compact clips: an importer's clips of two skins of one rig share one; options and disposal keep them apart", async () => {
+  const model = await importGltf(
+    new URL("./fixtures/gltf/RobotExpressive.glb", import.meta.url),
+  );
+  const [a, b] = model.skeletons;
+  const core = Core.create("scalar");
+  const [skeletonA, skeletonB] = [a, b].map((s) => new SkeletonAsset(s.skeleton, core));
+  const [clipA, clipB] = [a.clips[0], b.clips[0]];
+  assert(clipA !== clipB, "the importer makes a clip per skin");
+  const shared = compactClip(clipA, skeletonA);
+  assert(compactClip(clipB, skeletonB) === shared);
+  assertEquals(clipBytes(core), shared.bytes);
+  // Options ask for a build of its own; a clip with other keys is another clip.
+  const tight = compactClip(b.clips[1], skeletonB, { tolerance: shared.tolerance / 2 });
+  assert(tight !== shared && tight !== compactClip(a.clips[1], skeletonA));
+  const other = compactClip(a.clips[2], skeletonA);
+  assert(other !== shared);
+  // Disposing one of the clips disposes the shared build; the other builds again.
+  const before = clipBytes(core);
+  disposeClip(clipA);
+  assert(shared.lifetime.disposed);
+  assertEquals(clipBytes(core), before - shared.bytes);
+  const rebuilt = compactClip(clipB, skeletonB);
+  assert(rebuilt !== shared && !rebuilt.lifetime.disposed);
+  assertEquals(clipBytes(core), before);
+});
+
+Deno.test("compact clips: a clip on key arrays written after a build does not share it", () => {
+  const definition = randomSkeleton(3, random(5));
+  const skeleton = new SkeletonAsset(definition, Core.create("scalar"));
+  const times = Float32Array.of(0, 0.5, 1);
+  const values = Float32Array.of(0, 0, 0, 1, 2, 3, -1, 0.5, 2);
+  const make = () =>
+    createClip({
+      name: "moved",
+      channels: [{ joint: 1, path: "translation", interpolation: "LINEAR", times, values }],
+    });
+  const first = compactClip(make(), skeleton);
+  assert(compactClip(make(), skeleton) === first, "same arrays, same contents");
+  values[4] = 7;
+  const after = compactClip(make(), skeleton);
+  assert(after !== first, "contents changed in place");
+  assert(compactClip(make(), skeleton) === after);
+});

@@ -41,7 +41,8 @@ import { blendPoses } from "./blend";
  * Decodes key `k` of the track at `track` into the lane at `dst` (component
  * stride 16 bytes: a pose lane).
  */
-function decodeKey(clip: usize, track: usize, k: u32, rotation: bool, dst: usize): void {
+// @ts-ignore: decorator
+@inline function decodeKey(clip: usize, track: usize, k: u32, rotation: bool, dst: usize): void {
   const values = clip + load<u32>(track, 4);
   const format = load<u32>(track, 12) & 15;
   if (format == TRACK_SMALLEST_THREE) {
@@ -106,10 +107,33 @@ function findKey(times: usize, n: u32, t: f32): u32 {
 }
 
 /**
+ * Plays lane `lane` of path `p` of the cache group at `group` on into the
+ * next interval when `t` lies there: one key decoded, the held right key
+ * becoming the left one. The cursor is the left key of the LINEAR interval
+ * held, else NO_CURSOR. False when `t` needs a search ({@link refill}).
+ * Inline in the group loop: it is most refills of forward playback.
+ */
+// @ts-ignore: decorator
+@inline function stepForward(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f32): bool {
+  const timing = group + CACHE_TIMING + <usize>p * 48 + (<usize>lane << 2);
+  const cursorAt = group + CACHE_CURSORS + (<usize>p << 4) + (<usize>lane << 2);
+  const cursor = load<u32>(cursorAt);
+  const hi = load<f32>(timing, 16);
+  if (cursor == NO_CURSOR || cursor + 2 >= load<u32>(track, 8) || t < hi) return false;
+  const next = load<f32>(clip + load<u32>(track) + (<usize>(cursor + 2) << 2));
+  if (t >= next) return false;
+  const left = group + fieldOffset(p) + (<usize>lane << 2);
+  const right = left + CACHE_RIGHT;
+  const rotation = p == 1;
+  copyLane(right, left, rotation ? 4 : 3);
+  decodeKey(clip, track, cursor + 2, rotation, right);
+  setInterval(timing, cursorAt, hi, next, <f32>1 / (next - hi), cursor + 1);
+  return true;
+}
+
+/**
  * Refills lane `lane` of path `p` of the cache group at `group` for time
- * `t`. The cursor is the left key of a LINEAR interval held, else
- * NO_CURSOR: playing on into the next interval decodes one key (the held
- * right key becomes the left one); anything else searches.
+ * `t` by a search: seeks, loops, reversed playback, clamped ends.
  */
 function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f32): void {
   const times = clip + load<u32>(track);
@@ -120,17 +144,6 @@ function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f
   const right = left + CACHE_RIGHT;
   const rotation = p == 1;
   const components: usize = rotation ? 4 : 3;
-  const cursor = load<u32>(cursorAt);
-  const hi = load<f32>(timing, 16);
-  if (cursor != NO_CURSOR && cursor + 2 < n && t >= hi) {
-    const next = load<f32>(times + (<usize>(cursor + 2) << 2));
-    if (t < next) {
-      copyLane(right, left, components);
-      decodeKey(clip, track, cursor + 2, rotation, right);
-      setInterval(timing, cursorAt, hi, next, <f32>1 / (next - hi), cursor + 1);
-      return;
-    }
-  }
   const step = (load<u32>(track, 12) & TRACK_STEP) != 0;
   const first = load<f32>(times);
   const last = load<f32>(times + (<usize>(n - 1) << 2));
@@ -197,7 +210,9 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
         const lane = ctz(bits);
         bits &= bits - 1;
         const track = <u32>load<i16>(lanes + ((<usize>(g * 3 + p) << 2) + <usize>lane) * 2);
-        if (track < trackCount) refill(clip, tracks + <usize>track * TRACK_BYTES, group, p, lane, t);
+        if (track >= trackCount) continue;
+        const record = tracks + <usize>track * TRACK_BYTES;
+        if (!stepForward(clip, record, group, p, lane, t)) refill(clip, record, group, p, lane, t);
       }
     }
     const o = out + <usize>g * 160;

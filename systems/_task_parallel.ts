@@ -1,0 +1,294 @@
+/**
+ * Paper 003's task parallelism: the worker threads skin the previous
+ * frame from a snapshot of its palettes while the calling thread does this
+ * frame's joint work (sampling, quat→mat, transform skeleton, IK, inverse
+ * bind), then joins the skinning with its own, smaller, share of the rows.
+ * One synchronisation per frame.
+ *
+ * The snapshot (each entity's palette, or its dual quaternions, as the
+ * skinning reads them) is a job table of the world: one per world, as big
+ * as the last frame's palettes, released with the world (reset, delete).
+ * Its owner is the pipeline that wrote it last; each entity's copy is used
+ * only while the entity keeps the skeleton, joint matrices, skin and
+ * generation it had when the copy was taken. The live palettes are the
+ * other buffer: the workers read only the snapshot and the calling thread
+ * writes only the live palettes until the join, after which the snapshot
+ * is retaken.
+ *
+ * The frame is a generator that yields where it waits for the workers, so
+ * that one body serves the blocking call and the awaitable one.
+ *
+ * @module
+ */
+
+import type { JobTable, WorldState } from "../components/_world.ts";
+import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
+import type { SkinAsset } from "../animation/skin_asset.ts";
+import { checkedMatrices, checkedSkeleton } from "../components/_access.ts";
+import { MAX_INFLUENCES } from "../simd/_checks.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
+import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { DUAL_QUATERNION_FLOATS } from "../simd/reference_dq.ts";
+import {
+  balance,
+  BATCH_NAMES,
+  type BatchName,
+  ROW_COSTS,
+  sharesOf,
+  threadsOf,
+} from "../simd/_parallel_kernels.ts";
+import type { Share, ThreadPool } from "../simd/_pool.ts";
+import { checkPalettes } from "./_select.ts";
+import {
+  runSkinCall,
+  selectSkinned,
+  type SkinCall,
+  type SkinSystemOptions,
+  toDualQuaternions,
+  writeSkinJobs,
+} from "./skin.ts";
+
+/** A wait for the workers: the pool's task and the shares it handed out. */
+export interface Join {
+  readonly pool: ThreadPool;
+  readonly shares: readonly Share[];
+}
+
+/** A frame's steps; each yield is a {@linkcode Join} its driver completes. */
+export type FrameSteps = Generator<Join, void, void>;
+
+/** Runs `steps`, blocking at each join. */
+export function runBlocking(steps: FrameSteps): void {
+  let step = steps.next();
+  while (!step.done) {
+    try {
+      step.value.pool.finish(step.value.shares);
+    } catch (error) {
+      step = steps.throw(error);
+      continue;
+    }
+    step = steps.next();
+  }
+}
+
+/** Runs `steps`, awaiting each join (`Atomics.waitAsync`; a spin where the runtime lacks it). */
+export async function runAwaiting(steps: FrameSteps): Promise<void> {
+  let step = steps.next();
+  while (!step.done) {
+    try {
+      await step.value.pool.finishAsync(step.value.shares);
+    } catch (error) {
+      step = steps.throw(error);
+      continue;
+    }
+    step = steps.next();
+  }
+}
+
+/** What the calling thread's work costs, measured on the frames before. */
+export interface WorkEstimate {
+  /** The joint work, in milliseconds. */
+  during: number;
+  /** Milliseconds per unit of skinning row cost on the calling thread. */
+  perUnit: number;
+}
+
+/** A fresh estimate: no joint work yet, 0.35 ns per influence and stream (`minSplitCost`). */
+export const newEstimate = (): WorkEstimate => ({ during: 0, perUnit: 0.35e-6 });
+
+/**
+ * Runs `calls` (skinning batch calls) while the calling thread runs
+ * `during`: the biggest call is split across the pool, the calling
+ * thread's share shorter by `during`'s estimated cost, and joined once;
+ * the others follow on the split kernels. Every row is skinned even when
+ * `during` throws; its error is thrown after the join, before a worker's.
+ * Without threads, the calls run, then `during`: the same writes.
+ */
+export function* skinWhile(
+  state: WorldState,
+  calls: readonly SkinCall[],
+  during: () => void,
+  estimate: WorkEstimate,
+): FrameSteps {
+  const split = threadsOf(state.kernels);
+  if (!split || calls.length === 0) {
+    for (const call of calls) runSkinCall(state, call);
+    during();
+    return;
+  }
+  const u32 = state.memory.u32;
+  const costsOf = (call: SkinCall) =>
+    Array.from(
+      { length: call.count },
+      (_, i) =>
+        ROW_COSTS[nameOf(call)](u32, (call.jobs >> 2) + i * JOB_WORDS, [call.maxInfluences]),
+    );
+  const costs = calls.map(costsOf);
+  const total = (row: number[]) => row.reduce((sum, cost) => sum + cost, 0);
+  let main = 0;
+  for (let c = 1; c < calls.length; c++) if (total(costs[c]) > total(costs[main])) main = c;
+  const call = calls[main], name = nameOf(call);
+  const head = estimate.during / estimate.perUnit;
+  const bounds = balance(costs[main], split.pool.threads, undefined, head);
+  const shares = sharesOf(name, bounds, call.jobs, [call.maxInfluences, call.bounds]);
+  split.pool.start(BATCH_NAMES.indexOf(name), shares);
+  let error: unknown, threw = false;
+  const fail = (e: unknown) => {
+    if (!threw) [error, threw] = [e, true];
+  };
+  const started = performance.now();
+  try {
+    during();
+  } catch (e) {
+    fail(e);
+  }
+  const joined = performance.now();
+  const local = shares[0];
+  try {
+    if (local) (split.serial[name] as (...args: number[]) => void)(...local);
+  } catch (e) {
+    fail(e);
+  }
+  const done = performance.now();
+  try {
+    yield { pool: split.pool, shares };
+  } catch (e) {
+    fail(e);
+  }
+  if (threw) throw error;
+  estimate.during = joined - started;
+  const localCost = total(costs[main].slice(0, bounds[1]));
+  if (localCost > 0 && done > joined) {
+    estimate.perUnit = (estimate.perUnit + (done - joined) / localCost) / 2;
+  }
+  for (let c = 0; c < calls.length; c++) if (c !== main) runSkinCall(state, calls[c]);
+}
+
+const nameOf = (call: SkinCall): BatchName =>
+  call.dual ? "skinDualQuaternionsBatch" : "skinVerticesBatch";
+
+/** One entity's copy of its palette, and what it was taken for. */
+interface Copy {
+  readonly skeleton: SkeletonAsset | undefined;
+  readonly skin: SkinAsset | undefined;
+  readonly matrices: number;
+  readonly skinBlock: number;
+  readonly generation: number;
+  /** Byte offset of the copy in the snapshot table. */
+  readonly at: number;
+}
+
+/** A world's snapshot: the pipeline that took it and each entity's copy. */
+interface Snapshot {
+  readonly owner: object;
+  readonly copies: Map<number, Copy>;
+}
+
+const SNAPSHOT = "animate: palette snapshot";
+const snapshots = new WeakMap<JobTable, Snapshot>();
+
+/** Whether `copy` is still entity `eid`'s palette's (same records, no release since). */
+function holds(state: WorldState, eid: number, copy: Copy | undefined): copy is Copy {
+  const o = state.owned;
+  return copy !== undefined && o.skeleton[eid] === copy.skeleton && o.skin[eid] === copy.skin &&
+    o.matrices[eid] === copy.matrices && o.skinBlock[eid] === copy.skinBlock &&
+    o.generation[eid] === copy.generation;
+}
+
+/**
+ * Takes the snapshot of `lists`' palettes, checked as the skinning systems
+ * check them, in their order: a `PoseError` or `DualQuaternionError` with
+ * the single-threaded frame's message, and then no snapshot.
+ */
+function takeSnapshot(
+  state: WorldState,
+  owner: object,
+  lists: readonly number[][],
+  options: SkinSystemOptions,
+): Map<number, Copy> {
+  const table = state.jobs(SNAPSHOT);
+  let words = 0;
+  for (const list of lists) {
+    for (const eid of list) {
+      const dual = state.owned.skin[eid]!.method === "dual-quaternion";
+      words += checkedSkeleton(state, eid).jointCount *
+        (dual ? DUAL_QUATERNION_FLOATS : MATRIX_FLOATS);
+    }
+  }
+  table.begin(words, 1);
+  const copies = new Map<number, Copy>();
+  const o = state.owned, store = state.components.Skin;
+  const cap = options.maxInfluences ?? MAX_INFLUENCES;
+  const lodOf = (eid: number) => Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES);
+  let at = table.ptr;
+  for (const list of lists) {
+    if (list.length === 0) continue;
+    checkPalettes(state, list);
+    // Dual quaternions are converted in the order the skinning system does
+    // (by level of detail): the first bad one is the same entity.
+    for (const eid of [...list].sort((a, b) => lodOf(a) - lodOf(b))) {
+      const n = checkedSkeleton(state, eid).jointCount;
+      const palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+      const f32 = state.memory.f32;
+      if (o.skin[eid]!.method === "dual-quaternion") {
+        toDualQuaternions(state, eid, palette, n, at);
+      } else {
+        f32.copyWithin(at >> 2, palette >> 2, (palette >> 2) + n * MATRIX_FLOATS);
+      }
+      copies.set(eid, {
+        skeleton: o.skeleton[eid],
+        skin: o.skin[eid],
+        matrices: o.matrices[eid],
+        skinBlock: o.skinBlock[eid],
+        generation: o.generation[eid],
+        at,
+      });
+      at += n *
+        (o.skin[eid]!.method === "dual-quaternion" ? DUAL_QUATERNION_FLOATS : MATRIX_FLOATS) * 4;
+    }
+  }
+  snapshots.set(table, { owner, copies });
+  return copies;
+}
+
+/**
+ * One task-parallel frame of pipeline `owner` on `world`: skins what the
+ * snapshot holds (the previous frame) while `joints` runs this frame's
+ * joint work, then retakes the snapshot and skins at once, from it, the
+ * entities it did not hold (new, changed, or every one on a first frame).
+ * An error leaves no snapshot: the next frame starts over like a first.
+ */
+export function* taskParallelFrame(
+  world: object,
+  state: WorldState,
+  owner: object,
+  options: SkinSystemOptions,
+  joints: () => void,
+  estimate: WorkEstimate,
+): FrameSteps {
+  const lists = [
+    selectSkinned(world, state, "skinSystem", options, false),
+    selectSkinned(world, state, "skinWithTangentsSystem", options, true),
+  ];
+  const table = state.jobs(SNAPSHOT);
+  const snapshot = snapshots.get(table);
+  snapshots.delete(table);
+  const held = snapshot?.owner === owner ? snapshot.copies : new Map<number, Copy>();
+  const previous: number[] = [], fresh: number[] = [];
+  for (const list of lists) {
+    for (const eid of list) (holds(state, eid, held.get(eid)) ? previous : fresh).push(eid);
+  }
+  if (previous.length > 0) {
+    const jobs = writeSkinJobs(state, "animate", previous, options, (eid) => held.get(eid)!.at);
+    yield* skinWhile(state, jobs.calls, joints, estimate);
+    jobs.publish();
+  } else {
+    joints();
+  }
+  const copies = takeSnapshot(state, owner, lists, options);
+  if (fresh.length > 0) {
+    const jobs = writeSkinJobs(state, "animate: new", fresh, options, (eid) => copies.get(eid)!.at);
+    for (const call of jobs.calls) runSkinCall(state, call);
+    jobs.publish();
+  }
+}

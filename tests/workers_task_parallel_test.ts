@@ -11,13 +11,14 @@
  * awaitable form gives the same frames.
  */
 import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
-import { addEntity, removeEntity } from "bitecs";
+import { addEntity, removeEntity, resetWorld } from "bitecs";
 import {
   addCharacter,
   addSkin,
   Core,
   createAnimationPipeline,
   createWorkerPool,
+  disposeAnimation,
   getPose,
   getSkinningPalette,
   PoseError,
@@ -296,4 +297,42 @@ Deno.test("task-parallel: without SharedArrayBuffer the same frames, one call be
   );
   const awaited = await run(make, move, pool.core, { pool, taskParallel: true, awaiting: true });
   assertOneFrameBehind(awaited, plain, "fallback, awaiting");
+});
+
+Deno.test("task-parallel: the snapshot's memory is bounded and given back with the world (dispose, reset)", async () => {
+  const pool = await createWorkerPool({ workers: 2, build: BUILD });
+  try {
+    const core = pool.core;
+    const animate = createAnimationPipeline({ pool, taskParallel: true });
+    const scene = createScene(BUILD, 8, SHAPE, {}, core);
+    const start = core.allocatedBytes;
+    // Churn: an entity removed and one added every call; the live set stays 8 entities.
+    let warm = 0;
+    for (let call = 0; call < 200; call++) {
+      removeEntity(scene.world, scene.entities.shift()!);
+      const eid = addEntity(scene.world);
+      addCharacter(scene.world, eid, scene.skeleton, scene.skin);
+      scene.entities.push(eid);
+      animate(scene.world, DT);
+      if (call === 10) warm = core.allocatedBytes;
+    }
+    assertEquals(core.allocatedBytes, warm, "allocation grew under churn");
+    assert(warm > start, "the snapshot takes memory");
+    for (const reset of [false, true]) {
+      const before = core.allocatedBytes;
+      for (let w = 0; w < 20; w++) {
+        const other = createScene(BUILD, 4, SHAPE, {}, core);
+        animate(other.world, DT);
+        animate(other.world, DT);
+        if (reset) resetWorld(other.world);
+        else disposeAnimation(other.world);
+        if (reset) disposeAnimation(other.world);
+        other.skin[Symbol.dispose]();
+        other.skeleton[Symbol.dispose]();
+      }
+      assertEquals(core.allocatedBytes, before, reset ? "after resets" : "after disposals");
+    }
+  } finally {
+    pool.close();
+  }
 });

@@ -180,6 +180,10 @@ export class ThreadPool {
       waitAsync?: (a: Int32Array, i: number, v: number) => { async: boolean; value: unknown };
     }).waitAsync;
     for (let left = Atomics.load(i32, 0); left !== 0; left = Atomics.load(i32, 0)) {
+      if (this.#closed) {
+        this.#busy = false;
+        throw new Error("worker pool: closed while a frame was waiting for its workers");
+      }
       if (!waitAsync) continue;
       const wait = waitAsync(i32, 0, left);
       if (wait.async) await wait.value;
@@ -237,5 +241,7 @@ export class ThreadPool {
       Atomics.notify(this.#i32, base);
       this.#workers[w].terminate();
     }
+    // An awaited join wakes and finds the pool closed.
+    Atomics.notify(this.#i32, 0);
   }
 }

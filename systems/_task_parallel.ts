@@ -38,6 +38,7 @@ import {
   threadsOf,
 } from "../simd/_parallel_kernels.ts";
 import type { Share, ThreadPool } from "../simd/_pool.ts";
+import type { CoreMemory } from "../simd/_memory.ts";
 import { checkPalettes } from "./_select.ts";
 import {
   runSkinCall,
@@ -71,17 +72,41 @@ export function runBlocking(steps: FrameSteps): void {
   }
 }
 
-/** Runs `steps`, awaiting each join (`Atomics.waitAsync`; a spin where the runtime lacks it). */
-export async function runAwaiting(steps: FrameSteps): Promise<void> {
-  let step = steps.next();
-  while (!step.done) {
-    try {
-      await step.value.pool.finishAsync(step.value.shares);
-    } catch (error) {
-      step = steps.throw(error);
-      continue;
+/**
+ * Runs `steps`, awaiting each join (`Atomics.waitAsync`; a spin where the
+ * runtime lacks it). Until it settles, blocks freed in `memory` stay
+ * allocated: the game runs during the awaits, and a worker may still be
+ * writing to an entity's output when the game removes the entity.
+ */
+export async function runAwaiting(steps: FrameSteps, memory: CoreMemory): Promise<void> {
+  memory.holdFrees();
+  awaiting.add(memory);
+  try {
+    let step = steps.next();
+    while (!step.done) {
+      try {
+        await step.value.pool.finishAsync(step.value.shares);
+      } catch (error) {
+        step = steps.throw(error);
+        continue;
+      }
+      step = steps.next();
     }
-    step = steps.next();
+  } finally {
+    awaiting.delete(memory);
+    memory.releaseHeld();
+  }
+}
+
+/** The memories of cores with a frame awaiting (from its start until it settles). */
+const awaiting = new WeakSet<CoreMemory>();
+
+/** Refuses a frame while an awaitable frame on the same core has not settled. */
+export function checkIdle(state: WorldState, caller: string): void {
+  if (awaiting.has(state.resources.memory)) {
+    throw new Error(
+      `${caller}: a frame is still running on this core (await animate.async's promise first)`,
+    );
   }
 }
 
@@ -99,10 +124,12 @@ export const newEstimate = (): WorkEstimate => ({ during: 0, perUnit: 0.35e-6 })
 /**
  * Runs `calls` (skinning batch calls) while the calling thread runs
  * `during`: the biggest call is split across the pool, the calling
- * thread's share shorter by `during`'s estimated cost, and joined once;
- * the others follow on the split kernels. Every row is skinned even when
- * `during` throws; its error is thrown after the join, before a worker's.
- * Without threads, the calls run, then `during`: the same writes.
+ * thread's share shorter by the estimated cost of its other work (the
+ * other calls, unsplit, and `during`), and joined once. Every row is
+ * skinned even when `during` throws; its error is thrown after the join,
+ * before a worker's. After the join nothing but the estimate is touched:
+ * an awaited join lets the game change the world. Without threads, the
+ * calls run, then `during`: the same writes.
  */
 export function* skinWhile(
   state: WorldState,
@@ -138,6 +165,8 @@ export function* skinWhile(
   };
   const started = performance.now();
   try {
+    // The pool is busy: these run on this thread alone.
+    for (let c = 0; c < calls.length; c++) if (c !== main) runSkinCall(state, calls[c]);
     during();
   } catch (e) {
     fail(e);
@@ -161,7 +190,6 @@ export function* skinWhile(
   if (localCost > 0 && done > joined) {
     estimate.perUnit = (estimate.perUnit + (done - joined) / localCost) / 2;
   }
-  for (let c = 0; c < calls.length; c++) if (c !== main) runSkinCall(state, calls[c]);
 }
 
 const nameOf = (call: SkinCall): BatchName =>
@@ -202,11 +230,10 @@ function holds(state: WorldState, eid: number, copy: Copy | undefined): copy is 
  */
 function takeSnapshot(
   state: WorldState,
-  owner: object,
+  table: JobTable,
   lists: readonly number[][],
   options: SkinSystemOptions,
 ): Map<number, Copy> {
-  const table = state.jobs(SNAPSHOT);
   let words = 0;
   for (const list of lists) {
     for (const eid of list) {
@@ -247,15 +274,15 @@ function takeSnapshot(
         (o.skin[eid]!.method === "dual-quaternion" ? DUAL_QUATERNION_FLOATS : MATRIX_FLOATS) * 4;
     }
   }
-  snapshots.set(table, { owner, copies });
   return copies;
 }
 
 /**
  * One task-parallel frame of pipeline `owner` on `world`: skins what the
- * snapshot holds (the previous frame) while `joints` runs this frame's
- * joint work, then retakes the snapshot and skins at once, from it, the
- * entities it did not hold (new, changed, or every one on a first frame).
+ * snapshot holds (the previous frame) on the workers while this thread
+ * runs `joints` (this frame's joint work), takes the new snapshot into the
+ * world's other snapshot table, and skins from it the entities the old one
+ * did not hold (new, changed, or every one on a first frame); then joins.
  * An error leaves no snapshot: the next frame starts over like a first.
  */
 export function* taskParallelFrame(
@@ -270,25 +297,38 @@ export function* taskParallelFrame(
     selectSkinned(world, state, "skinSystem", options, false),
     selectSkinned(world, state, "skinWithTangentsSystem", options, true),
   ];
-  const table = state.jobs(SNAPSHOT);
-  const snapshot = snapshots.get(table);
-  snapshots.delete(table);
+  const tables = [state.jobs(`${SNAPSHOT} 0`), state.jobs(`${SNAPSHOT} 1`)];
+  const current = snapshots.has(tables[1]) ? 1 : 0, next = tables[1 - current];
+  const snapshot = snapshots.get(tables[current]);
+  for (const table of tables) snapshots.delete(table);
   const held = snapshot?.owner === owner ? snapshot.copies : new Map<number, Copy>();
   const previous: number[] = [], fresh: number[] = [];
   for (const list of lists) {
     for (const eid of list) (holds(state, eid, held.get(eid)) ? previous : fresh).push(eid);
   }
-  if (previous.length > 0) {
-    const jobs = writeSkinJobs(state, "animate", previous, options, (eid) => held.get(eid)!.at);
-    yield* skinWhile(state, jobs.calls, joints, estimate);
-    jobs.publish();
-  } else {
+  const during = () => {
     joints();
+    const copies = takeSnapshot(state, next, lists, options);
+    if (fresh.length > 0) {
+      const jobs = writeSkinJobs(
+        state,
+        "animate: new",
+        fresh,
+        options,
+        (eid) => copies.get(eid)!.at,
+      );
+      for (const call of jobs.calls) runSkinCall(state, call);
+      jobs.publish();
+    }
+    snapshots.set(next, { owner, copies });
+  };
+  if (previous.length === 0) return during();
+  const jobs = writeSkinJobs(state, "animate", previous, options, (eid) => held.get(eid)!.at);
+  try {
+    yield* skinWhile(state, jobs.calls, during, estimate);
+  } catch (error) {
+    snapshots.delete(next);
+    throw error;
   }
-  const copies = takeSnapshot(state, owner, lists, options);
-  if (fresh.length > 0) {
-    const jobs = writeSkinJobs(state, "animate: new", fresh, options, (eid) => copies.get(eid)!.at);
-    for (const call of jobs.calls) runSkinCall(state, call);
-    jobs.publish();
-  }
+  jobs.publish();
 }

@@ -31,6 +31,7 @@ import {
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
 import type { ThreadMode, WorkerPool } from "../simd/workers.ts";
 import {
+  checkIdle,
   type FrameSteps,
   newEstimate,
   runAwaiting,
@@ -137,6 +138,7 @@ export function createAnimationPipeline(
       throw new TypeError("animate: the world's core is not the worker pool's (options.pool.core)");
     }
     checkFrameDelta("animate", deltaSeconds);
+    checkIdle(state, "animate");
     checkEntities(
       state,
       selectEntities(
@@ -167,7 +169,8 @@ export function createAnimationPipeline(
     async: {
       value: (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
         try {
-          return runAwaiting(frame(world, deltaSeconds, entities, true)!);
+          const steps = frame(world, deltaSeconds, entities, true)!;
+          return runAwaiting(steps, stateOf(world, "animate").resources.memory);
         } catch (error) {
           return Promise.reject(error);
         }
@@ -196,7 +199,8 @@ function* skinAfter(
   for (
     const [caller, directions] of [["skinSystem", false], ["skinWithTangentsSystem", true]] as const
   ) {
-    const skinning = prepareSkinning(world, caller, options, directions);
+    // Tables of their own: a system the game calls during an await cannot rewrite these rows.
+    const skinning = prepareSkinning(world, caller, options, directions, `animate: ${caller}`);
     if (!skinning) continue;
     yield* skinWhile(state, skinning.calls, () => {}, estimate);
     skinning.publish();

@@ -80,14 +80,16 @@ function skinEntities(
 /**
  * @internal A skinning system's frame up to its batch calls: the entities
  * selected, their palettes checked (and turned into dual quaternions where
- * asked), the job rows written; `publish` stores the bounds once the
- * calls have run. Undefined when there is nothing to skin.
+ * asked), the job rows written into job table `table`; `publish` stores
+ * the bounds once the calls have run. Undefined when there is nothing to
+ * skin.
  */
 export function prepareSkinning(
   world: object,
   caller: string,
   options: SkinSystemOptions,
   directions: boolean,
+  table: string = caller,
 ): SkinJobs | undefined {
   const state = stateOf(world, caller);
   const skinned = selectSkinned(world, state, caller, options, directions);
@@ -99,10 +101,10 @@ export function prepareSkinning(
       dualJoints += checkedSkeleton(state, eid).jointCount;
     }
   }
-  const dual = state.jobs(`${caller}: dual quaternions`);
+  const dual = state.jobs(`${table}: dual quaternions`);
   if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
   let dualAt = dual.ptr;
-  return writeSkinJobs(state, caller, skinned, options, (eid, n, isDual) => {
+  return writeSkinJobs(state, table, skinned, options, (eid, n, isDual) => {
     const palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
     if (!isDual) return palette;
     const at = dualAt;
@@ -200,11 +202,11 @@ export interface SkinJobs {
 /**
  * @internal Writes the job rows that skin `skinned` (checked by the
  * caller) with each entity's palette where `paletteOf(eid, jointCount,
- * dualQuaternion)` says, into job table `caller`.
+ * dualQuaternion)` says, into job table `name` (and its bounds table).
  */
 export function writeSkinJobs(
   state: WorldState,
-  caller: string,
+  name: string,
   skinned: number[],
   options: SkinSystemOptions,
   paletteOf: (eid: number, jointCount: number, dual: boolean) => number,
@@ -222,10 +224,10 @@ export function writeSkinJobs(
   for (let i = 1; i < skinned.length && !mixed; i++) mixed = keyOf(skinned[i]) !== firstKey;
   if (mixed) skinned.sort((a, b) => keyOf(a) - keyOf(b));
   const renormalize = options.renormalize ? SkinFlags.RENORMALIZE : 0;
-  const table = state.jobs(caller);
+  const table = state.jobs(name);
   table.begin(skinned.length, JOB_WORDS);
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
-  const bounds = state.jobs(`${caller}: bounds`);
+  const bounds = state.jobs(`${name}: bounds`);
   bounds.begin(skinned.length, BOUNDS_FLOATS);
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];

@@ -336,3 +336,66 @@ Deno.test("task-parallel: the snapshot's memory is bounded and given back with t
     pool.close();
   }
 });
+
+Deno.test("task-parallel: while animate.async awaits, the game may change the world; frames wait their turn; a closed pool rejects", async () => {
+  const pool = await createWorkerPool({ workers: 2, build: BUILD });
+  try {
+    for (const taskParallel of [true, false]) {
+      const scene = createScene(BUILD, 30, SHAPE, { normals: true }, pool.core);
+      const animate = createAnimationPipeline({ pool, taskParallel });
+      await animate.async(scene.world, DT);
+      await animate.async(scene.world, DT);
+      const allocated = pool.core.allocatedBytes;
+      const pending = animate.async(scene.world, DT);
+      // The frame is out: another frame on the pool is refused, and writes nothing.
+      const other = createAnimationPipeline({ pool, taskParallel: true });
+      assertThrows(() => other(scene.world, DT), Error, "a frame is still running");
+      const refused = animate.async(scene.world, DT); // awaited below: an await here lets the frame settle
+      // The game removes entities: their blocks stay allocated until the frame settles.
+      const removed = scene.entities.splice(0, 10);
+      for (const eid of removed) removeEntity(scene.world, eid);
+      assertEquals(pool.core.allocatedBytes, allocated, "freed while the workers may write");
+      await assertRejects(() => refused, Error, "a frame is still running");
+      await pending;
+      assert(pool.core.allocatedBytes < allocated, "the blocks are freed once the frame settles");
+      // Later frames run on the entities left, one call behind, as the plain pipeline computes.
+      const plain = createScene(BUILD, 30, SHAPE, { normals: true });
+      const plainAnimate = createAnimationPipeline();
+      for (const eid of removed) removeEntity(plain.world, eid);
+      plainAnimate(plain.world, DT); // the poses the copies were taken from
+      for (let k = 0; k < 3; k++) {
+        for (const s of [scene, plain]) {
+          for (const eid of scene.entities) getPose(s.world, eid)[4] = Math.sin(k + eid);
+        }
+        const before = bits(skinnedOutput({ world: plain.world, entities: scene.entities }));
+        plainAnimate(plain.world, DT);
+        await animate.async(scene.world, DT);
+        const expected = taskParallel
+          ? before
+          : bits(skinnedOutput({ world: plain.world, entities: scene.entities }));
+        assertSameBits(
+          bits(skinnedOutput({ world: scene.world, entities: scene.entities })),
+          expected,
+          `taskParallel ${taskParallel}: call ${k}`,
+        );
+      }
+    }
+    // Closed while a frame awaits its workers: the promise rejects, nothing hangs.
+    const scene = createScene(BUILD, 30, SHAPE, {}, pool.core);
+    const animate = createAnimationPipeline({ pool, taskParallel: true });
+    await animate.async(scene.world, DT);
+    const pending = animate.async(scene.world, DT);
+    pool.close();
+    await pending.then(
+      () => {}, // the workers may have finished before the close
+      (error) =>
+        assertEquals(
+          error.message,
+          "worker pool: closed while a frame was waiting for its workers",
+        ),
+    );
+    animate(scene.world, DT); // the core works on, on this thread
+  } finally {
+    pool.close();
+  }
+});

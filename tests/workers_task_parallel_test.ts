@@ -22,12 +22,16 @@ import {
   getPose,
   getSkinningPalette,
   PoseError,
+  removeSkeleton,
   removeSkin,
+  SkeletonAsset,
+  SkinAsset,
   type WorkerPool,
 } from "../mod.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { bestBuild } from "../simd/_core.ts";
 import { createScene, random } from "./_scene.ts";
+import { createCylinder } from "../examples/cylinder.ts";
 
 const BUILD = bestBuild();
 const SHAPE = { joints: 16, segments: 8, rings: 12, influences: 4 } as const;
@@ -178,21 +182,32 @@ Deno.test("task-parallel: entities added, removed, re-skinned between calls are 
           createScene(BUILD, 6, SHAPE, { normals: true }),
           createScene(BUILD, 6, SHAPE, { normals: true }, pool.core),
         ];
-        // A second skin asset on the same skeleton: the same mesh, other weights' owner.
+        // Other assets: a second skin on the same skeleton, and a second skeleton and its skin.
+        const others = worlds.map((w) => {
+          const cylinder = createCylinder(SHAPE);
+          const skeleton = new SkeletonAsset(cylinder.skeleton, w.core);
+          return {
+            skin: new SkinAsset(w.skeleton, cylinder.skin),
+            skeleton,
+            skeletonSkin: new SkinAsset(skeleton, cylinder.skin),
+          };
+        });
         const animators = [
           createAnimationPipeline(),
           createAnimationPipeline({ pool, taskParallel: true }),
         ];
         const next = random(seed);
         const alive = [...worlds[0].entities];
-        let previous = new Map<number, Uint32Array>();
-        for (let call = 0; call < 8; call++) {
+        const reskeletoned = new Set<number>();
+        let previous = new Map<number, Uint32Array[]>();
+        for (let call = 0; call < 10; call++) {
           const changed = new Set<number>();
-          const action = Math.floor(next() * 4);
+          const action = Math.floor(next() * 6);
           const pick = alive[Math.floor(next() * alive.length)];
           if (action === 0 && alive.length > 2) {
             for (const w of worlds) removeEntity(w.world, pick);
             alive.splice(alive.indexOf(pick), 1);
+            reskeletoned.delete(pick);
           } else if (action === 1) {
             const eids = worlds.map((w) => {
               const eid = addEntity(w.world);
@@ -203,27 +218,43 @@ Deno.test("task-parallel: entities added, removed, re-skinned between calls are 
             alive.push(eids[0]);
             changed.add(eids[0]);
           } else if (action === 2) {
-            for (const w of worlds) {
+            worlds.forEach((w, i) => {
               removeSkin(w.world, pick);
-              addSkin(w.world, pick, w.skin, { normals: false });
-            }
+              const skin = reskeletoned.has(pick) ? others[i].skeletonSkin : w.skin;
+              addSkin(w.world, pick, skin, { normals: false });
+            });
+            changed.add(pick);
+          } else if (action === 3 && !reskeletoned.has(pick)) {
+            // Another skin asset on the entity's (the scene's) skeleton.
+            worlds.forEach((w, i) => {
+              removeSkin(w.world, pick);
+              addSkin(w.world, pick, others[i].skin, { normals: true });
+            });
+            changed.add(pick);
+          } else if (action === 4) {
+            reskeletoned.add(pick);
+            worlds.forEach((w, i) => {
+              removeSkeleton(w.world, pick);
+              addCharacter(w.world, pick, others[i].skeleton, others[i].skeletonSkin, {
+                normals: true,
+              });
+            });
             changed.add(pick);
           }
           for (const [i, w] of worlds.entries()) {
             for (const eid of alive) getPose(w.world, eid)[4] = Math.sin(call + eid);
             animators[i](w.world, DT);
           }
-          const current = new Map<number, Uint32Array>();
+          const current = new Map<number, Uint32Array[]>();
           for (const eid of alive) {
-            const out = (w: WorkerScene) =>
-              bits(skinnedOutput({ world: w.world, entities: [eid] }));
-            const [single, task] = worlds.map((w) => out(w));
-            current.set(eid, single[0]);
+            const [single, task] = worlds.map((w) =>
+              bits(skinnedOutput({ world: w.world, entities: [eid] }))
+            );
+            current.set(eid, single);
             const fresh = call === 0 || changed.has(eid) || !previous.has(eid);
-            const expected = fresh ? single[0] : previous.get(eid)!;
             assertSameBits(
-              [task[0]],
-              [expected],
+              task,
+              fresh ? single : previous.get(eid)!,
               `workers ${workers}, seed ${seed}, call ${call}, entity ${eid}`,
             );
           }

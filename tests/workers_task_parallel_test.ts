@@ -28,7 +28,14 @@ import {
   SkinAsset,
   type WorkerPool,
 } from "../mod.ts";
-import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
+import {
+  assertSameBits,
+  bits,
+  foxCrowd,
+  skinnedOutput,
+  waveScene,
+  type WorkerScene,
+} from "./_workers.ts";
 import { bestBuild } from "../simd/_core.ts";
 import { createScene, random } from "./_scene.ts";
 import { createCylinder } from "../examples/cylinder.ts";
@@ -37,20 +44,6 @@ const BUILD = bestBuild();
 const SHAPE = { joints: 16, segments: 8, rings: 12, influences: 4 } as const;
 const DT = 1 / 60;
 const FRAMES = 4;
-
-const bits = (arrays: Float32Array[]) => arrays.map((a) => new Uint32Array(a.buffer.slice(0)));
-
-/** Fails at the first word that differs. */
-function assertSameBits(actual: Uint32Array[], expected: Uint32Array[], what: string): void {
-  assertEquals(actual.length, expected.length, `${what}: arrays`);
-  actual.forEach((array, a) => {
-    const i = array.findIndex((word, k) => word !== expected[a][k]);
-    assert(
-      i < 0 && array.length === expected[a].length,
-      `${what}: array ${a}, word ${i}: ${array[i]} != ${expected[a][i]}`,
-    );
-  });
-}
 
 /** Poses and palettes of every entity. */
 const joints = (scene: WorkerScene) =>

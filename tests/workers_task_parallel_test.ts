@@ -94,11 +94,32 @@ function assertOneFrameBehind(task: Run, plain: Run, what: string): void {
   }
 }
 
+/**
+ * The wave scene with levels of detail (1, 2 and 4 influences) and a
+ * third of the characters skinned with dual quaternions: several skinning
+ * batch calls a frame, dual-quaternion snapshots.
+ */
+function mixedScene(core: Core): WorkerScene {
+  const scene = createScene(core.build, 30, SHAPE, { normals: true }, core);
+  const dual = new SkinAsset(scene.skeleton, createCylinder(SHAPE).skin, {
+    method: "dual-quaternion",
+  });
+  scene.entities.forEach((eid, i) => {
+    if (i % 3 === 0) {
+      removeSkin(scene.world, eid);
+      addSkin(scene.world, eid, dual, { normals: i % 2 === 0 });
+    }
+    scene.components.Skin.maxInfluences[eid] = [0, 1, 2][i % 3];
+  });
+  return scene;
+}
+
 const SCENES: Record<string, {
   make: (core: Core) => WorkerScene | Promise<WorkerScene>;
   move?: (scene: WorkerScene, frame: number) => void;
 }> = {
   "wave scene": { make: (core) => waveScene(core, 40, SHAPE), move: moveWaves },
+  "mixed levels of detail and dual quaternions": { make: mixedScene, move: moveWaves },
   "Fox crowd": { make: (core) => foxCrowd(core, 12) },
   "CesiumMan crowd": { make: (core) => foxCrowd(core, 6, "CesiumMan.glb") },
 };
@@ -121,7 +142,12 @@ for (const [name, { make, move }] of Object.entries(SCENES)) {
 }
 
 Deno.test("task-parallel: the awaitable form gives the same frames, task-parallel or not", async () => {
-  const { make, move } = SCENES["wave scene"];
+  for (const name of ["wave scene", "mixed levels of detail and dual quaternions"]) {
+    await awaitedFrames(SCENES[name]);
+  }
+});
+
+async function awaitedFrames({ make, move }: typeof SCENES[string]): Promise<void> {
   const plain = await run(make, move, Core.create(BUILD));
   const pool = await createWorkerPool({ workers: 2, build: BUILD });
   try {
@@ -135,7 +161,7 @@ Deno.test("task-parallel: the awaitable form gives the same frames, task-paralle
   } finally {
     pool.close();
   }
-});
+}
 
 Deno.test("task-parallel: the game reads frame N after the call that animates N + 1, views held across calls", async () => {
   const { make, move } = SCENES["wave scene"];

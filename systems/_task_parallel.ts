@@ -327,7 +327,10 @@ export function* taskParallelFrame(
   try {
     yield* skinWhile(state, jobs.calls, during, estimate);
   } catch (error) {
+    // The previous frame's skinning completed (unless a worker trapped):
+    // its bounds go with the positions it wrote.
     snapshots.delete(next);
+    jobs.publish();
     throw error;
   }
   jobs.publish();

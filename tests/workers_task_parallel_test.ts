@@ -295,7 +295,9 @@ Deno.test("task-parallel: a PoseError in the joint work is the single-threaded e
   const plainAnimate = createAnimationPipeline();
   move!(plainScene, 0);
   plainAnimate(plainScene.world, DT);
-  const plainFrame0 = bits(skinnedOutput(plainScene));
+  move!(plainScene, 1);
+  plainAnimate(plainScene.world, DT);
+  const plainFrame1 = bits(skinnedOutput(plainScene));
   poison(plainScene);
   const expected = assertThrows(() => plainAnimate(plainScene.world, DT), PoseError);
   for (const workers of [1, 2]) {
@@ -305,13 +307,16 @@ Deno.test("task-parallel: a PoseError in the joint work is the single-threaded e
       const animate = createAnimationPipeline({ pool, taskParallel: true });
       move!(scene, 0);
       animate(scene.world, DT);
+      move!(scene, 1);
+      animate(scene.world, DT);
       poison(scene);
       const error = assertThrows(() => animate(scene.world, DT), PoseError);
       assertEquals(error.message, expected.message);
-      // The outputs hold frame 0 (the last frame whose joint work succeeded), nothing of frame 1.
+      // The outputs and bounds hold frame 1 (the last frame whose joint work succeeded, skinned
+      // during the failing call), nothing of frame 2.
       assertSameBits(
         bits(skinnedOutput(scene)),
-        plainFrame0,
+        plainFrame1,
         `${workers} workers: after the error`,
       );
       await assertRejects(() => animate.async(scene.world, DT), PoseError, expected.message);

@@ -21,7 +21,6 @@ import {
   playClip,
 } from "../mod.ts";
 import { type CylinderOptions, wavePose } from "../examples/cylinder.ts";
-import { assert, assertEquals } from "@std/assert";
 import { createScene } from "./_scene.ts";
 import { assetUrl } from "./_three_gltf.ts";
 
@@ -70,21 +69,5 @@ export function skinnedOutput(scene: WorkerScene): Float32Array[] {
       ...(normals ? [normals.slice()] : []),
       Float32Array.from([...bounds.min, ...bounds.max]),
     ];
-  });
-}
-
-/** Bits of each output array, so that equal means bit-identical (NaNs included). */
-export const bits = (arrays: Float32Array[]): Uint32Array[] =>
-  arrays.map((a) => new Uint32Array(a.buffer, a.byteOffset, a.length));
-
-/** Fails at the first word that differs (a deep-equal diff of this much output takes minutes). */
-export function assertSameBits(actual: Uint32Array[], expected: Uint32Array[], what: string): void {
-  assertEquals(actual.length, expected.length, `${what}: arrays`);
-  actual.forEach((array, a) => {
-    const i = array.findIndex((word, k) => word !== expected[a][k]);
-    assert(
-      i < 0 && array.length === expected[a].length,
-      `${what}: array ${a}, word ${i}: ${array[i]} != ${expected[a][i]}`,
-    );
   });
 }

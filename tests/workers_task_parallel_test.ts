@@ -28,14 +28,8 @@ import {
   SkinAsset,
   type WorkerPool,
 } from "../mod.ts";
-import {
-  assertSameBits,
-  bits,
-  foxCrowd,
-  skinnedOutput,
-  waveScene,
-  type WorkerScene,
-} from "./_workers.ts";
+import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
+import { assertSameBits, bits } from "./_bits.ts";
 import { bestBuild } from "../simd/_core.ts";
 import { createScene, random } from "./_scene.ts";
 import { createCylinder } from "../examples/cylinder.ts";

@@ -29,14 +29,8 @@ import {
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { balance, BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
-import {
-  assertSameBits,
-  bits,
-  foxCrowd,
-  skinnedOutput,
-  waveScene,
-  type WorkerScene,
-} from "./_workers.ts";
+import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
+import { assertSameBits, bits } from "./_bits.ts";
 import { bestBuild } from "../simd/_core.ts";
 import { createScene, random, wander } from "./_scene.ts";
 

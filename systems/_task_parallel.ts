@@ -6,14 +6,15 @@
  * One synchronisation per frame.
  *
  * The snapshot (each entity's palette, or its dual quaternions, as the
- * skinning reads them) is a job table of the world: one per world, as big
- * as the last frame's palettes, released with the world (reset, delete).
- * Its owner is the pipeline that wrote it last; each entity's copy is used
- * only while the entity keeps the skeleton, joint matrices, skin and
- * generation it had when the copy was taken. The live palettes are the
- * other buffer: the workers read only the snapshot and the calling thread
- * writes only the live palettes until the join, after which the snapshot
- * is retaken.
+ * skinning reads them) lives in one of two job tables of the world, each
+ * as big as one frame's palettes, released with the world (reset,
+ * delete). Its owner is the pipeline that wrote it last; each entity's
+ * copy is used only while the entity keeps the skeleton, joint matrices,
+ * skin and generation it had when the copy was taken. During the overlap
+ * the workers read only last frame's table; the calling thread writes the
+ * live palettes and then this frame's copies into the other table. After
+ * the join nothing but the bounds is written: an awaited join lets the
+ * game run, and change the world, before the frame settles.
  *
  * The frame is a generator that yields where it waits for the workers, so
  * that one body serves the blocking call and the awaitable one.

@@ -4,6 +4,8 @@
  * vertices, normals and tangents) and 2,000 Foxes playing and cross-fading
  * clips. Also the cost of one synchronisation, which a frame pays once per
  * batch call big enough to be split (the README scene: its skinning only).
+ * The task-parallel rows skin the previous frame on the workers while the
+ * calling thread animates the joints: one synchronisation per frame.
  *
  * `deno bench --import-map=import_map.dev.json -A bench/workers_bench.ts`
  */
@@ -15,16 +17,20 @@ import { minSplitCost } from "../simd/_parallel_kernels.ts";
 
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
 const DT = 1 / 60;
-const ROWS: [string, number][] = [["1 worker", 1], ["2 workers", 2]];
+const ROWS: [string, number, boolean][] = [
+  ["1 worker", 1, false],
+  ["2 workers", 2, false],
+  ["2 workers, task-parallel", 2, true],
+];
 
 const pools: WorkerPool[] = [];
 
 async function group(name: string, make: (pool: WorkerPool) => Promise<WorkerScene>) {
-  for (const [row, workers] of ROWS) {
+  for (const [row, workers, taskParallel] of ROWS) {
     const pool = await createWorkerPool({ workers });
     pools.push(pool);
     const scene = await make(pool);
-    const animate = createAnimationPipeline({ pool });
+    const animate = createAnimationPipeline({ pool, taskParallel });
     animate(scene.world, DT);
     Deno.bench({
       name: row,

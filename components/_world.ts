@@ -108,6 +108,12 @@ const OWNED = {
   ik: "objects",
   /** Marks entities already listed in the current system call. */
   stamp: Uint32Array,
+  /**
+   * Bumped whenever the entity's Skeleton, JointMat or Skin is released: a
+   * copy of its palette taken before (a task-parallel pipeline's snapshot)
+   * is then not its palette any more. Float64: exact far beyond any run.
+   */
+  generation: Float64Array,
 } as const;
 
 /** @internal What each entity owns: the truth the stores are checked against. */
@@ -138,6 +144,7 @@ export class WorldResources {
   release(name: ComponentName, eid: number): void {
     const o = this.owned;
     if (eid >= this.capacity) return;
+    if (name === "Skeleton" || name === "JointMat" || name === "Skin") o.generation[eid]++;
     switch (name) {
       case "Skeleton":
         if (o.skeleton[eid]) lifetimeOf(o.skeleton[eid]!).release();

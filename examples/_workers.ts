@@ -1,11 +1,13 @@
 /**
  * The demo's `--workers N`: the same crowd on a worker pool of N threads,
- * its mode and its time per frame against the single-threaded frame.
+ * its mode and its time per frame against the single-threaded frame, and
+ * then the same with the task-parallel pipeline (skinned output one frame
+ * behind).
  *
  * @module
  */
 
-import { createWorkerPool } from "../mod.ts";
+import { createAnimationPipeline, createWorkerPool } from "../mod.ts";
 import { Crowd, type DemoCharacter } from "./_crowd.ts";
 
 /**
@@ -24,15 +26,21 @@ export async function runOnWorkers(
   using pool = await createWorkerPool({ workers });
   const crowd = new Crowd(character, count, pool.core.build, pool);
   try {
-    for (let frame = 0; frame < Math.min(10, frames); frame++) crowd.frame(1 / 60);
-    const start = performance.now();
-    for (let frame = 0; frame < frames; frame++) crowd.frame(1 / 60);
-    const ms = (performance.now() - start) / frames;
+    const time = (frame: () => void) => {
+      for (let i = 0; i < Math.min(10, frames); i++) frame();
+      const start = performance.now();
+      for (let i = 0; i < frames; i++) frame();
+      return (performance.now() - start) / frames;
+    };
+    const ms = time(() => crowd.frame(1 / 60));
     const why = pool.fallbackReason ? ` (${pool.fallbackReason})` : "";
-    out(
-      `\nworkers: mode ${pool.mode}${why}, ${pool.workers} thread(s): ${ms.toFixed(2)} ms per ` +
-        `frame, ${(singleThreadMs / ms).toFixed(2)}x the single-threaded frame`,
-    );
+    const versus = (ms: number) =>
+      `${ms.toFixed(2)} ms per frame, ${
+        (singleThreadMs / ms).toFixed(2)
+      }x the single-threaded frame`;
+    out(`\nworkers: mode ${pool.mode}${why}, ${pool.workers} thread(s): ${versus(ms)}`);
+    const animate = createAnimationPipeline({ pool, taskParallel: true });
+    out(`task-parallel: mode ${animate.mode}: ${versus(time(() => animate(crowd.world, 1 / 60)))}`);
   } finally {
     crowd.dispose();
   }

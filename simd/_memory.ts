@@ -134,6 +134,7 @@ export class CoreMemory {
   readonly #fixed: boolean;
   #top = HEAP_START;
   #free: FreeBlock[] = [];
+  #held: Set<number> | undefined;
   #sizes = new Map<number, number>();
   #allocated = 0;
   #peak = 0;
@@ -239,11 +240,31 @@ export class CoreMemory {
     return ptr;
   }
 
+  /**
+   * Keeps every block freed from now on allocated until
+   * {@linkcode releaseHeld}: worker threads may still be writing to it (a
+   * frame awaited on a browser's main thread, while the game runs).
+   */
+  holdFrees(): void {
+    this.#held ??= new Set();
+  }
+
+  /** Frees the blocks held since {@linkcode holdFrees}, and stops holding. */
+  releaseHeld(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    for (const ptr of held ?? []) this.free(ptr);
+  }
+
   /** Returns a block to the free list, merging it with its neighbours. */
   free(ptr: number): void {
     const size = this.#sizes.get(ptr);
-    if (size === undefined) {
+    if (size === undefined || this.#held?.has(ptr)) {
       throw new RangeError(`free: ${ptr} is not an allocated block`);
+    }
+    if (this.#held) {
+      this.#held.add(ptr);
+      return;
     }
     this.#sizes.delete(ptr);
     this.#allocated -= size;

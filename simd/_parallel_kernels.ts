@@ -51,7 +51,7 @@ const skinCost: RowCost = (u32, at, [maxInfluences]) => {
 };
 
 /** Every batch kernel and the cost of one of its rows. */
-const ROW_COSTS: Record<BatchName, RowCost> = {
+export const ROW_COSTS: Record<BatchName, RowCost> = {
   firstBeyondBatch: word(1),
   quatToMatBatch: word(2),
   matToQuatBatch: word(2),
@@ -104,20 +104,23 @@ const JOINED: Partial<Record<BatchName, (u32: Uint32Array, at: number) => boolea
  * returns the `threads + 1` run boundaries. A row goes to the run where
  * the middle of its cost falls, except that the first row always goes to
  * the calling thread's run (a task it keeps costs no synchronisation), and
- * a row `joined` says so goes to the run of the row before it.
+ * a row `joined` says so goes to the run of the row before it. With a
+ * `head`, the calling thread has that much other work first: its run is
+ * shorter by it, and may be empty.
  */
 export function balance(
   costs: ArrayLike<number>,
   threads: number,
   joined?: (row: number) => boolean,
+  head = 0,
 ): number[] {
-  let total = 0;
+  let total = head;
   for (let i = 0; i < costs.length; i++) total += costs[i];
   const bounds = [0];
-  let before = 0;
+  let before = head;
   for (let i = 0; i < costs.length; i++) {
     const middle = before + costs[i] / 2;
-    const cut = i > 0 && !joined?.(i);
+    const cut = (i > 0 || head > 0) && !joined?.(i);
     while (cut && bounds.length < threads && middle > (total * bounds.length) / threads) {
       bounds.push(i);
     }
@@ -125,6 +128,23 @@ export function balance(
   }
   while (bounds.length <= threads) bounds.push(costs.length);
   return bounds;
+}
+
+/** The arguments of each thread's run of a call of `name` cut at `bounds` (undefined: no rows). */
+export function sharesOf(
+  name: BatchName,
+  bounds: readonly number[],
+  jobs: number,
+  rest: readonly number[],
+): Share[] {
+  return bounds.slice(1).map((end, t) => {
+    const first = bounds[t], rows = end - first;
+    if (rows === 0) return undefined;
+    const args = [jobs + first * JOB_BYTES, rows, ...rest];
+    // The skinning bounds table runs beside the job table, one entry per row.
+    if (name.startsWith("skin") && rest[1]) args[3] = rest[1] + first * BOUNDS_BYTES;
+    return args;
+  });
 }
 
 /** `base`'s kernels with the batch kernels split across `pool`. */
@@ -139,7 +159,9 @@ export function parallelKernels(
     const cost = ROW_COSTS[name];
     const serial = base[name] as (jobs: number, count: number, ...rest: number[]) => number;
     const parallel = (jobs: number, count: number, ...rest: number[]): number => {
-      if (pool.closed || count < 2) return serial(jobs, count, ...rest);
+      // While a task is out (a task-parallel frame's skinning), this
+      // thread's kernels run here alone.
+      if (pool.closed || pool.busy || count < 2) return serial(jobs, count, ...rest);
       const u32 = memory.views().u32;
       costs.length = count;
       let total = 0;
@@ -153,15 +175,7 @@ export function parallelKernels(
         pool.threads,
         join && ((row) => join(u32, (jobs >> 2) + row * JOB_WORDS)),
       );
-      const argsOf = (t: number): Share => {
-        const first = bounds[t], rows = bounds[t + 1] - first;
-        if (rows === 0) return undefined;
-        const args = [jobs + first * JOB_BYTES, rows, ...rest];
-        // The skinning bounds table runs beside the job table, one entry per row.
-        if (name.startsWith("skin") && rest[1]) args[3] = rest[1] + first * BOUNDS_BYTES;
-        return args;
-      };
-      const shares = Array.from({ length: pool.threads }, (_, t) => argsOf(t));
+      const shares = sharesOf(name, bounds, jobs, rest);
       const local = shares[0];
       const results = pool.run(
         index,
@@ -177,5 +191,20 @@ export function parallelKernels(
     };
     (kernels as unknown as Record<string, unknown>)[name] = parallel;
   });
+  threadsOfKernels.set(kernels, { pool, serial: base });
   return kernels;
+}
+
+/** The pool and the unsplit kernels behind split kernels. */
+export interface SplitKernels {
+  readonly pool: ThreadPool;
+  readonly serial: CoreKernels;
+}
+
+const threadsOfKernels = new WeakMap<CoreKernels, SplitKernels>();
+
+/** The pool behind `kernels` when {@linkcode parallelKernels} made them and it is open. */
+export function threadsOf(kernels: CoreKernels): SplitKernels | undefined {
+  const split = threadsOfKernels.get(kernels);
+  return split && !split.pool.closed && split.pool.threads > 1 ? split : undefined;
 }

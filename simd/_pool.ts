@@ -110,6 +110,11 @@ export class ThreadPool {
     return this.#closed;
   }
 
+  /** Whether a task is handed out and not yet joined (kernels then run on the calling thread alone). */
+  get busy(): boolean {
+    return this.#busy;
+  }
+
   /**
    * Hands share `w` of `shares` (index 0 is the calling thread's and is not
    * sent) to worker `w` as a call of kernel `kernel`, runs `local` on this
@@ -118,36 +123,77 @@ export class ThreadPool {
    * share order) is thrown after every worker has finished.
    */
   run(kernel: number, shares: readonly Share[], local: () => number): number[] {
+    this.start(kernel, shares);
+    let localResult = 0;
+    try {
+      localResult = local();
+    } catch (error) {
+      this.#join();
+      this.#busy = false;
+      throw error;
+    }
+    return this.finish(shares, localResult);
+  }
+
+  /**
+   * The first half of {@linkcode run}: hands the workers their shares and
+   * returns at once; {@linkcode finish} (or {@linkcode finishAsync}) must
+   * follow, whatever the calling thread does in between.
+   */
+  start(kernel: number, shares: readonly Share[]): void {
     if (this.#busy) throw new Error("worker pool: a task is already running");
     if (shares.some((args) => args && args.length > MAX_ARGS)) {
       throw new RangeError(`worker pool: a kernel takes at most ${MAX_ARGS} arguments here`);
     }
     this.#busy = true;
     const i32 = this.#i32;
+    let pending = 0;
+    for (let w = 1; w < shares.length; w++) if (shares[w]) pending++;
+    Atomics.store(i32, 0, pending);
+    for (let w = 1; w < shares.length; w++) {
+      const args = shares[w];
+      if (!args) continue;
+      const base = w * SLOT_INTS;
+      i32[base + 1] = kernel;
+      i32[base + 4] = args.length;
+      for (let a = 0; a < args.length; a++) this.#f64[(base + ARGS_AT) / 2 + a] = args[a];
+      const sequence = this.#sequence[w - 1] = this.#sequence[w - 1] % 0x7fff_fffe + 1;
+      Atomics.store(i32, base, sequence);
+      Atomics.notify(i32, base);
+    }
+  }
+
+  /** Waits for the workers of the task {@linkcode start} handed out: see {@linkcode run}. */
+  finish(shares: readonly Share[], localResult = 0): number[] {
+    this.#join();
+    return this.#results(shares, localResult);
+  }
+
+  /**
+   * {@linkcode finish} for a thread that may not block (a browser's main
+   * thread): waits with `Atomics.waitAsync` where the runtime has it, else
+   * by spinning.
+   */
+  async finishAsync(shares: readonly Share[], localResult = 0): Promise<number[]> {
+    const i32 = this.#i32;
+    const waitAsync = (Atomics as unknown as {
+      waitAsync?: (a: Int32Array, i: number, v: number) => { async: boolean; value: unknown };
+    }).waitAsync;
+    for (let left = Atomics.load(i32, 0); left !== 0; left = Atomics.load(i32, 0)) {
+      if (this.#closed) {
+        this.#busy = false;
+        throw new Error("worker pool: closed while a frame was waiting for its workers");
+      }
+      if (!waitAsync) continue;
+      const wait = waitAsync(i32, 0, left);
+      if (wait.async) await wait.value;
+    }
+    return this.#results(shares, localResult);
+  }
+
+  #results(shares: readonly Share[], localResult: number): number[] {
     try {
-      let pending = 0;
-      for (let w = 1; w < shares.length; w++) if (shares[w]) pending++;
-      Atomics.store(i32, 0, pending);
-      for (let w = 1; w < shares.length; w++) {
-        const args = shares[w];
-        if (!args) continue;
-        const base = w * SLOT_INTS;
-        i32[base + 1] = kernel;
-        i32[base + 4] = args.length;
-        for (let a = 0; a < args.length; a++) this.#f64[(base + ARGS_AT) / 2 + a] = args[a];
-        const sequence = this.#sequence[w - 1] = this.#sequence[w - 1] % 0x7fff_fffe + 1;
-        Atomics.store(i32, base, sequence);
-        Atomics.notify(i32, base);
-      }
-      let localError: unknown, localResult = 0, threw = false;
-      try {
-        localResult = local();
-      } catch (error) {
-        localError = error;
-        threw = true;
-      }
-      this.#join();
-      if (threw) throw localError;
+      const i32 = this.#i32;
       const results = [localResult];
       for (let w = 1; w < shares.length; w++) {
         if (!shares[w]) {
@@ -195,5 +241,7 @@ export class ThreadPool {
       Atomics.notify(this.#i32, base);
       this.#workers[w].terminate();
     }
+    // An awaited join wakes and finds the pool closed.
+    Atomics.notify(this.#i32, 0);
   }
 }

@@ -29,10 +29,13 @@ import { Core } from "./core.ts";
 
 /**
  * How a pool runs a frame: `"workers"`, its batch kernels split across
- * threads on shared memory; `"single-thread"`, everything on the calling
- * thread (one worker asked for, or no shared memory in this runtime).
+ * threads on shared memory; `"task-parallel"` (a pipeline's
+ * `taskParallel` option on such a pool), the workers skinning the previous
+ * frame while the calling thread animates this one; `"single-thread"`,
+ * everything on the calling thread (one worker asked for, or no shared
+ * memory in this runtime).
  */
-export type ThreadMode = "workers" | "single-thread";
+export type ThreadMode = "workers" | "task-parallel" | "single-thread";
 
 /** The most threads a pool runs. */
 export const MAX_WORKERS = 16;

@@ -22,9 +22,24 @@ import { ikSystem } from "./ik.ts";
 import { multiplyInverseBindSystem } from "./multiply_inverse_bind.ts";
 import { quatToMatSystem } from "./quat_to_mat.ts";
 import { checkFrameDelta, sampleClipsSystem } from "./sample_clips.ts";
-import { skinSystem, type SkinSystemOptions, skinWithTangentsSystem } from "./skin.ts";
+import {
+  prepareSkinning,
+  skinSystem,
+  type SkinSystemOptions,
+  skinWithTangentsSystem,
+} from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
 import type { ThreadMode, WorkerPool } from "../simd/workers.ts";
+import {
+  checkIdle,
+  type FrameSteps,
+  newEstimate,
+  runAwaiting,
+  runBlocking,
+  skinWhile,
+  taskParallelFrame,
+  type WorkEstimate,
+} from "./_task_parallel.ts";
 
 /**
  * A system: a plain function of the world, the frame's duration, and
@@ -40,6 +55,15 @@ export type AnimationSystem = (
 /** A pipeline: runs its systems in order; `systems` lists them by name. */
 export interface AnimationPipeline {
   (world: object, deltaSeconds: number, entities?: ArrayLike<number>): void;
+  /**
+   * The same frame, with the same results, for a thread that may not block
+   * (a browser's main thread, where `Atomics.wait` throws): where the frame
+   * waits for the worker threads' skinning, it awaits (`Atomics.waitAsync`;
+   * a spin where the runtime lacks it) instead of blocking. The world must
+   * not be changed until the promise settles. Rejects with the error the
+   * blocking call throws.
+   */
+  async(world: object, deltaSeconds: number, entities?: ArrayLike<number>): Promise<void>;
   /** The systems in the order they run. */
   readonly systems: readonly { readonly name: string; readonly run: AnimationSystem }[];
   /** How the frame runs: on the worker pool's threads, or on the calling thread. */
@@ -53,6 +77,20 @@ export interface AnimationPipelineOptions extends Omit<SkinSystemOptions, "entit
    * created on its core (`createAnimation(world, { core: pool.core })`).
    */
   readonly pool?: WorkerPool;
+  /**
+   * Paper 003's task parallelism: the worker threads skin the previous
+   * frame's palettes (a snapshot) while the calling thread animates this
+   * frame's joints, one synchronisation per frame. The frame contract:
+   * after call k returns, joints, poses and palettes are at frame k and
+   * the skinned outputs (and bounds) at frame k − 1 (one frame of latency);
+   * an entity the snapshot does not hold (every entity on the first call;
+   * one added, given another skeleton or skin, or whose components were
+   * removed and added since the last call; every entity after a call that
+   * threw) is skinned in call k at frame k. Without worker threads the
+   * same frames run on the calling thread with the same latency and
+   * results. Default false.
+   */
+  readonly taskParallel?: boolean;
 }
 
 /**
@@ -84,7 +122,15 @@ export function createAnimationPipeline(
       run: (world, _, entities) => skinWithTangentsSystem(world, { ...options, entities }),
     },
   ];
-  const pipeline = (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
+  const owner = {}, estimate = newEstimate(), skinEstimate = newEstimate();
+  const jointSystems = systems.filter(({ name }) => !name.startsWith("skin"));
+  /** The frame's checks, then its steps (none left for the plain blocking frame). */
+  const frame = (
+    world: object,
+    deltaSeconds: number,
+    entities: ArrayLike<number> | undefined,
+    awaiting: boolean,
+  ): FrameSteps | undefined => {
     // Every field the frame will use is checked first: a frame refused for
     // a tampered field writes nothing, not even its first systems' output.
     const state = stateOf(world, "animate");
@@ -92,6 +138,7 @@ export function createAnimationPipeline(
       throw new TypeError("animate: the world's core is not the worker pool's (options.pool.core)");
     }
     checkFrameDelta("animate", deltaSeconds);
+    checkIdle(state, "animate");
     checkEntities(
       state,
       selectEntities(
@@ -103,10 +150,59 @@ export function createAnimationPipeline(
         entities,
       ),
     );
+    const joints = () => {
+      for (const system of jointSystems) system.run(world, deltaSeconds, entities);
+    };
+    const skinOptions = { ...options, entities };
+    if (options.taskParallel) {
+      return taskParallelFrame(world, state, owner, skinOptions, joints, estimate);
+    }
+    if (awaiting) return skinAfter(world, skinOptions, joints, skinEstimate);
     for (const system of systems) system.run(world, deltaSeconds, entities);
+  };
+  const pipeline = (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
+    const steps = frame(world, deltaSeconds, entities, false);
+    if (steps) runBlocking(steps);
   };
   return Object.defineProperties(pipeline, {
     systems: { value: systems, enumerable: true },
-    mode: { get: () => options.pool?.mode ?? "single-thread", enumerable: true },
+    async: {
+      value: (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
+        try {
+          const steps = frame(world, deltaSeconds, entities, true)!;
+          return runAwaiting(steps, stateOf(world, "animate").resources.memory);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      },
+      enumerable: true,
+    },
+    mode: {
+      get: (): ThreadMode => {
+        const mode = options.pool?.mode ?? "single-thread";
+        return options.taskParallel && mode === "workers" ? "task-parallel" : mode;
+      },
+      enumerable: true,
+    },
   }) as AnimationPipeline;
+}
+
+/** The plain frame as steps: the joint work, then each skinning system with its one join awaitable. */
+function* skinAfter(
+  world: object,
+  options: SkinSystemOptions,
+  joints: () => void,
+  estimate: WorkEstimate,
+): FrameSteps {
+  joints();
+  const state = stateOf(world, "animate");
+  for (
+    const [caller, directions] of [["skinSystem", false], ["skinWithTangentsSystem", true]] as const
+  ) {
+    // Tables of their own: a system the game calls during an await cannot rewrite these rows.
+    const skinning = prepareSkinning(world, caller, options, directions, `animate: ${caller}`);
+    if (!skinning) continue;
+    yield* skinWhile(state, skinning.calls, () => {}, estimate);
+    skinning.publish();
+  }
 }

@@ -31,6 +31,7 @@ import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import { checkPalettes } from "./_select.ts";
 import { DUAL_QUATERNION_FLOATS, paletteToDualQuaternions } from "../simd/reference_dq.ts";
 import { DualQuaternionError } from "../components/skin.ts";
+import type { WorldState } from "../components/_world.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {
@@ -69,7 +70,61 @@ function skinEntities(
   options: SkinSystemOptions,
   directions: boolean,
 ): void {
+  const skinning = prepareSkinning(world, caller, options, directions);
+  if (!skinning) return;
   const state = stateOf(world, caller);
+  for (const call of skinning.calls) runSkinCall(state, call);
+  skinning.publish();
+}
+
+/**
+ * @internal A skinning system's frame up to its batch calls: the entities
+ * selected, their palettes checked (and turned into dual quaternions where
+ * asked), the job rows written into job table `table`; `publish` stores
+ * the bounds once the calls have run. Undefined when there is nothing to
+ * skin.
+ */
+export function prepareSkinning(
+  world: object,
+  caller: string,
+  options: SkinSystemOptions,
+  directions: boolean,
+  table: string = caller,
+): SkinJobs | undefined {
+  const state = stateOf(world, caller);
+  const skinned = selectSkinned(world, state, caller, options, directions);
+  if (skinned.length === 0) return undefined;
+  checkPalettes(state, skinned);
+  let dualJoints = 0;
+  for (const eid of skinned) {
+    if (state.owned.skin[eid]!.method === "dual-quaternion") {
+      dualJoints += checkedSkeleton(state, eid).jointCount;
+    }
+  }
+  const dual = state.jobs(`${table}: dual quaternions`);
+  if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
+  let dualAt = dual.ptr;
+  return writeSkinJobs(state, table, skinned, options, (eid, n, isDual) => {
+    const palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    if (!isDual) return palette;
+    const at = dualAt;
+    dualAt += n * DUAL_QUATERNION_FLOATS * 4;
+    return toDualQuaternions(state, eid, palette, n, at);
+  });
+}
+
+/**
+ * @internal The entities a skinning system skins (those with positions
+ * only, or those with normals or tangents when `directions`), after
+ * checking the options.
+ */
+export function selectSkinned(
+  world: object,
+  state: WorldState,
+  caller: string,
+  options: SkinSystemOptions,
+  directions: boolean,
+): number[] {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`${caller}: options: expected an object`);
   }
@@ -77,8 +132,7 @@ function skinEntities(
   if (!Number.isInteger(cap) || cap < 1) {
     throw new RangeError(`${caller}: maxInfluences: expected a whole number >= 1, got ${cap}`);
   }
-  const owned = state.owned, store = state.components.Skin;
-  const withBounds = options.bounds ?? true;
+  const owned = state.owned;
   const list = selectEntities(
     world,
     state,
@@ -95,10 +149,73 @@ function skinEntities(
     const eid = list[i];
     if ((normals[eid] !== 0 || tangents[eid] !== 0) === directions) skinned.push(eid);
   }
-  if (skinned.length === 0) return;
-  checkPalettes(state, skinned);
+  return skinned;
+}
+
+/**
+ * @internal Writes entity `eid`'s palette (`n` joints at byte `palette`)
+ * as dual quaternions at byte `at`; a {@linkcode DualQuaternionError} when
+ * a joint's matrix is not a rotation and translation. Returns `at`.
+ */
+export function toDualQuaternions(
+  state: WorldState,
+  eid: number,
+  palette: number,
+  n: number,
+  at: number,
+): number {
+  const f32 = state.memory.f32;
+  const bad = paletteToDualQuaternions(
+    f32.subarray(palette >> 2, (palette >> 2) + n * MATRIX_FLOATS),
+    n,
+    f32.subarray(at >> 2, (at >> 2) + n * DUAL_QUATERNION_FLOATS),
+  );
+  if (bad >= 0) throw new DualQuaternionError(eid, bad);
+  return at;
+}
+
+/** @internal One batch call of a skinning: rows of one level of detail and method. */
+export interface SkinCall {
+  /** Byte offset of its first job row. */
+  readonly jobs: number;
+  readonly count: number;
+  readonly maxInfluences: number;
+  readonly dual: boolean;
+  /** Byte offset of its rows' bounds, 0 for none. */
+  readonly bounds: number;
+}
+
+/** @internal Runs one skinning batch call on the world's kernels. */
+export function runSkinCall(state: WorldState, call: SkinCall): void {
+  const batch = call.dual
+    ? state.kernels.skinDualQuaternionsBatch
+    : state.kernels.skinVerticesBatch;
+  batch(call.jobs, call.count, call.maxInfluences, call.bounds);
+}
+
+/** @internal A skinning's batch calls, and what stores their bounds once they have run. */
+export interface SkinJobs {
+  readonly calls: readonly SkinCall[];
+  publish(): void;
+}
+
+/**
+ * @internal Writes the job rows that skin `skinned` (checked by the
+ * caller) with each entity's palette where `paletteOf(eid, jointCount,
+ * dualQuaternion)` says, into job table `name` (and its bounds table).
+ */
+export function writeSkinJobs(
+  state: WorldState,
+  name: string,
+  skinned: number[],
+  options: SkinSystemOptions,
+  paletteOf: (eid: number, jointCount: number, dual: boolean) => number,
+): SkinJobs {
+  const store = state.components.Skin;
+  const cap = options.maxInfluences ?? MAX_INFLUENCES;
+  const withBounds = options.bounds ?? true;
   const lodOf = (eid: number) => Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES);
-  const dualOf = (eid: number) => owned.skin[eid]!.method === "dual-quaternion";
+  const dualOf = (eid: number) => state.owned.skin[eid]!.method === "dual-quaternion";
   // One batch call per level of detail and method: the kernel takes it per
   // call. A frame of one key (the usual) skips the sort.
   const keyOf = (eid: number) => lodOf(eid) * 2 + (dualOf(eid) ? 1 : 0);
@@ -106,59 +223,53 @@ function skinEntities(
   let mixed = false;
   for (let i = 1; i < skinned.length && !mixed; i++) mixed = keyOf(skinned[i]) !== firstKey;
   if (mixed) skinned.sort((a, b) => keyOf(a) - keyOf(b));
-  const renormalize = directions && options.renormalize ? SkinFlags.RENORMALIZE : 0;
-  const table = state.jobs(caller);
+  const renormalize = options.renormalize ? SkinFlags.RENORMALIZE : 0;
+  const table = state.jobs(name);
   table.begin(skinned.length, JOB_WORDS);
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
-  const bounds = state.jobs(`${caller}: bounds`);
+  const bounds = state.jobs(`${name}: bounds`);
   bounds.begin(skinned.length, BOUNDS_FLOATS);
-  let dualJoints = 0;
-  for (const eid of skinned) if (dualOf(eid)) dualJoints += checkedSkeleton(state, eid).jointCount;
-  const dual = state.jobs(`${caller}: dual quaternions`);
-  if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
-  const u32 = state.memory.u32, f32 = state.memory.f32;
-  let dualAt = dual.ptr;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
     const n = checkedSkeleton(state, eid).jointCount;
     const skin = checkedSkin(state, eid);
     const at = (table.ptr >> 2) + i * JOB_WORDS;
-    let palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
-    if (skin.asset.method === "dual-quaternion") {
-      const bad = paletteToDualQuaternions(
-        f32.subarray(palette >> 2, (palette >> 2) + n * MATRIX_FLOATS),
-        n,
-        f32.subarray(dualAt >> 2, (dualAt >> 2) + n * DUAL_QUATERNION_FLOATS),
-      );
-      if (bad >= 0) throw new DualQuaternionError(eid, bad);
-      palette = dualAt;
-      dualAt += n * DUAL_QUATERNION_FLOATS * 4;
-    }
+    const palette = paletteOf(eid, n, skin.asset.method === "dual-quaternion");
+    const u32 = state.memory.u32;
     u32[at] = palette;
     u32.set(skin.asset.mesh.kernelWords, at + 1);
     u32[at + 8] = skin.positions;
     u32[at + 9] = skin.normals;
     u32[at + 10] = skin.tangents;
     u32[at + 11] = (skin.normals ? SkinFlags.NORMALS : 0) |
-      (skin.tangents ? SkinFlags.TANGENTS : 0) | renormalize;
+      (skin.tangents ? SkinFlags.TANGENTS : 0) |
+      (skin.normals || skin.tangents ? renormalize : 0);
   }
+  const calls: SkinCall[] = [];
   for (let first = 0; first < skinned.length;) {
     const key = keyOf(skinned[first]);
     let end = first + 1;
     while (end < skinned.length && keyOf(skinned[end]) === key) end++;
-    const jobs = table.ptr + first * JOB_WORDS * 4;
-    const jobBounds = withBounds ? bounds.ptr + first * BOUNDS_FLOATS * 4 : 0;
-    if (key & 1) state.kernels.skinDualQuaternionsBatch(jobs, end - first, key >> 1, jobBounds);
-    else state.kernels.skinVerticesBatch(jobs, end - first, key >> 1, jobBounds);
+    calls.push({
+      jobs: table.ptr + first * JOB_WORDS * 4,
+      count: end - first,
+      maxInfluences: key >> 1,
+      dual: (key & 1) === 1,
+      bounds: withBounds ? bounds.ptr + first * BOUNDS_FLOATS * 4 : 0,
+    });
     first = end;
   }
-  let maxEid = 0;
-  for (const eid of skinned) maxEid = Math.max(maxEid, eid);
-  const stored = boundsFloats(state, maxEid), computed = bounds.ptr >> 2;
-  for (let i = 0; i < skinned.length; i++) {
-    const to = skinned[i] * BOUNDS_FLOATS, from = computed + i * BOUNDS_FLOATS;
-    for (let k = 0; k < BOUNDS_FLOATS; k++) stored[to + k] = withBounds ? f32[from + k] : NaN;
-  }
+  const publish = () => {
+    let maxEid = 0;
+    for (const eid of skinned) maxEid = Math.max(maxEid, eid);
+    const stored = boundsFloats(state, maxEid), computed = bounds.ptr >> 2;
+    const f32 = state.memory.f32;
+    for (let i = 0; i < skinned.length; i++) {
+      const to = skinned[i] * BOUNDS_FLOATS, from = computed + i * BOUNDS_FLOATS;
+      for (let k = 0; k < BOUNDS_FLOATS; k++) stored[to + k] = withBounds ? f32[from + k] : NaN;
+    }
+  };
+  return { calls, publish };
 }
 
 const BOUNDS_FLOATS = 8;

@@ -38,11 +38,11 @@ export function waveScene(core: Core, count: number, shape: CylinderOptions): Wo
 }
 
 /**
- * `count` Foxes playing its clips out of step; every third entity is
- * cross-fading to the next clip over a second.
+ * `count` Foxes (or characters of fixture `file`) playing its clips out of
+ * step; every third entity is cross-fading to the next clip over a second.
  */
-export async function foxCrowd(core: Core, count: number): Promise<WorkerScene> {
-  const model = await importGltf(assetUrl("Fox.glb"));
+export async function foxCrowd(core: Core, count: number, file = "Fox.glb"): Promise<WorkerScene> {
+  const model = await importGltf(assetUrl(file));
   const world = createWorld();
   createAnimation(world, { core });
   const fox = model.skeletons.find((s) => s.primitives.length > 0)!;
@@ -53,7 +53,7 @@ export async function foxCrowd(core: Core, count: number): Promise<WorkerScene> 
     const eid = addEntity(world);
     addCharacter(world, eid, skeleton, skin, { normals: skin.hasNormals, tangents: false });
     playClip(world, eid, clips[i % clips.length], { time: i * 0.1 });
-    if (i % 3 === 0) crossFadeTo(world, eid, clips[(i + 1) % clips.length], 1);
+    if (i % 3 === 0 && clips.length > 1) crossFadeTo(world, eid, clips[(i + 1) % clips.length], 1);
     entities.push(eid);
   }
   return { world, entities };

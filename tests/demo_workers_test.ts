@@ -1,6 +1,6 @@
 /**
  * The demo's `--workers N`: it runs the crowd on a pool of N threads and
- * prints the mode it ran in; a worker count the pool refuses is a one-line
+ * prints the mode it ran in, then the task-parallel pipeline's mode; a worker count the pool refuses is a one-line
  * error.
  */
 import { assertEquals, assertMatch } from "@std/assert";
@@ -17,6 +17,8 @@ Deno.test("demo --workers N prints the mode it ran in", async () => {
     const { code, out, err } = await demo("--count", "4", "--frames", "2", "--workers", workers);
     assertEquals([code, err], [0, []]);
     assertMatch(out, new RegExp(`workers: mode ${mode}, ${workers} thread\\(s\\): [\\d.]+ ms`));
+    const task = workers === "1" ? "single-thread" : "task-parallel";
+    assertMatch(out, new RegExp(`task-parallel: mode ${task}: [\\d.]+ ms per frame`));
   }
 });
 

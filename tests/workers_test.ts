@@ -30,6 +30,7 @@ import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { balance, BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
+import { assertSameBits, bits } from "./_bits.ts";
 import { bestBuild } from "../simd/_core.ts";
 import { createScene, random, wander } from "./_scene.ts";
 
@@ -39,22 +40,10 @@ const SHAPE = { joints: 16, segments: 8, rings: 12, influences: 4 } as const;
 const CHARACTERS = 300;
 const DT = 1 / 60;
 
-/** Bits of each output array, so that equal means bit-identical (NaNs included). */
-const bits = (arrays: Float32Array[]) => arrays.map((a) => new Uint32Array(a.buffer));
-
-/** Fails at the first word that differs (a deep-equal diff of this much output takes minutes). */
-function assertSameBits(actual: Uint32Array[][], expected: Uint32Array[][], what = ""): void {
+/** {@linkcode assertSameBits} frame by frame. */
+function assertSameFrames(actual: Uint32Array[][], expected: Uint32Array[][], what = ""): void {
   assertEquals(actual.length, expected.length, `${what}: frames`);
-  actual.forEach((frame, f) => {
-    assertEquals(frame.length, expected[f].length, `${what}: frame ${f}: arrays`);
-    frame.forEach((array, a) => {
-      const i = array.findIndex((word, k) => word !== expected[f][a][k]);
-      assert(
-        i < 0 && array.length === expected[f][a].length,
-        `${what}: frame ${f}, array ${a}, word ${i}: ${array[i]} != ${expected[f][a][i]}`,
-      );
-    });
-  });
+  actual.forEach((frame, f) => assertSameBits(frame, expected[f], `${what}: frame ${f}`));
 }
 
 /**
@@ -107,7 +96,7 @@ for (const [name, make] of Object.entries(SCENES)) {
           assertEquals(pool.mode, workers === 1 ? "single-thread" : "workers");
           assertEquals(pool.workers, workers);
           const what = `${workers} workers${splitAll ? ", every batch split" : ""}`;
-          assertSameBits(await frames(pool.core, make, pool), plain, what);
+          assertSameFrames(await frames(pool.core, make, pool), plain, what);
         }, splitAll);
       }
     }
@@ -132,7 +121,7 @@ Deno.test("workers: a PoseError found by a worker's palette scan is the single-t
     poison(scene);
     const error = assertThrows(() => animate(scene.world, 0), PoseError);
     assertEquals(error.message, expected.message);
-    assertSameBits([bits(skinnedOutput(scene))], [before]);
+    assertSameBits(bits(skinnedOutput(scene)), before, "after the error");
   });
 });
 
@@ -173,7 +162,7 @@ Deno.test("workers: without SharedArrayBuffer the pool runs on one thread, with 
   assertEquals(pool.fallbackReason, "SharedArrayBuffer is not available");
   const animate = createAnimationPipeline({ pool });
   assertEquals(animate.mode, "single-thread");
-  assertSameBits(await frames(pool.core, SCENES["wave scene"], pool), plain);
+  assertSameFrames(await frames(pool.core, SCENES["wave scene"], pool), plain);
 });
 
 Deno.test("workers: views from before a growth read and write the grown memory, on every thread", async () => {
@@ -205,7 +194,7 @@ Deno.test("workers: views from before a growth read and write the grown memory, 
       Core.create(BUILD),
       (core) => waveScene(core, CHARACTERS / 2, SHAPE),
     );
-    assertSameBits([bits(skinnedOutput(second))], [plain[0]]);
+    assertSameBits(bits(skinnedOutput(second)), plain[0], "the second world");
   });
 });
 
@@ -295,7 +284,7 @@ Deno.test("workers: compact clip sampling with layers and cross-fades is bit-ide
   const plain = sampledFrames(Core.create(BUILD));
   for (const splitAll of [false, true]) {
     await withPool(2, (pool) => {
-      assertSameBits(sampledFrames(pool.core), plain, `2 workers, split ${splitAll}`);
+      assertSameFrames(sampledFrames(pool.core), plain, `2 workers, split ${splitAll}`);
     }, splitAll);
   }
 });

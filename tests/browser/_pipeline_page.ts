@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type PageReport, runScenario } from "./_scenario.ts";
+import { type PageReport, runScenario, runTaskParallel } from "./_scenario.ts";
 
 async function main(): Promise<PageReport> {
   const model = new URL(location.href).searchParams.get("model") ?? "CesiumMan.glb";
@@ -18,6 +18,7 @@ async function main(): Promise<PageReport> {
     ...report,
     crossOriginIsolated: globalThis.crossOriginIsolated,
     sharedArrayBuffer: typeof SharedArrayBuffer === "function",
+    taskParallel: await runTaskParallel("relaxed-simd"),
   };
 }
 

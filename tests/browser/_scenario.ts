@@ -9,7 +9,14 @@
  * @module
  */
 
-import { Core, type CoreBuild, parseGltf } from "../../mod.ts";
+import {
+  Core,
+  type CoreBuild,
+  createAnimationPipeline,
+  createWorkerPool,
+  parseGltf,
+  type ThreadMode,
+} from "../../mod.ts";
 import { Crowd, cylinderCharacter, type DemoCharacter } from "../../examples/_crowd.ts";
 import { gltfCharacter } from "../../examples/_gltf_character.ts";
 
@@ -38,6 +45,14 @@ export interface ScenarioReport {
 export interface PageReport extends ScenarioReport {
   readonly crossOriginIsolated: boolean;
   readonly sharedArrayBuffer: boolean;
+  /** The cylinder crowd on 2 workers, task-parallel, each frame awaited (`animate.async`). */
+  readonly taskParallel: TaskParallelRun;
+}
+
+/** Digests of the task-parallel run, and the mode it ran in. */
+export interface TaskParallelRun {
+  readonly mode: ThreadMode;
+  readonly frames: readonly string[];
 }
 
 const ENTITIES = 6;
@@ -62,6 +77,39 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Every entity's skinned positions and normals, in one array. */
+function outputOf(crowd: Crowd): Float32Array<ArrayBuffer> {
+  const streams = crowd.entities.flatMap((_, i) => [
+    crowd.positions(i),
+    crowd.normals(i) ?? new Float32Array(),
+  ]);
+  const all = new Float32Array(streams.reduce((n, s) => n + s.length, 0));
+  streams.reduce((at, s) => (all.set(s, at), at + s.length), 0);
+  return all;
+}
+
+/**
+ * The cylinder crowd of {@linkcode runScenario} on a pool of 2 workers,
+ * animated by the task-parallel pipeline's awaitable form (a page's main
+ * thread may not block): its digests after each call.
+ */
+export async function runTaskParallel(build: CoreBuild): Promise<TaskParallelRun> {
+  const pool = await createWorkerPool({ workers: 2, build });
+  const crowd = new Crowd(cylinderCharacter(), ENTITIES, build, pool);
+  try {
+    const animate = createAnimationPipeline({ pool, taskParallel: true });
+    const frames: string[] = [];
+    for (let frame = 0; frame < FRAMES; frame++) {
+      await animate.async(crowd.world, 1 / 30);
+      frames.push(await sha256(new Uint8Array(outputOf(crowd).buffer)));
+    }
+    return { mode: animate.mode, frames };
+  } finally {
+    crowd.dispose();
+    pool.close();
+  }
+}
+
 async function runCharacter(character: DemoCharacter, build: CoreBuild): Promise<ScenarioRun> {
   const crowd = new Crowd(character, ENTITIES, build);
   try {
@@ -71,12 +119,7 @@ async function runCharacter(character: DemoCharacter, build: CoreBuild): Promise
     let finite = true;
     for (let frame = 0; frame < FRAMES; frame++) {
       crowd.frame(1 / 30);
-      const streams = crowd.entities.flatMap((_, i) => [
-        crowd.positions(i),
-        crowd.normals(i) ?? new Float32Array(),
-      ]);
-      const all = new Float32Array(streams.reduce((n, s) => n + s.length, 0));
-      streams.reduce((at, s) => (all.set(s, at), at + s.length), 0);
+      const all = outputOf(crowd);
       finite &&= all.every(Number.isFinite);
       frames.push(await sha256(new Uint8Array(all.buffer)));
       last = crowd.positions(0).slice();

@@ -73,6 +73,17 @@ Deno.test("Chromium runs the pipeline bit-identically to Deno on every build, is
           assert.equal(report.defaultBuild, "relaxed-simd");
           assert.equal(report.runs.length, report.builds.length * 2);
           compare(report, deno);
+          // Task-parallel on a page's main thread (awaited): one call behind the plain frames,
+          // on the workers where the page is isolated, on the page's thread where it is not.
+          const plain = deno.runs.find((r) =>
+            r.build === "relaxed-simd" && r.character.startsWith("generated")
+          )!;
+          assert.equal(report.taskParallel.mode, isolated ? "task-parallel" : "single-thread");
+          assert.deepEqual(
+            report.taskParallel.frames,
+            plain.frames.map((_, k) => plain.frames[Math.max(0, k - 1)]),
+            "Chromium's task-parallel frames are not Deno's one call behind",
+          );
         } finally {
           await server.close();
         }

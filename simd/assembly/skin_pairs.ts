@@ -4,8 +4,8 @@
 // splats, six multiply-adds, two weight splats, a multiply and a
 // multiply-add) instead of collapsing six rows and a transpose-add.
 
-import { madd, vmax, vmin } from "./common";
-import { lane0, lane1, lane2, lane3, matrix, unitW } from "./skin_common";
+import { madd } from "./common";
+import { lane0, lane1, lane2, lane3, matrix, runBounds, unitW } from "./skin_common";
 import { column } from "./skin_emit";
 
 // `w0 (A p) + w1 (B p)` with A's columns a0..a3 and B's b0..b3; lane 3 is
@@ -27,31 +27,6 @@ import { column } from "./skin_emit";
 @inline function cappedWeights(wp: usize): v128 {
   const w = v128.load64_zero(wp);
   return f32x4.mul(w, f32x4.div(f32x4.splat(1), f32x4.add(w, i32x4.shuffle(w, w, 1, 0, 3, 2))));
-}
-
-// Widens the box at `bounds` to the positions from `p` to `end`, just
-// written (in L1): a pass of its own keeps the bounds out of the run loop's
-// registers, where the columns and both vertices fill them.
-// @ts-ignore: decorator
-@inline function runBounds(bounds: usize, p: usize, end: usize): void {
-  let lo = v128.load(bounds), hi = v128.load(bounds, 16);
-  for (; p + 48 < end; p += 64) {
-    const u = v128.load(p), v = v128.load(p, 16), s = v128.load(p, 32), t = v128.load(p, 48);
-    lo = vmin(lo, vmin(vmin(u, v), vmin(s, t)));
-    hi = vmax(hi, vmax(vmax(u, v), vmax(s, t)));
-  }
-  for (; p + 16 < end; p += 32) {
-    const u = v128.load(p), v = v128.load(p, 16);
-    lo = vmin(lo, vmin(u, v));
-    hi = vmax(hi, vmax(u, v));
-  }
-  if (p < end) {
-    const u = v128.load(p);
-    lo = vmin(lo, u);
-    hi = vmax(hi, u);
-  }
-  v128.store(bounds, lo);
-  v128.store(bounds, hi, 16);
 }
 
 // One run after another, its vertices two per iteration: one joint-word

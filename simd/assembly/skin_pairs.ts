@@ -4,8 +4,8 @@
 // splats, six multiply-adds, two weight splats, a multiply and a
 // multiply-add) instead of collapsing six rows and a transpose-add.
 
-import { madd } from "./common";
-import { lane0, lane1, lane2, lane3, matrix, runBounds, unitW } from "./skin_common";
+import { madd, vmax, vmin } from "./common";
+import { hsum3w, lane0, lane1, lane2, lane3, matrix, runBounds, unitW } from "./skin_common";
 import { column } from "./skin_emit";
 
 // `w0 (A p) + w1 (B p)` with A's columns a0..a3 and B's b0..b3; lane 3 is
@@ -125,6 +125,116 @@ export function skinPairsPositions(
     pairRuns(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
   } else {
     pairRuns(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
+  }
+}
+
+// One vertex of pairRows: (w0 A + w1 B) q as rows dotted with q's weighted
+// copies, `w0 A_r . (q w0) + B_r . (q w1)`, then one transpose-add: two
+// products fewer than collapsing the rows first.
+// @ts-ignore: decorator
+@inline function pairRow(m0: usize, m1: usize, q: v128, w0: v128, w1: v128, e3: v128): v128 {
+  const u = f32x4.mul(q, w0), v = f32x4.mul(q, w1);
+  return hsum3w(
+    madd(v128.load(m1), v, f32x4.mul(v128.load(m0), u)),
+    madd(v128.load(m1, 16), v, f32x4.mul(v128.load(m0, 16), u)),
+    madd(v128.load(m1, 32), v, f32x4.mul(v128.load(m0, 32), u)),
+    e3,
+  );
+}
+
+// Positions of `count` two-influence vertices in any order (no runs): the
+// joints' rows loaded per vertex, two vertices per iteration (uncapped, one
+// u64 joint load and one 16-byte weight load for both).
+// @ts-ignore: decorator
+@inline function pairRows(
+  bounded: bool,
+  capped: bool,
+  bounds: usize,
+  n: u32,
+  count: u32,
+  palette: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  outPositions: usize,
+): void {
+  const jStride = <usize>n << 1, wStride = <usize>n << 2;
+  const end = o + (<usize>count << 4);
+  const e3 = unitW(count);
+  let lo = e3, hi = e3;
+  if (bounded) {
+    lo = v128.load(bounds);
+    hi = v128.load(bounds, 16);
+  }
+  for (; o + 16 < end; o += 32, jp += jStride << 1, wp += wStride << 1) {
+    let ja: u32, jb: u32, w0: v128, w1: v128, w2: v128, w3: v128;
+    if (capped) {
+      ja = load<u32>(jp);
+      jb = load<u32>(jp + jStride);
+      const u = cappedWeights(wp), v = cappedWeights(wp + wStride);
+      w0 = lane0(u);
+      w1 = lane1(u);
+      w2 = lane0(v);
+      w3 = lane1(v);
+    } else {
+      const jj = load<u64>(jp);
+      ja = <u32>jj;
+      jb = <u32>(jj >>> 32);
+      const w = v128.load(wp);
+      w0 = lane0(w);
+      w1 = lane1(w);
+      w2 = lane2(w);
+      w3 = lane3(w);
+    }
+    const p = i32x4.shuffle(v128.load(positions + o), e3, 0, 1, 2, 7);
+    const q = i32x4.shuffle(v128.load(positions + o, 16), e3, 0, 1, 2, 7);
+    const out0 = pairRow(matrix(palette, ja & 0xffff), matrix(palette, ja >>> 16), p, w0, w1, e3);
+    const out1 = pairRow(matrix(palette, jb & 0xffff), matrix(palette, jb >>> 16), q, w2, w3, e3);
+    v128.store(outPositions + o, out0);
+    v128.store(outPositions + o, out1, 16);
+    if (bounded) {
+      lo = vmin(lo, vmin(out0, out1));
+      hi = vmax(hi, vmax(out0, out1));
+    }
+  }
+  if (o < end) {
+    const jj = load<u32>(jp);
+    const w = capped ? cappedWeights(wp) : v128.load64_zero(wp);
+    const p = i32x4.shuffle(v128.load(positions + o), e3, 0, 1, 2, 7);
+    const out = pairRow(matrix(palette, jj & 0xffff), matrix(palette, jj >>> 16), p, lane0(w), lane1(w), e3);
+    v128.store(outPositions + o, out);
+    if (bounded) {
+      lo = vmin(lo, out);
+      hi = vmax(hi, out);
+    }
+  }
+  if (bounded) {
+    v128.store(bounds, lo);
+    v128.store(bounds, hi, 16);
+  }
+}
+
+// pairRows as a function of its own (see skinPairsPositions).
+export function skinPairRowsPositions(
+  bounds: usize,
+  capped: bool,
+  n: u32,
+  count: u32,
+  palette: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  outPositions: usize,
+): void {
+  if (bounds) {
+    if (capped) pairRows(true, true, bounds, n, count, palette, jp, wp, o, positions, outPositions);
+    else pairRows(true, false, bounds, n, count, palette, jp, wp, o, positions, outPositions);
+  } else if (capped) {
+    pairRows(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
+  } else {
+    pairRows(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
   }
 }
 

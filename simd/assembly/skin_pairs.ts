@@ -103,31 +103,6 @@ import { column } from "./skin_emit";
   }
 }
 
-// Positions of `count` two-influence vertices sorted by joint pair, as a
-// function of its own (as skinRigidPositions: V8 allocates registers per
-// function). `capped` as in skinRun; `bounds` 0 for none.
-export function skinPairsPositions(
-  bounds: usize,
-  capped: bool,
-  n: u32,
-  count: u32,
-  palette: usize,
-  jp: usize,
-  wp: usize,
-  o: usize,
-  positions: usize,
-  outPositions: usize,
-): void {
-  if (bounds) {
-    if (capped) pairRuns(true, true, bounds, n, count, palette, jp, wp, o, positions, outPositions);
-    else pairRuns(true, false, bounds, n, count, palette, jp, wp, o, positions, outPositions);
-  } else if (capped) {
-    pairRuns(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
-  } else {
-    pairRuns(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
-  }
-}
-
 // One vertex of pairRows: (w0 A + w1 B) q as rows dotted with q's weighted
 // copies, `w0 A_r . (q w0) + B_r . (q w1)`, then one transpose-add: two
 // products fewer than collapsing the rows first.
@@ -215,8 +190,11 @@ export function skinPairsPositions(
   }
 }
 
-// pairRows as a function of its own (see skinPairsPositions).
-export function skinPairRowsPositions(
+// pairRuns (`runs`) or pairRows, with `bounds` and `capped` dispatched to
+// constants so that each of the four loops is compiled on its own.
+// @ts-ignore: decorator
+@inline function pairPositions(
+  runs: bool,
   bounds: usize,
   capped: bool,
   n: u32,
@@ -228,14 +206,37 @@ export function skinPairRowsPositions(
   positions: usize,
   outPositions: usize,
 ): void {
-  if (bounds) {
-    if (capped) pairRows(true, true, bounds, n, count, palette, jp, wp, o, positions, outPositions);
-    else pairRows(true, false, bounds, n, count, palette, jp, wp, o, positions, outPositions);
-  } else if (capped) {
-    pairRows(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
-  } else {
-    pairRows(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
-  }
+  const bounded = bounds != 0;
+  if (runs) {
+    if (bounded && capped) pairRuns(true, true, bounds, n, count, palette, jp, wp, o, positions, outPositions);
+    else if (bounded) pairRuns(true, false, bounds, n, count, palette, jp, wp, o, positions, outPositions);
+    else if (capped) pairRuns(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
+    else pairRuns(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
+  } else if (bounded && capped) pairRows(true, true, bounds, n, count, palette, jp, wp, o, positions, outPositions);
+  else if (bounded) pairRows(true, false, bounds, n, count, palette, jp, wp, o, positions, outPositions);
+  else if (capped) pairRows(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
+  else pairRows(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
+}
+
+// Positions of `count` two-influence vertices, on runs of a joint pair
+// (`runs`, sorted as SkinAsset writes them) or in any order, as a function
+// of its own: V8 allocates registers per function (see
+// skinRigidPositions). `capped` as in skinRun; `bounds` 0 for none.
+export function skinPairPositions(
+  runs: bool,
+  bounds: usize,
+  capped: bool,
+  n: u32,
+  count: u32,
+  palette: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  positions: usize,
+  outPositions: usize,
+): void {
+  if (runs) pairPositions(true, bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
+  else pairPositions(false, bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
 }
 
 // Whether the first (up to) 64 of `count` vertices change joint pair at

@@ -12,7 +12,7 @@ import {
   RENORMALIZE, TANGENTS, unit, unitW,
 } from "./skin_common";
 import { emit } from "./skin_emit";
-import { runsOfPairs, skinPairRowsPositions, skinPairsPositions } from "./skin_pairs";
+import { runsOfPairs, skinPairPositions } from "./skin_pairs";
 import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
 
 // `count` vertices whose first `K` (1..4) influences are used, `n` stored
@@ -235,10 +235,8 @@ export function skinAny(
 ): void {
   if (used == 4) {
     skinRun(4, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else if (used == 2 && mode == 0 && runsOfPairs(jp, <usize>n << 1, count)) {
-    skinPairsPositions(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
   } else if (used == 2 && mode == 0) {
-    skinPairRowsPositions(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
+    skinPairPositions(runsOfPairs(jp, <usize>n << 1, count), bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
   } else if (used == 2) {
     skinRun(2, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 3) {

@@ -29,6 +29,14 @@ import { column } from "./skin_emit";
   return f32x4.mul(w, f32x4.div(f32x4.splat(1), f32x4.add(w, i32x4.shuffle(w, w, 1, 0, 3, 2))));
 }
 
+// The used weights of two consecutive vertices at `wp`: (w0, w1) of the
+// first, then of the second. Uncapped (n is 2) they are adjacent: one load.
+// @ts-ignore: decorator
+@inline function weightsOfTwo(capped: bool, wp: usize, wStride: usize): v128 {
+  if (!capped) return v128.load(wp);
+  return i32x4.shuffle(cappedWeights(wp), cappedWeights(wp + wStride), 0, 1, 4, 5);
+}
+
 // One run after another, its vertices two per iteration: one joint-word
 // compare and (uncapped) one 16-byte weight load for both, and the held
 // columns shared. The bounds of a run are taken from its written positions
@@ -65,23 +73,9 @@ import { column } from "./skin_emit";
     // 2), their joint words are one u64.
     const both = <u64>jj | (<u64>jj << 32);
     for (; o + 16 < end; o += 32, jp += jStride << 1, wp += wStride << 1) {
-      let w0: v128, w1: v128, w2: v128, w3: v128;
-      if (capped) {
-        if (load<u32>(jp) != jj || load<u32>(jp + jStride) != jj) break;
-        const u = cappedWeights(wp), v = cappedWeights(wp + wStride);
-        w0 = lane0(u);
-        w1 = lane1(u);
-        w2 = lane0(v);
-        w3 = lane1(v);
-      } else {
-        if (load<u64>(jp) != both) break;
-        // Both vertices' weights are adjacent too.
-        const w = v128.load(wp);
-        w0 = lane0(w);
-        w1 = lane1(w);
-        w2 = lane2(w);
-        w3 = lane3(w);
-      }
+      if (capped ? load<u32>(jp) != jj || load<u32>(jp + jStride) != jj : load<u64>(jp) != both) break;
+      const w = weightsOfTwo(capped, wp, wStride);
+      const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w), w3 = lane3(w);
       const p = v128.load(positions + o), q = v128.load(positions + o, 16);
       // Lane 3 is the weight sum there: a position's w is 1, a3's.
       const out0 = i32x4.shuffle(pairTransform(a0, a1, a2, a3, b0, b1, b2, b3, p, w0, w1), a3, 0, 1, 2, 7);
@@ -143,25 +137,17 @@ import { column } from "./skin_emit";
     hi = v128.load(bounds, 16);
   }
   for (; o + 16 < end; o += 32, jp += jStride << 1, wp += wStride << 1) {
-    let ja: u32, jb: u32, w0: v128, w1: v128, w2: v128, w3: v128;
+    let ja: u32, jb: u32;
     if (capped) {
       ja = load<u32>(jp);
       jb = load<u32>(jp + jStride);
-      const u = cappedWeights(wp), v = cappedWeights(wp + wStride);
-      w0 = lane0(u);
-      w1 = lane1(u);
-      w2 = lane0(v);
-      w3 = lane1(v);
     } else {
       const jj = load<u64>(jp);
       ja = <u32>jj;
       jb = <u32>(jj >>> 32);
-      const w = v128.load(wp);
-      w0 = lane0(w);
-      w1 = lane1(w);
-      w2 = lane2(w);
-      w3 = lane3(w);
     }
+    const w = weightsOfTwo(capped, wp, wStride);
+    const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w), w3 = lane3(w);
     const p = i32x4.shuffle(v128.load(positions + o), e3, 0, 1, 2, 7);
     const q = i32x4.shuffle(v128.load(positions + o, 16), e3, 0, 1, 2, 7);
     const out0 = pairRow(matrix(palette, ja & 0xffff), matrix(palette, ja >>> 16), p, w0, w1, e3);

@@ -1,5 +1,7 @@
 // Vector helpers and flags shared by the skinning kernels.
 
+import { vmax, vmin } from "./common";
+
 // @ts-ignore: decorator
 @inline export const NORMALS = 1;
 // @ts-ignore: decorator
@@ -84,4 +86,29 @@
     f32x4.gt(s, f32x4.splat(0)),
   );
   return f32x4.mul(v, inv);
+}
+
+// Widens the box at `bounds` to the positions from `p` to `end`, just
+// written (in L1): a pass of its own keeps the bounds out of the run loop's
+// registers, where the held columns and two vertices fill them.
+// @ts-ignore: decorator
+@inline export function runBounds(bounds: usize, p: usize, end: usize): void {
+  let lo = v128.load(bounds), hi = v128.load(bounds, 16);
+  for (; p + 48 < end; p += 64) {
+    const u = v128.load(p), v = v128.load(p, 16), s = v128.load(p, 32), t = v128.load(p, 48);
+    lo = vmin(lo, vmin(vmin(u, v), vmin(s, t)));
+    hi = vmax(hi, vmax(vmax(u, v), vmax(s, t)));
+  }
+  for (; p + 16 < end; p += 32) {
+    const u = v128.load(p), v = v128.load(p, 16);
+    lo = vmin(lo, vmin(u, v));
+    hi = vmax(hi, vmax(u, v));
+  }
+  if (p < end) {
+    const u = v128.load(p);
+    lo = vmin(lo, u);
+    hi = vmax(hi, u);
+  }
+  v128.store(bounds, lo);
+  v128.store(bounds, hi, 16);
 }

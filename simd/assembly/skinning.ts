@@ -12,9 +12,8 @@ import {
   RENORMALIZE, TANGENTS, unit, unitW,
 } from "./skin_common";
 import { emit } from "./skin_emit";
-import {
-  runsOfJoints, runsOfPairs, skinPairs, skinRigid, skinRigidPositions,
-} from "./skin_rigid";
+import { runsOfPairs, skinPairPositions } from "./skin_pairs";
+import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
 
 // `count` vertices whose first `K` (1..4) influences are used, `n` stored
 // per vertex. Loads per vertex: one for the weights, one for the joints,
@@ -236,8 +235,8 @@ export function skinAny(
 ): void {
   if (used == 4) {
     skinRun(4, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else if (used == 2 && mode == 0 && runsOfPairs(jp, <usize>n << 1, count)) {
-    skinPairs(bounded, bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
+  } else if (used == 2 && mode == 0) {
+    skinPairPositions(runsOfPairs(jp, <usize>n << 1, count), bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
   } else if (used == 2) {
     skinRun(2, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 3) {

@@ -2,7 +2,7 @@
  * Paper 003's task parallelism: the worker threads skin the previous
  * frame from a snapshot of its palettes while the calling thread does this
  * frame's joint work (sampling, quat→mat, transform skeleton, IK, inverse
- * bind), then joins the skinning with its own, smaller, share of the rows.
+ * bind), then claims what is left of the skinning's chunks and joins.
  * One synchronisation per frame.
  *
  * The snapshot (each entity's palette, or its dual quaternions, as the

@@ -1,14 +1,16 @@
 /**
  * The batch kernels split across a pool's threads: a batch call's job rows
- * are cut into one contiguous run per thread, balanced by cost (influences
- * times streams for skinning, joints for the rest), and the call returns
- * when every thread is done: one synchronisation per batch call, so one per
- * system. Each row is computed by the same kernel code whichever thread
+ * are cut into a few contiguous chunks per thread, balanced by cost
+ * (influences times streams for skinning, joints for the rest), which the
+ * threads, the calling thread included, claim one at a time until none is
+ * left; the call returns when every chunk is done: one synchronisation per
+ * batch call, so one per system. A thread the system deschedules leaves its
+ * chunks to the others instead of holding the frame up by a whole share. Each row is computed by the same kernel code whichever thread
  * runs it, and rows never share output, so the result is bit-identical to
  * the single-threaded call. The one exception, a `sampleCompactBatch` row
  * that blends its sample into the pose the row before it wrote (a
  * cross-fade, a 1D blend's pair; each row samples through its own
- * playback's cache), is kept in that row's run. Calls too small to pay for the
+ * playback's cache), is kept in that row's chunk. Calls too small to pay for the
  * synchronisation run on the calling thread alone.
  *
  * @module
@@ -130,7 +132,21 @@ export function balance(
   return bounds;
 }
 
-/** The arguments of each thread's run of a call of `name` cut at `bounds` (undefined: no rows). */
+/**
+ * `count` rows of `costs` cut into at most `chunks` contiguous chunks of
+ * about equal cost, `joined` rows kept with the row before them: the chunk
+ * boundaries, none empty.
+ */
+export function chunkBounds(
+  costs: ArrayLike<number>,
+  chunks: number,
+  joined?: (row: number) => boolean,
+): number[] {
+  const bounds = balance(costs, Math.max(1, Math.min(chunks, costs.length)), joined);
+  return bounds.filter((bound, i) => i === 0 || bound !== bounds[i - 1]);
+}
+
+/** The arguments of each chunk of a call of `name` cut at `bounds` (undefined: no rows). */
 export function sharesOf(
   name: BatchName,
   bounds: readonly number[],
@@ -170,22 +186,17 @@ export function parallelKernels(
       }
       if (total < minSplitCost[name]) return serial(jobs, count, ...rest);
       const join = JOINED[name];
-      const bounds = balance(
+      const bounds = chunkBounds(
         costs,
-        pool.threads,
+        pool.maxChunks,
         join && ((row) => join(u32, (jobs >> 2) + row * JOB_WORDS)),
       );
-      const shares = sharesOf(name, bounds, jobs, rest);
-      const local = shares[0];
-      const results = pool.run(
-        index,
-        shares,
-        () => local ? serial(...local as [number, number]) : 0,
-      );
+      const chunks = sharesOf(name, bounds, jobs, rest);
+      const results = pool.run(index, chunks, serial);
       if (name !== "firstBeyondBatch") return 0;
-      // The first row found, in row order: the first run that found one.
-      for (let t = 0; t < results.length; t++) {
-        if (shares[t] && results[t] >= 0) return bounds[t] + results[t];
+      // The first row found, in row order: the first chunk that found one.
+      for (let c = 0; c < results.length; c++) {
+        if (results[c] >= 0) return bounds[c] + results[c];
       }
       return -1;
     };

@@ -1,8 +1,10 @@
 /**
  * The threads of a worker pool and the one synchronisation of a task: the
- * calling thread writes each worker's arguments into the worker's slot of a
- * shared control block, bumps the slot's sequence number and wakes it, runs
- * its own share, then waits until every worker has counted itself done.
+ * calling thread writes the task's chunks (each a kernel call on a run of
+ * rows) into a shared control block, bumps each worker's sequence number
+ * and wakes it, claims chunks itself until none is left, then waits for the
+ * chunks still running. A thread the system deschedules delays the task by
+ * at most the chunk it is running, not by a whole share.
  *
  * The control block is its own `SharedArrayBuffer`, not core memory: the
  * core's heap holds only what the caller's buffers own.
@@ -12,10 +14,12 @@
 
 import type { SharedCore } from "./_shared_core.ts";
 import {
-  ARGS_AT,
+  CHUNK_INTS,
+  HOLD_AT,
   MESSAGE_AT,
   MESSAGE_LENGTH_AT,
   MESSAGE_UNITS,
+  RESULT_AT,
   SLOT_INTS,
   startWorker,
   STOP,
@@ -25,6 +29,10 @@ import {
 /** Spins before sleeping, on both sides: a frame's systems follow each other closely. */
 const SPIN = 20_000;
 const MAX_ARGS = 8;
+/** Chunks a task may have per thread: enough that a slow thread's share is taken over in pieces. */
+export const CHUNKS_PER_THREAD = 4;
+/** The claim counter's value while the chunk table is being written: beyond every chunk. */
+const CLOSED = 1 << 30;
 
 const ERROR_TYPES: Record<string, ErrorConstructor> = {
   RangeError,
@@ -41,7 +49,7 @@ function canBlock(): boolean {
   }
 }
 
-/** One worker's share of a task: its kernel arguments. */
+/** One chunk of a task: its kernel arguments (undefined: no rows). */
 export type Share = readonly number[] | undefined;
 
 /** The worker threads of a pool; the calling thread is thread 0. */
@@ -54,12 +62,22 @@ export class ThreadPool {
   readonly #u16: Uint16Array;
   readonly #canBlock = canBlock();
   readonly #sequence: number[];
+  /** Where the chunk table starts, in int32s. */
+  readonly #chunksAt: number;
+  /** The first chunk that threw on this thread, and its error. */
+  #localChunk = -1;
+  #localError: unknown;
+  #localChunks = 0;
   #closed = false;
   #busy = false;
+  /** Most chunks a task has. */
+  readonly maxChunks: number;
 
   private constructor(workers: Worker[], control: SharedArrayBuffer) {
     this.#workers = workers;
     this.threads = workers.length + 1;
+    this.maxChunks = this.threads * CHUNKS_PER_THREAD;
+    this.#chunksAt = this.threads * SLOT_INTS;
     this.#i32 = new Int32Array(control);
     this.#f64 = new Float64Array(control);
     this.#u16 = new Uint16Array(control);
@@ -72,7 +90,9 @@ export class ThreadPool {
     threads: number,
     kernels: readonly string[],
   ): Promise<ThreadPool> {
-    const control = new SharedArrayBuffer(threads * SLOT_INTS * 4);
+    const control = new SharedArrayBuffer(
+      (threads * SLOT_INTS + threads * CHUNKS_PER_THREAD * CHUNK_INTS) * 4,
+    );
     const started: { worker: Worker; url: string }[] = [];
     try {
       for (let slot = 1; slot < threads; slot++) started.push(startWorker());
@@ -89,7 +109,17 @@ export class ThreadPool {
             control,
             slot: i + 1,
             kernels,
-            layout: [SLOT_INTS, ARGS_AT, MESSAGE_AT, MESSAGE_LENGTH_AT, MESSAGE_UNITS, STOP],
+            layout: [
+              SLOT_INTS,
+              MESSAGE_AT,
+              MESSAGE_LENGTH_AT,
+              MESSAGE_UNITS,
+              STOP,
+              threads * SLOT_INTS,
+              CHUNK_INTS,
+              RESULT_AT,
+              HOLD_AT,
+            ],
             spin: SPIN,
           };
           worker.postMessage(start);
@@ -116,57 +146,99 @@ export class ThreadPool {
   }
 
   /**
-   * Hands share `w` of `shares` (index 0 is the calling thread's and is not
-   * sent) to worker `w` as a call of kernel `kernel`, runs `local` on this
-   * thread, and returns once every worker is done: the workers' return
-   * values by share. An error of `local` or of a worker (the first in
-   * share order) is thrown after every worker has finished.
+   * Runs `chunks` (calls of kernel `kernel`) on every thread, `local` being
+   * the kernel on this one, and returns once every chunk is done: the
+   * chunks' return values. The error of the first chunk (in chunk order)
+   * that threw is thrown after every chunk has finished.
    */
-  run(kernel: number, shares: readonly Share[], local: () => number): number[] {
-    this.start(kernel, shares);
-    let localResult = 0;
-    try {
-      localResult = local();
-    } catch (error) {
-      this.#join();
-      this.#busy = false;
-      throw error;
-    }
-    return this.finish(shares, localResult);
+  run(kernel: number, chunks: readonly Share[], local: (...args: number[]) => number): number[] {
+    this.start(kernel, chunks);
+    this.claim(chunks, local);
+    return this.finish(chunks);
   }
 
   /**
-   * The first half of {@linkcode run}: hands the workers their shares and
-   * returns at once; {@linkcode finish} (or {@linkcode finishAsync}) must
-   * follow, whatever the calling thread does in between.
+   * The first part of {@linkcode run}: publishes the chunks, wakes the
+   * workers and returns at once; the workers start claiming.
+   * {@linkcode claim} (optional) and {@linkcode finish} (or
+   * {@linkcode finishAsync}) must follow, whatever the calling thread does
+   * in between.
    */
-  start(kernel: number, shares: readonly Share[]): void {
+  start(kernel: number, chunks: readonly Share[]): void {
     if (this.#busy) throw new Error("worker pool: a task is already running");
-    if (shares.some((args) => args && args.length > MAX_ARGS)) {
+    if (chunks.length > this.maxChunks) {
+      throw new RangeError(`worker pool: a task has at most ${this.maxChunks} chunks`);
+    }
+    let argCount = 0;
+    for (const args of chunks) if (args) argCount = args.length;
+    if (argCount > MAX_ARGS) {
       throw new RangeError(`worker pool: a kernel takes at most ${MAX_ARGS} arguments here`);
     }
     this.#busy = true;
-    const i32 = this.#i32;
-    let pending = 0;
-    for (let w = 1; w < shares.length; w++) if (shares[w]) pending++;
-    Atomics.store(i32, 0, pending);
-    for (let w = 1; w < shares.length; w++) {
-      const args = shares[w];
-      if (!args) continue;
+    this.#localChunk = -1;
+    this.#localError = undefined;
+    this.#localChunks = 0;
+    const i32 = this.#i32, f64 = this.#f64;
+    // Every chunk of the task before is done: a worker woken late for it claims nothing now.
+    Atomics.store(i32, 1, CLOSED);
+    for (let c = 0; c < chunks.length; c++) {
+      const args = chunks[c], at = this.#chunksAt + c * CHUNK_INTS;
+      // A chunk without rows is a call on no rows.
+      for (let a = 0; a < argCount; a++) f64[at / 2 + a] = args ? args[a] : 0;
+      if (!args) f64[at / 2 + 1] = 0;
+    }
+    i32[2] = chunks.length;
+    i32[3] = kernel;
+    i32[4] = argCount;
+    for (let w = 1; w < this.threads; w++) i32[w * SLOT_INTS + 2] = 0;
+    Atomics.store(i32, 0, chunks.length);
+    Atomics.store(i32, 1, 0);
+    for (let w = 1; w < this.threads; w++) {
       const base = w * SLOT_INTS;
-      i32[base + 1] = kernel;
-      i32[base + 4] = args.length;
-      for (let a = 0; a < args.length; a++) this.#f64[(base + ARGS_AT) / 2 + a] = args[a];
       const sequence = this.#sequence[w - 1] = this.#sequence[w - 1] % 0x7fff_fffe + 1;
       Atomics.store(i32, base, sequence);
       Atomics.notify(i32, base);
     }
   }
 
-  /** Waits for the workers of the task {@linkcode start} handed out: see {@linkcode run}. */
-  finish(shares: readonly Share[], localResult = 0): number[] {
+  /**
+   * Claims and runs chunks of the task {@linkcode start} handed out on this
+   * thread, with `local` (the kernel), until none is left. An error is
+   * kept for {@linkcode finish}.
+   */
+  claim(chunks: readonly Share[], local: (...args: number[]) => number): void {
+    const i32 = this.#i32;
+    for (let c = Atomics.add(i32, 1, 1); c < chunks.length; c = Atomics.add(i32, 1, 1)) {
+      const args = chunks[c];
+      this.#localChunks++;
+      try {
+        i32[this.#chunksAt + c * CHUNK_INTS + RESULT_AT] = args
+          ? local(...args as [number, ...number[]])
+          : 0;
+      } catch (error) {
+        if (this.#localChunk < 0) [this.#localChunk, this.#localError] = [c, error];
+      }
+      Atomics.sub(i32, 0, 1);
+    }
+  }
+
+  /** Chunks the calling thread ran in the last task (tests). */
+  get localChunks(): number {
+    return this.#localChunks;
+  }
+
+  /** Holds the workers back from claiming chunks, or lets them go (tests). */
+  holdWorkers(held: boolean): void {
+    for (let w = 1; w < this.threads; w++) {
+      Atomics.store(this.#i32, w * SLOT_INTS + HOLD_AT, held ? 1 : 0);
+      Atomics.notify(this.#i32, w * SLOT_INTS + HOLD_AT);
+    }
+  }
+
+  /** Waits for the chunks still running of the task {@linkcode start} handed out: see {@linkcode run}. */
+  finish(chunks: readonly Share[]): number[] {
     this.#join();
-    return this.#results(shares, localResult);
+    return this.#results(chunks);
   }
 
   /**
@@ -174,7 +246,7 @@ export class ThreadPool {
    * thread): waits with `Atomics.waitAsync` where the runtime has it, else
    * by spinning.
    */
-  async finishAsync(shares: readonly Share[], localResult = 0): Promise<number[]> {
+  async finishAsync(chunks: readonly Share[]): Promise<number[]> {
     const i32 = this.#i32;
     const waitAsync = (Atomics as unknown as {
       waitAsync?: (a: Int32Array, i: number, v: number) => { async: boolean; value: unknown };
@@ -188,21 +260,23 @@ export class ThreadPool {
       const wait = waitAsync(i32, 0, left);
       if (wait.async) await wait.value;
     }
-    return this.#results(shares, localResult);
+    return this.#results(chunks);
   }
 
-  #results(shares: readonly Share[], localResult: number): number[] {
+  /** The chunks' return values; the error of the first chunk that threw, on any thread. */
+  #results(chunks: readonly Share[]): number[] {
     try {
       const i32 = this.#i32;
-      const results = [localResult];
-      for (let w = 1; w < shares.length; w++) {
-        if (!shares[w]) {
-          results.push(0);
-          continue;
-        }
-        const base = w * SLOT_INTS;
-        if (i32[base + 2]) throw this.#errorOf(base);
-        results.push(i32[base + 3]);
+      let first = this.#localChunk < 0 ? chunks.length : this.#localChunk, slot = 0;
+      for (let w = 1; w < this.threads; w++) {
+        const failed = i32[w * SLOT_INTS + 2] - 1;
+        if (failed >= 0 && failed < first) [first, slot] = [failed, w];
+      }
+      if (slot > 0) throw this.#errorOf(slot * SLOT_INTS);
+      if (first < chunks.length) throw this.#localError;
+      const results: number[] = [];
+      for (let c = 0; c < chunks.length; c++) {
+        results.push(i32[this.#chunksAt + c * CHUNK_INTS + RESULT_AT]);
       }
       return results;
     } finally {

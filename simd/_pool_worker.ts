@@ -6,27 +6,35 @@
  * was imported from JSR, from a local checkout or from a bundle, and a
  * browser sees a same-origin worker. The worker is handed the compiled
  * shared-memory module and the shared memory, instantiates the kernels on
- * it, and then serves its slot of the control block:
+ * it, and then serves its slot of the control block. A task is a table of
+ * chunks (each one call of the task's kernel on a contiguous run of rows)
+ * that every thread, the calling thread included, claims one at a time by
+ * bumping a shared counter until none is left: a thread the system
+ * deschedules leaves its chunks to the others.
  *
- * | int32 of the slot | meaning                                                |
- * | ----------------- | ------------------------------------------------------ |
- * | 0                 | sequence number: a new value is a new task             |
- * | 1                 | kernel index (into the names given at start)           |
- * | 2                 | 1 when the task threw (name, NUL, message at 32, UTF-16) |
- * | 3                 | the kernel's return value                              |
- * | 4                 | argument count                                         |
- * | 8..23             | up to 8 arguments as float64                           |
+ * | int32 of slot 0 (the calling thread's) | meaning                     |
+ * | -------------------------------------- | --------------------------- |
+ * | 0                                      | chunks not yet finished     |
+ * | 1                                      | next chunk to claim         |
+ * | 2                                      | chunk count                 |
+ * | 3                                      | kernel index (into the names given at start) |
+ * | 4                                      | argument count              |
  *
- * Int32 0 of the whole block counts the tasks not yet finished; the last
- * worker to finish wakes the calling thread.
+ * | int32 of a worker's slot | meaning                                      |
+ * | ------------------------ | -------------------------------------------- |
+ * | 0                        | sequence number: a new value is a new task   |
+ * | 2                        | 1 + the first chunk that threw, 0 if none (name, NUL, message at 32, UTF-16) |
+ * | 5                        | 1 while a test holds the worker back          |
+ *
+ * Chunk `c`'s up to 8 float64 arguments start at int32 `chunksAt + c *
+ * CHUNK_INTS`, its return value at int32 16 of the chunk. The thread that
+ * finishes the last chunk wakes the calling thread.
  *
  * @module
  */
 
 /** Int32s per worker slot of the control block. */
 export const SLOT_INTS = 256;
-/** Int32 of a slot where its float64 arguments start. */
-export const ARGS_AT = 8;
 /** Int32 of a slot where an error message (UTF-16 code units) starts. */
 export const MESSAGE_AT = 32;
 /** Int32 of a slot holding the error message's length. */
@@ -35,6 +43,12 @@ export const MESSAGE_LENGTH_AT = 31;
 export const MESSAGE_UNITS = (SLOT_INTS - MESSAGE_AT) * 2;
 /** A slot sequence number that tells its worker to stop. */
 export const STOP = -1;
+/** Int32s per chunk of the chunk table: 8 float64 arguments, the return value, padding. */
+export const CHUNK_INTS = 18;
+/** Int32 of a chunk holding its kernel's return value. */
+export const RESULT_AT = 16;
+/** Int32 of a worker's slot that holds it back (tests only). */
+export const HOLD_AT = 5;
 
 /** What a worker receives once, at start. */
 export interface WorkerStart {
@@ -43,7 +57,8 @@ export interface WorkerStart {
   readonly control: SharedArrayBuffer;
   readonly slot: number;
   readonly kernels: readonly string[];
-  readonly layout: readonly [number, number, number, number, number, number];
+  /** Slot ints, message at, message length at, message units, stop, chunks at, chunk ints, result at, hold at. */
+  readonly layout: readonly number[];
   readonly spin: number;
 }
 
@@ -57,7 +72,17 @@ function workerMain(): void {
   scope.onmessage = (event: MessageEvent) => {
     scope.onmessage = null;
     const start = event.data as WorkerStart;
-    const [slotInts, argsAt, messageAt, messageLengthAt, messageUnits, stop] = start.layout;
+    const [
+      slotInts,
+      messageAt,
+      messageLengthAt,
+      messageUnits,
+      stop,
+      chunksAt,
+      chunkInts,
+      resultAt,
+      holdAt,
+    ] = start.layout;
     const exports = new WebAssembly.Instance(start.module, { env: { memory: start.memory } })
       .exports as Record<string, (...args: number[]) => number | undefined>;
     const kernels = start.kernels.map((name) => exports[name]);
@@ -76,21 +101,31 @@ function workerMain(): void {
       if (sequence === seen) continue;
       if (sequence === stop) break;
       seen = sequence;
-      try {
-        args.length = i32[base + 4];
-        for (let a = 0; a < args.length; a++) args[a] = f64[(base + argsAt) / 2 + a];
-        i32[base + 3] = kernels[i32[base + 1]](...args) ?? 0;
-        i32[base + 2] = 0;
-      } catch (error) {
-        // The error's name, a NUL, its message: the caller rebuilds the same type.
-        const text =
-          (error instanceof Error ? `${error.name}\u0000${error.message}` : String(error))
-            .slice(0, messageUnits);
-        for (let c = 0; c < text.length; c++) u16[(base + messageAt) * 2 + c] = text.charCodeAt(c);
-        i32[base + messageLengthAt] = text.length;
-        i32[base + 2] = 1;
+      while (Atomics.load(i32, base + holdAt) !== 0) Atomics.wait(i32, base + holdAt, 1);
+      // The chunk is claimed before the task is read: a worker woken late
+      // claims nothing of a finished task and whole chunks of the next one.
+      for (let chunk = Atomics.add(i32, 1, 1); chunk < i32[2]; chunk = Atomics.add(i32, 1, 1)) {
+        const at = chunksAt + chunk * chunkInts;
+        try {
+          args.length = i32[4];
+          for (let a = 0; a < args.length; a++) args[a] = f64[at / 2 + a];
+          i32[at + resultAt] = kernels[i32[3]](...args) ?? 0;
+        } catch (error) {
+          // Chunks are claimed in increasing order: the first error is this worker's lowest.
+          if (i32[base + 2] === 0) {
+            // The error's name, a NUL, its message: the caller rebuilds the same type.
+            const text =
+              (error instanceof Error ? `${error.name}\u0000${error.message}` : String(error))
+                .slice(0, messageUnits);
+            for (let c = 0; c < text.length; c++) {
+              u16[(base + messageAt) * 2 + c] = text.charCodeAt(c);
+            }
+            i32[base + messageLengthAt] = text.length;
+            i32[base + 2] = chunk + 1;
+          }
+        }
+        if (Atomics.sub(i32, 0, 1) === 1) Atomics.notify(i32, 0);
       }
-      if (Atomics.sub(i32, 0, 1) === 1) Atomics.notify(i32, 0);
     }
     scope.close();
   };

@@ -2,7 +2,7 @@
  * Paper 003's task parallelism: the worker threads skin the previous
  * frame from a snapshot of its palettes while the calling thread does this
  * frame's joint work (sampling, quat→mat, transform skeleton, IK, inverse
- * bind), then joins the skinning with its own, smaller, share of the rows.
+ * bind), then claims what is left of the skinning's chunks and joins.
  * One synchronisation per frame.
  *
  * The snapshot (each entity's palette, or its dual quaternions, as the
@@ -31,9 +31,9 @@ import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import { DUAL_QUATERNION_FLOATS } from "../simd/reference_dq.ts";
 import {
-  balance,
   BATCH_NAMES,
   type BatchName,
+  chunkBounds,
   ROW_COSTS,
   sharesOf,
   threadsOf,
@@ -111,32 +111,20 @@ export function checkIdle(state: WorldState, caller: string): void {
   }
 }
 
-/** What the calling thread's work costs, measured on the frames before. */
-export interface WorkEstimate {
-  /** The joint work, in milliseconds. */
-  during: number;
-  /** Milliseconds per unit of skinning row cost on the calling thread. */
-  perUnit: number;
-}
-
-/** A fresh estimate: no joint work yet, 0.35 ns per influence and stream (`minSplitCost`). */
-export const newEstimate = (): WorkEstimate => ({ during: 0, perUnit: 0.35e-6 });
-
 /**
  * Runs `calls` (skinning batch calls) while the calling thread runs
- * `during`: the biggest call is split across the pool, the calling
- * thread's share shorter by the estimated cost of its other work (the
- * other calls, unsplit, and `during`), and joined once. Every row is
+ * `during`: the biggest call is cut into chunks the workers claim at
+ * once and the calling thread claims too once its other work (the other
+ * calls, unsplit, and `during`) is done, and joined once. Every row is
  * skinned even when `during` throws; its error is thrown after the join,
- * before a worker's. After the join nothing but the estimate is touched:
- * an awaited join lets the game change the world. Without threads, the
+ * before a worker's. After the join nothing is touched: an awaited join
+ * lets the game change the world. Without threads, the
  * calls run, then `during`: the same writes.
  */
 export function* skinWhile(
   state: WorldState,
   calls: readonly SkinCall[],
   during: () => void,
-  estimate: WorkEstimate,
 ): FrameSteps {
   const split = threadsOf(state.kernels);
   if (!split || calls.length === 0) {
@@ -156,15 +144,15 @@ export function* skinWhile(
   let main = 0;
   for (let c = 1; c < calls.length; c++) if (total(costs[c]) > total(costs[main])) main = c;
   const call = calls[main], name = nameOf(call);
-  const head = estimate.during / estimate.perUnit;
-  const bounds = balance(costs[main], split.pool.threads, undefined, head);
+  // The calling thread claims chunks once its other work is done: by then
+  // the workers have taken as many as that work was worth.
+  const bounds = chunkBounds(costs[main], split.pool.maxChunks);
   const shares = sharesOf(name, bounds, call.jobs, [call.maxInfluences, call.bounds]);
   split.pool.start(BATCH_NAMES.indexOf(name), shares);
   let error: unknown, threw = false;
   const fail = (e: unknown) => {
     if (!threw) [error, threw] = [e, true];
   };
-  const started = performance.now();
   try {
     // The pool is busy: these run on this thread alone.
     for (let c = 0; c < calls.length; c++) if (c !== main) runSkinCall(state, calls[c]);
@@ -172,25 +160,13 @@ export function* skinWhile(
   } catch (e) {
     fail(e);
   }
-  const joined = performance.now();
-  const local = shares[0];
-  try {
-    if (local) (split.serial[name] as (...args: number[]) => void)(...local);
-  } catch (e) {
-    fail(e);
-  }
-  const done = performance.now();
+  split.pool.claim(shares, split.serial[name] as (...args: number[]) => number);
   try {
     yield { pool: split.pool, shares };
   } catch (e) {
     fail(e);
   }
   if (threw) throw error;
-  estimate.during = joined - started;
-  const localCost = total(costs[main].slice(0, bounds[1]));
-  if (localCost > 0 && done > joined) {
-    estimate.perUnit = (estimate.perUnit + (done - joined) / localCost) / 2;
-  }
 }
 
 const nameOf = (call: SkinCall): BatchName =>
@@ -292,7 +268,6 @@ export function* taskParallelFrame(
   owner: object,
   options: SkinSystemOptions,
   joints: () => void,
-  estimate: WorkEstimate,
 ): FrameSteps {
   const lists = [
     selectSkinned(world, state, "skinSystem", options, false),
@@ -326,7 +301,7 @@ export function* taskParallelFrame(
   if (previous.length === 0) return during();
   const jobs = writeSkinJobs(state, "animate", previous, options, (eid) => held.get(eid)!.at);
   try {
-    yield* skinWhile(state, jobs.calls, during, estimate);
+    yield* skinWhile(state, jobs.calls, during);
   } catch (error) {
     // The previous frame's skinning completed (unless a worker trapped):
     // its bounds go with the positions it wrote.

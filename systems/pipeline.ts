@@ -33,12 +33,10 @@ import type { ThreadMode, WorkerPool } from "../simd/workers.ts";
 import {
   checkIdle,
   type FrameSteps,
-  newEstimate,
   runAwaiting,
   runBlocking,
   skinWhile,
   taskParallelFrame,
-  type WorkEstimate,
 } from "./_task_parallel.ts";
 
 /**
@@ -122,7 +120,7 @@ export function createAnimationPipeline(
       run: (world, _, entities) => skinWithTangentsSystem(world, { ...options, entities }),
     },
   ];
-  const owner = {}, estimate = newEstimate(), skinEstimate = newEstimate();
+  const owner = {};
   const jointSystems = systems.filter(({ name }) => !name.startsWith("skin"));
   /** The frame's checks, then its steps (none left for the plain blocking frame). */
   const frame = (
@@ -155,9 +153,9 @@ export function createAnimationPipeline(
     };
     const skinOptions = { ...options, entities };
     if (options.taskParallel) {
-      return taskParallelFrame(world, state, owner, skinOptions, joints, estimate);
+      return taskParallelFrame(world, state, owner, skinOptions, joints);
     }
-    if (awaiting) return skinAfter(world, skinOptions, joints, skinEstimate);
+    if (awaiting) return skinAfter(world, skinOptions, joints);
     for (const system of systems) system.run(world, deltaSeconds, entities);
   };
   const pipeline = (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
@@ -192,7 +190,6 @@ function* skinAfter(
   world: object,
   options: SkinSystemOptions,
   joints: () => void,
-  estimate: WorkEstimate,
 ): FrameSteps {
   joints();
   const state = stateOf(world, "animate");
@@ -202,7 +199,7 @@ function* skinAfter(
     // Tables of their own: a system the game calls during an await cannot rewrite these rows.
     const skinning = prepareSkinning(world, caller, options, directions, `animate: ${caller}`);
     if (!skinning) continue;
-    yield* skinWhile(state, skinning.calls, () => {}, estimate);
+    yield* skinWhile(state, skinning.calls, () => {});
     skinning.publish();
   }
 }

@@ -8,7 +8,8 @@
  * results; memory growth keeps views from before it working on every
  * thread; compact clip sampling split across threads (layers, locomotion,
  * cross-fades) is bit-identical too, a row blended into the pose of the
- * row before it never cut from it.
+ * row before it never cut from it; a worker held back leaves every chunk
+ * to the calling thread, with the same output.
  */
 import { assert, assertEquals, assertGreater, assertRejects, assertThrows } from "@std/assert";
 import {
@@ -27,7 +28,13 @@ import {
   type WorkerPool,
 } from "../mod.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
-import { balance, BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
+import {
+  balance,
+  BATCH_NAMES,
+  chunkBounds,
+  minSplitCost,
+  threadsOf,
+} from "../simd/_parallel_kernels.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
@@ -308,4 +315,28 @@ Deno.test("workers: a joined row stays in the run of the row before it", () => {
       );
     }
   }
+});
+
+Deno.test("workers: rows are cut into chunks of balanced cost, none empty, joined rows kept together", () => {
+  assertEquals(chunkBounds([1, 1, 1, 1, 1, 1, 1, 1], 4), [0, 2, 4, 6, 8]);
+  assertEquals(chunkBounds([1, 1], 8), [0, 1, 2]);
+  assertEquals(chunkBounds([10, 1, 1], 8), [0, 1, 3]);
+  assertEquals(chunkBounds([1, 1, 1, 1], 4, (row) => row % 2 === 1), [0, 2, 4]);
+  assertEquals(chunkBounds([], 4), [0]);
+});
+
+Deno.test("workers: a worker held back leaves its chunks to the calling thread, bit-identical", async () => {
+  const plain = await frames(Core.create(BUILD), SCENES["wave scene"]);
+  await withPool(2, async (pool) => {
+    const threads = threadsOf(coreKernels(pool.core))!.pool;
+    threads.holdWorkers(true);
+    try {
+      assertSameFrames(await frames(pool.core, SCENES["wave scene"], pool), plain, "held");
+      // The last call (skinning, one row per character): every chunk ran here.
+      assertEquals(threads.localChunks, threads.maxChunks);
+    } finally {
+      threads.holdWorkers(false);
+    }
+    assertSameFrames(await frames(pool.core, SCENES["wave scene"], pool), plain, "let go");
+  });
 });

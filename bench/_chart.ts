@@ -46,7 +46,9 @@ export interface ChartData {
 
 /**
  * Picks the per-system rows (group `system <name>`, name `<name> <build>`)
- * and three.js' frame (a row named `three.js …`).
+ * and three.js' frame (a row named `three.js …` of the scene's group
+ * `scene frame vs three.js`: a whole `deno task bench` run has other
+ * three.js rows, of single characters).
  */
 export function chartData(rows: readonly BenchRow[]): ChartData {
   const systems: { name: string; ms: Record<string, number> }[] = [];
@@ -58,7 +60,9 @@ export function chartData(rows: readonly BenchRow[]): ChartData {
     if (!entry) systems.push(entry = { name: system, ms: {} });
     entry.ms[build] = row.ms;
   }
-  const three = rows.find((r) => r.name.startsWith("three.js"))?.ms;
+  const three = rows.find((r) =>
+    r.group === "scene frame vs three.js" && r.name.startsWith("three.js")
+  )?.ms;
   if (systems.length === 0) throw new Error("no per-system rows (group `system <name>`) found");
   return { systems, three };
 }

@@ -24,6 +24,7 @@ import { quatToMatSystem } from "./quat_to_mat.ts";
 import { checkFrameDelta, sampleClipsSystem } from "./sample_clips.ts";
 import {
   prepareSkinning,
+  skinEntities,
   skinSystem,
   type SkinSystemOptions,
   skinWithTangentsSystem,
@@ -156,7 +157,10 @@ export function createAnimationPipeline(
       return taskParallelFrame(world, state, owner, skinOptions, joints);
     }
     if (awaiting) return skinAfter(world, skinOptions, joints);
-    for (const system of systems) system.run(world, deltaSeconds, entities);
+    joints();
+    // The multiply-inverse-bind system has just checked these palettes.
+    skinEntities(world, "skinSystem", skinOptions, false, true);
+    skinEntities(world, "skinWithTangentsSystem", skinOptions, true, true);
   };
   const pipeline = (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
     const steps = frame(world, deltaSeconds, entities, false);

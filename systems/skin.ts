@@ -64,13 +64,19 @@ export function skinWithTangentsSystem(world: object, options: SkinSystemOptions
   skinEntities(world, "skinWithTangentsSystem", options, true);
 }
 
-function skinEntities(
+/**
+ * @internal A skinning system's whole frame. `palettesChecked`: the caller
+ * (the pipeline, right after the multiply-inverse-bind system checked the
+ * same entities' palettes, with no code between) skips the second scan.
+ */
+export function skinEntities(
   world: object,
   caller: string,
   options: SkinSystemOptions,
   directions: boolean,
+  palettesChecked = false,
 ): void {
-  const skinning = prepareSkinning(world, caller, options, directions);
+  const skinning = prepareSkinning(world, caller, options, directions, caller, palettesChecked);
   if (!skinning) return;
   const state = stateOf(world, caller);
   for (const call of skinning.calls) runSkinCall(state, call);
@@ -79,7 +85,7 @@ function skinEntities(
 
 /**
  * @internal A skinning system's frame up to its batch calls: the entities
- * selected, their palettes checked (and turned into dual quaternions where
+ * selected, their palettes checked (unless `palettesChecked`) and turned into dual quaternions where
  * asked), the job rows written into job table `table`; `publish` stores
  * the bounds once the calls have run. Undefined when there is nothing to
  * skin.
@@ -90,11 +96,12 @@ export function prepareSkinning(
   options: SkinSystemOptions,
   directions: boolean,
   table: string = caller,
+  palettesChecked = false,
 ): SkinJobs | undefined {
   const state = stateOf(world, caller);
   const skinned = selectSkinned(world, state, caller, options, directions);
   if (skinned.length === 0) return undefined;
-  checkPalettes(state, skinned);
+  if (!palettesChecked) checkPalettes(state, skinned);
   let dualJoints = 0;
   for (const eid of skinned) {
     if (state.owned.skin[eid]!.method === "dual-quaternion") {

@@ -78,12 +78,18 @@ export function checkPalettes(state: WorldState, list: ArrayLike<number>): void 
   }
 }
 
-/** The words of one job row of a matrix system, from an entity's blocks. */
+/**
+ * Writes the first three words of one job row of a matrix system at
+ * `u32[at]`, from an entity's blocks (written in place: a row per entity
+ * per frame allocates nothing).
+ */
 export type MatrixRow = (
+  u32: Uint32Array,
+  at: number,
   model: number,
   palette: number,
   skeleton: SkeletonAsset,
-) => readonly [number, number, number];
+) => void;
 
 /**
  * Runs a batch kernel whose rows are three offsets and the joint count,
@@ -108,10 +114,7 @@ export function runMatrixJobs(
     const n = skeleton.jointCount;
     const model = checkedMatrices(state, eid, n);
     const at = (table.ptr >> 2) + i * JOB_WORDS;
-    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton);
-    u32[at] = words[0];
-    u32[at + 1] = words[1];
-    u32[at + 2] = words[2];
+    row(u32, at, model, model + n * MATRIX_FLOATS * 4, skeleton);
     u32[at + 3] = n;
   }
   state.kernels[kernel](table.ptr, list.length);

@@ -21,7 +21,11 @@ export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<nu
     "multiplyInverseBindSystem",
     entities,
     "multiplyMatricesBatch",
-    (model, palette, skeleton) => [model, skeleton.inverseBindByteOffset, palette],
+    (u32, at, model, palette, skeleton) => {
+      u32[at] = model;
+      u32[at + 1] = skeleton.inverseBindByteOffset;
+      u32[at + 2] = palette;
+    },
   );
   if (list.length) checkPalettes(state, list);
 }

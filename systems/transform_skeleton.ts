@@ -18,6 +18,10 @@ export function transformSkeletonSystem(world: object, entities?: ArrayLike<numb
     "transformSkeletonSystem",
     entities,
     "localToModelBatch",
-    (model, palette, skeleton) => [palette, model, skeleton.parentsByteOffset],
+    (u32, at, model, palette, skeleton) => {
+      u32[at] = palette;
+      u32[at + 1] = model;
+      u32[at + 2] = skeleton.parentsByteOffset;
+    },
   );
 }

@@ -18,6 +18,10 @@ export function untransformSkeletonSystem(world: object, entities?: ArrayLike<nu
     "untransformSkeletonSystem",
     entities,
     "modelToLocalBatch",
-    (model, palette, skeleton) => [model, palette, skeleton.parentsByteOffset],
+    (u32, at, model, palette, skeleton) => {
+      u32[at] = model;
+      u32[at + 1] = palette;
+      u32[at + 2] = skeleton.parentsByteOffset;
+    },
   );
 }

@@ -78,18 +78,12 @@ export function checkPalettes(state: WorldState, list: ArrayLike<number>): void 
   }
 }
 
-/**
- * Writes the first three words of one job row of a matrix system at
- * `u32[at]`, from an entity's blocks (written in place: a row per entity
- * per frame allocates nothing).
- */
+/** The words of one job row of a matrix system, from an entity's blocks. */
 export type MatrixRow = (
-  u32: Uint32Array,
-  at: number,
   model: number,
   palette: number,
   skeleton: SkeletonAsset,
-) => void;
+) => readonly [number, number, number];
 
 /**
  * Runs a batch kernel whose rows are three offsets and the joint count,
@@ -114,7 +108,10 @@ export function runMatrixJobs(
     const n = skeleton.jointCount;
     const model = checkedMatrices(state, eid, n);
     const at = (table.ptr >> 2) + i * JOB_WORDS;
-    row(u32, at, model, model + n * MATRIX_FLOATS * 4, skeleton);
+    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton);
+    u32[at] = words[0];
+    u32[at + 1] = words[1];
+    u32[at + 2] = words[2];
     u32[at + 3] = n;
   }
   state.kernels[kernel](table.ptr, list.length);

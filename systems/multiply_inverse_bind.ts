@@ -21,11 +21,7 @@ export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<nu
     "multiplyInverseBindSystem",
     entities,
     "multiplyMatricesBatch",
-    (u32, at, model, palette, skeleton) => {
-      u32[at] = model;
-      u32[at + 1] = skeleton.inverseBindByteOffset;
-      u32[at + 2] = palette;
-    },
+    (model, palette, skeleton) => [model, skeleton.inverseBindByteOffset, palette],
   );
   if (list.length) checkPalettes(state, list);
 }

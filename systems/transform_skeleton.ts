@@ -18,10 +18,6 @@ export function transformSkeletonSystem(world: object, entities?: ArrayLike<numb
     "transformSkeletonSystem",
     entities,
     "localToModelBatch",
-    (u32, at, model, palette, skeleton) => {
-      u32[at] = palette;
-      u32[at + 1] = model;
-      u32[at + 2] = skeleton.parentsByteOffset;
-    },
+    (model, palette, skeleton) => [palette, model, skeleton.parentsByteOffset],
   );
 }

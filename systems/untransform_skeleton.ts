@@ -18,10 +18,6 @@ export function untransformSkeletonSystem(world: object, entities?: ArrayLike<nu
     "untransformSkeletonSystem",
     entities,
     "modelToLocalBatch",
-    (u32, at, model, palette, skeleton) => {
-      u32[at] = model;
-      u32[at + 1] = palette;
-      u32[at + 2] = skeleton.parentsByteOffset;
-    },
+    (model, palette, skeleton) => [model, palette, skeleton.parentsByteOffset],
   );
 }

@@ -40,7 +40,6 @@ import {
 } from "../simd/_parallel_kernels.ts";
 import type { Share, ThreadPool } from "../simd/_pool.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
-import { checkPalettes } from "./_select.ts";
 import {
   runSkinCall,
   selectSkinned,
@@ -201,9 +200,11 @@ function holds(state: WorldState, eid: number, copy: Copy | undefined): copy is 
 }
 
 /**
- * Takes the snapshot of `lists`' palettes, checked as the skinning systems
- * check them, in their order: a `PoseError` or `DualQuaternionError` with
- * the single-threaded frame's message, and then no snapshot.
+ * Takes the snapshot of `lists`' palettes, right after the joint work: the
+ * multiply-inverse-bind system has just checked them (a `PoseError` there
+ * leaves no snapshot). Dual quaternions are converted here: a
+ * `DualQuaternionError` with the single-threaded frame's message, and then
+ * no snapshot.
  */
 function takeSnapshot(
   state: WorldState,
@@ -227,7 +228,6 @@ function takeSnapshot(
   let at = table.ptr;
   for (const list of lists) {
     if (list.length === 0) continue;
-    checkPalettes(state, list);
     // Dual quaternions are converted in the order the skinning system does
     // (by level of detail): the first bad one is the same entity.
     for (const eid of [...list].sort((a, b) => lodOf(a) - lodOf(b))) {

@@ -13,6 +13,7 @@ import {
   CACHE_TIMING,
   CLIP_HEADER_BYTES,
   TIME_BOUND,
+  TRACK_BISECT,
   TRACK_BYTES,
   TRACK_STEP,
 } from "../simd/assembly/abi.ts";
@@ -25,7 +26,7 @@ export interface ClipImage {
   readonly template: Uint8Array;
   readonly trackCount: number;
   readonly keyCount: number;
-  /** Key times of the tracks kept. */
+  /** Key times of the tracks kept, and the piece bounds of bisected ones. */
   readonly keyTimes: Float32Array[];
 }
 
@@ -80,7 +81,7 @@ export function clipImage(
     template,
     trackCount: tracks.length,
     keyCount: tracks.reduce((n, t) => n + t.times.length, 0),
-    keyTimes: tracks.map((t) => t.times),
+    keyTimes: tracks.flatMap((t) => t.pieceTimes ? [t.times, t.pieceTimes] : [t.times]),
   };
 }
 
@@ -115,7 +116,11 @@ function layOut(groups: number, lanes: Int16Array, tracks: KeyTrack[]): Uint8Arr
     view.setUint32(record, at[i].times, true);
     view.setUint32(record + 4, at[i].values, true);
     view.setUint32(record + 8, t.times.length, true);
-    view.setUint32(record + 12, t.format | (t.step ? TRACK_STEP : 0), true);
+    view.setUint32(
+      record + 12,
+      t.format | (t.step ? TRACK_STEP : 0) | (t.bisect ? TRACK_BISECT : 0),
+      true,
+    );
     for (let c = 0; c < 3; c++) {
       view.setFloat32(record + 16 + c * 4, t.range?.min[c] ?? 0, true);
       view.setFloat32(record + 28 + c * 4, t.range?.scale[c] ?? 0, true);

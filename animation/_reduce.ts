@@ -5,7 +5,10 @@
  * intervals resampled), its values quantized, and a greedy pass keeps a key
  * only where interpolating the kept, quantized keys would leave the
  * tolerance at a candidate time or halfway between two. STEP channels keep
- * their keys and values exactly.
+ * their keys and values exactly. Rotation channels are reduced twice, for
+ * plain nlerp between kept keys and for bisected intervals
+ * (`TRACK_BISECT`: slerp's values at halvings of a large arc, computed by
+ * the sampler), and keep the fewer keys.
  *
  * @module
  */
@@ -20,6 +23,7 @@ import {
   vectorRange,
 } from "./_quantize.ts";
 import { TRACK_RANGED, TRACK_RAW, TRACK_SMALLEST_THREE } from "../simd/assembly/abi.ts";
+import { bisectLevels, bisectPiece } from "../simd/reference_sample.ts";
 
 /** Largest angle (radians) between candidate rotations of a LINEAR interval. */
 const CANDIDATE_ANGLE = 0.05;
@@ -39,8 +43,15 @@ export interface KeyTrack {
   /** 0 translation, 1 rotation, 2 scale (the kernel's path index). */
   readonly path: number;
   readonly step: boolean;
+  /** Rotation intervals are bisected by the sampler (`TRACK_BISECT`). */
+  readonly bisect: boolean;
   readonly format: number;
   readonly times: Float32Array;
+  /**
+   * Times the error is measured around besides the keys: the bounds of a
+   * bisected track's pieces (the sampler is exact there, not between).
+   */
+  readonly pieceTimes?: Float32Array;
   /** The encoded key values. */
   readonly bytes: Uint8Array;
   readonly range?: VectorRange;
@@ -107,6 +118,29 @@ function interpolate(
 }
 
 /**
+ * The kernel's value of a bisected rotation interval from keys `i` to `j`
+ * (at times `lo`, `hi`) at time `t`, float32 as it computes it: its
+ * rounding of the pieces' bounds is part of the error the reduction bounds.
+ */
+function interpolateBisected(
+  q: Float32Array,
+  i: number,
+  j: number,
+  lo: number,
+  hi: number,
+  t: number,
+  out: Float64Array,
+): void {
+  const f = Math.fround;
+  const a = Array.from(q.subarray(i * 4, i * 4 + 4)), b = Array.from(q.subarray(j * 4, j * 4 + 4));
+  const time = f(t), { start, end } = bisectPiece(a, b, lo, hi, time);
+  const w = f(f(time - start) * f(1 / f(end - start)));
+  let length = 0;
+  for (let c = 0; c < 4; c++) length += (out[c] = f(a[c] + f(f(b[c] - a[c]) * w))) ** 2;
+  for (let c = 0; c < 4; c++) out[c] /= Math.sqrt(length);
+}
+
+/**
  * Reduces `channel` so that its values stay within `tolerance` (a distance
  * between values: vectors, or quaternions with sign) of the exact ones.
  */
@@ -169,10 +203,16 @@ export function reduceChannel(channel: ClipChannel, tolerance: number): ReducedC
       format = n === 4 ? TRACK_SMALLEST_THREE : TRACK_RANGED;
     } else range = undefined;
   }
-  const kept = step
+  let kept = step
     ? [...candidates.keys()]
     : keepKeys(candidates, exact, halfway, quantized, n, tolerance);
+  let bisect = false;
+  if (n === 4 && !step && kept.length > 2) {
+    const bisected = keepKeys(candidates, exact, halfway, quantized, n, tolerance, true);
+    if (bisected.length < kept.length) kept = bisected, bisect = true;
+  }
   const times = Float32Array.from(kept, (i) => candidates[i]);
+  const pieceTimes = bisect ? bisectedPieceTimes(kept, times, quantized) : undefined;
   return {
     joint,
     path,
@@ -180,12 +220,34 @@ export function reduceChannel(channel: ClipChannel, tolerance: number): ReducedC
       joint,
       path,
       step,
+      bisect,
       format,
       times,
+      ...(pieceTimes ? { pieceTimes } : {}),
       bytes: encode(kept, quantized, exact, n, format, range),
       range,
     },
   };
+}
+
+/** Where the sampler cuts the intervals of a bisected track (float32 as it computes them). */
+function bisectedPieceTimes(
+  kept: number[],
+  times: Float32Array,
+  quantized: Float32Array,
+): Float32Array {
+  const f = Math.fround, out: number[] = [];
+  for (let k = 0; k + 1 < kept.length; k++) {
+    const [i, j] = [kept[k] * 4, kept[k + 1] * 4];
+    const q = (o: number, c: number) => quantized[o + c];
+    const dot = f(
+      f(f(q(i, 0) * q(j, 0)) + f(q(i, 1) * q(j, 1))) +
+        f(f(q(i, 2) * q(j, 2)) + f(q(i, 3) * q(j, 3))),
+    );
+    const pieces = 1 << bisectLevels(dot), lo = times[k], span = f(times[k + 1] - lo);
+    for (let s = 1; s < pieces; s++) out.push(f(lo + f(span * f(s / pieces))));
+  }
+  return Float32Array.from(out);
 }
 
 /** Indices of the candidates kept by the greedy pass. */
@@ -196,19 +258,22 @@ function keepKeys(
   quantized: Float32Array,
   n: number,
   tolerance: number,
+  bisect = false,
 ): number[] {
   const m = times.length;
   const kept = [0];
   const value = new Float64Array(4);
+  const at = (i: number, j: number, t: number) => {
+    if (bisect) interpolateBisected(quantized, i, j, times[i], times[j], t, value);
+    else interpolate(quantized, i, j, (t - times[i]) / (times[j] - times[i]), n, value);
+    return value;
+  };
   const fits = (i: number, j: number) => {
-    const span = times[j] - times[i];
     for (let l = i; l < j; l++) {
-      if (l > i) {
-        interpolate(quantized, i, j, (times[l] - times[i]) / span, n, value);
-        if (distance(value, 0, exact, l * n, n) > tolerance) return false;
+      if (l > i && distance(at(i, j, times[l]), 0, exact, l * n, n) > tolerance) return false;
+      if (distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance) {
+        return false;
       }
-      interpolate(quantized, i, j, ((times[l] + times[l + 1]) / 2 - times[i]) / span, n, value);
-      if (distance(value, 0, halfway, l * n, n) > tolerance) return false;
     }
     return true;
   };

@@ -10,13 +10,17 @@
  * - rotations as smallest-three (8 bytes a key), translations and scales
  *   as u16 in the channel's range (6 bytes), where that keeps the budget,
  *   else floats; STEP channels keep their keys and values exactly;
- *   CUBICSPLINE channels are resampled within the budget.
+ *   CUBICSPLINE channels are resampled within the budget;
+ * - rotations turning by large angles between keys keep only their keys
+ *   (`TRACK_BISECT`): the sampler halves such an arc into pieces of at
+ *   most 0.05 rad, exactly on slerp's curve, where storing those pieces'
+ *   ends as keys cost up to 2.4 times the keys.
  *
  * Layout (byte offsets from the clip's start, little-endian): a header
  * `groupCount, trackCount, lanesOffset, tracksOffset` (u32); per SoA×4
  * group and path (translation, rotation, scale) four i16 track indices (-1
  * for a held lane); per track a record of {@linkcode TRACK_BYTES}: `times
- * offset, values offset, key count, flags` (u32: format, `TRACK_STEP`),
+ * offset, values offset, key count, flags` (u32: format, `TRACK_STEP`, `TRACK_BISECT`),
  * then `min[3], scale[3]` (f32, ranged vectors); then each track's key
  * times (f32) and values.
  *

@@ -8,6 +8,8 @@
  */
 
 import {
+  BISECT_COSINE,
+  BISECT_LEVELS,
   CACHE_CURSORS,
   CACHE_GROUP_BYTES,
   CACHE_RIGHT,
@@ -16,6 +18,7 @@ import {
   SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
   TIME_BOUND,
+  TRACK_BISECT,
   TRACK_BYTES,
   TRACK_RANGED,
   TRACK_SMALLEST_THREE,
@@ -159,8 +162,71 @@ function refill(
     set(lo, next, 0, NO_CURSOR);
   } else {
     decodeKey(view, clip, track, k + 1, rotation, right);
-    set(lo, next, f(1 / f(next - lo)), k);
+    if (view.getUint32(track + 12, true) & TRACK_BISECT) {
+      const piece = bisectInterval(view, left, right, lo, next, t);
+      set(piece.start, piece.end, f(1 / f(piece.end - piece.start)), NO_CURSOR);
+    } else set(lo, next, f(1 / f(next - lo)), k);
   }
+}
+
+/** Halvings of an arc whose ends have dot product `d` until a piece is within BISECT_COSINE. */
+export function bisectLevels(d: number): number {
+  let levels = 0;
+  for (let c = f(d); c < f(BISECT_COSINE) && levels < BISECT_LEVELS; levels++) {
+    c = f(Math.sqrt(Math.max(0, f(f(1 + c) * 0.5))));
+  }
+  return levels;
+}
+
+/**
+ * The piece of the bisected interval `[lo, hi)` (keys `a`, `b`) holding
+ * `t` (see `simd/assembly/sample_bisect.ts`): `a` and `b` become the
+ * piece's ends; its bounds are returned. Float32 arithmetic, as the kernel.
+ */
+export function bisectPiece(
+  a: number[],
+  b: number[],
+  lo: number,
+  hi: number,
+  t: number,
+): { start: number; end: number } {
+  const levels = bisectLevels(
+    f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3]))),
+  );
+  const pieces = 1 << levels;
+  const start = (i: number) => i === pieces ? hi : f(lo + f(f(hi - lo) * f(i / pieces)));
+  let s = Math.floor(f(f(f(t - lo) / f(hi - lo)) * pieces));
+  s = Math.min(pieces - 1, Math.max(0, s));
+  while (s > 0 && t < start(s)) s--;
+  while (s < pieces - 1 && t >= start(s + 1)) s++;
+  for (let level = levels - 1; level >= 0; level--) {
+    const m = a.map((v, c) => f(v + b[c]));
+    const l = f(f(f(m[0] * m[0]) + f(m[1] * m[1])) + f(f(m[2] * m[2]) + f(m[3] * m[3])));
+    if (!(l > 0)) break;
+    const n = f(1 / f(Math.sqrt(l)));
+    const half = (s >> level) & 1 ? a : b;
+    for (let c = 0; c < 4; c++) half[c] = f(m[c] * n);
+  }
+  return { start: start(s), end: start(s + 1) };
+}
+
+/** {@linkcode bisectPiece} on the lane at `left` / `right` of a cache. */
+function bisectInterval(
+  view: DataView,
+  left: number,
+  right: number,
+  lo: number,
+  hi: number,
+  t: number,
+): { start: number; end: number } {
+  const a = [0, 1, 2, 3].map((c) => view.getFloat32(left + c * 16, true));
+  const b = [0, 1, 2, 3].map((c) => view.getFloat32(right + c * 16, true));
+  const piece = bisectPiece(a, b, lo, hi, t);
+  for (let c = 0; c < 4; c++) {
+    view.setFloat32(left + c * 16, a[c], true);
+    view.setFloat32(right + c * 16, b[c], true);
+  }
+  return piece;
 }
 
 /**

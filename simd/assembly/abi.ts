@@ -37,6 +37,19 @@ export const TRACK_RANGED = 1;
 export const TRACK_SMALLEST_THREE = 2;
 /** Track flag: STEP interpolation (hold the left key). */
 export const TRACK_STEP = 16;
+/**
+ * Track flag: a LINEAR rotation track sampled through bisection. Between
+ * two keys the sampler halves the arc (the normalized sum of its ends is
+ * slerp's midpoint, exactly) until a piece turns by at most
+ * {@link BISECT_COSINE}'s angle, at most {@link BISECT_LEVELS} times, and
+ * normalized-lerps within the piece holding the time: slerp's curve with
+ * nlerp's cost per frame, without storing the subdivision's keys.
+ */
+export const TRACK_BISECT = 32;
+/** Cosine of half the largest angle (0.05 rad) a bisected piece turns by (`cos(0.025)`). */
+export const BISECT_COSINE = 0.9996875162757026;
+/** Most halvings of a bisected interval: 64 pieces of a half turn are each under 0.05 rad. */
+export const BISECT_LEVELS = 6;
 /** Bytes of one SoA×4 group of a playback's sampling cache. */
 export const CACHE_GROUP_BYTES = 512;
 /** Cache group offsets: left keys, right keys (pose layout), timing, cursors. */

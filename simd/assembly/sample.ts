@@ -12,6 +12,8 @@
 // the group interpolates in straight-line SIMD as `blendPoses` does, with a
 // weight per lane. Constant and rest-pose lanes hold `lo = -TIME_BOUND`,
 // `hi = TIME_BOUND`, `inv = 0`: they are never refilled and never read keys.
+// Bisected rotation tracks (`TRACK_BISECT`) hold a piece of their key
+// interval instead (see `sample_bisect.ts`) and refill by a search.
 
 import {
   CACHE_CURSORS,
@@ -26,10 +28,12 @@ import {
   TRACK_BYTES,
   TRACK_RANGED,
   TRACK_SMALLEST_THREE,
+  TRACK_BISECT,
   TRACK_STEP,
 } from "./abi";
 import { madd } from "./common";
 import { blendPoses } from "./blend";
+import { bisectInterval } from "./sample_bisect";
 
 /** Byte offset of path p's first field in a pose group (tx, qx, sx). */
 // @ts-ignore: decorator
@@ -165,7 +169,8 @@ function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f
     setInterval(timing, cursorAt, lo, next, 0, NO_CURSOR);
   } else {
     decodeKey(clip, track, k + 1, rotation, right);
-    setInterval(timing, cursorAt, lo, next, <f32>1 / (next - lo), k);
+    if (load<u32>(track, 12) & TRACK_BISECT) bisectInterval(left, right, timing, cursorAt, lo, next, t);
+    else setInterval(timing, cursorAt, lo, next, <f32>1 / (next - lo), k);
   }
 }
 

@@ -24,6 +24,9 @@ import { createScene } from "../tests/_scene.ts";
 import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import { checkPalettes, MAX_PALETTE_MAGNITUDE } from "../systems/_select.ts";
+import { prepareSkinning, runSkinCall, selectSkinned } from "../systems/skin.ts";
 
 const CHARACTERS = 100;
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
@@ -226,4 +229,34 @@ for (const build of BUILDS) {
     group,
     fn: () => multiplyInverseBindSystem(world),
   });
+}
+
+// What skinSystem adds per entity to its batched calls (the palette scan and
+// the skinning, tables written once here by the system's own code): 1,000
+// entities × 20 joints × 4 vertices, so that the calls cost little beside the
+// rows. (system − calls) / 1,000 is the per-entity row cost.
+{
+  const ENTITIES = 1000;
+  const { world } = createScene("relaxed-simd", ENTITIES, { joints: 20, segments: 2, rings: 2 }, {
+    normals: false,
+    tangents: false,
+  });
+  const pipelineOnce = createAnimationPipeline();
+  pipelineOnce(world, 0);
+  const state = stateOf(world, "bench");
+  const skinned = selectSkinned(world, state, "bench", {}, false);
+  checkPalettes(state, skinned);
+  const scan = state.jobs("paletteScan").ptr;
+  const { calls } = prepareSkinning(world, "bench", {}, false, "bench: rows", true)!;
+  const group = "per entity overhead (skinSystem, 1,000 entities × 20 joints × 4 vertices)";
+  Deno.bench({
+    name: "the batched calls (palette scan, skinning), tables prebuilt",
+    group,
+    baseline: true,
+    fn: () => {
+      state.kernels.firstBeyondBatch(scan, skinned.length, MAX_PALETTE_MAGNITUDE);
+      for (const call of calls) runSkinCall(state, call);
+    },
+  });
+  Deno.bench({ name: "skinSystem", group, fn: () => skinSystem(world) });
 }

@@ -24,6 +24,9 @@ import { createScene } from "../tests/_scene.ts";
 import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import { checkPalettes, MAX_PALETTE_MAGNITUDE } from "../systems/_select.ts";
+import { prepareSkinning, runSkinCall, selectSkinned } from "../systems/skin.ts";
 
 const CHARACTERS = 100;
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
@@ -185,9 +188,10 @@ for (const build of BUILDS) {
   });
 }
 
-// What multiplyInverseBindSystem adds per entity to its two batched calls
-// (the multiply and the palette scan, tables built once here): 1,000
-// entities × 20 joints. (system − kernels) / 1,000 is the per-entity row cost.
+// What multiplyInverseBindSystem adds per entity to its batched call (the
+// multiply with the palette check fused in, table built once here): 1,000
+// entities × 20 joints. (system − kernel) / 1,000 is the per-entity row cost.
+// Also the two calls it replaces: the multiply, then a scan of the palettes.
 {
   const ENTITIES = 1000;
   const { world, core, entities, skeleton } = createScene("relaxed-simd", ENTITIES, {
@@ -213,9 +217,14 @@ for (const build of BUILDS) {
   const scan = words(entities.map((eid) => [JointMat.paletteByteOffset[eid], n * MATRIX_FLOATS]));
   const group = "per entity overhead (multiplyInverseBind, 1,000 entities × 20 joints)";
   Deno.bench({
-    name: "the two batched calls, tables prebuilt",
+    name: "the checked multiply (one call), table prebuilt",
     group,
     baseline: true,
+    fn: () => void kernels.multiplyMatricesCheckedBatch(multiply, ENTITIES, 1e18),
+  });
+  Deno.bench({
+    name: "multiply, then scan the palettes (two calls), tables prebuilt",
+    group,
     fn: () => {
       kernels.multiplyMatricesBatch(multiply, ENTITIES);
       kernels.firstBeyondBatch(scan, ENTITIES, 1e18);
@@ -226,4 +235,34 @@ for (const build of BUILDS) {
     group,
     fn: () => multiplyInverseBindSystem(world),
   });
+}
+
+// What skinSystem adds per entity to its batched calls (the palette scan and
+// the skinning, tables written once here by the system's own code): 1,000
+// entities × 20 joints × 4 vertices, so that the calls cost little beside the
+// rows. (system − calls) / 1,000 is the per-entity row cost.
+{
+  const ENTITIES = 1000;
+  const { world } = createScene("relaxed-simd", ENTITIES, { joints: 20, segments: 2, rings: 2 }, {
+    normals: false,
+    tangents: false,
+  });
+  const pipelineOnce = createAnimationPipeline();
+  pipelineOnce(world, 0);
+  const state = stateOf(world, "bench");
+  const skinned = selectSkinned(world, state, "bench", {}, false);
+  checkPalettes(state, skinned);
+  const scan = state.jobs("paletteScan").ptr;
+  const { calls } = prepareSkinning(world, "bench", {}, false, "bench: rows", true)!;
+  const group = "per entity overhead (skinSystem, 1,000 entities × 20 joints × 4 vertices)";
+  Deno.bench({
+    name: "the batched calls (palette scan, skinning), tables prebuilt",
+    group,
+    baseline: true,
+    fn: () => {
+      state.kernels.firstBeyondBatch(scan, skinned.length, MAX_PALETTE_MAGNITUDE);
+      for (const call of calls) runSkinCall(state, call);
+    },
+  });
+  Deno.bench({ name: "skinSystem", group, fn: () => skinSystem(world) });
 }

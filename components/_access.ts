@@ -13,6 +13,7 @@ import { commitRemovals, registerQuery } from "bitecs";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { ComponentError } from "./errors.ts";
+import { SkinFlags } from "../simd/layout.ts";
 import type { ComponentName, PlayerState, WorldState } from "./_world.ts";
 
 /** A store value as a message shows it: assets by kind and size, not `[object Object]`. */
@@ -90,8 +91,8 @@ export interface SkinRecord {
   readonly tangents: number;
 }
 
-/** The entity's skin and output offsets, checked. */
-export function checkedSkin(state: WorldState, eid: number): SkinRecord {
+/** The entity's skin, its store fields checked against what Marrow set. */
+function checkSkinFields(state: WorldState, eid: number): SkinAsset {
   const asset = state.owned.skin[eid];
   if (!asset) throw missing(eid, "Skin");
   const c = state.components.Skin;
@@ -111,7 +112,42 @@ export function checkedSkin(state: WorldState, eid: number): SkinRecord {
   if (tangents !== o.skinTangents[eid]) {
     throw tampered(eid, "Skin", "tangentsByteOffset", tangents, o.skinTangents[eid]);
   }
-  return { asset, positions, normals, tangents };
+  return asset;
+}
+
+/** The entity's skin and output offsets, checked. */
+export function checkedSkin(state: WorldState, eid: number): SkinRecord {
+  const asset = checkSkinFields(state, eid), o = state.owned;
+  return {
+    asset,
+    positions: o.skinBlock[eid],
+    normals: o.skinNormals[eid],
+    tangents: o.skinTangents[eid],
+  };
+}
+
+/**
+ * {@linkcode checkedSkin}, written straight into a skinning job row at
+ * `u32[at]`: the mesh's kernel words from `at + 1`, the output streams and
+ * flags (with `renormalize` where it has directions) from `at + 8`.
+ * Allocates nothing: it runs per entity per frame. Returns the skin.
+ */
+export function checkedSkinRow(
+  state: WorldState,
+  eid: number,
+  u32: Uint32Array,
+  at: number,
+  renormalize: number,
+): SkinAsset {
+  const asset = checkSkinFields(state, eid), o = state.owned;
+  const normals = o.skinNormals[eid], tangents = o.skinTangents[eid];
+  asset.mesh.writeKernelWords(u32, at + 1);
+  u32[at + 8] = o.skinBlock[eid];
+  u32[at + 9] = normals;
+  u32[at + 10] = tangents;
+  u32[at + 11] = (normals ? SkinFlags.NORMALS : 0) | (tangents ? SkinFlags.TANGENTS : 0) |
+    (normals || tangents ? renormalize : 0);
+  return asset;
 }
 
 /** The entity's clip players. */

@@ -17,6 +17,9 @@
  * | localToModelBatch     | local, model, parents, count (joints 0..count-1)      |
  * | modelToLocalBatch     | model, local, parents, count                          |
  * | multiplyMatricesBatch | a, b, out, count                                      |
+ * | multiplyMatrices-     | as multiplyMatricesBatch; returns the first job whose |
+ * | CheckedBatch          | output holds a float whose magnitude is not below     |
+ * |                       | `limit`, or -1 (firstBeyondBatch fused in)            |
  * | skinPositionsBatch    | model, bases, joints, counts, out, vertexCount        |
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
  * | blendLayersBatch      | two tables: blendPosesBatch jobs, then out,           |
@@ -100,6 +103,7 @@ export interface CoreKernels {
   modelToLocalBatch(jobs: number, jobCount: number): void;
   multiplyMatrices(a: number, b: number, out: number, count: number): void;
   multiplyMatricesBatch(jobs: number, jobCount: number): void;
+  multiplyMatricesCheckedBatch(jobs: number, jobCount: number, limit: number): number;
   blendPoses(a: number, b: number, out: number, jointCount: number, weight: number): void;
   blendPosesBatch(jobs: number, jobCount: number): void;
   blendLayersBatch(

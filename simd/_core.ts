@@ -294,6 +294,15 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
         kernels.multiplyMatrices(a, b, out, count);
       }
     },
+    multiplyMatricesCheckedBatch(jobs, jobCount, limit) {
+      let first = -1;
+      for (let i = 0; i < jobCount; i++) {
+        const [a, b, out, count] = job(jobs, i);
+        kernels.multiplyMatrices(a, b, out, count);
+        if (first < 0 && kernels.firstBeyond(out, count * MATRIX_FLOATS, limit) >= 0) first = i;
+      }
+      return first;
+    },
     blendPoses(a, b, out, jointCount, weight) {
       const n = poseFloats(jointCount);
       ref.blendPoses(f32(a, n), f32(b, n), f32(out, n), jointCount, weight);

@@ -30,6 +30,7 @@ export type BatchName =
   | "localToModelBatch"
   | "modelToLocalBatch"
   | "multiplyMatricesBatch"
+  | "multiplyMatricesCheckedBatch"
   | "blendPosesBatch"
   | "sampleCompactBatch"
   | "skinPositionsBatch"
@@ -60,6 +61,7 @@ export const ROW_COSTS: Record<BatchName, RowCost> = {
   localToModelBatch: word(3),
   modelToLocalBatch: word(3),
   multiplyMatricesBatch: word(3),
+  multiplyMatricesCheckedBatch: word(3),
   blendPosesBatch: word(3),
   sampleCompactBatch: (u32, at) => u32[at + 3] * 4,
   skinPositionsBatch: (u32, at, [max]) => u32[at + 5] * max,
@@ -82,12 +84,19 @@ export const minSplitCost: Record<BatchName, number> = {
   localToModelBatch: 16384,
   modelToLocalBatch: 16384,
   multiplyMatricesBatch: 16384,
+  multiplyMatricesCheckedBatch: 16384,
   blendPosesBatch: 16384,
   sampleCompactBatch: 16384,
   skinPositionsBatch: 1 << 18,
   skinVerticesBatch: 1 << 18,
   skinDualQuaternionsBatch: 1 << 18,
 };
+
+/** Kernels that return the first row they found (or -1): a split call returns the lowest. */
+const FIRST_FOUND: ReadonlySet<BatchName> = new Set([
+  "firstBeyondBatch",
+  "multiplyMatricesCheckedBatch",
+]);
 
 /** The kernel names a pool's workers serve, in the order tasks refer to them. */
 export const BATCH_NAMES: readonly BatchName[] = Object.keys(ROW_COSTS) as BatchName[];
@@ -193,7 +202,7 @@ export function parallelKernels(
       );
       const chunks = sharesOf(name, bounds, jobs, rest);
       const results = pool.run(index, chunks, serial);
-      if (name !== "firstBeyondBatch") return 0;
+      if (!FIRST_FOUND.has(name)) return 0;
       // The first row found, in row order: the first chunk that found one.
       for (let c = 0; c < results.length; c++) {
         if (results[c] >= 0) return bounds[c] + results[c];

@@ -336,4 +336,19 @@ export class SkinMesh extends ImmutableBuffer {
     const o = this.#offsets;
     return [o.parts, this.#partCount, o.joints, o.weights, o.positions, o.normals, o.tangents];
   }
+
+  /**
+   * @internal Writes {@linkcode kernelWords} into `u32` from index `at`,
+   * allocating nothing (a system writes it per entity per frame).
+   */
+  writeKernelWords(u32: Uint32Array, at: number): void {
+    const o = this.#offsets;
+    u32[at] = o.parts;
+    u32[at + 1] = this.#partCount;
+    u32[at + 2] = o.joints;
+    u32[at + 3] = o.weights;
+    u32[at + 4] = o.positions;
+    u32[at + 5] = o.normals;
+    u32[at + 6] = o.tangents;
+  }
 }

@@ -58,7 +58,23 @@ export function checkPalettes(state: WorldState, list: ArrayLike<number>): void 
     u32[at] = (model || checkedMatrices(state, eid, n)) + n * MATRIX_FLOATS * 4;
     u32[at + 1] = n * MATRIX_FLOATS;
   }
-  const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, MAX_PALETTE_MAGNITUDE);
+  throwBeyondPalette(
+    state,
+    list,
+    state.kernels.firstBeyondBatch(scan.ptr, list.length, MAX_PALETTE_MAGNITUDE),
+  );
+}
+
+/**
+ * The {@linkcode PoseError} of entity `list[first]`'s first palette entry
+ * that is not finite or beyond ±1e18, when a scan found one (`first` is
+ * not -1).
+ */
+export function throwBeyondPalette(
+  state: WorldState,
+  list: ArrayLike<number>,
+  first: number,
+): void {
   if (first < 0) return;
   const eid = list[first], f32 = state.memory.f32;
   const n = checkedSkeleton(state, eid).jointCount;
@@ -78,7 +94,6 @@ export function checkPalettes(state: WorldState, list: ArrayLike<number>): void 
   }
 }
 
-/** The words of one job row of a matrix system, from an entity's blocks. */
 export type MatrixRow = (
   model: number,
   palette: number,
@@ -93,12 +108,12 @@ export function runMatrixJobs(
   world: object,
   caller: string,
   entities: ArrayLike<number> | undefined,
-  kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesBatch",
+  kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesCheckedBatch",
   row: MatrixRow,
-): { state: WorldState; list: ArrayLike<number> } {
+): { state: WorldState; list: ArrayLike<number>; found: number } {
   const state = stateOf(world, caller);
   const list = withMatrices(world, state, caller, entities);
-  if (list.length === 0) return { state, list };
+  if (list.length === 0) return { state, list, found: -1 };
   const table = state.jobs(kernel);
   table.begin(list.length, JOB_WORDS);
   const u32 = state.memory.u32;
@@ -114,6 +129,7 @@ export function runMatrixJobs(
     u32[at + 2] = words[2];
     u32[at + 3] = n;
   }
-  state.kernels[kernel](table.ptr, list.length);
-  return { state, list };
+  // The checked multiply's limit; the other two kernels take no third argument.
+  const found = state.kernels[kernel](table.ptr, list.length, MAX_PALETTE_MAGNITUDE) ?? -1;
+  return { state, list, found };
 }

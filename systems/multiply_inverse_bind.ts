@@ -9,19 +9,20 @@
  * @module
  */
 
-import { checkPalettes, runMatrixJobs } from "./_select.ts";
+import { runMatrixJobs, throwBeyondPalette } from "./_select.ts";
 
 /**
  * Computes the skinning palette of every entity with Skeleton and JointMat,
  * or of those of `entities` (others are skipped).
  */
 export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<number>): void {
-  const { state, list } = runMatrixJobs(
+  // The palette is checked as it is written (firstBeyondBatch fused into the multiply).
+  const { state, list, found } = runMatrixJobs(
     world,
     "multiplyInverseBindSystem",
     entities,
-    "multiplyMatricesBatch",
+    "multiplyMatricesCheckedBatch",
     (model, palette, skeleton) => [model, skeleton.inverseBindByteOffset, palette],
   );
-  if (list.length) checkPalettes(state, list);
+  throwBeyondPalette(state, list, found);
 }

@@ -20,7 +20,7 @@
 import {
   checkedMatrices,
   checkedSkeleton,
-  checkedSkin,
+  checkedSkinRow,
   selectEntities,
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
@@ -218,14 +218,14 @@ export function writeSkinJobs(
   options: SkinSystemOptions,
   paletteOf: (eid: number, jointCount: number, dual: boolean) => number,
 ): SkinJobs {
-  const store = state.components.Skin;
+  const store = state.components.Skin, owned = state.owned;
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
   const withBounds = options.bounds ?? true;
-  const lodOf = (eid: number) => Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES);
-  const dualOf = (eid: number) => state.owned.skin[eid]!.method === "dual-quaternion";
   // One batch call per level of detail and method: the kernel takes it per
-  // call. A frame of one key (the usual) skips the sort.
-  const keyOf = (eid: number) => lodOf(eid) * 2 + (dualOf(eid) ? 1 : 0);
+  // call. A frame of one key (the usual) skips the sort and the grouping.
+  const keyOf = (eid: number) =>
+    Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES) * 2 +
+    (owned.skin[eid]!.method === "dual-quaternion" ? 1 : 0);
   const firstKey = keyOf(skinned[0]);
   let mixed = false;
   for (let i = 1; i < skinned.length && !mixed; i++) mixed = keyOf(skinned[i]) !== firstKey;
@@ -236,34 +236,27 @@ export function writeSkinJobs(
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
   const bounds = state.jobs(`${name}: bounds`);
   bounds.begin(skinned.length, BOUNDS_FLOATS);
-  for (let i = 0; i < skinned.length; i++) {
+  const u32 = state.memory.u32;
+  for (let i = 0, at = table.ptr >> 2; i < skinned.length; i++, at += JOB_WORDS) {
     const eid = skinned[i];
     const n = checkedSkeleton(state, eid).jointCount;
-    const skin = checkedSkin(state, eid);
-    const at = (table.ptr >> 2) + i * JOB_WORDS;
-    const palette = paletteOf(eid, n, skin.asset.method === "dual-quaternion");
-    const u32 = state.memory.u32;
-    u32[at] = palette;
-    u32.set(skin.asset.mesh.kernelWords, at + 1);
-    u32[at + 8] = skin.positions;
-    u32[at + 9] = skin.normals;
-    u32[at + 10] = skin.tangents;
-    u32[at + 11] = (skin.normals ? SkinFlags.NORMALS : 0) |
-      (skin.tangents ? SkinFlags.TANGENTS : 0) |
-      (skin.normals || skin.tangents ? renormalize : 0);
+    const asset = checkedSkinRow(state, eid, u32, at, renormalize);
+    u32[at] = paletteOf(eid, n, asset.method === "dual-quaternion");
   }
+  const call = (first: number, end: number, key: number): SkinCall => ({
+    jobs: table.ptr + first * JOB_WORDS * 4,
+    count: end - first,
+    maxInfluences: key >> 1,
+    dual: (key & 1) === 1,
+    bounds: withBounds ? bounds.ptr + first * BOUNDS_FLOATS * 4 : 0,
+  });
   const calls: SkinCall[] = [];
-  for (let first = 0; first < skinned.length;) {
+  if (!mixed) calls.push(call(0, skinned.length, firstKey));
+  for (let first = 0; mixed && first < skinned.length;) {
     const key = keyOf(skinned[first]);
     let end = first + 1;
     while (end < skinned.length && keyOf(skinned[end]) === key) end++;
-    calls.push({
-      jobs: table.ptr + first * JOB_WORDS * 4,
-      count: end - first,
-      maxInfluences: key >> 1,
-      dual: (key & 1) === 1,
-      bounds: withBounds ? bounds.ptr + first * BOUNDS_FLOATS * 4 : 0,
-    });
+    calls.push(call(first, end, key));
     first = end;
   }
   const publish = () => {

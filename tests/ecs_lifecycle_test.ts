@@ -88,7 +88,7 @@ Deno.test("each system makes one call into the core per frame for all entities",
     const name of [
       "quatToMatBatch",
       "localToModelBatch",
-      "multiplyMatricesBatch",
+      "multiplyMatricesCheckedBatch",
       "skinVerticesBatch",
     ]
   ) {

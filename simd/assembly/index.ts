@@ -11,6 +11,7 @@ export {
   modelToLocalBatch,
   multiplyMatrices,
   multiplyMatricesBatch,
+  multiplyMatricesCheckedBatch,
 } from "./skeleton";
 export { skinPositions, skinPositionsBatch } from "./skin_positions";
 export { skinDualQuaternionsBatch, skinVertices, skinVerticesBatch } from "./skin_vertices";

@@ -12,6 +12,7 @@ import {
   RENORMALIZE, TANGENTS, unit, unitW,
 } from "./skin_common";
 import { emit } from "./skin_emit";
+import { skinPairRows } from "./skin_pair_rows";
 import { runsOfPairs, skinPairPositions } from "./skin_pairs";
 import { skinQuadPositions } from "./skin_quads";
 import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
@@ -256,7 +257,11 @@ export function skinAny(
   } else if (used == 4) {
     skinRun(4, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 2 && mode == 0) {
-    skinPairPositions(runsOfPairs(jp, <usize>n << 1, count), bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
+    if (runsOfPairs(jp, <usize>n << 1, count)) {
+      skinPairPositions(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
+    } else {
+      skinPairRows(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
+    }
   } else if (used == 2) {
     skinRun(2, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 3) {

@@ -2,7 +2,7 @@
 // Sources: simd/assembly/{abi.ts,blend.ts,common.ts,copy.ts,ik.ts,index.ts,layers.ts,pose.ts,sample.ts,scan.ts,skeleton.ts,skin_common.ts,skin_dq.ts,skin_emit.ts,skin_pair_rows.ts,skin_pairs.ts,skin_positions.ts,skin_quads.ts,skin_rigid.ts,skin_vertices.ts,skinning.ts}, compiled with assemblyscript@0.28.20.
 
 /** SHA-256 of the core's sources, compiler and flags. */
-export const SOURCE_HASH = "be6e1ca17c1ee6fdd47f357eeaf7e35f53134da173fe41c48d51758ba5ae5718";
+export const SOURCE_HASH = "ee10e4e5c739e176df9b7f3170b220a5b8b9e7b260005ff10b4441378063f9ae";
 
 /** Core build `simd`, 104608 bytes, base64. */
 export const SIMD_WASM =

@@ -19,7 +19,10 @@ import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
 
 // `count` vertices whose first `K` (1..4) influences are used, `n` stored
 // per vertex. Loads per vertex: one for the weights, one for the joints,
-// three rows per influence and the input streams. `capped` (n > K) scales
+// three rows per influence and the input streams; with K = 3 or 4, none
+// for the first joint while it repeats (SkinAsset sorts vertices by
+// joints; 100,000 x 4 with normals and tangents 4.89 -> 4.48 ns/vertex).
+// `capped` (n > K) scales
 // the weights by the inverse of their sum before collapsing. With K = 3 the
 // weight and joint loads read one influence past the vertex: the caller
 // guarantees that it exists.

@@ -1,8 +1,8 @@
 /**
- * The one- and two-influence loops on vertices sorted by joints, as
+ * The one- to four-influence loops on vertices sorted by joints, as
  * `SkinAsset` writes them (runs of vertices sharing their joints: the core
- * holds the joints' columns in registers), and unsorted (the row form):
- * every build equals
+ * holds the joints' columns in registers, or without runs of a whole tuple
+ * the first joint's rows), and unsorted (the row form): every build equals
  * the scalar reference on random runs, stream selections, renormalize
  * flags and caps (a part of several influences capped to one is rigid
  * too); w components exact; the fused bounds are the box of the written

@@ -24,7 +24,7 @@ import { column } from "./skin_emit";
 
 // The weights of a capped vertex at `wp` divided by their sum.
 // @ts-ignore: decorator
-@inline function cappedWeights(wp: usize): v128 {
+@inline export function cappedWeights(wp: usize): v128 {
   const w = v128.load64_zero(wp);
   return f32x4.mul(w, f32x4.div(f32x4.splat(1), f32x4.add(w, i32x4.shuffle(w, w, 1, 0, 3, 2))));
 }
@@ -32,7 +32,7 @@ import { column } from "./skin_emit";
 // The used weights of two consecutive vertices at `wp`: (w0, w1) of the
 // first, then of the second. Uncapped (n is 2) they are adjacent: one load.
 // @ts-ignore: decorator
-@inline function weightsOfTwo(capped: bool, wp: usize, wStride: usize): v128 {
+@inline export function weightsOfTwo(capped: bool, wp: usize, wStride: usize): v128 {
   if (!capped) return v128.load(wp);
   return i32x4.shuffle(cappedWeights(wp), cappedWeights(wp + wStride), 0, 1, 4, 5);
 }
@@ -97,119 +97,14 @@ import { column } from "./skin_emit";
   }
 }
 
-// One vertex of pairRows: (w0 A + w1 B) q as rows dotted with q's weighted
-// copies, `w0 A_r . (q w0) + B_r . (q w1)`, then one transpose-add: two
-// products fewer than collapsing the rows first.
-// @ts-ignore: decorator
-@inline function pairRow(m0: usize, m1: usize, q: v128, w0: v128, w1: v128, e3: v128): v128 {
-  const u = f32x4.mul(q, w0), v = f32x4.mul(q, w1);
-  return hsum3w(
-    madd(v128.load(m1), v, f32x4.mul(v128.load(m0), u)),
-    madd(v128.load(m1, 16), v, f32x4.mul(v128.load(m0, 16), u)),
-    madd(v128.load(m1, 32), v, f32x4.mul(v128.load(m0, 32), u)),
-    e3,
-  );
-}
-
-// Positions of `count` two-influence vertices in any order (no runs): the
-// joints' rows loaded per vertex, two vertices per iteration (uncapped, one
-// u64 joint load and one 16-byte weight load for both).
-// @ts-ignore: decorator
-@inline function pairRows(
-  bounded: bool,
-  capped: bool,
-  bounds: usize,
-  n: u32,
-  count: u32,
-  palette: usize,
-  jp: usize,
-  wp: usize,
-  o: usize,
-  positions: usize,
-  outPositions: usize,
-): void {
-  const jStride = <usize>n << 1, wStride = <usize>n << 2;
-  const end = o + (<usize>count << 4);
-  const e3 = unitW(count);
-  let lo = e3, hi = e3;
-  if (bounded) {
-    lo = v128.load(bounds);
-    hi = v128.load(bounds, 16);
-  }
-  for (; o + 16 < end; o += 32, jp += jStride << 1, wp += wStride << 1) {
-    let ja: u32, jb: u32;
-    if (capped) {
-      ja = load<u32>(jp);
-      jb = load<u32>(jp + jStride);
-    } else {
-      const jj = load<u64>(jp);
-      ja = <u32>jj;
-      jb = <u32>(jj >>> 32);
-    }
-    const w = weightsOfTwo(capped, wp, wStride);
-    const w0 = lane0(w), w1 = lane1(w), w2 = lane2(w), w3 = lane3(w);
-    const p = i32x4.shuffle(v128.load(positions + o), e3, 0, 1, 2, 7);
-    const q = i32x4.shuffle(v128.load(positions + o, 16), e3, 0, 1, 2, 7);
-    const out0 = pairRow(matrix(palette, ja & 0xffff), matrix(palette, ja >>> 16), p, w0, w1, e3);
-    const out1 = pairRow(matrix(palette, jb & 0xffff), matrix(palette, jb >>> 16), q, w2, w3, e3);
-    v128.store(outPositions + o, out0);
-    v128.store(outPositions + o, out1, 16);
-    if (bounded) {
-      lo = vmin(lo, vmin(out0, out1));
-      hi = vmax(hi, vmax(out0, out1));
-    }
-  }
-  if (o < end) {
-    const jj = load<u32>(jp);
-    const w = capped ? cappedWeights(wp) : v128.load64_zero(wp);
-    const p = i32x4.shuffle(v128.load(positions + o), e3, 0, 1, 2, 7);
-    const out = pairRow(matrix(palette, jj & 0xffff), matrix(palette, jj >>> 16), p, lane0(w), lane1(w), e3);
-    v128.store(outPositions + o, out);
-    if (bounded) {
-      lo = vmin(lo, out);
-      hi = vmax(hi, out);
-    }
-  }
-  if (bounded) {
-    v128.store(bounds, lo);
-    v128.store(bounds, hi, 16);
-  }
-}
-
-// pairRuns (`runs`) or pairRows, with `bounds` and `capped` dispatched to
-// constants so that each of the four loops is compiled on its own.
-// @ts-ignore: decorator
-@inline function pairPositions(
-  runs: bool,
-  bounds: usize,
-  capped: bool,
-  n: u32,
-  count: u32,
-  palette: usize,
-  jp: usize,
-  wp: usize,
-  o: usize,
-  positions: usize,
-  outPositions: usize,
-): void {
-  const bounded = bounds != 0;
-  if (runs) {
-    if (bounded && capped) pairRuns(true, true, bounds, n, count, palette, jp, wp, o, positions, outPositions);
-    else if (bounded) pairRuns(true, false, bounds, n, count, palette, jp, wp, o, positions, outPositions);
-    else if (capped) pairRuns(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
-    else pairRuns(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
-  } else if (bounded && capped) pairRows(true, true, bounds, n, count, palette, jp, wp, o, positions, outPositions);
-  else if (bounded) pairRows(true, false, bounds, n, count, palette, jp, wp, o, positions, outPositions);
-  else if (capped) pairRows(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
-  else pairRows(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
-}
-
-// Positions of `count` two-influence vertices, on runs of a joint pair
-// (`runs`, sorted as SkinAsset writes them) or in any order, as a function
-// of its own: V8 allocates registers per function (see
-// skinRigidPositions). `capped` as in skinRun; `bounds` 0 for none.
+// Positions of `count` two-influence vertices on runs of a joint pair
+// (sorted as SkinAsset writes them), as a function of its own: V8
+// allocates registers per function (see skinRigidPositions); vertices
+// without runs take skinPairRows, a function of their own too (in one
+// function with them this loop measured 1.15x slower). `capped` as in
+// skinRun; `bounds` 0 for none, and with both dispatched to constants each
+// of the four loops is compiled on its own.
 export function skinPairPositions(
-  runs: bool,
   bounds: usize,
   capped: bool,
   n: u32,
@@ -221,8 +116,10 @@ export function skinPairPositions(
   positions: usize,
   outPositions: usize,
 ): void {
-  if (runs) pairPositions(true, bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
-  else pairPositions(false, bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
+  if (bounds && capped) pairRuns(true, true, bounds, n, count, palette, jp, wp, o, positions, outPositions);
+  else if (bounds) pairRuns(true, false, bounds, n, count, palette, jp, wp, o, positions, outPositions);
+  else if (capped) pairRuns(false, true, 0, n, count, palette, jp, wp, o, positions, outPositions);
+  else pairRuns(false, false, 0, n, count, palette, jp, wp, o, positions, outPositions);
 }
 
 // Whether the first (up to) 64 of `count` vertices change joint pair at
@@ -233,7 +130,9 @@ export function runsOfPairs(jp: usize, jStride: usize, count: u32): bool {
   const sample = min(count, 64);
   let changes: u32 = 0;
   let previous = load<u32>(jp);
-  for (let v: u32 = 1; v < sample; v++) {
+  // Stops once the answer is no: parts without runs (1,024 x 2) pay for
+  // about 17 vertices, not 64, per call.
+  for (let v: u32 = 1; v < sample && changes * 4 <= sample; v++) {
     const j = load<u32>(jp + <usize>v * jStride);
     changes += <u32>(j != previous);
     previous = j;

@@ -12,6 +12,8 @@
 
 import { madd, vmax, vmin } from "./common";
 import { runsOfJoints, skinRigidPositions } from "./skin_rigid";
+import { runsOfPairs } from "./skin_pairs";
+import { skinDualQuaternionPairs } from "./skin_dq_pairs";
 import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./skin_common";
 
 // Byte address of joint `joint` of a dual-quaternion table (96 bytes each).
@@ -236,6 +238,8 @@ export function skinDualQuaternions(
       skinRigidPositions(96, bounds, n, count, table + 48, jp, start, positions, outPositions);
     } else if (used == 1) {
       dqModes(1, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    } else if (used == 2 && runsOfPairs(jp, <usize>n << 1, count)) {
+      skinDualQuaternionPairs(mode, bounds, used < <i32>n, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else if (used == 2) {
       dqModes(2, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else if (used == 3) {

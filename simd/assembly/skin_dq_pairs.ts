@@ -55,6 +55,13 @@ import { hsum, lane0, lane1, lane2, lane3, NORMALS, TANGENTS, unitW } from "./sk
   return f32x4.add(t, t);
 }
 
+// The translation of a joint's palette rows (48 bytes into its entry), lane 3 0.
+// @ts-ignore: decorator
+@inline function jointTranslation(e: usize, xyz: v128): v128 {
+  const r01 = i32x4.shuffle(v128.load(e, 48), v128.load(e, 64), 3, 7, 3, 7);
+  return v128.and(i32x4.shuffle(r01, v128.load(e, 80), 0, 1, 7, 7), xyz);
+}
+
 // `m0 x + m1 y + m2 z + m3` for the splats x, y, z.
 // @ts-ignore: decorator
 @inline function affine(m0: v128, m1: v128, m2: v128, m3: v128, x: v128, y: v128, z: v128): v128 {
@@ -144,50 +151,55 @@ import { hsum, lane0, lane1, lane2, lane3, NORMALS, TANGENTS, unitW } from "./sk
     const scales = i32x4.shuffle(v128.load(ea, 32), v128.load(eb, 32), 0, 4, 0, 4);
     // B, A - B and X - 2 d B; lane 3 of B's translation 1, of the others 0.
     const b0 = bilinearColumn(rB, rB, 0, xyz), b1 = bilinearColumn(rB, rB, 1, xyz), b2 = bilinearColumn(rB, rB, 2, xyz);
-    const tB = translation(dB, rB);
+    // The joints' own translations are their palette rows' fourth column
+    // (2 qd qr* reproduces it up to rounding).
+    const tB = jointTranslation(eb, xyz);
     const b3 = i32x4.shuffle(tB, e3, 0, 1, 2, 7);
     const a0 = f32x4.sub(bilinearColumn(rA, rA, 0, xyz), b0);
     const a1 = f32x4.sub(bilinearColumn(rA, rA, 1, xyz), b1);
     const a2 = f32x4.sub(bilinearColumn(rA, rA, 2, xyz), b2);
-    const a3 = f32x4.sub(translation(dA, rA), tB);
+    const a3 = f32x4.sub(jointTranslation(ea, xyz), tB);
     const nd = f32x4.neg(twoD);
     const x0 = madd(b0, nd, f32x4.add(bilinearColumn(rA, rB, 0, xyz), bilinearColumn(rA, rB, 0, xyz)));
     const x1 = madd(b1, nd, f32x4.add(bilinearColumn(rA, rB, 1, xyz), bilinearColumn(rA, rB, 1, xyz)));
     const x2 = madd(b2, nd, f32x4.add(bilinearColumn(rA, rB, 2, xyz), bilinearColumn(rA, rB, 2, xyz)));
     const x3 = madd(tB, nd, f32x4.add(translation(dA, rB), translation(dB, rA)));
     const both = <u64>jj | (<u64>jj << 32);
-    for (; o < end; o += 32, jp += jStride << 1, wp += wStride << 1) {
-      // Two vertices while both are in the run, else the run's last one
-      // (its second weight lanes unused).
-      const two = o + 16 < end && (capped ? load<u32>(jp) == jj && load<u32>(jp + jStride) == jj : load<u64>(jp) == both);
-      if (!two && load<u32>(jp) != jj) break;
-      let w: v128;
-      if (!two) w = v128.load64_zero(wp);
-      else if (capped) w = i32x4.shuffle(v128.load64_zero(wp), v128.load64_zero(wp + wStride), 0, 1, 4, 5);
-      else w = v128.load(wp);
+    const one = f32x4.splat(1);
+    for (; o + 16 < end; o += 32, jp += jStride << 1, wp += wStride << 1) {
+      if (capped ? load<u32>(jp) != jj || load<u32>(jp + jStride) != jj : load<u64>(jp) != both) break;
+      const w = capped ? i32x4.shuffle(v128.load64_zero(wp), v128.load64_zero(wp + wStride), 0, 1, 4, 5) : v128.load(wp);
       const sw = i32x4.shuffle(w, w, 1, 0, 3, 2);
       const prod = f32x4.mul(w, sw);
       const sq = f32x4.mul(w, w);
-      // n^2 of each vertex in both of its lanes; the scale (w0 sA + w1 sB) / (w0 + w1).
-      const inv = f32x4.div(f32x4.splat(1), madd(prod, twoD, madd(sw, sw, sq)));
+      // 1 / n^2 of each vertex in both of its lanes; the scale
+      // (w0 sA + w1 sB) / (w0 + w1).
+      const inv = f32x4.div(one, madd(prod, twoD, madd(sw, sw, sq)));
       const ca = f32x4.mul(sq, inv), cc = f32x4.mul(prod, inv);
       const s = f32x4.div(madd(sw, i32x4.shuffle(scales, scales, 1, 0, 3, 2), f32x4.mul(w, scales)), f32x4.add(w, sw));
       const out0 = pairVertex(mode, lane0(ca), lane0(cc), lane0(s), b0, b1, b2, b3, a0, a1, a2, a3, x0, x1, x2, x3, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-      if (!two) {
-        if (bounded) {
-          lo = vmin(lo, out0);
-          hi = vmax(hi, out0);
-        }
-        o += 16;
-        jp += jStride;
-        wp += wStride;
-        break;
-      }
       const out1 = pairVertex(mode, lane2(ca), lane2(cc), lane2(s), b0, b1, b2, b3, a0, a1, a2, a3, x0, x1, x2, x3, o + 16, positions, normals, tangents, outPositions, outNormals, outTangents);
       if (bounded) {
         lo = vmin(lo, vmin(out0, out1));
         hi = vmax(hi, vmax(out0, out1));
       }
+    }
+    // The run's last vertex, or the first of a pair that leaves it.
+    if (o < end && load<u32>(jp) == jj) {
+      const w = v128.load64_zero(wp);
+      const sw = i32x4.shuffle(w, w, 1, 0, 3, 2);
+      const prod = f32x4.mul(w, sw);
+      const sq = f32x4.mul(w, w);
+      const inv = f32x4.div(one, madd(prod, twoD, madd(sw, sw, sq)));
+      const s = f32x4.div(madd(sw, i32x4.shuffle(scales, scales, 1, 0, 3, 2), f32x4.mul(w, scales)), f32x4.add(w, sw));
+      const out = pairVertex(mode, lane0(f32x4.mul(sq, inv)), lane0(f32x4.mul(prod, inv)), lane0(s), b0, b1, b2, b3, a0, a1, a2, a3, x0, x1, x2, x3, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+      if (bounded) {
+        lo = vmin(lo, out);
+        hi = vmax(hi, out);
+      }
+      o += 16;
+      jp += jStride;
+      wp += wStride;
     }
   }
   if (bounded) {

@@ -2,7 +2,7 @@
 // Sources: simd/assembly/{abi.ts,blend.ts,common.ts,copy.ts,ik.ts,index.ts,layers.ts,pose.ts,sample.ts,scan.ts,skeleton.ts,skin_common.ts,skin_dq.ts,skin_dq_pairs.ts,skin_emit.ts,skin_pairs.ts,skin_positions.ts,skin_rigid.ts,skin_vertices.ts,skinning.ts}, compiled with assemblyscript@0.28.20.
 
 /** SHA-256 of the core's sources, compiler and flags. */
-export const SOURCE_HASH = "0f8e6ec132dbea9148c6d26d4489f0174de528e42c5580fb250fd36fc37beffe";
+export const SOURCE_HASH = "435f67894de9914cdc97504099ca6f5b55375171c5c6a52d1698cce7bb43cf3d";
 
 /** Core build `simd`, 169165 bytes, base64. */
 export const SIMD_WASM =

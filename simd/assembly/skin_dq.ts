@@ -8,7 +8,9 @@
 // negated where qk . q0 < 0 (antipodality), normalised by |b.qr|; the
 // scale s = sum w_k s_k / sum w_k is blended linearly; a single used
 // influence is rigid (its weight not applied); p' = rotate(qr, s * p) + t with
-// t = 2 qd conj(qr); normals and tangents are rotated.
+// t = 2 qd conj(qr); normals and tangents are rotated. The loops divide by
+// |b.qr|^2 once instead of normalising (see dqRun); two used influences
+// sorted by joint pair take skin_dq_pairs.ts's run path.
 
 import { madd, vmax, vmin } from "./common";
 import { runsOfJoints, skinRigidPositions } from "./skin_rigid";

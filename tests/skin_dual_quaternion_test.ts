@@ -92,6 +92,45 @@ function runCore(
   };
 }
 
+/**
+ * Every build's outputs against the reference on one mesh: within rounding
+ * (positions reach |s p| + |t| < 2 * 3.5 + 5.2: 1e-5 of that), bounds the
+ * box of its own positions, and the w components exact (1 for positions, +0
+ * for normals, the input's for tangents).
+ */
+function checkBuilds(table: Float32Array, mesh: Mesh, flags: number, cap: number): void {
+  const expected = [0, 1, 2].map(() => new Float32Array(mesh.vertices * 4));
+  ref.skinDualQuaternions(
+    table,
+    Uint32Array.from(mesh.parts),
+    mesh.joints,
+    mesh.weights,
+    mesh.streams[0],
+    mesh.streams[1],
+    mesh.streams[2],
+    expected[0],
+    expected[1],
+    expected[2],
+    flags,
+    cap,
+  );
+  for (const build of BUILDS) {
+    const { out, bounds } = runCore(build, "skinDualQuaternions", table, mesh, flags, cap);
+    assert(maxDifference(out[0], expected[0]) < 2e-4, `${build}: positions`);
+    for (const [i, bit] of [[1, 1], [2, 2]]) {
+      if (flags & bit) assert(maxDifference(out[i], expected[i]) < 2e-5, `${build}: ${i}`);
+    }
+    for (let v = 3; v < mesh.vertices * 4; v += 4) {
+      assert(Object.is(out[0][v], 1), `${build}: position w`);
+      if (flags & 1) assert(Object.is(out[1][v], 0), `${build}: normal w`);
+      if (flags & 2) assert(Object.is(out[2][v], mesh.streams[2][v]), `${build}: tangent w`);
+    }
+    const box = new Float32Array(8);
+    positionBounds(out[0], mesh.vertices, box);
+    assertEquals(Array.from(bounds), Array.from(box), `${build}: bounds`);
+  }
+}
+
 const partsArb = fc.array(
   fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 9 })),
   { maxLength: 4 },
@@ -109,32 +148,7 @@ Deno.test("skinDualQuaternions: every build equals the reference from the paper"
         const table = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
         assertEquals(ref.paletteToDualQuaternions(rigidPalette(next, JOINTS), JOINTS, table), -1);
         const mesh = randomMesh(next, parts);
-        const expected = [0, 1, 2].map(() => new Float32Array(mesh.vertices * 4));
-        ref.skinDualQuaternions(
-          table,
-          Uint32Array.from(mesh.parts),
-          mesh.joints,
-          mesh.weights,
-          mesh.streams[0],
-          mesh.streams[1],
-          mesh.streams[2],
-          expected[0],
-          expected[1],
-          expected[2],
-          flags,
-          cap,
-        );
-        for (const build of BUILDS) {
-          const { out, bounds } = runCore(build, "skinDualQuaternions", table, mesh, flags, cap);
-          // Positions reach |s p| + |t| < 2 * 3.5 + 5.2: 1e-5 of that.
-          assert(maxDifference(out[0], expected[0]) < 2e-4, `${build}: positions`);
-          for (const [i, bit] of [[1, 1], [2, 2]]) {
-            if (flags & bit) assert(maxDifference(out[i], expected[i]) < 2e-5, `${build}: ${i}`);
-          }
-          const box = new Float32Array(8);
-          positionBounds(out[0], mesh.vertices, box);
-          assertEquals(Array.from(bounds), Array.from(box), `${build}: bounds`);
-        }
+        checkBuilds(table, mesh, flags, cap);
       },
     ),
     fcParams(),
@@ -189,37 +203,7 @@ Deno.test("skinDualQuaternions: runs of joint pairs equal the reference (antipod
         const mesh = randomMesh(next, partWords);
         mesh.joints.set(joints);
         mesh.weights.set(weights);
-        const expected = [0, 1, 2].map(() => new Float32Array(mesh.vertices * 4));
-        ref.skinDualQuaternions(
-          table,
-          Uint32Array.from(mesh.parts),
-          mesh.joints,
-          mesh.weights,
-          mesh.streams[0],
-          mesh.streams[1],
-          mesh.streams[2],
-          expected[0],
-          expected[1],
-          expected[2],
-          flags,
-          cap,
-        );
-        for (const build of BUILDS) {
-          const { out, bounds } = runCore(build, "skinDualQuaternions", table, mesh, flags, cap);
-          assert(maxDifference(out[0], expected[0]) < 2e-4, `${build}: positions`);
-          for (const [i, bit] of [[1, 1], [2, 2]]) {
-            if (flags & bit) assert(maxDifference(out[i], expected[i]) < 2e-5, `${build}: ${i}`);
-          }
-          // w exactly: 1 for positions, +0 for normals, the input's for tangents.
-          for (let v = 3; v < mesh.vertices * 4; v += 4) {
-            assert(Object.is(out[0][v], 1), `${build}: position w`);
-            if (flags & 1) assert(Object.is(out[1][v], 0), `${build}: normal w`);
-            if (flags & 2) assert(Object.is(out[2][v], mesh.streams[2][v]), `${build}: tangent w`);
-          }
-          const box = new Float32Array(8);
-          positionBounds(out[0], mesh.vertices, box);
-          assertEquals(Array.from(bounds), Array.from(box), `${build}: bounds`);
-        }
+        checkBuilds(table, mesh, flags, cap);
       },
     ),
     fcParams(200),

@@ -208,7 +208,8 @@ import { hsum, lane0, lane1, lane2, lane3, NORMALS, TANGENTS, unitW } from "./sk
   }
 }
 
-// pairRuns with `bounds` and `capped` dispatched to constants.
+// pairRuns with `bounds` dispatched to a constant; `capped` stays a value
+// (a predictable branch per iteration: each constant doubles the code).
 // @ts-ignore: decorator
 @inline function pairRunsOf(
   mode: i32,
@@ -227,10 +228,8 @@ import { hsum, lane0, lane1, lane2, lane3, NORMALS, TANGENTS, unitW } from "./sk
   outNormals: usize,
   outTangents: usize,
 ): void {
-  if (bounds && capped) pairRuns(mode, true, true, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  else if (bounds) pairRuns(mode, true, false, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  else if (capped) pairRuns(mode, false, true, 0, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  else pairRuns(mode, false, false, 0, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  if (bounds) pairRuns(mode, true, capped, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  else pairRuns(mode, false, capped, 0, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
 }
 
 // Dual-quaternion skinning of `count` vertices whose first two of `n`

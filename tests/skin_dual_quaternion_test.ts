@@ -4,6 +4,9 @@
  * 1. Every build equals the scalar reference (written from the paper's
  *    formulas) on random meshes, rigid joints with uniform scales, caps and
  *    stream selections; bounds are the box of each build's own positions.
+ *    Again on runs of vertices sharing a joint pair (the core's run path),
+ *    with joints stored as -q (pairs more than 90 degrees apart), weights
+ *    not summing to one, caps to two, and w components exact.
  * 2. Where linear and dual-quaternion skinning must agree they do: every
  *    vertex with a single used influence, and every vertex whose joints
  *    share one transform (a rigid pose of the whole mesh).
@@ -89,6 +92,45 @@ function runCore(
   };
 }
 
+/**
+ * Every build's outputs against the reference on one mesh: within rounding
+ * (positions reach |s p| + |t| < 2 * 3.5 + 5.2: 1e-5 of that), bounds the
+ * box of its own positions, and the w components exact (1 for positions, +0
+ * for normals, the input's for tangents).
+ */
+function checkBuilds(table: Float32Array, mesh: Mesh, flags: number, cap: number): void {
+  const expected = [0, 1, 2].map(() => new Float32Array(mesh.vertices * 4));
+  ref.skinDualQuaternions(
+    table,
+    Uint32Array.from(mesh.parts),
+    mesh.joints,
+    mesh.weights,
+    mesh.streams[0],
+    mesh.streams[1],
+    mesh.streams[2],
+    expected[0],
+    expected[1],
+    expected[2],
+    flags,
+    cap,
+  );
+  for (const build of BUILDS) {
+    const { out, bounds } = runCore(build, "skinDualQuaternions", table, mesh, flags, cap);
+    assert(maxDifference(out[0], expected[0]) < 2e-4, `${build}: positions`);
+    for (const [i, bit] of [[1, 1], [2, 2]]) {
+      if (flags & bit) assert(maxDifference(out[i], expected[i]) < 2e-5, `${build}: ${i}`);
+    }
+    for (let v = 3; v < mesh.vertices * 4; v += 4) {
+      assert(Object.is(out[0][v], 1), `${build}: position w`);
+      if (flags & 1) assert(Object.is(out[1][v], 0), `${build}: normal w`);
+      if (flags & 2) assert(Object.is(out[2][v], mesh.streams[2][v]), `${build}: tangent w`);
+    }
+    const box = new Float32Array(8);
+    positionBounds(out[0], mesh.vertices, box);
+    assertEquals(Array.from(bounds), Array.from(box), `${build}: bounds`);
+  }
+}
+
 const partsArb = fc.array(
   fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 9 })),
   { maxLength: 4 },
@@ -106,35 +148,65 @@ Deno.test("skinDualQuaternions: every build equals the reference from the paper"
         const table = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
         assertEquals(ref.paletteToDualQuaternions(rigidPalette(next, JOINTS), JOINTS, table), -1);
         const mesh = randomMesh(next, parts);
-        const expected = [0, 1, 2].map(() => new Float32Array(mesh.vertices * 4));
-        ref.skinDualQuaternions(
-          table,
-          Uint32Array.from(mesh.parts),
-          mesh.joints,
-          mesh.weights,
-          mesh.streams[0],
-          mesh.streams[1],
-          mesh.streams[2],
-          expected[0],
-          expected[1],
-          expected[2],
-          flags,
-          cap,
-        );
-        for (const build of BUILDS) {
-          const { out, bounds } = runCore(build, "skinDualQuaternions", table, mesh, flags, cap);
-          // Positions reach |s p| + |t| < 2 * 3.5 + 5.2: 1e-5 of that.
-          assert(maxDifference(out[0], expected[0]) < 2e-4, `${build}: positions`);
-          for (const [i, bit] of [[1, 1], [2, 2]]) {
-            if (flags & bit) assert(maxDifference(out[i], expected[i]) < 2e-5, `${build}: ${i}`);
-          }
-          const box = new Float32Array(8);
-          positionBounds(out[0], mesh.vertices, box);
-          assertEquals(Array.from(bounds), Array.from(box), `${build}: bounds`);
-        }
+        checkBuilds(table, mesh, flags, cap);
       },
     ),
     fcParams(),
+  );
+});
+
+// Parts of 2..4 influences made of runs of vertices sharing their first two
+// joints, as SkinAsset sorts them: capped to two (or uncapped at two) they
+// take the core's run path for joint pairs.
+const pairRunsArb = fc.array(
+  fc.tuple(
+    fc.constantFrom(2, 3, 4),
+    fc.array(
+      fc.tuple(fc.nat(JOINTS - 1), fc.nat(JOINTS - 1), fc.integer({ min: 1, max: 40 })),
+      { minLength: 1, maxLength: 5 },
+    ),
+  ),
+  { minLength: 1, maxLength: 3 },
+);
+
+Deno.test("skinDualQuaternions: runs of joint pairs equal the reference (antipodal joints, caps, scales)", () => {
+  fc.assert(
+    fc.property(
+      pairRunsArb,
+      fc.integer({ min: 0, max: 3 }),
+      fc.constantFrom(2, 255),
+      fc.array(fc.boolean(), { minLength: JOINTS, maxLength: JOINTS }),
+      fc.integer(),
+      (parts, flags, cap, negated, seed) => {
+        const next = random(seed);
+        const table = new Float32Array(JOINTS * ref.DUAL_QUATERNION_FLOATS);
+        assertEquals(ref.paletteToDualQuaternions(rigidPalette(next, JOINTS), JOINTS, table), -1);
+        // -q is the same transform as q: pairs more than 90 degrees apart.
+        negated.forEach((flip, j) => {
+          if (flip) { for (let i = 0; i < 8; i++) table[j * ref.DUAL_QUATERNION_FLOATS + i] *= -1; }
+        });
+        const joints: number[] = [], weights: number[] = [], partWords: [number, number][] = [];
+        for (const [n, runs] of parts) {
+          let vertices = 0;
+          for (const [a, b, length] of runs) {
+            vertices += length;
+            for (let v = 0; v < length; v++) {
+              for (let i = 0; i < n; i++) {
+                joints.push(i === 0 ? a : i === 1 ? b : Math.floor(next() * JOINTS));
+                // Not summing to one: the kernels divide by the used weights.
+                weights.push(0.05 + next());
+              }
+            }
+          }
+          partWords.push([n, vertices]);
+        }
+        const mesh = randomMesh(next, partWords);
+        mesh.joints.set(joints);
+        mesh.weights.set(weights);
+        checkBuilds(table, mesh, flags, cap);
+      },
+    ),
+    fcParams(200),
   );
 });
 

@@ -8,10 +8,14 @@
 // negated where qk . q0 < 0 (antipodality), normalised by |b.qr|; the
 // scale s = sum w_k s_k / sum w_k is blended linearly; a single used
 // influence is rigid (its weight not applied); p' = rotate(qr, s * p) + t with
-// t = 2 qd conj(qr); normals and tangents are rotated.
+// t = 2 qd conj(qr); normals and tangents are rotated. The loops divide by
+// |b.qr|^2 once instead of normalising (see dqRun); two used influences
+// sorted by joint pair take skin_dq_pairs.ts's run path.
 
 import { madd, vmax, vmin } from "./common";
 import { runsOfJoints, skinRigidPositions } from "./skin_rigid";
+import { runsOfPairs } from "./skin_pairs";
+import { skinDualQuaternionPairs } from "./skin_dq_pairs";
 import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./skin_common";
 
 // Byte address of joint `joint` of a dual-quaternion table (96 bytes each).
@@ -43,13 +47,12 @@ import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./s
   return f32x4.sub(f32x4.mul(yzx(a), zxy(b)), f32x4.mul(zxy(a), yzx(b)));
 }
 
-// v rotated by the unit quaternion r (lanes 0..2 of v; lane 3 of v must be 0):
-// v + 2 r.xyz x (r.xyz x v + r.w v).
+// v rotated by the quaternion r / |r|, with k = 2 / |r|^2 (lanes 0..2 of
+// v; lane 3 of v must be 0): v + k r.xyz x (r.xyz x v + r.w v). Dividing
+// by |r|^2 instead of normalising r takes no square root.
 // @ts-ignore: decorator
-@inline function rotate(r: v128, rw: v128, v: v128): v128 {
-  const u = madd(rw, v, cross(r, v));
-  const c = cross(r, u);
-  return f32x4.add(v, f32x4.add(c, c));
+@inline function rotate(r: v128, rw: v128, k: v128, v: v128): v128 {
+  return madd(cross(r, madd(rw, v, cross(r, v))), k, v);
 }
 
 // The weight splat of influence `m` relative to `q0`: w, negated when the
@@ -133,26 +136,28 @@ import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./s
       }
       bs = f32x4.div(lane0(bs), ws);
     }
-    const inv = f32x4.div(f32x4.splat(1), f32x4.sqrt(hsum(f32x4.mul(br, br))));
-    const r = f32x4.mul(br, inv), d = f32x4.mul(bd, inv);
-    const rw = lane3(r), dw = lane3(d);
-    // t = 2 (r.w d.xyz - d.w r.xyz + r.xyz x d.xyz)
-    let t = f32x4.sub(f32x4.mul(rw, d), f32x4.mul(dw, r));
-    t = v128.and(f32x4.add(t, cross(r, d)), xyz);
-    t = f32x4.add(t, t);
-    const p = v128.and(v128.load(positions + o), xyz);
-    const out = f32x4.add(f32x4.add(rotate(r, rw, f32x4.mul(p, bs)), t), e3);
+    // The blend (br, bd) normalised is (br, bd) / |br|: with k = 2 / |br|^2,
+    // rotation and translation t = 2 (r.w d - d.w r + r x d) share one
+    // factor, and r x (r x v + r.w v) + r x d is one cross product less:
+    // p' = v + k (br x (br x v + br.w v + bd) + br.w bd - bd.w br), v = s p.
+    const k = f32x4.div(f32x4.splat(2), hsum(f32x4.mul(br, br)));
+    const rw = lane3(br), dw = lane3(bd);
+    const v = f32x4.mul(v128.and(v128.load(positions + o), xyz), bs);
+    const u = f32x4.add(cross(br, v), madd(rw, v, bd));
+    const e = f32x4.sub(madd(rw, bd, cross(br, u)), f32x4.mul(dw, br));
+    // Lane 3 of e is a rounding residue (br.w bd.w - bd.w br.w): w set to 1.
+    const out = i32x4.shuffle(madd(e, k, v), e3, 0, 1, 2, 7);
     v128.store(outPositions + o, out);
     if (bounds) {
       lo = vmin(lo, out);
       hi = vmax(hi, out);
     }
     if (mode & NORMALS) {
-      v128.store(outNormals + o, rotate(r, rw, v128.and(v128.load(normals + o), xyz)));
+      v128.store(outNormals + o, rotate(br, rw, k, v128.and(v128.load(normals + o), xyz)));
     }
     if (mode & TANGENTS) {
       const tv = v128.load(tangents + o);
-      const rt = rotate(r, rw, v128.and(tv, xyz));
+      const rt = rotate(br, rw, k, v128.and(tv, xyz));
       v128.store(outTangents + o, i32x4.shuffle(rt, tv, 0, 1, 2, 7));
     }
   }
@@ -236,6 +241,8 @@ export function skinDualQuaternions(
       skinRigidPositions(96, bounds, n, count, table + 48, jp, start, positions, outPositions);
     } else if (used == 1) {
       dqModes(1, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+    } else if (used == 2 && runsOfPairs(jp, <usize>n << 1, count)) {
+      skinDualQuaternionPairs(mode, bounds, used < <i32>n, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else if (used == 2) {
       dqModes(2, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else if (used == 3) {

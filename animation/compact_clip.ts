@@ -13,12 +13,16 @@
  *   CUBICSPLINE channels are resampled within the budget.
  *
  * Layout (byte offsets from the clip's start, little-endian): a header
- * `groupCount, trackCount, lanesOffset, tracksOffset` (u32); per SoA×4
- * group and path (translation, rotation, scale) four i16 track indices (-1
- * for a held lane); per track a record of {@linkcode TRACK_BYTES}: `times
- * offset, values offset, key count, flags` (u32: format, `TRACK_STEP`),
- * then `min[3], scale[3]` (f32, ranged vectors); then each track's key
- * times (f32) and values.
+ * `groupCount, trackCount, lanesOffset, tracksOffset, syncCount,
+ * syncsOffset` (u32); per SoA×4 group and path (translation, rotation,
+ * scale) four i16 lane entries (-1 for a held lane, a track index, or
+ * `-2 - b` for a lane of sync block b); per track a record of
+ * `TRACK_BYTES`: `times offset, values offset, key count, flags` (u32:
+ * format, `TRACK_STEP`), then `min[3], scale[3]` (f32, ranged vectors);
+ * per sync block (the LINEAR lanes of one group path at the union of their
+ * key times, `_sync_blocks.ts`) a record of `SYNC_BYTES`: `times offset,
+ * values offset, key count, flags` (format, span, lane mask); then each
+ * track's and block's key times (f32) and values.
  *
  * @module
  */
@@ -147,8 +151,14 @@ export class CompactClip {
         this.virtualDistance,
       );
       const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
-      const image = clipImage(groups, skeleton.restPose, reduced);
-      const error = measureError(image, clip, geometry, this.virtualDistance);
+      let image = clipImage(groups, skeleton.restPose, reduced, skeleton.jointCount);
+      let error = measureError(image, clip, geometry, this.virtualDistance);
+      if (error > this.tolerance && image.syncCount > 0) {
+        // Keys inserted at the union of a block's times can cost error: per-lane tracks.
+        const plain = clipImage(groups, skeleton.restPose, reduced, false);
+        const plainError = measureError(plain, clip, geometry, this.virtualDistance);
+        if (plainError < error) image = plain, error = plainError;
+      }
       if (!best || error < best.error) best = { image, error }, misses = 0;
       else misses++;
       if (error <= this.tolerance) break;

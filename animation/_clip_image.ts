@@ -48,13 +48,15 @@ function laneByte(joint: number, path: number): number {
  * The image of a clip of `groups` SoA×4 groups over `restPose`. With `sync`
  * (the skeleton's joint count), group paths whose lanes keep keys at nearly
  * the same times become synchronous blocks (`_sync_blocks.ts`), which take
- * in the group's held lanes of real joints too.
+ * in the group's held lanes of real joints too; `wide` lets rotation
+ * blocks with lanes that keep floats use wide smallest-three keys.
  */
 export function clipImage(
   groups: number,
   restPose: Float32Array,
   reduced: readonly ReducedChannel[],
   sync: number | false,
+  wide = true,
 ): ClipImage {
   const template = new Uint8Array(groups * CACHE_GROUP_BYTES);
   const view = new DataView(template.buffer);
@@ -84,7 +86,7 @@ export function clipImage(
       { length: path === 1 ? 4 : 3 },
       (_, c) => view.getFloat32(laneByte(joint, path) + c * 16, true),
     );
-  const { blocks, held } = syncBlocks(reduced, sync, heldValue);
+  const { blocks, held } = syncBlocks(reduced, sync, heldValue, wide);
   const tracks: KeyTrack[] = [];
   const lanes = new Int16Array(groups * 12).fill(-1);
   blocks.forEach((b, i) => {

@@ -11,11 +11,15 @@
  * tolerance.
  *
  * A group path becomes a block only where that costs at most
- * `syncPolicy.byteFactor` times the bytes of its per-lane tracks.
+ * `syncPolicy.byteFactor` times the bytes of its per-lane tracks, and only
+ * as far as the blocks that save bytes (a record per block instead of one
+ * per lane, times stored once) pay for those that cost some, within
+ * `syncPolicy.clipFactor`: a clip takes at most 3 % more bytes with blocks.
  *
  * Values area of a block (offsets from its start; key k, component c,
  * lane l): smallest-three: the low words of a key's `span` lanes, then
- * their high words (`8 span` bytes a key); ranged: min[3] then scale[3] as
+ * their high words (`8 span` bytes a key); wide smallest-three: the three
+ * words of each, word w at `(k * 3 + w) * span + l` (u32 index); ranged: min[3] then scale[3] as
  * four f32 each ({@linkcode SYNC_RANGE_BYTES}), then u16 codes at
  * `96 + ((k * 3 + c) * span + l) * 2`; raw: f32 at `((k * n + c) * span + l) * 4`.
  *
@@ -23,7 +27,12 @@
  */
 
 import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
-import { decodeRanged, encodeRanged, encodeSmallestThree } from "./_quantize.ts";
+import {
+  decodeRanged,
+  encodeRanged,
+  encodeSmallestThree,
+  encodeSmallestThreeWide,
+} from "./_quantize.ts";
 import { decodeSmallestThree } from "../simd/reference_sample.ts";
 import {
   SYNC_BYTES,
@@ -32,14 +41,18 @@ import {
   TRACK_RANGED,
   TRACK_RAW,
   TRACK_SMALLEST_THREE,
+  TRACK_SMALLEST_THREE_WIDE,
 } from "../simd/assembly/abi.ts";
 
 /**
  * `byteFactor`: the most bytes a block may take, relative to the per-lane
- * tracks it replaces (their records, values, and times shared only among
- * equal ones of the group path). Tests raise it to build blocks anywhere.
+ * tracks it replaces (records, values, and times no other track shares);
+ * `clipFactor`: the most bytes all of a clip's blocks may take beyond the
+ * tracks they replace, relative to those tracks (blocks that save bytes pay
+ * for those that cost some; the cheapest are taken first). Tests raise them
+ * to build blocks anywhere.
  */
-export const syncPolicy = { byteFactor: 1.25 };
+export const syncPolicy = { byteFactor: 1.25, clipFactor: 0.03 };
 
 /** One synchronous block, before layout. */
 export interface SyncBlock {
@@ -53,11 +66,21 @@ export interface SyncBlock {
   readonly times: Float32Array;
   /** The values area (see the module's layout), a multiple of 16 bytes plus 16 of padding. */
   readonly bytes: Uint8Array;
+  /** Bytes it takes beyond the per-lane tracks it replaces (estimated; may be negative). */
+  readonly extra: number;
+  /** Bytes of the per-lane tracks it replaces (estimated). */
+  readonly perLane: number;
 }
 
 /** Bytes of one key of one lane in `format` (path `path`). */
 function valueBytes(format: number, path: number): number {
-  return format === TRACK_SMALLEST_THREE ? 8 : format === TRACK_RANGED ? 6 : path === 1 ? 16 : 12;
+  return format === TRACK_SMALLEST_THREE
+    ? 8
+    : format === TRACK_RANGED
+    ? 6
+    : format === TRACK_SMALLEST_THREE_WIDE || path !== 1
+    ? 12
+    : 16;
 }
 
 /** A track's kept keys decoded as the kernel decodes them (n floats each). */
@@ -110,30 +133,49 @@ function between(values: Float32Array, k: number, u: number, n: number): Float32
 type Lane = KeyTrack | Float32Array;
 
 /** The block of `lanes` (by lane; undefined: not in the block), or undefined. */
-function block(group: number, path: number, lanes: (Lane | undefined)[]): SyncBlock | undefined {
+function block(
+  group: number,
+  path: number,
+  lanes: (Lane | undefined)[],
+  wide: boolean,
+  timesUse: Map<string, number>,
+): SyncBlock | undefined {
   const used = lanes.flatMap((t, l) => (t ? [[l, t] as const] : []));
   const keyed = used.flatMap(([, t]) => (t instanceof Float32Array ? [] : [t]));
   if (keyed.length < 2) return undefined;
   const n = path === 1 ? 4 : 3;
   const quantized = path === 1 ? TRACK_SMALLEST_THREE : TRACK_RANGED;
-  const format = keyed.every((t) => t.format === quantized) ? quantized : TRACK_RAW;
+  // Rotations of lanes that keep floats: wide smallest-three, near f32 precision.
+  const format = keyed.every((t) => t.format === quantized)
+    ? quantized
+    : path === 1
+    ? TRACK_SMALLEST_THREE_WIDE
+    : TRACK_RAW;
+  if (format === TRACK_SMALLEST_THREE_WIDE && !wide) return undefined;
   const all = new Set<number>();
   for (const t of keyed) for (const time of t.times) all.add(time);
   const union = Float32Array.from([...all].sort((a, b) => a - b));
   const span = used[used.length - 1][0] + 1;
-  const perLane = keyed.reduce(
-    (sum, t) => sum + TRACK_BYTES + t.times.length * valueBytes(t.format, path),
-    0,
-  ) + [...new Map(keyed.map((t) => [t.times.join(), t.times.byteLength])).values()]
-    .reduce((sum, bytes) => sum + bytes, 0);
+  // Equal times are stored once per clip: times cost only where no track
+  // outside the group path has them.
+  const here = new Map<string, number>();
+  for (const t of keyed) here.set(t.times.join(), (here.get(t.times.join()) ?? 0) + 1);
+  const own = (key: string) => (timesUse.get(key) ?? 0) === (here.get(key) ?? 0);
+  let perLane = 0;
+  for (const t of keyed) perLane += TRACK_BYTES + t.times.length * valueBytes(t.format, path);
+  for (const key of here.keys()) {
+    if (own(key)) perLane += key.split(",").length * 4;
+  }
+  const unionTimes = (timesUse.get(union.join()) ?? 0) > 0 && !own(union.join())
+    ? 0
+    : union.byteLength;
   const keyBytes = span * valueBytes(format, path);
   const head = format === TRACK_RANGED ? SYNC_RANGE_BYTES : 0;
   const bytes = new Uint8Array(head + Math.ceil((union.length * keyBytes) / 16) * 16 + 16);
-  if (SYNC_BYTES + 4 * union.length + bytes.length > syncPolicy.byteFactor * perLane) {
-    return undefined;
-  }
+  const extra = SYNC_BYTES + unionTimes + bytes.length + 8 - perLane;
+  if (extra > (syncPolicy.byteFactor - 1) * perLane) return undefined;
   const view = new DataView(bytes.buffer);
-  const word = new Uint32Array(2);
+  const word = new Uint32Array(3);
   let mask = 0;
   for (const [l, lane] of used) {
     mask |= 1 << l;
@@ -159,6 +201,11 @@ function block(group: number, path: number, lanes: (Lane | undefined)[]): SyncBl
         else encodeSmallestThree(value, 0, word, 0);
         view.setUint32(i * keyBytes + l * 4, word[0], true);
         view.setUint32(i * keyBytes + span * 4 + l * 4, word[1], true);
+      } else if (format === TRACK_SMALLEST_THREE_WIDE) {
+        encodeSmallestThreeWide(value, 0, word, 0);
+        for (let w = 0; w < 3; w++) {
+          view.setUint32(i * keyBytes + (w * span + l) * 4, word[w], true);
+        }
       } else if (format === TRACK_RANGED) {
         for (let c = 0; c < 3; c++) {
           const code = u < 0 && codes
@@ -173,20 +220,21 @@ function block(group: number, path: number, lanes: (Lane | undefined)[]): SyncBl
       }
     });
   }
-  return { group, path, mask, span, format, times: union, bytes };
+  return { group, path, mask, span, format, times: union, bytes, extra, perLane };
 }
 
 /**
  * The synchronous blocks of `reduced` when `sync` (the skeleton's joint
  * count) is given, and the keyed channels they hold (which then have no
  * track of their own). A block takes in its group's held lanes of real
- * joints (at their value, `heldValue`), so that most blocks hold all four
+ * joints (at their value, `heldValue`) up to its last keyed lane, so that most blocks hold all four
  * lanes and the kernel writes them without a mask; STEP lanes keep tracks.
  */
 export function syncBlocks(
   reduced: readonly ReducedChannel[],
   sync: number | false,
   heldValue: (joint: number, path: number) => Float32Array,
+  wide: boolean,
 ): { blocks: SyncBlock[]; held: Set<ReducedChannel> } {
   const blocks: SyncBlock[] = [], held = new Set<ReducedChannel>();
   if (sync === false) return { blocks, held };
@@ -196,6 +244,13 @@ export function syncBlocks(
     const key = (r.joint >> 2) * 3 + r.path;
     byPath.set(key, [...(byPath.get(key) ?? []), r]);
   }
+  const timesUse = new Map<string, number>();
+  for (const r of reduced) {
+    if ("keys" in r) {
+      timesUse.set(r.keys.times.join(), (timesUse.get(r.keys.times.join()) ?? 0) + 1);
+    }
+  }
+  const candidates: { block: SyncBlock; channels: ReducedChannel[] }[] = [];
   for (const [key, channels] of byPath) {
     const group = Math.floor(key / 3), path = key % 3;
     const lanes: (Lane | undefined)[] = [0, 1, 2, 3].map((l) =>
@@ -206,9 +261,19 @@ export function syncBlocks(
         lanes[r.joint & 3] = r.keys.step ? undefined : r.keys;
       }
     }
-    const b = block(group, path, lanes);
-    if (!b) continue;
-    blocks.push(b);
+    // Held lanes past the last keyed one would only lengthen every key.
+    for (let l = 3; l >= 0 && lanes[l] instanceof Float32Array; l--) lanes[l] = undefined;
+    const b = block(group, path, lanes, wide, timesUse);
+    if (b) candidates.push({ block: b, channels });
+  }
+  // The blocks that save bytes pay for those that cost some: the clip takes
+  // no more than with per-lane tracks.
+  candidates.sort((a, b) => a.block.extra - b.block.extra);
+  const budget = syncPolicy.clipFactor * candidates.reduce((sum, c) => sum + c.block.perLane, 0);
+  let extra = 0;
+  for (const { block, channels } of candidates) {
+    if ((extra += block.extra) > budget) break;
+    blocks.push(block);
     for (const r of channels) if ("keys" in r && !r.keys.step) held.add(r);
   }
   return { blocks, held };

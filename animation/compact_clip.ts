@@ -151,15 +151,22 @@ export class CompactClip {
         this.virtualDistance,
       );
       const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
-      let image = clipImage(groups, skeleton.restPose, reduced, skeleton.jointCount);
-      let error = measureError(image, clip, geometry, this.virtualDistance);
-      if (error > this.tolerance && image.syncCount > 0) {
-        // Keys inserted at the union of a block's times can cost error: per-lane tracks.
-        const plain = clipImage(groups, skeleton.restPose, reduced, false);
-        const plainError = measureError(plain, clip, geometry, this.virtualDistance);
-        if (plainError < error) image = plain, error = plainError;
+      // Sync blocks' keys at the union of their lanes' times, and wide
+      // smallest-three keys, can cost error: then fewer blocks, then none.
+      let image: ClipImage | undefined, error = Infinity;
+      for (
+        const [sync, wide] of [[skeleton.jointCount, true], [skeleton.jointCount, false], [
+          false,
+          false,
+        ]] as const
+      ) {
+        const candidate = clipImage(groups, skeleton.restPose, reduced, sync, wide);
+        if (image && candidate.syncCount === image.syncCount) continue;
+        const candidateError = measureError(candidate, clip, geometry, this.virtualDistance);
+        if (candidateError < error) image = candidate, error = candidateError;
+        if (error <= this.tolerance) break;
       }
-      if (!best || error < best.error) best = { image, error }, misses = 0;
+      if (!best || error < best.error) best = { image: image!, error }, misses = 0;
       else misses++;
       if (error <= this.tolerance) break;
       scale *= Math.min(0.5, (0.8 * this.tolerance) / error);

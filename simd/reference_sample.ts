@@ -21,16 +21,49 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_STEP,
 } from "./assembly/abi.ts";
-import { SYNC_BYTES, SYNC_MASK_SHIFT, SYNC_RANGE_BYTES, SYNC_SPAN_SHIFT } from "./assembly/abi.ts";
+import {
+  SMALLEST_THREE_WIDE_MAX,
+  SYNC_BYTES,
+  SYNC_MASK_SHIFT,
+  SYNC_RANGE_BYTES,
+  SYNC_SPAN_SHIFT,
+  TRACK_SMALLEST_THREE_WIDE,
+} from "./assembly/abi.ts";
 
 const f = Math.fround;
 const BOUND = f(TIME_BOUND);
 const RANGE = f(SMALLEST_THREE_RANGE);
 const QUANTUM = f(f(2 * RANGE) / SMALLEST_THREE_MAX);
+const WIDE_MAX = SMALLEST_THREE_WIDE_MAX;
+const WIDE_QUANTUM = f(f(2 * RANGE) / WIDE_MAX);
 
 /** Byte offset of path p's first field in a pose group (tx, qx, sx). */
 function fieldOffset(p: number): number {
   return p === 0 ? 0 : p === 1 ? 48 : 112;
+}
+
+/**
+ * Writes into `out` the quaternion whose three smallest components are `a,
+ * b, c` (in order, the `largest` one rebuilt from unit length), negated when
+ * `negate`.
+ */
+function placeSmallestThree(
+  a: number,
+  b: number,
+  c: number,
+  largest: number,
+  negate: boolean,
+  out: Float32Array,
+): void {
+  const d = f(Math.sqrt(Math.max(0, f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c)))));
+  const q = largest === 0
+    ? [d, a, b, c]
+    : largest === 1
+    ? [a, d, b, c]
+    : largest === 2
+    ? [a, b, d, c]
+    : [a, b, c, d];
+  for (let i = 0; i < 4; i++) out[i] = negate ? -q[i] : q[i];
 }
 
 /**
@@ -43,17 +76,23 @@ export function decodeSmallestThree(low: number, high: number, out: Float32Array
   const a = f(f((low & 0xfffff) * QUANTUM) - RANGE);
   const b = f(f((((low >>> 20) | (high << 12)) & 0xfffff) * QUANTUM) - RANGE);
   const c = f(f(((high >>> 8) & 0xfffff) * QUANTUM) - RANGE);
-  const largest = (high >>> 28) & 3;
-  const d = f(Math.sqrt(Math.max(0, f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c)))));
-  const q = largest === 0
-    ? [d, a, b, c]
-    : largest === 1
-    ? [a, d, b, c]
-    : largest === 2
-    ? [a, b, d, c]
-    : [a, b, c, d];
-  const sign = high & (1 << 30) ? -1 : 1;
-  for (let i = 0; i < 4; i++) out[i] = sign * q[i];
+  placeSmallestThree(a, b, c, (high >>> 28) & 3, (high & (1 << 30)) !== 0, out);
+}
+
+/**
+ * Decodes a wide smallest-three key (sync blocks only): three words of a
+ * 30-bit field each; the dropped index in bits 30..31 of `w0`, the negating
+ * bit at bit 30 of `w1`. Each field is rounded to f32 before scaling, as
+ * the kernel converts it.
+ */
+export function decodeSmallestThreeWide(
+  w0: number,
+  w1: number,
+  w2: number,
+  out: Float32Array,
+): void {
+  const field = (w: number) => f(f(f(w & WIDE_MAX) * WIDE_QUANTUM) - RANGE);
+  placeSmallestThree(field(w0), field(w1), field(w2), w0 >>> 30, (w1 & (1 << 30)) !== 0, out);
 }
 
 const key = new Float32Array(4);
@@ -201,6 +240,10 @@ function syncSource(view: DataView, clip: number, record: number, rotation: bool
     if (format === TRACK_SMALLEST_THREE) {
       const at = values + k * span * 8 + lane * 4;
       decodeSmallestThree(view.getUint32(at, true), view.getUint32(at + span * 4, true), key);
+    } else if (format === TRACK_SMALLEST_THREE_WIDE) {
+      const at = values + k * span * 12 + lane * 4,
+        word = (i: number) => view.getUint32(at + i * span * 4, true);
+      decodeSmallestThreeWide(word(0), word(1), word(2), key);
     } else if (format === TRACK_RANGED) {
       for (let c = 0; c < 3; c++) {
         const q = view.getUint16(

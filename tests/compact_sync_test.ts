@@ -31,12 +31,12 @@ function blockMasks(compact: ReturnType<typeof compactClip>, core: Core): number
 
 /** Runs `fn` with blocks built wherever a group path has two keyed lanes (`force`). */
 function withPolicy<T>(force: boolean, fn: () => T): T {
-  const saved = syncPolicy.byteFactor;
-  if (force) syncPolicy.byteFactor = Infinity;
+  const saved = { ...syncPolicy };
+  if (force) syncPolicy.byteFactor = syncPolicy.clipFactor = Infinity;
   try {
     return fn();
   } finally {
-    syncPolicy.byteFactor = saved;
+    Object.assign(syncPolicy, saved);
   }
 }
 
@@ -103,6 +103,6 @@ Deno.test("compact clips: rotations keyed at shared times become one block per g
     new SkeletonAsset(definition, core),
   );
   // Group 1's block takes in joint 5 (held); group 2's only its two joints.
-  assertEquals(blockMasks(compact, core), [15, 15, 3]);
+  assertEquals(blockMasks(compact, core).sort((a, b) => a - b), [3, 15, 15]);
   assert(compact.maxError <= compact.tolerance);
 });

@@ -38,6 +38,14 @@ export const TRACK_RAW = 0;
 export const TRACK_RANGED = 1;
 /** Track value format: smallest-three rotation, three 20-bit fields and the index (u64). */
 export const TRACK_SMALLEST_THREE = 2;
+/**
+ * Value format of sync blocks only: smallest-three in three 30-bit fields
+ * (12 bytes a key; the dropped index in bits 30..31 of the first word, the
+ * negating bit at bit 30 of the second): about f32 precision.
+ */
+export const TRACK_SMALLEST_THREE_WIDE = 3;
+/** Largest value of a 30-bit wide smallest-three field. */
+export const SMALLEST_THREE_WIDE_MAX = 1073741823;
 /** Track flag: STEP interpolation (hold the left key). */
 export const TRACK_STEP = 16;
 /**

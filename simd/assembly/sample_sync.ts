@@ -12,12 +12,14 @@ import {
   NO_CURSOR,
   SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
+  SMALLEST_THREE_WIDE_MAX,
   SYNC_MASK_SHIFT,
   SYNC_RANGE_BYTES,
   SYNC_SPAN_SHIFT,
   TIME_BOUND,
   TRACK_RANGED,
   TRACK_SMALLEST_THREE,
+  TRACK_SMALLEST_THREE_WIDE,
 } from "./abi";
 import { fieldOffset, findKey } from "./sample_keys";
 
@@ -37,10 +39,29 @@ import { fieldOffset, findKey } from "./sample_keys";
 }
 
 /**
+ * Stores the quaternions whose three smallest components are `a, b, c` (in
+ * order; the `largest` rebuilt from unit length), their sign bits flipped
+ * by `sign`, at `dst` in the lanes of `m`: branch-free, the rebuilt
+ * component placed by selects on the dropped index.
+ */
+// @ts-ignore: decorator
+@inline function placeSmallestThree(a: v128, b: v128, c: v128, largest: v128, sign: v128, dst: usize, m: v128, full: bool): void {
+  const r = f32x4.sub(f32x4.sub(f32x4.sub(f32x4.splat(1), f32x4.mul(a, a)), f32x4.mul(b, b)), f32x4.mul(c, c));
+  const d = f32x4.sqrt(f32x4.max(f32x4.splat(0), r));
+  const e0 = i32x4.eq(largest, i32x4.splat(0));
+  const e1 = i32x4.eq(largest, i32x4.splat(1));
+  const e2 = i32x4.eq(largest, i32x4.splat(2));
+  const e3 = i32x4.eq(largest, i32x4.splat(3));
+  storeMasked(dst, v128.xor(v128.bitselect(d, a, e0), sign), m, full);
+  storeMasked(dst + 16, v128.xor(v128.bitselect(a, v128.bitselect(d, b, e1), e0), sign), m, full);
+  storeMasked(dst + 32, v128.xor(v128.bitselect(b, v128.bitselect(d, c, e2), v128.or(e0, e1)), sign), m, full);
+  storeMasked(dst + 48, v128.xor(v128.bitselect(d, c, e3), sign), m, full);
+}
+
+/**
  * Decodes key `k` of the sync block at `record` into the cache lanes at
  * `dst` (a pose group's path: component stride 16 bytes), in the lanes of
- * `m`. Branch-free within a format: smallest-three places the rebuilt
- * component by selects on the dropped index.
+ * `m`, branch-free within a format.
  */
 // @ts-ignore: decorator
 @inline function decodeSync(clip: usize, record: usize, k: u32, rotation: bool, dst: usize, m: v128, full: bool): void {
@@ -48,29 +69,37 @@ import { fieldOffset, findKey } from "./sample_keys";
   const format = flags & 15;
   const span = <usize>((flags >> SYNC_SPAN_SHIFT) & 7);
   const values = clip + load<u32>(record, 4);
+  const step = f32x4.splat((<f32>2 * <f32>SMALLEST_THREE_RANGE) / <f32>SMALLEST_THREE_MAX);
+  const range = f32x4.splat(<f32>SMALLEST_THREE_RANGE);
   if (format == TRACK_SMALLEST_THREE) {
     const at = values + <usize>k * (span << 3);
     const low = v128.load(at), high = v128.load(at + (span << 2));
     const field = i32x4.splat(0xfffff);
-    const step = f32x4.splat((<f32>2 * <f32>SMALLEST_THREE_RANGE) / <f32>SMALLEST_THREE_MAX);
-    const range = f32x4.splat(<f32>SMALLEST_THREE_RANGE);
-    const a = f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(low, field)), step), range);
     const bBits = v128.and(v128.or(i32x4.shr_u(low, 20), i32x4.shl(high, 12)), field);
-    const b = f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(bBits), step), range);
-    const c = f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(high, 8), field)), step), range);
-    const largest = v128.and(i32x4.shr_u(high, 28), i32x4.splat(3));
-    const r = f32x4.sub(f32x4.sub(f32x4.sub(f32x4.splat(1), f32x4.mul(a, a)), f32x4.mul(b, b)), f32x4.mul(c, c));
-    const d = f32x4.sqrt(f32x4.max(f32x4.splat(0), r));
-    const e0 = i32x4.eq(largest, i32x4.splat(0));
-    const e1 = i32x4.eq(largest, i32x4.splat(1));
-    const e2 = i32x4.eq(largest, i32x4.splat(2));
-    const e3 = i32x4.eq(largest, i32x4.splat(3));
-    // Bit 62 of each key (bit 30 of its high word) negates it: into the sign bits.
-    const sign = v128.and(i32x4.shl(high, 1), i32x4.splat(0x80000000));
-    storeMasked(dst, v128.xor(v128.bitselect(d, a, e0), sign), m, full);
-    storeMasked(dst + 16, v128.xor(v128.bitselect(a, v128.bitselect(d, b, e1), e0), sign), m, full);
-    storeMasked(dst + 32, v128.xor(v128.bitselect(b, v128.bitselect(d, c, e2), v128.or(e0, e1)), sign), m, full);
-    storeMasked(dst + 48, v128.xor(v128.bitselect(d, c, e3), sign), m, full);
+    placeSmallestThree(
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(low, field)), step), range),
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(bBits), step), range),
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(high, 8), field)), step), range),
+      v128.and(i32x4.shr_u(high, 28), i32x4.splat(3)),
+      // Bit 62 of each key (bit 30 of its high word) negates it: into the sign bits.
+      v128.and(i32x4.shl(high, 1), i32x4.splat(0x80000000)),
+      dst, m, full,
+    );
+    return;
+  }
+  if (format == TRACK_SMALLEST_THREE_WIDE) {
+    const at = values + <usize>k * span * 12;
+    const w0 = v128.load(at), w1 = v128.load(at + (span << 2)), w2 = v128.load(at + (span << 3));
+    const field = i32x4.splat(SMALLEST_THREE_WIDE_MAX);
+    const wide = f32x4.splat(<f32>((<f64>2 * <f64><f32>SMALLEST_THREE_RANGE) / <f64>SMALLEST_THREE_WIDE_MAX));
+    placeSmallestThree(
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w0, field)), wide), range),
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w1, field)), wide), range),
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w2, field)), wide), range),
+      i32x4.shr_u(w0, 30),
+      v128.and(i32x4.shl(w1, 1), i32x4.splat(0x80000000)),
+      dst, m, full,
+    );
     return;
   }
   if (format == TRACK_RANGED) {

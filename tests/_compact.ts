@@ -18,6 +18,11 @@ import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { poseFloats } from "../simd/layout.ts";
 import { randomQuaternion } from "./_scene.ts";
+import { isBuildSupported } from "../simd/_core.ts";
+import { assert } from "@std/assert";
+
+/** The SIMD builds this machine runs. */
+export const SIMD_BUILDS = (["simd", "relaxed-simd"] as const).filter(isBuildSupported);
 
 /** `count` increasing random key times. */
 function randomTimes(count: number, next: () => number): Float32Array {
@@ -105,4 +110,24 @@ export function timeSequence(next: () => number, end: number): number[] {
   for (let i = 0; i < 20; i++) times.push(next() * (end + 0.2) - 0.1);
   for (let t = end; t > 0; t -= 0.02 + next() * 0.04) times.push(t);
   return times;
+}
+
+/**
+ * Asserts that every SIMD build samples `clip`'s compact form at `times`
+ * (one playback, in order) as the scalar reference does, within float noise.
+ */
+export function assertSimdMatchesScalar(
+  definition: SkeletonDefinition,
+  clip: Clip,
+  times: number[],
+): void {
+  const expected = sampleOnCore("scalar", definition, clip, times);
+  for (const build of SIMD_BUILDS) {
+    sampleOnCore(build, definition, clip, times).forEach((pose, i) => {
+      for (let k = 0; k < pose.length; k++) {
+        const d = Math.abs(pose[k] - expected[i][k]);
+        assert(d <= 2e-6, `${build}: t=${times[i]} float ${k}: ${pose[k]} vs ${expected[i][k]}`);
+      }
+    });
+  }
 }

@@ -21,13 +21,17 @@ import {
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { exactPose, poseDistance } from "../animation/_clip_error.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import { isBuildSupported } from "../simd/_core.ts";
 import { fcParams } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";
-import { randomClip, randomSkeleton, sampleOnCore, timeSequence } from "./_compact.ts";
+import {
+  assertSimdMatchesScalar,
+  randomClip,
+  randomSkeleton,
+  sampleOnCore,
+  SIMD_BUILDS,
+  timeSequence,
+} from "./_compact.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
-
-const SIMD_BUILDS = (["simd", "relaxed-simd"] as const).filter(isBuildSupported);
 
 Deno.test("compact sampling: every SIMD build equals the scalar reference on random clips", () => {
   fc.assert(
@@ -36,19 +40,7 @@ Deno.test("compact sampling: every SIMD build equals the scalar reference on ran
       const definition = randomSkeleton(joints, next);
       const clip = randomClip(joints, next);
       const times = timeSequence(next, clip.duration);
-      const expected = sampleOnCore("scalar", definition, clip, times);
-      for (const build of SIMD_BUILDS) {
-        const poses = sampleOnCore(build, definition, clip, times);
-        poses.forEach((pose, i) => {
-          for (let k = 0; k < pose.length; k++) {
-            const d = Math.abs(pose[k] - expected[i][k]);
-            assert(
-              d <= 2e-6,
-              `${build}: t=${times[i]} float ${k}: ${pose[k]} vs ${expected[i][k]}`,
-            );
-          }
-        });
-      }
+      assertSimdMatchesScalar(definition, clip, times);
     }),
     fcParams(30),
   );

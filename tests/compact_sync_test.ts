@@ -9,14 +9,11 @@ import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { compactClip, Core, createClip, SkeletonAsset } from "../mod.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import { isBuildSupported } from "../simd/_core.ts";
 import { syncPolicy } from "../animation/_sync_blocks.ts";
 import { SYNC_BYTES, SYNC_MASK_SHIFT } from "../simd/assembly/abi.ts";
 import { fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
-import { randomClip, randomSkeleton, sampleOnCore, timeSequence } from "./_compact.ts";
-
-const SIMD_BUILDS = (["simd", "relaxed-simd"] as const).filter(isBuildSupported);
+import { assertSimdMatchesScalar, randomClip, randomSkeleton, timeSequence } from "./_compact.ts";
 
 /** The lane masks of the sync blocks of `clip`'s compact form for `skeleton`. */
 function blockMasks(compact: ReturnType<typeof compactClip>, core: Core): number[] {
@@ -53,18 +50,7 @@ for (const [name, shared, force, least] of VARIANTS) {
         withPolicy(force, () => {
           const core = Core.create("scalar");
           blocks += blockMasks(compactClip(clip, new SkeletonAsset(definition, core)), core).length;
-          const expected = sampleOnCore("scalar", definition, clip, times);
-          for (const build of SIMD_BUILDS) {
-            sampleOnCore(build, definition, clip, times).forEach((pose, i) => {
-              for (let k = 0; k < pose.length; k++) {
-                const d = Math.abs(pose[k] - expected[i][k]);
-                assert(
-                  d <= 2e-6,
-                  `${build}: t=${times[i]} float ${k}: ${pose[k]} vs ${expected[i][k]}`,
-                );
-              }
-            });
-          }
+          assertSimdMatchesScalar(definition, clip, times);
         });
       }),
       fcParams(15),

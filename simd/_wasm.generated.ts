@@ -2,7 +2,7 @@
 // Sources: simd/assembly/{abi.ts,blend.ts,common.ts,copy.ts,ik.ts,index.ts,layers.ts,pose.ts,sample.ts,sample_keys.ts,sample_sync.ts,scan.ts,skeleton.ts,skin_common.ts,skin_dq.ts,skin_emit.ts,skin_pairs.ts,skin_positions.ts,skin_rigid.ts,skin_vertices.ts,skinning.ts}, compiled with assemblyscript@0.28.20.
 
 /** SHA-256 of the core's sources, compiler and flags. */
-export const SOURCE_HASH = "3a9cd387774d56b080489cac411b93f527a4bfa41a78489a8381bdb07641a20c";
+export const SOURCE_HASH = "b38973a199c1f36b4c6b4bbbf77b14fc7b7152cef5449d88fa2db5db6cc346f5";
 
 /** Core build `simd`, 113936 bytes, base64. */
 export const SIMD_WASM =

@@ -6,9 +6,11 @@
 // decoded keys left and right of the last time sampled (two pose groups),
 // and per path the interval they hold, `[lo, hi)`, with `inv = 1 / (hi - lo)`
 // (0 for a held value). A frame compares the time with every lane's interval
-// at once; only lanes whose interval the time left go to the scalar refill,
-// which walks that track's cursor forward (playing forward, a frame moves by
-// at most a key or two) or searches (seeks, loops, reversed playback). Then
+// at once; only lanes whose interval the time left are refilled: a lane of a
+// synchronous block refills the whole block with one 4-wide decode
+// (`sample_sync.ts`), any other lane its own track by the scalar refill.
+// Either walks the cursor forward (playing forward, a frame moves by at most
+// a key or two) or searches (seeks, loops, reversed playback). Then
 // the group interpolates in straight-line SIMD as `blendPoses` does, with a
 // weight per lane. Constant and rest-pose lanes hold `lo = -TIME_BOUND`,
 // `hi = TIME_BOUND`, `inv = 0`: they are never refilled and never read keys.

@@ -6,12 +6,16 @@
  */
 
 import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
+import { type SyncBlock, syncBlocks } from "./_sync_blocks.ts";
 import { poseLane } from "../simd/layout.ts";
 import {
   CACHE_GROUP_BYTES,
   CACHE_RIGHT,
   CACHE_TIMING,
   CLIP_HEADER_BYTES,
+  SYNC_BYTES,
+  SYNC_MASK_SHIFT,
+  SYNC_SPAN_SHIFT,
   TIME_BOUND,
   TRACK_BISECT,
   TRACK_BYTES,
@@ -24,9 +28,13 @@ export interface ClipImage {
   readonly bytes: Uint8Array;
   /** A playback's cache before its first sample: rest pose and held values. */
   readonly template: Uint8Array;
+  /** Keyed channels (per-lane tracks and lanes of sync blocks). */
   readonly trackCount: number;
+  /** Keys stored, per lane. */
   readonly keyCount: number;
-  /** Key times of the tracks kept, and the piece bounds of bisected ones. */
+  /** Group paths stored as synchronous blocks. */
+  readonly syncCount: number;
+  /** Key times of the tracks and blocks kept, and the piece bounds of bisected tracks. */
   readonly keyTimes: Float32Array[];
 }
 
@@ -37,11 +45,19 @@ function laneByte(joint: number, path: number): number {
   return (joint >> 2) * CACHE_GROUP_BYTES + (poseLane(joint & 3) + PATH_FIELD[path] * 4) * 4;
 }
 
-/** The image of a clip of `groups` SoA×4 groups over `restPose`. */
+/**
+ * The image of a clip of `groups` SoA×4 groups over `restPose`. With `sync`
+ * (the skeleton's joint count), group paths whose lanes keep keys at nearly
+ * the same times become synchronous blocks (`_sync_blocks.ts`), which take
+ * in the group's held lanes of real joints too; `wide` lets rotation
+ * blocks with lanes that keep floats use wide smallest-three keys.
+ */
 export function clipImage(
   groups: number,
   restPose: Float32Array,
   reduced: readonly ReducedChannel[],
+  sync: number | false,
+  wide = true,
 ): ClipImage {
   const template = new Uint8Array(groups * CACHE_GROUP_BYTES);
   const view = new DataView(template.buffer);
@@ -58,58 +74,93 @@ export function clipImage(
       view.setFloat32(timing + 16, TIME_BOUND, true);
     }
   }
+  for (const r of reduced) {
+    if (!("constant" in r)) continue;
+    const lane = laneByte(r.joint, r.path);
+    r.constant.forEach((v, c) => {
+      view.setFloat32(lane + c * 16, v, true);
+      view.setFloat32(lane + CACHE_RIGHT + c * 16, v, true);
+    });
+  }
+  const heldValue = (joint: number, path: number) =>
+    Float32Array.from(
+      { length: path === 1 ? 4 : 3 },
+      (_, c) => view.getFloat32(laneByte(joint, path) + c * 16, true),
+    );
+  const { blocks, held } = syncBlocks(reduced, sync, heldValue, wide);
   const tracks: KeyTrack[] = [];
   const lanes = new Int16Array(groups * 12).fill(-1);
-  for (const r of reduced) {
-    const lane = laneByte(r.joint, r.path);
-    if ("constant" in r) {
-      r.constant.forEach((v, c) => {
-        view.setFloat32(lane + c * 16, v, true);
-        view.setFloat32(lane + CACHE_RIGHT + c * 16, v, true);
-      });
-      continue;
+  blocks.forEach((b, i) => {
+    for (let l = 0; l < 4; l++) {
+      if (b.mask & (1 << l)) lanes[(b.group * 3 + b.path) * 4 + l] = -2 - i;
     }
-    lanes[((r.joint >> 2) * 3 + r.path) * 4 + (r.joint & 3)] = tracks.length;
-    tracks.push(r.keys);
+  });
+  let keyCount = 0;
+  for (const r of reduced) {
+    if (!("keys" in r)) continue;
+    if (held.has(r)) {
+      keyCount += blocks.find((b) => b.group === r.joint >> 2 && b.path === r.path)!.times.length;
+    } else {
+      lanes[((r.joint >> 2) * 3 + r.path) * 4 + (r.joint & 3)] = tracks.length;
+      tracks.push(r.keys);
+      keyCount += r.keys.times.length;
+    }
     // lo = hi = TIME_BOUND: every time is below, so the first sample refills the lane.
     const timing = (r.joint >> 2) * CACHE_GROUP_BYTES + CACHE_TIMING + r.path * 48 +
       (r.joint & 3) * 4;
     view.setFloat32(timing, TIME_BOUND, true);
   }
   return {
-    bytes: layOut(groups, lanes, tracks),
+    bytes: layOut(groups, lanes, tracks, blocks),
     template,
-    trackCount: tracks.length,
-    keyCount: tracks.reduce((n, t) => n + t.times.length, 0),
-    keyTimes: tracks.flatMap((t) => t.pieceTimes ? [t.times, t.pieceTimes] : [t.times]),
+    trackCount: tracks.length + held.size,
+    keyCount,
+    syncCount: blocks.length,
+    keyTimes: [
+      ...tracks.flatMap((t) => t.pieceTimes ? [t.times, t.pieceTimes] : [t.times]),
+      ...blocks.map((b) => b.times),
+    ],
   };
 }
 
-/** The clip's bytes: header, lanes, track records, then each track's times and values. */
-function layOut(groups: number, lanes: Int16Array, tracks: KeyTrack[]): Uint8Array {
+/**
+ * The clip's bytes: header, lanes, track records, sync block records, then
+ * each track's and block's times and values.
+ */
+function layOut(
+  groups: number,
+  lanes: Int16Array,
+  tracks: KeyTrack[],
+  blocks: SyncBlock[],
+): Uint8Array {
   const align = (n: number, a: number) => Math.ceil(n / a) * a;
   const lanesAt = CLIP_HEADER_BYTES;
   const tracksAt = align(lanesAt + lanes.byteLength, 16);
-  let end = tracksAt + tracks.length * TRACK_BYTES;
-  // Tracks whose kept key times are equal share one copy of them.
+  const syncsAt = tracksAt + tracks.length * TRACK_BYTES;
+  let end = syncsAt + blocks.length * SYNC_BYTES;
+  // Tracks and blocks whose kept key times are equal share one copy of them.
   const shared = new Map<string, number>();
-  const at = tracks.map((t) => {
-    const key = t.times.join();
-    let times = shared.get(key);
-    if (times === undefined) {
-      shared.set(key, times = end);
-      end += t.times.byteLength;
+  const place = (times: Float32Array, bytes: Uint8Array, alignment: number) => {
+    const key = times.join();
+    let timesAt = shared.get(key);
+    if (timesAt === undefined) {
+      shared.set(key, timesAt = end);
+      end += times.byteLength;
     }
-    const values = align(end, 8);
-    end = values + t.bytes.length;
-    return { times, values };
-  });
+    const values = align(end, alignment);
+    end = values + bytes.length;
+    return { times: timesAt, values };
+  };
+  const at = tracks.map((t) => place(t.times, t.bytes, 8));
+  const blockAt = blocks.map((b) => place(b.times, b.bytes, 16));
   const image = new Uint8Array(align(end, 16));
   const view = new DataView(image.buffer);
   view.setUint32(0, groups, true);
   view.setUint32(4, tracks.length, true);
   view.setUint32(8, lanesAt, true);
   view.setUint32(12, tracksAt, true);
+  view.setUint32(16, blocks.length, true);
+  view.setUint32(20, syncsAt, true);
   image.set(new Uint8Array(lanes.buffer), lanesAt);
   tracks.forEach((t, i) => {
     const record = tracksAt + i * TRACK_BYTES;
@@ -127,6 +178,19 @@ function layOut(groups: number, lanes: Int16Array, tracks: KeyTrack[]): Uint8Arr
     }
     image.set(new Uint8Array(t.times.buffer), at[i].times);
     image.set(t.bytes, at[i].values);
+  });
+  blocks.forEach((b, i) => {
+    const record = syncsAt + i * SYNC_BYTES;
+    view.setUint32(record, blockAt[i].times, true);
+    view.setUint32(record + 4, blockAt[i].values, true);
+    view.setUint32(record + 8, b.times.length, true);
+    view.setUint32(
+      record + 12,
+      b.format | (b.span << SYNC_SPAN_SHIFT) | (b.mask << SYNC_MASK_SHIFT),
+      true,
+    );
+    image.set(new Uint8Array(b.times.buffer), blockAt[i].times);
+    image.set(b.bytes, blockAt[i].values);
   });
   return image;
 }

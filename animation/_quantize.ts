@@ -14,12 +14,43 @@
  * @module
  */
 
-import { SMALLEST_THREE_MAX, SMALLEST_THREE_RANGE } from "../simd/assembly/abi.ts";
+import {
+  SMALLEST_THREE_MAX,
+  SMALLEST_THREE_RANGE,
+  SMALLEST_THREE_WIDE_MAX,
+} from "../simd/assembly/abi.ts";
 import { decodeSmallestThree } from "../simd/reference_sample.ts";
 
 const QUANTUM = Math.fround(
   Math.fround(2 * Math.fround(SMALLEST_THREE_RANGE)) / SMALLEST_THREE_MAX,
 );
+const WIDE_QUANTUM = Math.fround(
+  Math.fround(2 * Math.fround(SMALLEST_THREE_RANGE)) / SMALLEST_THREE_WIDE_MAX,
+);
+
+/**
+ * The smallest-three fields of unit quaternion `q` (at `q[at..at+4)`) with
+ * `quantum` and largest field value `max`: the three smaller components
+ * (of the quaternion negated so that the largest is positive), the dropped
+ * index and whether decoding must negate.
+ */
+function smallestThree(
+  q: ArrayLike<number>,
+  at: number,
+  quantum: number,
+  max: number,
+): { fields: number[]; largest: number; negate: boolean } {
+  let largest = 0;
+  for (let c = 1; c < 4; c++) if (Math.abs(q[at + c]) > Math.abs(q[at + largest])) largest = c;
+  const sign = q[at + largest] < 0 ? -1 : 1;
+  const fields: number[] = [];
+  for (let c = 0; c < 4; c++) {
+    if (c === largest) continue;
+    const u = Math.round((sign * q[at + c] + SMALLEST_THREE_RANGE) / quantum);
+    fields.push(Math.min(max, Math.max(0, u)));
+  }
+  return { fields, largest, negate: sign < 0 };
+}
 
 /**
  * Encodes unit quaternion `q` (x, y, z, w at `q[at..at+4)`) into the two
@@ -32,18 +63,30 @@ export function encodeSmallestThree(
   out: Uint32Array,
   o: number,
 ): void {
-  let largest = 0;
-  for (let c = 1; c < 4; c++) if (Math.abs(q[at + c]) > Math.abs(q[at + largest])) largest = c;
-  const sign = q[at + largest] < 0 ? -1 : 1;
-  const fields: number[] = [];
-  for (let c = 0; c < 4; c++) {
-    if (c === largest) continue;
-    const u = Math.round((sign * q[at + c] + SMALLEST_THREE_RANGE) / QUANTUM);
-    fields.push(Math.min(SMALLEST_THREE_MAX, Math.max(0, u)));
-  }
-  const [a, b, c] = fields;
+  const { fields: [a, b, c], largest, negate } = smallestThree(q, at, QUANTUM, SMALLEST_THREE_MAX);
   out[o] = (a | (b << 20)) >>> 0;
-  out[o + 1] = ((b >>> 12) | (c << 8) | (largest << 28) | (sign < 0 ? 1 << 30 : 0)) >>> 0;
+  out[o + 1] = ((b >>> 12) | (c << 8) | (largest << 28) | (negate ? 1 << 30 : 0)) >>> 0;
+}
+
+/**
+ * Encodes unit quaternion `q` into the three words of a wide smallest-three
+ * key (`TRACK_SMALLEST_THREE_WIDE`), written to `out[o..o+3)`.
+ */
+export function encodeSmallestThreeWide(
+  q: ArrayLike<number>,
+  at: number,
+  out: Uint32Array,
+  o: number,
+): void {
+  const { fields: [a, b, c], largest, negate } = smallestThree(
+    q,
+    at,
+    WIDE_QUANTUM,
+    SMALLEST_THREE_WIDE_MAX,
+  );
+  out[o] = (a | (largest << 30)) >>> 0;
+  out[o + 1] = (b | (negate ? 1 << 30 : 0)) >>> 0;
+  out[o + 2] = c;
 }
 
 const word = new Uint32Array(2);

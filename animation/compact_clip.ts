@@ -17,12 +17,16 @@
  *   ends as keys cost up to 2.4 times the keys.
  *
  * Layout (byte offsets from the clip's start, little-endian): a header
- * `groupCount, trackCount, lanesOffset, tracksOffset` (u32); per SoA×4
- * group and path (translation, rotation, scale) four i16 track indices (-1
- * for a held lane); per track a record of {@linkcode TRACK_BYTES}: `times
- * offset, values offset, key count, flags` (u32: format, `TRACK_STEP`, `TRACK_BISECT`),
- * then `min[3], scale[3]` (f32, ranged vectors); then each track's key
- * times (f32) and values.
+ * `groupCount, trackCount, lanesOffset, tracksOffset, syncCount,
+ * syncsOffset` (u32); per SoA×4 group and path (translation, rotation,
+ * scale) four i16 lane entries (-1 for a held lane, a track index, or
+ * `-2 - b` for a lane of sync block b); per track a record of
+ * `TRACK_BYTES`: `times offset, values offset, key count, flags` (u32:
+ * format, `TRACK_STEP`, `TRACK_BISECT`), then `min[3], scale[3]` (f32, ranged vectors);
+ * per sync block (the LINEAR lanes of one group path at the union of their
+ * key times, `_sync_blocks.ts`) a record of `SYNC_BYTES`: `times offset,
+ * values offset, key count, flags` (format, span, lane mask); then each
+ * track's and block's key times (f32) and values.
  *
  * @module
  */
@@ -151,9 +155,22 @@ export class CompactClip {
         this.virtualDistance,
       );
       const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
-      const image = clipImage(groups, skeleton.restPose, reduced);
-      const error = measureError(image, clip, geometry, this.virtualDistance);
-      if (!best || error < best.error) best = { image, error }, misses = 0;
+      // Sync blocks' keys at the union of their lanes' times, and wide
+      // smallest-three keys, can cost error: then fewer blocks, then none.
+      let image: ClipImage | undefined, error = Infinity;
+      for (
+        const [sync, wide] of [[skeleton.jointCount, true], [skeleton.jointCount, false], [
+          false,
+          false,
+        ]] as const
+      ) {
+        const candidate = clipImage(groups, skeleton.restPose, reduced, sync, wide);
+        if (image && candidate.syncCount === image.syncCount) continue;
+        const candidateError = measureError(candidate, clip, geometry, this.virtualDistance);
+        if (candidateError < error) image = candidate, error = candidateError;
+        if (error <= this.tolerance) break;
+      }
+      if (!best || error < best.error) best = { image: image!, error }, misses = 0;
       else misses++;
       if (error <= this.tolerance) break;
       scale *= Math.min(0.5, (0.8 * this.tolerance) / error);

@@ -24,15 +24,49 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_STEP,
 } from "./assembly/abi.ts";
+import {
+  SMALLEST_THREE_WIDE_MAX,
+  SYNC_BYTES,
+  SYNC_MASK_SHIFT,
+  SYNC_RANGE_BYTES,
+  SYNC_SPAN_SHIFT,
+  TRACK_SMALLEST_THREE_WIDE,
+} from "./assembly/abi.ts";
 
 const f = Math.fround;
 const BOUND = f(TIME_BOUND);
 const RANGE = f(SMALLEST_THREE_RANGE);
 const QUANTUM = f(f(2 * RANGE) / SMALLEST_THREE_MAX);
+const WIDE_MAX = SMALLEST_THREE_WIDE_MAX;
+const WIDE_QUANTUM = f(f(2 * RANGE) / WIDE_MAX);
 
 /** Byte offset of path p's first field in a pose group (tx, qx, sx). */
 function fieldOffset(p: number): number {
   return p === 0 ? 0 : p === 1 ? 48 : 112;
+}
+
+/**
+ * Writes into `out` the quaternion whose three smallest components are `a,
+ * b, c` (in order, the `largest` one rebuilt from unit length), negated when
+ * `negate`.
+ */
+function placeSmallestThree(
+  a: number,
+  b: number,
+  c: number,
+  largest: number,
+  negate: boolean,
+  out: Float32Array,
+): void {
+  const d = f(Math.sqrt(Math.max(0, f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c)))));
+  const q = largest === 0
+    ? [d, a, b, c]
+    : largest === 1
+    ? [a, d, b, c]
+    : largest === 2
+    ? [a, b, d, c]
+    : [a, b, c, d];
+  for (let i = 0; i < 4; i++) out[i] = negate ? -q[i] : q[i];
 }
 
 /**
@@ -45,17 +79,23 @@ export function decodeSmallestThree(low: number, high: number, out: Float32Array
   const a = f(f((low & 0xfffff) * QUANTUM) - RANGE);
   const b = f(f((((low >>> 20) | (high << 12)) & 0xfffff) * QUANTUM) - RANGE);
   const c = f(f(((high >>> 8) & 0xfffff) * QUANTUM) - RANGE);
-  const largest = (high >>> 28) & 3;
-  const d = f(Math.sqrt(Math.max(0, f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c)))));
-  const q = largest === 0
-    ? [d, a, b, c]
-    : largest === 1
-    ? [a, d, b, c]
-    : largest === 2
-    ? [a, b, d, c]
-    : [a, b, c, d];
-  const sign = high & (1 << 30) ? -1 : 1;
-  for (let i = 0; i < 4; i++) out[i] = sign * q[i];
+  placeSmallestThree(a, b, c, (high >>> 28) & 3, (high & (1 << 30)) !== 0, out);
+}
+
+/**
+ * Decodes a wide smallest-three key (sync blocks only): three words of a
+ * 30-bit field each; the dropped index in bits 30..31 of `w0`, the negating
+ * bit at bit 30 of `w1`. Each field is rounded to f32 before scaling, as
+ * the kernel converts it.
+ */
+export function decodeSmallestThreeWide(
+  w0: number,
+  w1: number,
+  w2: number,
+  out: Float32Array,
+): void {
+  const field = (w: number) => f(f(f(w & WIDE_MAX) * WIDE_QUANTUM) - RANGE);
+  placeSmallestThree(field(w0), field(w1), field(w2), w0 >>> 30, (w1 & (1 << 30)) !== 0, out);
 }
 
 const key = new Float32Array(4);
@@ -106,49 +146,66 @@ function copyLane(view: DataView, from: number, to: number, n: number): void {
   }
 }
 
+/** Where a refill reads keys: a track's or a sync block's times, and how to decode one lane. */
+interface KeySource {
+  readonly times: number;
+  readonly n: number;
+  readonly step: boolean;
+  /** LINEAR rotation intervals are bisected (`TRACK_BISECT`; tracks only). */
+  readonly bisect: boolean;
+  /** Decodes key `k` of lane `lane` into the cache lane at `dst`. */
+  decode(k: number, lane: number, dst: number): void;
+}
+
 /**
- * Refills lane `lane` of path `p` of the cache group at `group` for time
- * `t`. The cursor is the left key of a LINEAR interval held, else
- * {@linkcode NO_CURSOR}: then playing on into the next interval decodes one
- * key (the held right key becomes the left one); anything else searches.
+ * Refills `lanes` (lanes of path `p` of the cache group at `group` reading
+ * `source`, among them `lane`) for time `t`. The cursor is the left key of
+ * a LINEAR interval held, else {@linkcode NO_CURSOR}: then playing on into
+ * the next interval decodes one key (the held right key becomes the left
+ * one); anything else searches.
  */
 function refill(
   view: DataView,
-  clip: number,
-  track: number,
+  source: KeySource,
   group: number,
   p: number,
   lane: number,
+  lanes: readonly number[],
   t: number,
 ): void {
-  const times = clip + view.getUint32(track, true);
-  const n = view.getUint32(track + 8, true);
-  const timing = group + CACHE_TIMING + p * 48 + lane * 4;
-  const cursorAt = group + CACHE_CURSORS + p * 16 + lane * 4;
-  const left = group + fieldOffset(p) + lane * 4, right = left + CACHE_RIGHT;
+  const { times, n, step } = source;
   const rotation = p === 1, components = rotation ? 4 : 3;
   const time = (k: number) => view.getFloat32(times + k * 4, true);
+  const timing = (l: number) => group + CACHE_TIMING + p * 48 + l * 4;
+  const cursorAt = (l: number) => group + CACHE_CURSORS + p * 16 + l * 4;
+  const left = (l: number) => group + fieldOffset(p) + l * 4;
+  const right = (l: number) => left(l) + CACHE_RIGHT;
   const set = (lo: number, hi: number, inv: number, cursor: number) => {
-    view.setFloat32(timing, lo, true);
-    view.setFloat32(timing + 16, hi, true);
-    view.setFloat32(timing + 32, inv, true);
-    view.setUint32(cursorAt, cursor, true);
+    for (const l of lanes) {
+      view.setFloat32(timing(l), lo, true);
+      view.setFloat32(timing(l) + 16, hi, true);
+      view.setFloat32(timing(l) + 32, inv, true);
+      view.setUint32(cursorAt(l), cursor, true);
+    }
   };
-  const cursor = view.getUint32(cursorAt, true);
-  const hi = view.getFloat32(timing + 16, true);
+  const cursor = view.getUint32(cursorAt(lane), true);
+  const hi = view.getFloat32(timing(lane) + 16, true);
   if (cursor !== NO_CURSOR && cursor + 2 < n && t >= hi && t < time(cursor + 2)) {
     const next = time(cursor + 2);
-    copyLane(view, right, left, components);
-    decodeKey(view, clip, track, cursor + 2, rotation, right);
+    for (const l of lanes) {
+      copyLane(view, right(l), left(l), components);
+      source.decode(cursor + 2, l, right(l));
+    }
     set(hi, next, f(1 / f(next - hi)), cursor + 1);
     return;
   }
-  const step = (view.getUint32(track + 12, true) & TRACK_STEP) !== 0;
   const first = time(0), last = time(n - 1);
   if (n === 1 || t < first || t >= last) {
     const k = n === 1 || t < first ? 0 : n - 1;
-    decodeKey(view, clip, track, k, rotation, left);
-    copyLane(view, left, right, components);
+    for (const l of lanes) {
+      source.decode(k, l, left(l));
+      copyLane(view, left(l), right(l), components);
+    }
     if (n === 1) set(-BOUND, BOUND, 0, NO_CURSOR);
     else if (k === 0) set(-BOUND, first, 0, NO_CURSOR);
     else set(last, BOUND, 0, NO_CURSOR);
@@ -156,17 +213,76 @@ function refill(
   }
   const k = findKey(view, times, n, t);
   const lo = time(k), next = time(k + 1);
-  decodeKey(view, clip, track, k, rotation, left);
-  if (step) {
-    copyLane(view, left, right, components);
-    set(lo, next, 0, NO_CURSOR);
-  } else {
-    decodeKey(view, clip, track, k + 1, rotation, right);
-    if (view.getUint32(track + 12, true) & TRACK_BISECT) {
-      const piece = bisectInterval(view, left, right, lo, next, t);
-      set(piece.start, piece.end, f(1 / f(piece.end - piece.start)), NO_CURSOR);
-    } else set(lo, next, f(1 / f(next - lo)), k);
+  for (const l of lanes) {
+    source.decode(k, l, left(l));
+    if (step) copyLane(view, left(l), right(l), components);
+    else source.decode(k + 1, l, right(l));
   }
+  if (step) set(lo, next, 0, NO_CURSOR);
+  else if (source.bisect) {
+    // A track's own lane: bisected tracks are never in sync blocks.
+    const piece = bisectInterval(view, left(lane), right(lane), lo, next, t);
+    set(piece.start, piece.end, f(1 / f(piece.end - piece.start)), NO_CURSOR);
+  } else set(lo, next, f(1 / f(next - lo)), k);
+}
+
+/** The keys of the track record at `track`. */
+function trackSource(view: DataView, clip: number, track: number, rotation: boolean): KeySource {
+  return {
+    times: clip + view.getUint32(track, true),
+    n: view.getUint32(track + 8, true),
+    step: (view.getUint32(track + 12, true) & TRACK_STEP) !== 0,
+    bisect: (view.getUint32(track + 12, true) & TRACK_BISECT) !== 0,
+    decode: (k, _lane, dst) => decodeKey(view, clip, track, k, rotation, dst),
+  };
+}
+
+/**
+ * The keys of the sync block record at `record`: `span` lanes per key in
+ * SoA (a component's lanes together), in the block's format.
+ */
+function syncSource(view: DataView, clip: number, record: number, rotation: boolean): KeySource {
+  const flags = view.getUint32(record + 12, true);
+  const format = flags & 15, span = (flags >>> SYNC_SPAN_SHIFT) & 7;
+  const values = clip + view.getUint32(record + 4, true);
+  const n = rotation ? 4 : 3;
+  const decode = (k: number, lane: number, dst: number) => {
+    if (format === TRACK_SMALLEST_THREE) {
+      const at = values + k * span * 8 + lane * 4;
+      decodeSmallestThree(view.getUint32(at, true), view.getUint32(at + span * 4, true), key);
+    } else if (format === TRACK_SMALLEST_THREE_WIDE) {
+      const at = values + k * span * 12 + lane * 4,
+        word = (i: number) => view.getUint32(at + i * span * 4, true);
+      decodeSmallestThreeWide(word(0), word(1), word(2), key);
+    } else if (format === TRACK_RANGED) {
+      for (let c = 0; c < 3; c++) {
+        const q = view.getUint16(
+          values + SYNC_RANGE_BYTES + (k * 3 + c) * span * 2 + lane * 2,
+          true,
+        );
+        const min = view.getFloat32(values + c * 16 + lane * 4, true);
+        key[c] = f(min + f(q * view.getFloat32(values + 48 + c * 16 + lane * 4, true)));
+      }
+    } else {
+      for (let c = 0; c < n; c++) {
+        key[c] = view.getFloat32(values + ((k * n + c) * span + lane) * 4, true);
+      }
+    }
+    for (let c = 0; c < n; c++) view.setFloat32(dst + c * 16, key[c], true);
+  };
+  return {
+    times: clip + view.getUint32(record, true),
+    n: view.getUint32(record + 8, true),
+    step: false,
+    bisect: false,
+    decode,
+  };
+}
+
+/** The lane mask of the sync block record at `record`. */
+function syncLanes(view: DataView, record: number): number[] {
+  const mask = (view.getUint32(record + 12, true) >>> SYNC_MASK_SHIFT) & 15;
+  return [0, 1, 2, 3].filter((l) => mask & (1 << l));
 }
 
 /** Halvings of an arc whose ends have dot product `d` until a piece is within BISECT_COSINE. */
@@ -248,6 +364,8 @@ export function sampleCompact(
   const trackCount = view.getUint32(clip + 4, true);
   const lanes = clip + view.getUint32(clip + 8, true);
   const tracks = clip + view.getUint32(clip + 12, true);
+  const syncCount = view.getUint32(clip + 16, true);
+  const syncs = clip + view.getUint32(clip + 20, true);
   t = f(t);
   const get = (at: number) => view.getFloat32(at, true);
   for (let g = 0; g < groupCount; g++) {
@@ -257,9 +375,21 @@ export function sampleCompact(
       for (let lane = 0; lane < 4; lane++) {
         const timing = group + CACHE_TIMING + p * 48 + lane * 4;
         if (t < get(timing) || t >= get(timing + 16)) {
-          const track = view.getInt16(lanes + ((g * 3 + p) * 4 + lane) * 2, true);
-          if (track >= 0 && track < trackCount) {
-            refill(view, clip, tracks + track * TRACK_BYTES, group, p, lane, t);
+          const entry = view.getInt16(lanes + ((g * 3 + p) * 4 + lane) * 2, true);
+          if (entry >= 0 && entry < trackCount) {
+            const source = trackSource(view, clip, tracks + entry * TRACK_BYTES, p === 1);
+            refill(view, source, group, p, lane, [lane], t);
+          } else if (entry <= -2 && -2 - entry < syncCount) {
+            const record = syncs + (-2 - entry) * SYNC_BYTES;
+            refill(
+              view,
+              syncSource(view, clip, record, p === 1),
+              group,
+              p,
+              lane,
+              syncLanes(view, record),
+              t,
+            );
           }
         }
       }

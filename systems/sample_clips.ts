@@ -93,10 +93,11 @@ export function sampleClipsSystem(
     checkedPlayer(state, eid);
     checkedPose(state, eid);
     checkedSkeleton(state, eid);
-    for (const field of ["time", "speed"] as const) {
-      if (!Number.isFinite(c[field][eid])) {
-        throw new RangeError(`entity ${eid}: ClipPlayer: ${field} is ${c[field][eid]}`);
-      }
+    if (!Number.isFinite(c.time[eid])) {
+      throw new RangeError(`entity ${eid}: ClipPlayer: time is ${c.time[eid]}`);
+    }
+    if (!Number.isFinite(c.speed[eid])) {
+      throw new RangeError(`entity ${eid}: ClipPlayer: speed is ${c.speed[eid]}`);
     }
   }
   const memory = state.memory;

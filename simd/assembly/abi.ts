@@ -25,8 +25,11 @@ export const IK_TWO_BONE = 0;
 export const IK_AIM = 1;
 
 // Compact clips (`animation/compact_clip.ts`, `simd/assembly/sample.ts`).
-/** Bytes of a compact clip's header: groupCount, trackCount, lanes, tracks offsets. */
-export const CLIP_HEADER_BYTES = 16;
+/**
+ * Bytes of a compact clip's header: groupCount, trackCount, lanes, tracks
+ * offsets, syncCount, syncs offset.
+ */
+export const CLIP_HEADER_BYTES = 24;
 /** Bytes of one compact track record. */
 export const TRACK_BYTES = 48;
 /** Track value format: three or four f32 per key. */
@@ -35,6 +38,14 @@ export const TRACK_RAW = 0;
 export const TRACK_RANGED = 1;
 /** Track value format: smallest-three rotation, three 20-bit fields and the index (u64). */
 export const TRACK_SMALLEST_THREE = 2;
+/**
+ * Value format of sync blocks only: smallest-three in three 30-bit fields
+ * (12 bytes a key; the dropped index in bits 30..31 of the first word, the
+ * negating bit at bit 30 of the second): about f32 precision.
+ */
+export const TRACK_SMALLEST_THREE_WIDE = 3;
+/** Largest value of a 30-bit wide smallest-three field. */
+export const SMALLEST_THREE_WIDE_MAX = 1073741823;
 /** Track flag: STEP interpolation (hold the left key). */
 export const TRACK_STEP = 16;
 /**
@@ -50,6 +61,18 @@ export const TRACK_BISECT = 32;
 export const BISECT_COSINE = 0.9996875162757026;
 /** Most halvings of a bisected interval: 64 pieces of a half turn are each under 0.05 rad. */
 export const BISECT_LEVELS = 6;
+/**
+ * Bytes of one synchronous block record (the keys of a group path's lanes
+ * at shared times): times, values offsets, key count, flags (format, span
+ * at bit {@link SYNC_SPAN_SHIFT}, lane mask at bit {@link SYNC_MASK_SHIFT}).
+ */
+export const SYNC_BYTES = 16;
+/** Bit of a sync record's flags where its span (lanes stored per key, 1..4) starts. */
+export const SYNC_SPAN_SHIFT = 8;
+/** Bit of a sync record's flags where its lane mask (4 bits) starts. */
+export const SYNC_MASK_SHIFT = 12;
+/** Bytes before a ranged sync block's keys: min[3] and scale[3], one v128 each (per lane). */
+export const SYNC_RANGE_BYTES = 96;
 /** Bytes of one SoA×4 group of a playback's sampling cache. */
 export const CACHE_GROUP_BYTES = 512;
 /** Cache group offsets: left keys, right keys (pose layout), timing, cursors. */

@@ -6,9 +6,11 @@
 // decoded keys left and right of the last time sampled (two pose groups),
 // and per path the interval they hold, `[lo, hi)`, with `inv = 1 / (hi - lo)`
 // (0 for a held value). A frame compares the time with every lane's interval
-// at once; only lanes whose interval the time left go to the scalar refill,
-// which walks that track's cursor forward (playing forward, a frame moves by
-// at most a key or two) or searches (seeks, loops, reversed playback). Then
+// at once; only lanes whose interval the time left are refilled: a lane of a
+// synchronous block refills the whole block with one 4-wide decode
+// (`sample_sync.ts`), any other lane its own track by the scalar refill.
+// Either walks the cursor forward (playing forward, a frame moves by at most
+// a key or two) or searches (seeks, loops, reversed playback). Then
 // the group interpolates in straight-line SIMD as `blendPoses` does, with a
 // weight per lane. Constant and rest-pose lanes hold `lo = -TIME_BOUND`,
 // `hi = TIME_BOUND`, `inv = 0`: they are never refilled and never read keys.
@@ -24,6 +26,7 @@ import {
   SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
   NO_CURSOR,
+  SYNC_BYTES,
   TIME_BOUND,
   TRACK_BYTES,
   TRACK_RANGED,
@@ -34,12 +37,8 @@ import {
 import { madd } from "./common";
 import { blendPoses } from "./blend";
 import { bisectInterval } from "./sample_bisect";
-
-/** Byte offset of path p's first field in a pose group (tx, qx, sx). */
-// @ts-ignore: decorator
-@inline function fieldOffset(p: i32): usize {
-  return p == 0 ? 0 : p == 1 ? 48 : 112;
-}
+import { fieldOffset, findKey } from "./sample_keys";
+import { refillSync, syncMask } from "./sample_sync";
 
 /**
  * Decodes key `k` of the track at `track` into the lane at `dst` (component
@@ -79,17 +78,6 @@ import { bisectInterval } from "./sample_bisect";
   const n: usize = rotation ? 4 : 3;
   const at = values + <usize>k * (n << 2);
   for (let c: usize = 0; c < n; c++) store<f32>(dst + (c << 4), load<f32>(at + (c << 2)));
-}
-
-/** Index of the key interval `[times[k], times[k + 1])` holding `t`, for `times[0] <= t < times[n - 1]`. */
-function findKey(times: usize, n: u32, t: f32): u32 {
-  let lo: u32 = 0, hi = n - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (load<f32>(times + (<usize>mid << 2)) <= t) lo = mid;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Copies the first `n` components of the lane at `from` to the lane at `to`. */
@@ -198,6 +186,8 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
   const trackCount = load<u32>(clip, 4);
   const lanes = clip + load<u32>(clip, 8);
   const tracks = clip + load<u32>(clip, 12);
+  const syncCount = load<u32>(clip, 16);
+  const syncs = clip + load<u32>(clip, 20);
   const t4 = f32x4.splat(t);
   for (let g = 0; g < groupCount; g++) {
     const group = cache + <usize>g * CACHE_GROUP_BYTES;
@@ -214,7 +204,17 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
       while (bits) {
         const lane = ctz(bits);
         bits &= bits - 1;
-        const track = <u32>load<i16>(lanes + ((<usize>(g * 3 + p) << 2) + <usize>lane) * 2);
+        const entry = load<i16>(lanes + ((<usize>(g * 3 + p) << 2) + <usize>lane) * 2);
+        if (entry <= -2) {
+          // A synchronous block: one refill for all of its lanes.
+          const block = <u32>(-2 - <i32>entry);
+          if (block >= syncCount) continue;
+          const record = syncs + <usize>block * SYNC_BYTES;
+          bits &= ~syncMask(record);
+          refillSync(clip, record, group, p, lane, t);
+          continue;
+        }
+        const track = <u32>entry;
         if (track >= trackCount) continue;
         const record = tracks + <usize>track * TRACK_BYTES;
         if (!stepForward(clip, record, group, p, lane, t)) refill(clip, record, group, p, lane, t);

@@ -1,0 +1,203 @@
+// Synchronous blocks of compact clips: the lanes of one SoA×4 group path
+// whose keys are stored at shared times, `span` lanes per key in SoA (see
+// `animation/_sync_blocks.ts`), so that one interval test and one 4-wide
+// decode refill all of them (as ozz-animation decompresses four keys at
+// once). Writes go through the block's lane mask: the group's other lanes
+// (held, or with keys of their own) keep their cache.
+
+import {
+  CACHE_CURSORS,
+  CACHE_RIGHT,
+  CACHE_TIMING,
+  NO_CURSOR,
+  SMALLEST_THREE_MAX,
+  SMALLEST_THREE_RANGE,
+  SMALLEST_THREE_WIDE_MAX,
+  SYNC_MASK_SHIFT,
+  SYNC_RANGE_BYTES,
+  SYNC_SPAN_SHIFT,
+  TIME_BOUND,
+  TRACK_RANGED,
+  TRACK_SMALLEST_THREE,
+  TRACK_SMALLEST_THREE_WIDE,
+} from "./abi";
+import { fieldOffset, findKey } from "./sample_keys";
+
+/** All ones in the lanes of the 4-bit `mask`. */
+// @ts-ignore: decorator
+@inline export function laneMask(mask: u32): v128 {
+  return i32x4.ne(v128.and(i32x4.splat(mask), i32x4(1, 2, 4, 8)), i32x4.splat(0));
+}
+
+/**
+ * Stores `v` at `at` in the lanes of `m`, keeping the others; a block of
+ * all four lanes (`full`, a constant after inlining) stores all of `v`.
+ */
+// @ts-ignore: decorator
+@inline function storeMasked(at: usize, v: v128, m: v128, full: bool): void {
+  v128.store(at, full ? v : v128.bitselect(v, v128.load(at), m));
+}
+
+/**
+ * Stores the quaternions whose three smallest components are `a, b, c` (in
+ * order; the `largest` rebuilt from unit length), their sign bits flipped
+ * by `sign`, at `dst` in the lanes of `m`: branch-free, the rebuilt
+ * component placed by selects on the dropped index.
+ */
+// @ts-ignore: decorator
+@inline function placeSmallestThree(a: v128, b: v128, c: v128, largest: v128, sign: v128, dst: usize, m: v128, full: bool): void {
+  const r = f32x4.sub(f32x4.sub(f32x4.sub(f32x4.splat(1), f32x4.mul(a, a)), f32x4.mul(b, b)), f32x4.mul(c, c));
+  const d = f32x4.sqrt(f32x4.max(f32x4.splat(0), r));
+  const e0 = i32x4.eq(largest, i32x4.splat(0));
+  const e1 = i32x4.eq(largest, i32x4.splat(1));
+  const e2 = i32x4.eq(largest, i32x4.splat(2));
+  const e3 = i32x4.eq(largest, i32x4.splat(3));
+  storeMasked(dst, v128.xor(v128.bitselect(d, a, e0), sign), m, full);
+  storeMasked(dst + 16, v128.xor(v128.bitselect(a, v128.bitselect(d, b, e1), e0), sign), m, full);
+  storeMasked(dst + 32, v128.xor(v128.bitselect(b, v128.bitselect(d, c, e2), v128.or(e0, e1)), sign), m, full);
+  storeMasked(dst + 48, v128.xor(v128.bitselect(d, c, e3), sign), m, full);
+}
+
+/**
+ * Decodes key `k` of the sync block at `record` into the cache lanes at
+ * `dst` (a pose group's path: component stride 16 bytes), in the lanes of
+ * `m`, branch-free within a format.
+ */
+// @ts-ignore: decorator
+@inline function decodeSync(clip: usize, record: usize, k: u32, rotation: bool, dst: usize, m: v128, full: bool): void {
+  const flags = load<u32>(record, 12);
+  const format = flags & 15;
+  const span = <usize>((flags >> SYNC_SPAN_SHIFT) & 7);
+  const values = clip + load<u32>(record, 4);
+  const step = f32x4.splat((<f32>2 * <f32>SMALLEST_THREE_RANGE) / <f32>SMALLEST_THREE_MAX);
+  const range = f32x4.splat(<f32>SMALLEST_THREE_RANGE);
+  if (format == TRACK_SMALLEST_THREE) {
+    const at = values + <usize>k * (span << 3);
+    const low = v128.load(at), high = v128.load(at + (span << 2));
+    const field = i32x4.splat(0xfffff);
+    const bBits = v128.and(v128.or(i32x4.shr_u(low, 20), i32x4.shl(high, 12)), field);
+    placeSmallestThree(
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(low, field)), step), range),
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(bBits), step), range),
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(high, 8), field)), step), range),
+      v128.and(i32x4.shr_u(high, 28), i32x4.splat(3)),
+      // Bit 62 of each key (bit 30 of its high word) negates it: into the sign bits.
+      v128.and(i32x4.shl(high, 1), i32x4.splat(0x80000000)),
+      dst, m, full,
+    );
+    return;
+  }
+  if (format == TRACK_SMALLEST_THREE_WIDE) {
+    const at = values + <usize>k * span * 12;
+    const w0 = v128.load(at), w1 = v128.load(at + (span << 2)), w2 = v128.load(at + (span << 3));
+    const field = i32x4.splat(SMALLEST_THREE_WIDE_MAX);
+    const wide = f32x4.splat(<f32>((<f64>2 * <f64><f32>SMALLEST_THREE_RANGE) / <f64>SMALLEST_THREE_WIDE_MAX));
+    placeSmallestThree(
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w0, field)), wide), range),
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w1, field)), wide), range),
+      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w2, field)), wide), range),
+      i32x4.shr_u(w0, 30),
+      v128.and(i32x4.shl(w1, 1), i32x4.splat(0x80000000)),
+      dst, m, full,
+    );
+    return;
+  }
+  if (format == TRACK_RANGED) {
+    const at = values + SYNC_RANGE_BYTES + <usize>k * span * 6;
+    for (let c: usize = 0; c < 3; c++) {
+      const q = f32x4.convert_i32x4_s(v128.load16x4_u(at + c * (span << 1)));
+      const v = f32x4.add(v128.load(values + (c << 4)), f32x4.mul(q, v128.load(values + 48 + (c << 4))));
+      storeMasked(dst + (c << 4), v, m, full);
+    }
+    return;
+  }
+  const n: usize = rotation ? 4 : 3;
+  const at = values + <usize>k * span * (n << 2);
+  for (let c: usize = 0; c < n; c++) storeMasked(dst + (c << 4), v128.load(at + c * (span << 2)), m, full);
+}
+
+/** Copies the lanes of `m` of `n` components from `from` to `to`. */
+// @ts-ignore: decorator
+@inline function copyMasked(from: usize, to: usize, n: usize, m: v128, full: bool): void {
+  storeMasked(to, v128.load(from), m, full);
+  storeMasked(to + 16, v128.load(from, 16), m, full);
+  storeMasked(to + 32, v128.load(from, 32), m, full);
+  if (n == 4) storeMasked(to + 48, v128.load(from, 48), m, full);
+}
+
+/** Sets the interval, `inv` and cursor of path `p`'s lanes of `m`. */
+// @ts-ignore: decorator
+@inline function setSyncInterval(group: usize, p: usize, m: v128, full: bool, lo: f32, hi: f32, inv: f32, cursor: u32): void {
+  const timing = group + CACHE_TIMING + p * 48;
+  storeMasked(timing, f32x4.splat(lo), m, full);
+  storeMasked(timing + 16, f32x4.splat(hi), m, full);
+  storeMasked(timing + 32, f32x4.splat(inv), m, full);
+  storeMasked(group + CACHE_CURSORS + (p << 4), i32x4.splat(cursor), m, full);
+}
+
+/**
+ * Plays the block's lanes on into the next interval when `t` lies there
+ * (one 4-wide decode, the right keys becoming the left ones); `lane` is
+ * one of its lanes (all hold the same interval and cursor). False when `t`
+ * needs a search.
+ */
+// @ts-ignore: decorator
+@inline function stepSync(clip: usize, record: usize, group: usize, p: i32, lane: i32, m: v128, full: bool, t: f32): bool {
+  const cursor = load<u32>(group + CACHE_CURSORS + (<usize>p << 4) + (<usize>lane << 2));
+  const hi = load<f32>(group + CACHE_TIMING + <usize>p * 48 + (<usize>lane << 2), 16);
+  if (cursor == NO_CURSOR || cursor + 2 >= load<u32>(record, 8) || t < hi) return false;
+  const next = load<f32>(clip + load<u32>(record) + (<usize>(cursor + 2) << 2));
+  if (t >= next) return false;
+  const left = group + fieldOffset(p);
+  const rotation = p == 1;
+  copyMasked(left + CACHE_RIGHT, left, rotation ? 4 : 3, m, full);
+  decodeSync(clip, record, cursor + 2, rotation, left + CACHE_RIGHT, m, full);
+  setSyncInterval(group, p, m, full, hi, next, <f32>1 / (next - hi), cursor + 1);
+  return true;
+}
+
+/** Refills the block's lanes for time `t` by a search. */
+// @ts-ignore: decorator
+@inline function search(clip: usize, record: usize, group: usize, p: i32, m: v128, full: bool, t: f32): void {
+  const times = clip + load<u32>(record);
+  const n = load<u32>(record, 8);
+  const left = group + fieldOffset(p);
+  const rotation = p == 1;
+  const first = load<f32>(times);
+  const last = load<f32>(times + (<usize>(n - 1) << 2));
+  if (n == 1 || t < first || t >= last) {
+    const k: u32 = n == 1 || t < first ? 0 : n - 1;
+    decodeSync(clip, record, k, rotation, left, m, full);
+    copyMasked(left, left + CACHE_RIGHT, rotation ? 4 : 3, m, full);
+    if (n == 1) setSyncInterval(group, p, m, full, -<f32>TIME_BOUND, <f32>TIME_BOUND, 0, NO_CURSOR);
+    else if (k == 0) setSyncInterval(group, p, m, full, -<f32>TIME_BOUND, first, 0, NO_CURSOR);
+    else setSyncInterval(group, p, m, full, last, <f32>TIME_BOUND, 0, NO_CURSOR);
+    return;
+  }
+  const k = findKey(times, n, t);
+  const lo = load<f32>(times + (<usize>k << 2));
+  const next = load<f32>(times + (<usize>(k + 1) << 2));
+  decodeSync(clip, record, k, rotation, left, m, full);
+  decodeSync(clip, record, k + 1, rotation, left + CACHE_RIGHT, m, full);
+  setSyncInterval(group, p, m, full, lo, next, <f32>1 / (next - lo), k);
+}
+
+/** The lane mask of the sync record at `record`. */
+// @ts-ignore: decorator
+@inline export function syncMask(record: usize): u32 {
+  return (load<u32>(record, 12) >> SYNC_MASK_SHIFT) & 15;
+}
+
+/**
+ * Refills the lanes of the sync block at `record` (lane `lane` among them)
+ * of path `p` of the cache group at `group` for time `t`: one key decoded
+ * when playing on into the next interval, else a search (seeks, loops,
+ * reversed playback, ends).
+ */
+export function refillSync(clip: usize, record: usize, group: usize, p: i32, lane: i32, t: f32): void {
+  const mask = syncMask(record);
+  const m = laneMask(mask);
+  if (mask == 15) {
+    if (!stepSync(clip, record, group, p, lane, m, true, t)) search(clip, record, group, p, m, true, t);
+  } else if (!stepSync(clip, record, group, p, lane, m, false, t)) search(clip, record, group, p, m, false, t);
+}

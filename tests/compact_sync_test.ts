@@ -1,0 +1,94 @@
+/**
+ * Synchronous blocks of compact clips (`animation/_sync_blocks.ts`): every
+ * SIMD build samples them exactly as the scalar reference, on clips whose
+ * channels share key times (blocks where they cost no more bytes) and on
+ * any clip with blocks forced everywhere; the build lays a group path out
+ * as a block holding the group's held lanes too.
+ */
+import fc from "fast-check";
+import { assert, assertEquals } from "@std/assert";
+import { compactClip, Core, createClip, SkeletonAsset } from "../mod.ts";
+import { coreMemory } from "../simd/_instance.ts";
+import { syncPolicy } from "../animation/_sync_blocks.ts";
+import { SYNC_BYTES, SYNC_MASK_SHIFT } from "../simd/assembly/abi.ts";
+import { fcParams } from "./_arbitrary.ts";
+import { random, randomQuaternion } from "./_scene.ts";
+import { assertSimdMatchesScalar, randomClip, randomSkeleton, timeSequence } from "./_compact.ts";
+
+/** The lane masks of the sync blocks of `clip`'s compact form for `skeleton`. */
+function blockMasks(compact: ReturnType<typeof compactClip>, core: Core): number[] {
+  const u32 = coreMemory(core).views().u32;
+  const at = compact.byteOffset >> 2;
+  const count = u32[at + 4], records = (compact.byteOffset + u32[at + 5]) >> 2;
+  return Array.from(
+    { length: count },
+    (_, b) => (u32[records + (b * SYNC_BYTES) / 4 + 3] >>> SYNC_MASK_SHIFT) & 15,
+  );
+}
+
+/** Runs `fn` with blocks built wherever a group path has two keyed lanes (`force`). */
+function withPolicy<T>(force: boolean, fn: () => T): T {
+  const saved = { ...syncPolicy };
+  if (force) syncPolicy.byteFactor = syncPolicy.clipFactor = Infinity;
+  try {
+    return fn();
+  } finally {
+    Object.assign(syncPolicy, saved);
+  }
+}
+
+const VARIANTS = [["shared key times", true, false, 1], ["forced", false, true, 10]] as const;
+for (const [name, shared, force, least] of VARIANTS) {
+  Deno.test(`compact sampling: sync blocks (${name}): every SIMD build equals the scalar reference`, () => {
+    let blocks = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 11 }), fc.nat(), (joints, seed) => {
+        const next = random(seed + 1);
+        const definition = randomSkeleton(joints, next);
+        const clip = randomClip(joints, next, shared);
+        const times = timeSequence(next, clip.duration);
+        withPolicy(force, () => {
+          const core = Core.create("scalar");
+          blocks += blockMasks(compactClip(clip, new SkeletonAsset(definition, core)), core).length;
+          assertSimdMatchesScalar(definition, clip, times);
+        });
+      }),
+      fcParams(15),
+    );
+    assert(
+      blocks >= least,
+      `only ${blocks} sync blocks were built: the test would not exercise them`,
+    );
+  });
+}
+
+Deno.test("compact clips: rotations keyed at shared times become one block per group, with the held lanes", () => {
+  const next = random(3);
+  const joints = 10;
+  const definition = randomSkeleton(joints, next);
+  const times = Float32Array.from({ length: 12 }, (_, k) => k / 10);
+  // Joints other than 5 zigzag about an axis of their own (every key kept, at
+  // the same times); joint 5 holds its rest pose. Lanes 10 and 11 are no joints.
+  const channels = [0, 1, 2, 3, 4, 6, 7, 8, 9].map((joint) => {
+    const axis = randomQuaternion(next).slice(0, 3), n = Math.hypot(...axis);
+    const values = [...times].flatMap((_, k) => {
+      const half = (0.01 + 0.001 * joint) * (k % 2);
+      return [...axis.map((v) => (v / n) * Math.sin(half)), Math.cos(half)];
+    });
+    return {
+      joint,
+      path: "rotation" as const,
+      interpolation: "LINEAR" as const,
+      times,
+      values: Float32Array.from(values),
+    };
+  });
+  const core = Core.create("scalar");
+  const compact = compactClip(
+    createClip({ name: "turns", channels }),
+    new SkeletonAsset(definition, core),
+  );
+  // Group 1's block takes in joint 5 (held); group 2's only its two joints.
+  assertEquals(blockMasks(compact, core).sort((a, b) => a - b), [3, 15, 15]);
+  assert(compact.maxError <= compact.tolerance);
+});

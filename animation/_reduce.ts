@@ -23,7 +23,7 @@ import {
   vectorRange,
 } from "./_quantize.ts";
 import { TRACK_RANGED, TRACK_RAW, TRACK_SMALLEST_THREE } from "../simd/assembly/abi.ts";
-import { bisectLevels, bisectPiece } from "../simd/reference_sample.ts";
+import { bisectPiece, bisectPieceCount, pieceStart } from "../simd/reference_sample.ts";
 
 /** Largest angle (radians) between candidate rotations of a LINEAR interval. */
 const CANDIDATE_ANGLE = 0.05;
@@ -37,7 +37,7 @@ const MAX_ROTATION_CANDIDATES = 64;
  * rotation to be bisected: a bisected lane refills by a search at every
  * piece and stays out of synchronous blocks. Bisecting wherever it saved a
  * key took Xbot's walk from 41 to 68 µs per 100 characters
- * (`bench/sampling_bench.ts`) for 1 % of its memory.
+ * (`bench/sampling_bench.ts`) for 2 % of its memory.
  */
 const BISECT_KEY_RATIO = 1.25;
 /** Candidate intervals per CUBICSPLINE key interval. */
@@ -244,16 +244,11 @@ function bisectedPieceTimes(
   times: Float32Array,
   quantized: Float32Array,
 ): Float32Array {
-  const f = Math.fround, out: number[] = [];
+  const out: number[] = [];
   for (let k = 0; k + 1 < kept.length; k++) {
-    const [i, j] = [kept[k] * 4, kept[k + 1] * 4];
-    const q = (o: number, c: number) => quantized[o + c];
-    const dot = f(
-      f(f(q(i, 0) * q(j, 0)) + f(q(i, 1) * q(j, 1))) +
-        f(f(q(i, 2) * q(j, 2)) + f(q(i, 3) * q(j, 3))),
-    );
-    const pieces = 1 << bisectLevels(dot), lo = times[k], span = f(times[k + 1] - lo);
-    for (let s = 1; s < pieces; s++) out.push(f(lo + f(span * f(s / pieces))));
+    const key = (i: number) => quantized.subarray(kept[i] * 4, kept[i] * 4 + 4);
+    const pieces = bisectPieceCount(key(k), key(k + 1));
+    for (let s = 1; s < pieces; s++) out.push(pieceStart(times[k], times[k + 1], s, pieces));
   }
   return Float32Array.from(out);
 }

@@ -286,12 +286,24 @@ function syncLanes(view: DataView, record: number): number[] {
 }
 
 /** Halvings of an arc whose ends have dot product `d` until a piece is within BISECT_COSINE. */
-export function bisectLevels(d: number): number {
+function bisectLevels(d: number): number {
   let levels = 0;
   for (let c = f(d); c < f(BISECT_COSINE) && levels < BISECT_LEVELS; levels++) {
     c = f(Math.sqrt(Math.max(0, f(f(1 + c) * 0.5))));
   }
   return levels;
+}
+
+/** How many pieces the sampler cuts the arc between keys `a` and `b` into (float32, as the kernel). */
+export function bisectPieceCount(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  return 1 << bisectLevels(
+    f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3]))),
+  );
+}
+
+/** Start of piece `i` of `pieces` of `[lo, hi)` (float32, as the kernel); piece `pieces` starts at `hi`. */
+export function pieceStart(lo: number, hi: number, i: number, pieces: number): number {
+  return i === pieces ? hi : f(lo + f(f(hi - lo) * f(i / pieces)));
 }
 
 /**
@@ -306,11 +318,8 @@ export function bisectPiece(
   hi: number,
   t: number,
 ): { start: number; end: number } {
-  const levels = bisectLevels(
-    f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3]))),
-  );
-  const pieces = 1 << levels;
-  const start = (i: number) => i === pieces ? hi : f(lo + f(f(hi - lo) * f(i / pieces)));
+  const pieces = bisectPieceCount(a, b), levels = Math.log2(pieces);
+  const start = (i: number) => pieceStart(lo, hi, i, pieces);
   let s = Math.floor(f(f(f(t - lo) / f(hi - lo)) * pieces));
   s = Math.min(pieces - 1, Math.max(0, s));
   while (s > 0 && t < start(s)) s--;

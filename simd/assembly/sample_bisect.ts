@@ -12,7 +12,7 @@ import { BISECT_COSINE, BISECT_LEVELS, NO_CURSOR } from "./abi";
 
 /** Halvings of an arc whose ends have dot product `d` until a piece is within BISECT_COSINE. */
 // @ts-ignore: decorator
-@inline export function bisectLevels(d: f32): i32 {
+@inline function bisectLevels(d: f32): i32 {
   let levels = 0;
   let c = d;
   while (c < <f32>BISECT_COSINE && levels < BISECT_LEVELS) {

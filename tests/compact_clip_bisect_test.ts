@@ -7,15 +7,13 @@
 import fc from "fast-check";
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import { compactClip, Core, createClip, SkeletonAsset, type SkeletonDefinition } from "../mod.ts";
-import { ClipSampler } from "../animation/clip_sampler.ts";
 import { reduceChannel } from "../animation/_reduce.ts";
 import { exactPose, poseDistance } from "../animation/_clip_error.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { isBuildSupported } from "../simd/_core.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
 import { poseFloats } from "../simd/layout.ts";
 import { fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
+import { sampleOnCore } from "./_compact.ts";
 
 const BUILDS = (["scalar", "simd", "relaxed-simd"] as const).filter(isBuildSupported);
 
@@ -60,27 +58,6 @@ function wideTurns(next: () => number, keys: number) {
   });
 }
 
-/** Samples `clip` on a core of `build` at `times` in order; the poses. */
-function sample(
-  build: (typeof BUILDS)[number],
-  clip: ReturnType<typeof wideTurns>,
-  times: number[],
-) {
-  const core = Core.create(build);
-  const compact = compactClip(clip, new SkeletonAsset(definition, core));
-  const memory = coreMemory(core);
-  const sampler = new ClipSampler(compact, memory);
-  const pose = memory.alloc(poseFloats(2) * 4), jobs = memory.alloc(JOB_WORDS * 4);
-  const poses = times.map((time) => {
-    const { u32, f32 } = memory.views();
-    sampler.emit(u32, f32, jobs >> 2, time, pose);
-    coreKernels(core).sampleCompactBatch(jobs, 1);
-    return memory.views().f32.slice(pose >> 2, (pose >> 2) + poseFloats(2));
-  });
-  sampler.release();
-  return { compact, poses };
-}
-
 Deno.test("bisected tracks: wide turns keep only their keys and follow slerp on every build", () => {
   fc.assert(
     fc.property(fc.nat(), fc.integer({ min: 2, max: 9 }), (seed, keys) => {
@@ -92,7 +69,8 @@ Deno.test("bisected tracks: wide turns keep only their keys and follow slerp on 
       ];
       const rest = new SkeletonAsset(definition, Core.create("scalar")).restPose;
       for (const build of BUILDS) {
-        const { compact, poses } = sample(build, clip, times);
+        const compact = compactClip(clip, new SkeletonAsset(definition, Core.create(build)));
+        const poses = sampleOnCore(build, definition, clip, times);
         assertEquals(compact.keyCount, keys, `${build}: the file's keys, no subdivision`);
         assertLessOrEqual(compact.maxError, compact.tolerance);
         poses.forEach((pose, i) => {

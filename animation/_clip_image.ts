@@ -162,35 +162,33 @@ function layOut(
   view.setUint32(16, blocks.length, true);
   view.setUint32(20, syncsAt, true);
   image.set(new Uint8Array(lanes.buffer), lanesAt);
+  // Track and block records start alike: times and values offsets, key count, flags.
+  const writeRecord = (
+    record: number,
+    placed: { times: number; values: number },
+    times: Float32Array,
+    bytes: Uint8Array,
+    flags: number,
+  ) => {
+    view.setUint32(record, placed.times, true);
+    view.setUint32(record + 4, placed.values, true);
+    view.setUint32(record + 8, times.length, true);
+    view.setUint32(record + 12, flags, true);
+    image.set(new Uint8Array(times.buffer, times.byteOffset, times.byteLength), placed.times);
+    image.set(bytes, placed.values);
+  };
   tracks.forEach((t, i) => {
     const record = tracksAt + i * TRACK_BYTES;
-    view.setUint32(record, at[i].times, true);
-    view.setUint32(record + 4, at[i].values, true);
-    view.setUint32(record + 8, t.times.length, true);
-    view.setUint32(
-      record + 12,
-      t.format | (t.step ? TRACK_STEP : 0) | (t.bisect ? TRACK_BISECT : 0),
-      true,
-    );
+    const flags = t.format | (t.step ? TRACK_STEP : 0) | (t.bisect ? TRACK_BISECT : 0);
+    writeRecord(record, at[i], t.times, t.bytes, flags);
     for (let c = 0; c < 3; c++) {
       view.setFloat32(record + 16 + c * 4, t.range?.min[c] ?? 0, true);
       view.setFloat32(record + 28 + c * 4, t.range?.scale[c] ?? 0, true);
     }
-    image.set(new Uint8Array(t.times.buffer), at[i].times);
-    image.set(t.bytes, at[i].values);
   });
   blocks.forEach((b, i) => {
-    const record = syncsAt + i * SYNC_BYTES;
-    view.setUint32(record, blockAt[i].times, true);
-    view.setUint32(record + 4, blockAt[i].values, true);
-    view.setUint32(record + 8, b.times.length, true);
-    view.setUint32(
-      record + 12,
-      b.format | (b.span << SYNC_SPAN_SHIFT) | (b.mask << SYNC_MASK_SHIFT),
-      true,
-    );
-    image.set(new Uint8Array(b.times.buffer), blockAt[i].times);
-    image.set(b.bytes, blockAt[i].values);
+    const flags = b.format | (b.span << SYNC_SPAN_SHIFT) | (b.mask << SYNC_MASK_SHIFT);
+    writeRecord(syncsAt + i * SYNC_BYTES, blockAt[i], b.times, b.bytes, flags);
   });
   return image;
 }

@@ -2,7 +2,7 @@
 // Sources: simd/assembly/{abi.ts,blend.ts,common.ts,copy.ts,ik.ts,index.ts,layers.ts,pose.ts,sample.ts,sample_bisect.ts,sample_keys.ts,sample_sync.ts,scan.ts,skeleton.ts,skin_common.ts,skin_dq.ts,skin_dq_pairs.ts,skin_emit.ts,skin_pair_rows.ts,skin_pairs.ts,skin_positions.ts,skin_quads.ts,skin_rigid.ts,skin_vertices.ts,skinning.ts}, compiled with assemblyscript@0.28.20.
 
 /** SHA-256 of the core's sources, compiler and flags. */
-export const SOURCE_HASH = "0c7ec36a185c734a363ad36966c9816fab443cecb288f56d28c4b68b1b99c552";
+export const SOURCE_HASH = "4d4a8f1d91c0b2fcc4d6d75e33b0ce89083696c4bbaff74173502bae9d598b8c";
 
 /** Core build `simd`, 154884 bytes, base64. */
 export const SIMD_WASM =

@@ -333,8 +333,9 @@ export class SkinMesh extends ImmutableBuffer {
    * order: parts, part count, joints, weights, positions, normals, tangents.
    */
   get kernelWords(): [number, number, number, number, number, number, number] {
-    const o = this.#offsets;
-    return [o.parts, this.#partCount, o.joints, o.weights, o.positions, o.normals, o.tangents];
+    const words = new Uint32Array(7);
+    this.writeKernelWords(words, 0);
+    return [...words] as [number, number, number, number, number, number, number];
   }
 
   /**

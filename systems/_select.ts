@@ -94,6 +94,7 @@ export function throwBeyondPalette(
   }
 }
 
+/** The words of one job row of a matrix system, from an entity's blocks. */
 export type MatrixRow = (
   model: number,
   palette: number,

@@ -37,7 +37,7 @@ import {
 import { madd } from "./common";
 import { blendPoses } from "./blend";
 import { bisectInterval } from "./sample_bisect";
-import { fieldOffset, findKey } from "./sample_keys";
+import { fieldOffset, findKey, setInterval } from "./sample_keys";
 import { refillSync, syncMask } from "./sample_sync";
 
 /**
@@ -87,15 +87,6 @@ import { refillSync, syncMask } from "./sample_sync";
   store<f32>(to, load<f32>(from, 16), 16);
   store<f32>(to, load<f32>(from, 32), 32);
   if (n == 4) store<f32>(to, load<f32>(from, 48), 48);
-}
-
-/** Stores a lane's interval `[lo, hi)`, its `inv` and cursor. */
-// @ts-ignore: decorator
-@inline function setInterval(timing: usize, cursorAt: usize, lo: f32, hi: f32, inv: f32, cursor: u32): void {
-  store<f32>(timing, lo);
-  store<f32>(timing, hi, 16);
-  store<f32>(timing, inv, 32);
-  store<u32>(cursorAt, cursor);
 }
 
 /**

@@ -9,6 +9,7 @@
 // the keys (RecursiveSkeletons, SimpleSkin).
 
 import { BISECT_COSINE, BISECT_LEVELS, NO_CURSOR } from "./abi";
+import { setInterval } from "./sample_keys";
 
 /** Halvings of an arc whose ends have dot product `d` until a piece is within BISECT_COSINE. */
 // @ts-ignore: decorator
@@ -71,8 +72,5 @@ export function bisectInterval(
   store<f32>(right, bz, 32);
   store<f32>(right, bw, 48);
   const start = pieceStart(lo, hi, s, pieces), end = pieceStart(lo, hi, s + 1, pieces);
-  store<f32>(timing, start);
-  store<f32>(timing, end, 16);
-  store<f32>(timing, <f32>1 / (end - start), 32);
-  store<u32>(cursorAt, NO_CURSOR);
+  setInterval(timing, cursorAt, start, end, <f32>1 / (end - start), NO_CURSOR);
 }

@@ -1,5 +1,5 @@
-// Helpers shared by the per-lane and the synchronous refills of compact
-// clip sampling (`sample.ts`, `sample_sync.ts`).
+// Helpers shared by the refills of compact clip sampling (`sample.ts`,
+// `sample_sync.ts`, `sample_bisect.ts`).
 
 /** Byte offset of path p's first field in a pose group (tx, qx, sx). */
 // @ts-ignore: decorator
@@ -16,4 +16,13 @@ export function findKey(times: usize, n: u32, t: f32): u32 {
     else hi = mid;
   }
   return lo;
+}
+
+/** Stores a lane's interval `[lo, hi)`, its `inv` and cursor. */
+// @ts-ignore: decorator
+@inline export function setInterval(timing: usize, cursorAt: usize, lo: f32, hi: f32, inv: f32, cursor: u32): void {
+  store<f32>(timing, lo);
+  store<f32>(timing, hi, 16);
+  store<f32>(timing, inv, 32);
+  store<u32>(cursorAt, cursor);
 }

@@ -413,8 +413,15 @@ export function sampleCompact(
         return f(a + f(f(get(group + at + CACHE_RIGHT) - a) * w));
       };
       for (const [p, fields] of [[0, [0, 16, 32]], [2, [112, 128, 144]]] as const) {
+        // A path with nothing keyed in any of its four lanes copies its held values.
+        const held = [0, 1, 2, 3].every((l) =>
+          view.getInt16(lanes + ((g * 3 + p) * 4 + l) * 2, true) === -1
+        );
         const w = weight(p);
-        for (const at of fields) view.setFloat32(o + at + lane * 4, lerp(at + lane * 4, w), true);
+        for (const at of fields) {
+          const value = held ? get(group + at + lane * 4) : lerp(at + lane * 4, w);
+          view.setFloat32(o + at + lane * 4, value, true);
+        }
       }
       const w = weight(1);
       const q = [48, 64, 80, 96].map((at) => lerp(at + lane * 4, w));

@@ -56,15 +56,14 @@ import { refillSync, syncMask } from "./sample_sync";
     const c = <f32>(<u32>((bits >> 40) & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
     const largest = <u32>(bits >> 60) & 3;
     const d = sqrt<f32>(max<f32>(0, <f32>1 - a * a - b * b - c * c));
-    let x = a, y = b, z = c, w = d;
-    if (largest == 0) x = d, y = a, z = b, w = c;
-    else if (largest == 1) y = d, z = b, w = c;
-    else if (largest == 2) z = d, w = c;
-    if ((bits >> 62) & 1) x = -x, y = -y, z = -z, w = -w;
-    store<f32>(dst, x);
-    store<f32>(dst, y, 16);
-    store<f32>(dst, z, 32);
-    store<f32>(dst, w, 48);
+    // Placed by integer selects (cmov), as the dropped index is as good as random.
+    const sign = <i32>((bits >> 62) & 1) << 31;
+    const ia = reinterpret<i32>(a) ^ sign, ib = reinterpret<i32>(b) ^ sign;
+    const ic = reinterpret<i32>(c) ^ sign, id = reinterpret<i32>(d) ^ sign;
+    store<i32>(dst, select<i32>(id, ia, largest == 0));
+    store<i32>(dst, select<i32>(ia, select<i32>(id, ib, largest == 1), largest == 0), 16);
+    store<i32>(dst, select<i32>(ib, select<i32>(id, ic, largest == 2), largest <= 1), 32);
+    store<i32>(dst, select<i32>(id, ic, largest == 3), 48);
     return;
   }
   if (format == TRACK_RANGED) {
@@ -153,6 +152,9 @@ function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f
   }
 }
 
+/** Four lane entries of -1 (i16): a group path with nothing keyed. */
+const HELD_PATH: u64 = 0xffffffffffffffff;
+
 /** out = left + (right - left) * w at byte offset o. */
 // @ts-ignore: decorator
 @inline function lerpAt(group: usize, out: usize, o: usize, w: v128): void {
@@ -183,11 +185,16 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
   for (let g = 0; g < groupCount; g++) {
     const group = cache + <usize>g * CACHE_GROUP_BYTES;
     const timing = group + CACHE_TIMING;
-    // One test for the group's twelve lanes; most frames refill none of them.
-    const outsideT = v128.or(f32x4.lt(t4, v128.load(timing)), f32x4.ge(t4, v128.load(timing, 16)));
+    // A path whose four lanes all hold one value (no track, no block) is
+    // neither tested nor interpolated: it copies that value.
+    const laneWords = lanes + <usize>g * 24;
+    const heldT = load<u64>(laneWords) == HELD_PATH;
+    const heldS = load<u64>(laneWords, 16) == HELD_PATH;
+    // One test for the group's keyed lanes; most frames refill none of them.
     const outsideR = v128.or(f32x4.lt(t4, v128.load(timing, 48)), f32x4.ge(t4, v128.load(timing, 64)));
-    const outsideS = v128.or(f32x4.lt(t4, v128.load(timing, 96)), f32x4.ge(t4, v128.load(timing, 112)));
-    let all = i32x4.bitmask(outsideT) | (i32x4.bitmask(outsideR) << 4) | (i32x4.bitmask(outsideS) << 8);
+    let all = i32x4.bitmask(outsideR) << 4;
+    if (!heldT) all |= i32x4.bitmask(v128.or(f32x4.lt(t4, v128.load(timing)), f32x4.ge(t4, v128.load(timing, 16))));
+    if (!heldS) all |= i32x4.bitmask(v128.or(f32x4.lt(t4, v128.load(timing, 96)), f32x4.ge(t4, v128.load(timing, 112)))) << 8;
     while (all) {
       const p = ctz(all) >> 2;
       let bits = (all >> (p << 2)) & 15;
@@ -212,14 +219,26 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
       }
     }
     const o = out + <usize>g * 160;
-    const wt = weightOf(group, 0, t4);
-    lerpAt(group, o, 0, wt);
-    lerpAt(group, o, 16, wt);
-    lerpAt(group, o, 32, wt);
-    const ws = weightOf(group, 2, t4);
-    lerpAt(group, o, 112, ws);
-    lerpAt(group, o, 128, ws);
-    lerpAt(group, o, 144, ws);
+    if (heldT) {
+      v128.store(o, v128.load(group));
+      v128.store(o, v128.load(group, 16), 16);
+      v128.store(o, v128.load(group, 32), 32);
+    } else {
+      const wt = weightOf(group, 0, t4);
+      lerpAt(group, o, 0, wt);
+      lerpAt(group, o, 16, wt);
+      lerpAt(group, o, 32, wt);
+    }
+    if (heldS) {
+      v128.store(o, v128.load(group, 112), 112);
+      v128.store(o, v128.load(group, 128), 128);
+      v128.store(o, v128.load(group, 144), 144);
+    } else {
+      const ws = weightOf(group, 2, t4);
+      lerpAt(group, o, 112, ws);
+      lerpAt(group, o, 128, ws);
+      lerpAt(group, o, 144, ws);
+    }
     const wr = weightOf(group, 1, t4);
     const ax = v128.load(group, 48), ay = v128.load(group, 64);
     const az = v128.load(group, 80), aw = v128.load(group, 96);

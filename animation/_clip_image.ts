@@ -19,6 +19,7 @@ import {
   TIME_BOUND,
   TRACK_BISECT,
   TRACK_BYTES,
+  TRACK_RANGE_BYTES,
   TRACK_STEP,
 } from "../simd/assembly/abi.ts";
 
@@ -151,7 +152,15 @@ function layOut(
     end = values + bytes.length;
     return { times: timesAt, values };
   };
-  const at = tracks.map((t) => place(t.times, t.bytes, 8));
+  // A ranged track's values start with its range (min[3], scale[3]).
+  const values = tracks.map((t) => {
+    if (!t.range) return t.bytes;
+    const bytes = new Uint8Array(TRACK_RANGE_BYTES + t.bytes.length);
+    new Float32Array(bytes.buffer, 0, 6).set([...t.range.min, ...t.range.scale]);
+    bytes.set(t.bytes, TRACK_RANGE_BYTES);
+    return bytes;
+  });
+  const at = tracks.map((t, i) => place(t.times, values[i], 8));
   const blockAt = blocks.map((b) => place(b.times, b.bytes, 16));
   const image = new Uint8Array(align(end, 16));
   const view = new DataView(image.buffer);
@@ -180,11 +189,7 @@ function layOut(
   tracks.forEach((t, i) => {
     const record = tracksAt + i * TRACK_BYTES;
     const flags = t.format | (t.step ? TRACK_STEP : 0) | (t.bisect ? TRACK_BISECT : 0);
-    writeRecord(record, at[i], t.times, t.bytes, flags);
-    for (let c = 0; c < 3; c++) {
-      view.setFloat32(record + 16 + c * 4, t.range?.min[c] ?? 0, true);
-      view.setFloat32(record + 28 + c * 4, t.range?.scale[c] ?? 0, true);
-    }
+    writeRecord(record, at[i], t.times, values[i], flags);
   });
   blocks.forEach((b, i) => {
     const flags = b.format | (b.span << SYNC_SPAN_SHIFT) | (b.mask << SYNC_MASK_SHIFT);

@@ -14,7 +14,9 @@
  * `syncPolicy.byteFactor` times the bytes of its per-lane tracks, and only
  * as far as the blocks that save bytes (a record per block instead of one
  * per lane, times stored once) pay for those that cost some, within
- * `syncPolicy.clipFactor`: a clip takes at most 3 % more bytes with blocks.
+ * `syncPolicy.clipFactor`: a clip takes at most 10 % more bytes with blocks
+ * (with 16-byte track records, a block saves less than it did with 48-byte
+ * ones; 3 % then kept 6 of the 13 blocks of Xbot's walk, 10 % more time).
  *
  * Values area of a block (offsets from its start; key k, component c,
  * lane l): smallest-three: the low words of a key's `span` lanes, then
@@ -38,6 +40,7 @@ import {
   SYNC_BYTES,
   SYNC_RANGE_BYTES,
   TRACK_BYTES,
+  TRACK_RANGE_BYTES,
   TRACK_RANGED,
   TRACK_RAW,
   TRACK_SMALLEST_THREE,
@@ -52,7 +55,7 @@ import {
  * for those that cost some; the cheapest are taken first). Tests raise them
  * to build blocks anywhere.
  */
-export const syncPolicy = { byteFactor: 1.25, clipFactor: 0.03 };
+export const syncPolicy = { byteFactor: 1.5, clipFactor: 0.1 };
 
 /** One synchronous block, before layout. */
 export interface SyncBlock {
@@ -162,7 +165,10 @@ function block(
   for (const t of keyed) here.set(t.times.join(), (here.get(t.times.join()) ?? 0) + 1);
   const own = (key: string) => (timesUse.get(key) ?? 0) === (here.get(key) ?? 0);
   let perLane = 0;
-  for (const t of keyed) perLane += TRACK_BYTES + t.times.length * valueBytes(t.format, path);
+  for (const t of keyed) {
+    perLane += TRACK_BYTES + (t.range ? TRACK_RANGE_BYTES : 0) +
+      t.times.length * valueBytes(t.format, path);
+  }
   for (const key of here.keys()) {
     if (own(key)) perLane += key.split(",").length * 4;
   }

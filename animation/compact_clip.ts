@@ -22,7 +22,8 @@
  * scale) four i16 lane entries (-1 for a held lane, a track index, or
  * `-2 - b` for a lane of sync block b); per track a record of
  * `TRACK_BYTES`: `times offset, values offset, key count, flags` (u32:
- * format, `TRACK_STEP`, `TRACK_BISECT`), then `min[3], scale[3]` (f32, ranged vectors);
+ * format, `TRACK_STEP`, `TRACK_BISECT`); a ranged track's values start
+ * with its `min[3], scale[3]` (f32, `TRACK_RANGE_BYTES`);
  * per sync block (the LINEAR lanes of one group path at the union of their
  * key times, `_sync_blocks.ts`) a record of `SYNC_BYTES`: `times offset,
  * values offset, key count, flags` (format, span, lane mask); then each

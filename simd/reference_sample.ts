@@ -20,6 +20,7 @@ import {
   TIME_BOUND,
   TRACK_BISECT,
   TRACK_BYTES,
+  TRACK_RANGE_BYTES,
   TRACK_RANGED,
   TRACK_SMALLEST_THREE,
   TRACK_STEP,
@@ -117,10 +118,9 @@ function decodeKey(
     decodeSmallestThree(view.getUint32(at, true), view.getUint32(at + 4, true), key);
   } else if (format === TRACK_RANGED) {
     for (let c = 0; c < 3; c++) {
-      const q = view.getUint16(values + k * 6 + c * 2, true);
+      const q = view.getUint16(values + TRACK_RANGE_BYTES + k * 6 + c * 2, true);
       key[c] = f(
-        view.getFloat32(track + 16 + c * 4, true) +
-          f(q * view.getFloat32(track + 28 + c * 4, true)),
+        view.getFloat32(values + c * 4, true) + f(q * view.getFloat32(values + 12 + c * 4, true)),
       );
     }
   } else {

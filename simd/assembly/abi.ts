@@ -30,8 +30,10 @@ export const IK_AIM = 1;
  * offsets, syncCount, syncs offset.
  */
 export const CLIP_HEADER_BYTES = 24;
-/** Bytes of one compact track record. */
-export const TRACK_BYTES = 48;
+/** Bytes of one compact track record: times, values offsets, key count, flags. */
+export const TRACK_BYTES = 16;
+/** Bytes before a ranged track's keys: min[3] and scale[3] (f32). */
+export const TRACK_RANGE_BYTES = 24;
 /** Track value format: three or four f32 per key. */
 export const TRACK_RAW = 0;
 /** Track value format: three u16 per key in the track's range (translation, scale). */

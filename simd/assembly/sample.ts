@@ -29,6 +29,7 @@ import {
   SYNC_BYTES,
   TIME_BOUND,
   TRACK_BYTES,
+  TRACK_RANGE_BYTES,
   TRACK_RANGED,
   TRACK_SMALLEST_THREE,
   TRACK_BISECT,
@@ -67,10 +68,10 @@ import { refillSync, syncMask } from "./sample_sync";
     return;
   }
   if (format == TRACK_RANGED) {
-    const at = values + <usize>k * 6;
+    const at = values + TRACK_RANGE_BYTES + <usize>k * 6;
     for (let c: usize = 0; c < 3; c++) {
       const q = <f32>load<u16>(at + (c << 1));
-      store<f32>(dst + (c << 4), load<f32>(track + (c << 2), 16) + q * load<f32>(track + (c << 2), 28));
+      store<f32>(dst + (c << 4), load<f32>(values + (c << 2)) + q * load<f32>(values + (c << 2), 12));
     }
     return;
   }

@@ -139,17 +139,23 @@ function layOut(
   const tracksAt = align(lanesAt + lanes.byteLength, 16);
   const syncsAt = tracksAt + tracks.length * TRACK_BYTES;
   let end = syncsAt + blocks.length * SYNC_BYTES;
-  // Tracks and blocks whose kept key times are equal share one copy of them.
-  const shared = new Map<string, number>();
+  // Tracks and blocks whose kept key times are equal share one copy of
+  // them, and those whose values are equal byte for byte (joints animated
+  // alike) one copy of those.
+  const sharedTimes = new Map<string, number>(), sharedValues = new Map<string, number>();
   const place = (times: Float32Array, bytes: Uint8Array, alignment: number) => {
     const key = times.join();
-    let timesAt = shared.get(key);
+    let timesAt = sharedTimes.get(key);
     if (timesAt === undefined) {
-      shared.set(key, timesAt = end);
+      sharedTimes.set(key, timesAt = end);
       end += times.byteLength;
     }
-    const values = align(end, alignment);
-    end = values + bytes.length;
+    const content = `${alignment};${bytes.join()}`;
+    let values = sharedValues.get(content);
+    if (values === undefined) {
+      sharedValues.set(content, values = align(end, alignment));
+      end = values + bytes.length;
+    }
     return { times: timesAt, values };
   };
   // A ranged track's values start with its range (min[3], scale[3]).

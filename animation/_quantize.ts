@@ -19,7 +19,7 @@ import {
   SMALLEST_THREE_RANGE,
   SMALLEST_THREE_WIDE_MAX,
 } from "../simd/assembly/abi.ts";
-import { decodeSmallestThree } from "../simd/reference_sample.ts";
+import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/reference_sample.ts";
 
 const QUANTUM = Math.fround(
   Math.fround(2 * Math.fround(SMALLEST_THREE_RANGE)) / SMALLEST_THREE_MAX,
@@ -89,7 +89,7 @@ export function encodeSmallestThreeWide(
   out[o + 2] = c;
 }
 
-const word = new Uint32Array(2);
+const word = new Uint32Array(3);
 
 /** `q` as the kernel decodes its smallest-three encoding, into `out`. */
 export function roundTripSmallestThree(
@@ -131,4 +131,14 @@ export function encodeRanged(v: number, c: number, range: VectorRange): number {
 /** The value the kernel decodes from `code`, component `c`. */
 export function decodeRanged(code: number, c: number, range: VectorRange): number {
   return Math.fround(range.min[c] + Math.fround(code * range.scale[c]));
+}
+
+/** `q` as the kernel decodes its wide smallest-three encoding, into `out`. */
+export function roundTripSmallestThreeWide(
+  q: ArrayLike<number>,
+  at: number,
+  out: Float32Array,
+): void {
+  encodeSmallestThreeWide(q, at, word, 0);
+  decodeSmallestThreeWide(word[0], word[1], word[2], out);
 }

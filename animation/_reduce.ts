@@ -18,11 +18,18 @@ import {
   decodeRanged,
   encodeRanged,
   encodeSmallestThree,
+  encodeSmallestThreeWide,
   roundTripSmallestThree,
+  roundTripSmallestThreeWide,
   type VectorRange,
   vectorRange,
 } from "./_quantize.ts";
-import { TRACK_RANGED, TRACK_RAW, TRACK_SMALLEST_THREE } from "../simd/assembly/abi.ts";
+import {
+  TRACK_RANGED,
+  TRACK_RAW,
+  TRACK_SMALLEST_THREE,
+  TRACK_SMALLEST_THREE_WIDE,
+} from "../simd/assembly/abi.ts";
 import { bisectPiece, bisectPieceCount, pieceStart } from "../simd/reference_sample.ts";
 
 /** Largest angle (radians) between candidate rotations of a LINEAR interval. */
@@ -204,11 +211,21 @@ export function reduceChannel(channel: ClipChannel, tolerance: number): ReducedC
         }
       }
     }
-    let worst = 0;
-    for (let i = 0; i < m; i++) worst = Math.max(worst, distance(trial, i * n, exact, i * n, n));
-    if (worst <= tolerance / 4) {
+    const worst = () => {
+      let most = 0;
+      for (let i = 0; i < m; i++) most = Math.max(most, distance(trial, i * n, exact, i * n, n));
+      return most;
+    };
+    if (worst() <= tolerance / 4) {
       quantized.set(trial);
       format = n === 4 ? TRACK_SMALLEST_THREE : TRACK_RANGED;
+    } else if (n === 4) {
+      // Wide fields (12 bytes a key) are about as precise as floats (16).
+      for (let i = 0; i < m; i++) {
+        roundTripSmallestThreeWide(exact, i * 4, key);
+        trial.set(key, i * 4);
+      }
+      if (worst() <= tolerance / 4) quantized.set(trial), format = TRACK_SMALLEST_THREE_WIDE;
     } else range = undefined;
   }
   let kept = step
@@ -302,6 +319,11 @@ function encode(
   if (format === TRACK_SMALLEST_THREE) {
     const words = new Uint32Array(kept.length * 2);
     kept.forEach((i, k) => encodeSmallestThree(exact, i * 4, words, k * 2));
+    return new Uint8Array(words.buffer);
+  }
+  if (format === TRACK_SMALLEST_THREE_WIDE) {
+    const words = new Uint32Array(kept.length * 3);
+    kept.forEach((i, k) => encodeSmallestThreeWide(exact, i * 4, words, k * 3));
     return new Uint8Array(words.buffer);
   }
   if (format === TRACK_RANGED) {

@@ -35,7 +35,7 @@ import {
   encodeSmallestThree,
   encodeSmallestThreeWide,
 } from "./_quantize.ts";
-import { decodeSmallestThree } from "../simd/reference_sample.ts";
+import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/reference_sample.ts";
 import {
   SYNC_BYTES,
   SYNC_RANGE_BYTES,
@@ -93,6 +93,16 @@ function decoded(track: KeyTrack, n: number): Float32Array {
     const words = new Uint32Array(track.bytes.buffer, track.bytes.byteOffset, count * 2);
     for (let k = 0; k < count; k++) {
       decodeSmallestThree(words[k * 2], words[k * 2 + 1], out.subarray(k * 4, k * 4 + 4));
+    }
+  } else if (track.format === TRACK_SMALLEST_THREE_WIDE) {
+    const words = new Uint32Array(track.bytes.buffer, track.bytes.byteOffset, count * 3);
+    for (let k = 0; k < count; k++) {
+      decodeSmallestThreeWide(
+        words[k * 3],
+        words[k * 3 + 1],
+        words[k * 3 + 2],
+        out.subarray(k * 4, k * 4 + 4),
+      );
     }
   } else if (track.format === TRACK_RANGED) {
     const codes = new Uint16Array(track.bytes.buffer, track.bytes.byteOffset, count * 3);

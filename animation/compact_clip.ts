@@ -9,7 +9,8 @@
  *   value is written once into each playback's cache, as the rest pose is;
  * - rotations as smallest-three (8 bytes a key), translations and scales
  *   as u16 in the channel's range (6 bytes), where that keeps the budget,
- *   else floats; STEP channels keep their keys and values exactly;
+ *   else rotations as wide smallest-three (12 bytes, about f32 precision)
+ *   and vectors as floats; STEP channels keep their keys and values exactly;
  *   CUBICSPLINE channels are resampled within the budget;
  * - rotations turning by large angles between keys keep only their keys
  *   (`TRACK_BISECT`): the sampler halves such an arc into pieces of at

@@ -116,6 +116,9 @@ function decodeKey(
   if (format === TRACK_SMALLEST_THREE) {
     const at = values + k * 8;
     decodeSmallestThree(view.getUint32(at, true), view.getUint32(at + 4, true), key);
+  } else if (format === TRACK_SMALLEST_THREE_WIDE) {
+    const word = (i: number) => view.getUint32(values + k * 12 + i * 4, true);
+    decodeSmallestThreeWide(word(0), word(1), word(2), key);
   } else if (format === TRACK_RANGED) {
     for (let c = 0; c < 3; c++) {
       const q = view.getUint16(values + TRACK_RANGE_BYTES + k * 6 + c * 2, true);

@@ -7,6 +7,7 @@
 import {
   type Clip,
   compactClip,
+  type CompactClipOptions,
   Core,
   type CoreBuild,
   createClip,
@@ -79,16 +80,20 @@ export function randomClip(n: number, next: () => number, sharedTimes = false): 
   return createClip({ name: "random", channels });
 }
 
-/** Samples `clip` on a core of `build` at `times` in order (one playback); the poses. */
+/**
+ * Samples `clip` (built with `options`) on a core of `build` at `times` in
+ * order (one playback); the poses.
+ */
 export function sampleOnCore(
   build: CoreBuild,
   definition: SkeletonDefinition,
   clip: Clip,
   times: number[],
+  options?: CompactClipOptions,
 ): Float32Array[] {
   const core = Core.create(build);
   const skeleton = new SkeletonAsset(definition, core);
-  const compact = compactClip(clip, skeleton);
+  const compact = compactClip(clip, skeleton, options);
   const memory = coreMemory(core);
   const sampler = new ClipSampler(compact, memory);
   const floats = poseFloats(skeleton.jointCount);
@@ -114,16 +119,18 @@ export function timeSequence(next: () => number, end: number): number[] {
 
 /**
  * Asserts that every SIMD build samples `clip`'s compact form at `times`
- * (one playback, in order) as the scalar reference does, within float noise.
+ * (one playback, in order, built with `options`) as the scalar reference
+ * does, within float noise.
  */
 export function assertSimdMatchesScalar(
   definition: SkeletonDefinition,
   clip: Clip,
   times: number[],
+  options?: CompactClipOptions,
 ): void {
-  const expected = sampleOnCore("scalar", definition, clip, times);
+  const expected = sampleOnCore("scalar", definition, clip, times, options);
   for (const build of SIMD_BUILDS) {
-    sampleOnCore(build, definition, clip, times).forEach((pose, i) => {
+    sampleOnCore(build, definition, clip, times, options).forEach((pose, i) => {
       for (let k = 0; k < pose.length; k++) {
         const d = Math.abs(pose[k] - expected[i][k]);
         assert(d <= 2e-6, `${build}: t=${times[i]} float ${k}: ${pose[k]} vs ${expected[i][k]}`);

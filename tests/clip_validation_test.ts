@@ -162,7 +162,7 @@ Deno.test("a compact clip counts its exact bytes against the budget, before allo
         path: "translation" as const,
         interpolation: "LINEAR" as const,
         times: Float32Array.from({ length: 200 }, (_, k) => k / 10),
-        values: Float32Array.from({ length: 600 }, (_, i) => (i * 7919) % 13),
+        values: Float32Array.from({ length: 600 }, (_, i) => (i * 7919 + joint * 31) % 13),
       })),
     });
   const clip = shared();

@@ -41,9 +41,10 @@ export const TRACK_RANGED = 1;
 /** Track value format: smallest-three rotation, three 20-bit fields and the index (u64). */
 export const TRACK_SMALLEST_THREE = 2;
 /**
- * Value format of sync blocks only: smallest-three in three 30-bit fields
+ * Value format: smallest-three in three 30-bit fields
  * (12 bytes a key; the dropped index in bits 30..31 of the first word, the
- * negating bit at bit 30 of the second): about f32 precision.
+ * negating bit at bit 30 of the second): about f32 precision, for rotations
+ * the 20-bit fields cannot keep within their tolerance.
  */
 export const TRACK_SMALLEST_THREE_WIDE = 3;
 /** Largest value of a 30-bit wide smallest-three field. */

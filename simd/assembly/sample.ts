@@ -32,6 +32,8 @@ import {
   TRACK_RANGE_BYTES,
   TRACK_RANGED,
   TRACK_SMALLEST_THREE,
+  TRACK_SMALLEST_THREE_WIDE,
+  SMALLEST_THREE_WIDE_MAX,
   TRACK_BISECT,
   TRACK_STEP,
 } from "./abi";
@@ -40,6 +42,23 @@ import { blendPoses } from "./blend";
 import { bisectInterval } from "./sample_bisect";
 import { fieldOffset, findKey, setInterval } from "./sample_keys";
 import { refillSync, syncMask } from "./sample_sync";
+
+/**
+ * Stores the quaternion whose three smallest components are `a, b, c` (in
+ * order; the `largest` rebuilt from unit length), negated where `sign` is
+ * 0x80000000, into the lane at `dst`: placed by integer selects (cmov), as
+ * the dropped index is as good as random from key to key.
+ */
+// @ts-ignore: decorator
+@inline function storeSmallestThree(a: f32, b: f32, c: f32, largest: u32, sign: i32, dst: usize): void {
+  const d = sqrt<f32>(max<f32>(0, <f32>1 - a * a - b * b - c * c));
+  const ia = reinterpret<i32>(a) ^ sign, ib = reinterpret<i32>(b) ^ sign;
+  const ic = reinterpret<i32>(c) ^ sign, id = reinterpret<i32>(d) ^ sign;
+  store<i32>(dst, select<i32>(id, ia, largest == 0));
+  store<i32>(dst, select<i32>(ia, select<i32>(id, ib, largest == 1), largest == 0), 16);
+  store<i32>(dst, select<i32>(ib, select<i32>(id, ic, largest == 2), largest <= 1), 32);
+  store<i32>(dst, select<i32>(id, ic, largest == 3), 48);
+}
 
 /**
  * Decodes key `k` of the track at `track` into the lane at `dst` (component
@@ -55,16 +74,17 @@ import { refillSync, syncMask } from "./sample_sync";
     const a = <f32>(<u32>(bits & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
     const b = <f32>(<u32>((bits >> 20) & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
     const c = <f32>(<u32>((bits >> 40) & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
-    const largest = <u32>(bits >> 60) & 3;
-    const d = sqrt<f32>(max<f32>(0, <f32>1 - a * a - b * b - c * c));
-    // Placed by integer selects (cmov), as the dropped index is as good as random.
-    const sign = <i32>((bits >> 62) & 1) << 31;
-    const ia = reinterpret<i32>(a) ^ sign, ib = reinterpret<i32>(b) ^ sign;
-    const ic = reinterpret<i32>(c) ^ sign, id = reinterpret<i32>(d) ^ sign;
-    store<i32>(dst, select<i32>(id, ia, largest == 0));
-    store<i32>(dst, select<i32>(ia, select<i32>(id, ib, largest == 1), largest == 0), 16);
-    store<i32>(dst, select<i32>(ib, select<i32>(id, ic, largest == 2), largest <= 1), 32);
-    store<i32>(dst, select<i32>(id, ic, largest == 3), 48);
+    storeSmallestThree(a, b, c, <u32>(bits >> 60) & 3, <i32>((bits >> 62) & 1) << 31, dst);
+    return;
+  }
+  if (format == TRACK_SMALLEST_THREE_WIDE) {
+    const at = values + <usize>k * 12;
+    const w0 = load<u32>(at), w1 = load<u32>(at, 4);
+    const step = <f32>((<f64>2 * <f64><f32>SMALLEST_THREE_RANGE) / <f64>SMALLEST_THREE_WIDE_MAX);
+    const a = <f32>(w0 & SMALLEST_THREE_WIDE_MAX) * step - <f32>SMALLEST_THREE_RANGE;
+    const b = <f32>(w1 & SMALLEST_THREE_WIDE_MAX) * step - <f32>SMALLEST_THREE_RANGE;
+    const c = <f32>(load<u32>(at, 8) & SMALLEST_THREE_WIDE_MAX) * step - <f32>SMALLEST_THREE_RANGE;
+    storeSmallestThree(a, b, c, w0 >> 30, <i32>((w1 >> 30) & 1) << 31, dst);
     return;
   }
   if (format == TRACK_RANGED) {

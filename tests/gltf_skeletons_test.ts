@@ -313,3 +313,50 @@ Deno.test("RecursiveSkeletons: 84 skins, one skeleton per hierarchy, each node o
   const { worst } = await againstThree(model, bytes, [0, 0.5, 1.3]);
   assertLess(worst, 1e-4);
 });
+
+Deno.test("a skin spanning two hierarchies unites them in one skeleton; a third stays apart", async () => {
+  const doc = new Document();
+  const node = (name: string, parent?: Node) => {
+    const created = doc.createNode(name).setTranslation([name.length, 1, 0]);
+    parent?.addChild(created);
+    return created;
+  };
+  const r = node("R"), a = node("A", r), r2 = node("R2"), d = node("D", r2);
+  const s = node("S"), t = node("T", s);
+  doc.getRoot().setDefaultScene(doc.createScene().addChild(r).addChild(r2).addChild(s));
+  for (const joints of [[a], [d], [t], [d, a]]) {
+    const skin = doc.createSkin();
+    for (const joint of joints) skin.addJoint(joint);
+  }
+  const model = await parseGltf(await writeGlb(doc));
+  checkStructure(model);
+  assertEquals(model.skeletons.map((k) => k.skins.map((skin) => skin.skin)), [[0, 1, 3], [2]]);
+  assertEquals(model.skeletons.map((k) => k.skeleton.names), [["R", "A", "R2", "D"], ["S", "T"]]);
+  assertEquals(Array.from(model.skeletons[0].skeleton.parents), [-1, 0, -1, 2]);
+  assertEquals(Array.from(model.skeletons[0].skins[2].skinJoints), [3, 1]);
+});
+
+Deno.test("a joint one skin has as an ancestor takes the matrix of the skin that lists it, no twin", async () => {
+  const doc = new Document();
+  const buffer = doc.createBuffer();
+  const r = doc.createNode("R").setTranslation([0, 1, 0]);
+  const a = doc.createNode("A").setTranslation([0, 1, 0]), b = doc.createNode("B");
+  r.addChild(a), a.addChild(b.setTranslation([1, 0, 0]));
+  doc.getRoot().setDefaultScene(doc.createScene().addChild(r));
+  const bind = (node: Node) =>
+    doc.createAccessor().setType("MAT4").setArray(Float32Array.from(invert4(node.getWorldMatrix())))
+      .setBuffer(buffer);
+  doc.createSkin("lower").addJoint(b).setInverseBindMatrices(bind(b));
+  doc.createSkin("upper").addJoint(a).setInverseBindMatrices(bind(a));
+  const model = await parseGltf(await writeGlb(doc));
+  checkStructure(model);
+  assertEquals(model.skeletons.length, 1);
+  const [s] = model.skeletons;
+  assertEquals(s.skeleton.names, ["R", "A", "B"]);
+  assertEquals(s.skins.map((k) => Array.from(k.skinJoints)), [[2], [1]]);
+  // Row-major 3x4: the translation is the last column (+ 0: no negative zeros).
+  const translation = (j: number) => [3, 7, 11].map((k) => s.skeleton.inverseBind[j * 12 + k] + 0);
+  assertEquals(translation(0), [0, 0, 0]);
+  assertEquals(translation(1), [0, -2, 0]);
+  assertEquals(translation(2), [-1, -2, 0]);
+});

@@ -93,11 +93,13 @@ function wholeNumber(name: string, text: string | undefined, fallback: number): 
 
 async function list(path: string, out: DemoOutput["out"]): Promise<void> {
   const model = await importGltf(path);
-  out(`${model.name}: ${model.skeletons.length} skin(s)`);
+  out(`${model.name}: ${model.skeletons.length} skeleton(s)`);
   for (const s of model.skeletons) {
+    const more = s.skins.slice(1).map((k) => `skin ${k.skin} "${k.name}" (${k.skinJoints.length})`);
     out(
       `skin ${s.skin} "${s.name}": ${s.skeleton.parents.length} joints ` +
-        `(${s.skinJoints.length} in the glTF skin)`,
+        `(${s.skinJoints.length} in the glTF skin)` +
+        (more.length ? `, shared with ${more.join(", ")}` : ""),
     );
     for (const p of s.primitives) {
       out(

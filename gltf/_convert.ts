@@ -1,7 +1,7 @@
 /**
  * From a parsed, validated document to the import's plain data: one
- * skeleton per skin, with the primitives it skins and one clip per
- * animation.
+ * skeleton per joint hierarchy (skins that share nodes share it), with the
+ * primitives its skins skin and one clip per animation.
  *
  * @module
  */
@@ -9,7 +9,7 @@
 import type { Document, Node, Primitive } from "@gltf-transform/core";
 import type { SkinDefinition } from "../animation/definitions.ts";
 import type { ImportContext } from "./_context.ts";
-import { buildSkeleton } from "./_skeleton.ts";
+import { buildSkeleton, groupSkins } from "./_skeleton.ts";
 import { readDrawAttributes, readIndices, readSkinnedPrimitive } from "./_primitives.ts";
 import { clipFor, readAnimation } from "./_animations.ts";
 import type {
@@ -42,43 +42,51 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
     const skin = node.getSkin();
     if (skin && node.getMesh()) skinnedNodes[skinIndex.get(skin)!].push(node);
   }
-  const skeletons: GltfSkeleton[] = skins.map((skin, s) => {
-    const built = buildSkeleton(ctx, skin, s, nodeIndex);
+  const skeletons: GltfSkeleton[] = groupSkins(skins).map((group) => {
+    const built = buildSkeleton(ctx, group.map((s) => skins[s]), group, nodeIndex);
     const primitives: GltfSkinnedPrimitive[] = [];
-    // The same mesh instanced twice with this skin shares its vertex data.
-    const read = new Map<Primitive, ReadPrimitive>();
-    for (const node of skinnedNodes[s]) {
-      const mesh = node.getMesh()!;
-      const m = meshIndex.get(mesh)!;
-      mesh.listPrimitives().forEach((prim, p) => {
-        const pointer = `/meshes/${m}/primitives/${p}`;
-        let primitive = read.get(prim);
-        if (!primitive) {
-          const skinDefinition = readSkinnedPrimitive(ctx, prim, built.skinJoints, pointer);
-          const indices = readIndices(ctx, prim, skinDefinition.vertexCount, pointer);
-          const draw = readDrawAttributes(ctx, prim, skinDefinition, indices, pointer);
-          primitive = { skin: skinDefinition, ...(indices ? { indices } : {}), draw };
-          read.set(prim, primitive);
-        }
-        ctx.spend(16, pointer, "another instance of the primitive");
-        primitives.push({
-          node: nodeIndex.get(node)!,
-          nodeName: node.getName(),
-          mesh: m,
-          meshName: mesh.getName(),
-          primitive: p,
-          ...primitive,
-          mode: prim.getMode(),
+    group.forEach((s, k) => {
+      // The same mesh instanced twice with this skin shares its vertex data.
+      const read = new Map<Primitive, ReadPrimitive>();
+      for (const node of skinnedNodes[s]) {
+        const mesh = node.getMesh()!;
+        const m = meshIndex.get(mesh)!;
+        mesh.listPrimitives().forEach((prim, p) => {
+          const pointer = `/meshes/${m}/primitives/${p}`;
+          let primitive = read.get(prim);
+          if (!primitive) {
+            const skinDefinition = readSkinnedPrimitive(ctx, prim, built.skinJoints[k], pointer);
+            const indices = readIndices(ctx, prim, skinDefinition.vertexCount, pointer);
+            const draw = readDrawAttributes(ctx, prim, skinDefinition, indices, pointer);
+            primitive = { skin: skinDefinition, ...(indices ? { indices } : {}), draw };
+            read.set(prim, primitive);
+          }
+          ctx.spend(16, pointer, "another instance of the primitive");
+          primitives.push({
+            node: nodeIndex.get(node)!,
+            nodeName: node.getName(),
+            mesh: m,
+            meshName: mesh.getName(),
+            primitive: p,
+            ...primitive,
+            mode: prim.getMode(),
+            gltfSkin: s,
+          });
         });
-      });
-    }
+      }
+    });
     const clips = animations.map((a) => clipFor(ctx, a, built.jointOfNode));
     return {
-      skin: s,
-      name: skin.getName(),
+      skin: group[0],
+      name: skins[group[0]].getName(),
       skeleton: built.skeleton,
       nodes: built.nodes,
-      skinJoints: built.skinJoints,
+      skinJoints: built.skinJoints[0],
+      skins: group.map((s, k) => ({
+        skin: s,
+        name: skins[s].getName(),
+        skinJoints: built.skinJoints[k],
+      })),
       primitives,
       clips,
     };

@@ -7,22 +7,33 @@
  * the file, a JSON pointer and one sentence. See the README's "Loading
  * untrusted files" for what is read from where.
  *
- * One {@linkcode GltfSkeleton} is produced per glTF skin:
+ * One {@linkcode GltfSkeleton} is produced per joint hierarchy, as
+ * ozz-animation builds one skeleton from a node hierarchy and gives each
+ * mesh its joint remap: skins whose joints or ancestors share a node (a
+ * root, the node graph being a forest) share one skeleton, so that a
+ * hierarchy's joints and clips exist once however many skins it has.
  *
- * - **Joints** are the skin's joints **plus every ancestor node of them up
- *   to the scene root**, ordered parents before children (a parent that
- *   the file lists after its child is moved up, and vertex joint indices
- *   are remapped). glTF defines a joint's world matrix through the whole
- *   node hierarchy, so ancestors that are not joints (a Mixamo `Armature`
- *   node with a rotation and a 0.01 scale, an animated parent) still move
- *   the mesh; as extra joints they fold into the skeleton's model space.
- *   Their inverse bind matrix is the identity and no vertex references
- *   them. The skeleton's model space is therefore the glTF scene space
- *   (the skin's optional `skeleton` property is not needed and not used).
- * - **Skinned primitives**: every primitive of every node that uses the
- *   skin (a skin shared by several meshes or nodes lists them all; the
- *   same mesh used with two skins appears under both). The skinned node's
- *   own transform is ignored, as glTF requires.
+ * - **Joints** are the skins' joints **plus every ancestor node of them up
+ *   to the scene root**, each node once, ordered parents before children
+ *   (a parent that the file lists after its child is moved up, and vertex
+ *   joint indices are remapped). glTF defines a joint's world matrix
+ *   through the whole node hierarchy, so ancestors that are not joints (a
+ *   Mixamo `Armature` node with a rotation and a 0.01 scale, an animated
+ *   parent) still move the mesh; as extra joints they fold into the
+ *   skeleton's model space. Their inverse bind matrix is the identity and
+ *   no vertex references them. The skeleton's model space is therefore the
+ *   glTF scene space (the skin's optional `skeleton` property is not
+ *   needed and not used).
+ * - **Inverse bind matrices** are per joint: a joint takes the matrix of
+ *   the first skin that lists it. A later skin that binds it with another
+ *   matrix gets a *bind twin*, a child joint at the identity pose that
+ *   carries that skin's matrix (see {@linkcode GltfSkeleton}).
+ * - **Skinned primitives**: every primitive of every node that uses one
+ *   of the skeleton's skins (a skin shared by several meshes or nodes lists
+ *   them all; the same mesh used with two skins appears once per skin),
+ *   each in the joint numbering of its own skin's map
+ *   ({@linkcode GltfSkin}). The skinned node's own transform is ignored, as
+ *   glTF requires.
  * - **Clips**: one per glTF animation, with the channels that target the
  *   skeleton's joints (morph-target `weights` channels are left out).
  *
@@ -69,6 +80,7 @@ export {
   type GltfImport,
   type GltfLimits,
   type GltfSkeleton,
+  type GltfSkin,
   type GltfSkinnedPrimitive,
   type ImportGltfOptions,
   type ParseGltfOptions,

@@ -17,6 +17,7 @@ export {
   type GltfImportErrorOptions,
   type GltfLimits,
   type GltfSkeleton,
+  type GltfSkin,
   type GltfSkinnedPrimitive,
   importGltf,
   type ImportGltfOptions,

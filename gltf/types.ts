@@ -123,24 +123,71 @@ export interface GltfSkinnedPrimitive {
   readonly draw: GltfDrawAttributes;
   /** glTF primitive mode (4 = triangles). */
   readonly mode: number;
+  /**
+   * glTF index of the skin the node skins the primitive with: one of its
+   * skeleton's {@linkcode GltfSkeleton.skins}, whose `skinJoints` mapped the
+   * file's vertex joints to `skin.joints`.
+   */
+  readonly gltfSkin: number;
 }
 
-/** A glTF skin as a skeleton, its skinned primitives and its clips. */
-export interface GltfSkeleton {
+/** One glTF skin of a {@linkcode GltfSkeleton}: its joints in the skeleton's numbering. */
+export interface GltfSkin {
   /** glTF skin index. */
   readonly skin: number;
   /** Skin name (may be empty). */
   readonly name: string;
-  /** Joints (skin joints plus their ancestors), parents first. */
-  readonly skeleton: SkeletonDefinition;
-  /** glTF node index of each skeleton joint. */
-  readonly nodes: Int32Array;
   /**
-   * Skeleton joint of each entry of the glTF skin's `joints` array: vertex
-   * joint `i` of the file is skeleton joint `skinJoints[i]`.
+   * Skeleton joint of each entry of the skin's `joints` array: vertex joint
+   * `i` of a primitive skinned with this skin is skeleton joint
+   * `skinJoints[i]` (a bind twin where another skin of the skeleton binds
+   * the same node with another inverse bind matrix).
    */
   readonly skinJoints: Uint16Array;
-  /** Every primitive skinned with this skin. */
+}
+
+/**
+ * One joint hierarchy as a skeleton: the glTF skins over it (skins that
+ * share a node, joint or ancestor, share one skeleton), every primitive they
+ * skin, and its clips.
+ *
+ * Joints are every skin's joints plus their ancestor nodes, each node once,
+ * parents first: skins in file order, each skin's joints in order, each
+ * after its ancestors (so a file with one skin per hierarchy keeps the order
+ * of its skin). Where a later skin binds a joint with another inverse bind
+ * matrix than the first skin that lists it, the skeleton has a **bind twin**
+ * for it: a joint appended after the node joints, child of that joint with
+ * the identity rest pose and no clip channel, whose inverse bind matrix is
+ * that skin's, so that its skinning matrix is exact; it is named after its
+ * node with `#bind:skin<index>` appended, and `nodes` gives it its parent's
+ * node.
+ */
+export interface GltfSkeleton {
+  /** glTF index of the skeleton's first skin (`skins[0].skin`). */
+  readonly skin: number;
+  /** Name of the skeleton's first skin (may be empty). */
+  readonly name: string;
+  /**
+   * Joints (every skin's joints plus their ancestors, then bind twins),
+   * parents first.
+   */
+  readonly skeleton: SkeletonDefinition;
+  /**
+   * glTF node index of each skeleton joint: each node once, except that a
+   * bind twin repeats its parent's node.
+   */
+  readonly nodes: Int32Array;
+  /**
+   * The first skin's map (`skins[0].skinJoints`): vertex joint `i` of a
+   * primitive skinned with it is skeleton joint `skinJoints[i]`.
+   */
+  readonly skinJoints: Uint16Array;
+  /** Every glTF skin of the skeleton, in file order, each with its joint map. */
+  readonly skins: readonly GltfSkin[];
+  /**
+   * Every primitive skinned with one of `skins`, skin by skin, in file
+   * order; each says its skin (`gltfSkin`).
+   */
   readonly primitives: readonly GltfSkinnedPrimitive[];
   /**
    * One clip per glTF animation, in file order (channels may be empty). An
@@ -153,7 +200,10 @@ export interface GltfSkeleton {
 export interface GltfImport {
   /** The input's name (path, URL or the `name` option). */
   readonly name: string;
-  /** One entry per glTF skin, in file order. */
+  /**
+   * One entry per joint hierarchy: skins that share nodes share one
+   * skeleton, in order of their first skin.
+   */
   readonly skeletons: readonly GltfSkeleton[];
   /** Problems that did not stop the import. */
   readonly warnings: readonly string[];

@@ -123,6 +123,12 @@ function directionError(
   return max;
 }
 
+/** The bind twins of an imported skeleton: joints that repeat their parent's node. */
+export function bindTwins(s: GltfSkeleton): number[] {
+  const { parents } = s.skeleton;
+  return [...parents.keys()].filter((j) => parents[j] >= 0 && s.nodes[parents[j]] === s.nodes[j]);
+}
+
 /** Largest differences of one comparison, and the scale they relate to. */
 export interface Comparison {
   /** Largest position distance. */
@@ -187,7 +193,7 @@ export function compareModel(
         }
         if (!(d <= result.maxPosition)) {
           result.maxPosition = d;
-          result.worst = `skin ${skeleton.skin} node ${key} vertex ${v}`;
+          result.worst = `skin ${prim.gltfSkin} node ${key} vertex ${v}`;
         }
         result.maxNormal = directionError(
           ours.normals,
@@ -232,7 +238,8 @@ export function compareModel(
 /**
  * Compares Marrow's sampled joint poses (translation, rotation up to sign,
  * scale) with the node transforms three.js' mixer produced, for every
- * joint of every skeleton, ancestors included. Returns the largest
+ * joint of every skeleton, ancestors included (bind twins, which stand
+ * for no node of their own, are left out). Returns the largest
  * translation difference relative to `lengthScale`, and the largest
  * rotation and scale differences.
  */
@@ -249,7 +256,9 @@ export function comparePoses(
     const def = skeleton.skeleton;
     const pose = def.restPose.slice();
     if (clip !== null) sampleClip(skeleton.clips[clip], time, pose);
+    const twins = new Set(bindTwins(skeleton));
     for (let j = 0; j < def.parents.length; j++) {
+      if (twins.has(j)) continue;
       const object = objects.get(skeleton.nodes[j]);
       if (!object) throw new Error(`three.js has no node ${skeleton.nodes[j]}`);
       const g = (j >> 2) * 40 + (j & 3);

@@ -9,7 +9,7 @@ import { assert, assertAlmostEquals, assertEquals, assertGreater, assertLess } f
 import type { GltfImport } from "../gltf/import.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import { loadThree, poseThree } from "./_three_gltf.ts";
-import { compareModel, comparePoses } from "./_gltf_compare.ts";
+import { bindTwins, compareModel, comparePoses } from "./_gltf_compare.ts";
 
 /** Position tolerance, relative to the bounding-box diagonal. */
 export const RELATIVE_TOLERANCE = 1e-4;
@@ -20,6 +20,12 @@ export function identityAt(m: Float32Array, j: number): boolean {
   return [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0].every((v, i) => m[o + i] === v);
 }
 
+/** Whether joint `j` of `pose` (SoA×4) has the identity transform. */
+export function identityPoseAt(pose: Float32Array, j: number): boolean {
+  const g = (j >> 2) * 40 + (j & 3);
+  return [0, 0, 0, 0, 0, 0, 1, 1, 1, 1].every((v, f) => pose[g + f * 4] === v);
+}
+
 /** Invariants every import must satisfy. */
 export function checkStructure(model: GltfImport): void {
   for (const s of model.skeletons) {
@@ -27,7 +33,12 @@ export function checkStructure(model: GltfImport): void {
     const n = parents.length;
     assertEquals(names.length, n);
     assertEquals(s.nodes.length, n);
-    assertEquals(new Set(s.nodes).size, n, "each node once");
+    const twins = bindTwins(s);
+    assertEquals(new Set(s.nodes).size, n - twins.length, "each node once, but bind twins");
+    for (const j of twins) {
+      assert(s.skeleton.names[j].includes("#bind:skin"), `bind twin ${j} is named as one`);
+      assert(identityPoseAt(restPose, j), `bind twin ${j} stands at its parent`);
+    }
     assertEquals(restPose.length, Math.ceil(n / 4) * 40);
     assertEquals(inverseBind.length, n * MATRIX_FLOATS);
     for (let j = 0; j < n; j++) {
@@ -42,13 +53,19 @@ export function checkStructure(model: GltfImport): void {
       assertAlmostEquals(len, 1, 1e-6);
     }
     assert(inverseBind.every(Number.isFinite));
-    const isSkinJoint = new Set(s.skinJoints);
-    assertEquals(isSkinJoint.size, s.skinJoints.length);
+    assertEquals(s.skins[0].skin, s.skin);
+    assertEquals(s.skins[0].name, s.name);
+    assertEquals(s.skins[0].skinJoints, s.skinJoints);
+    const jointsOfSkin = new Map(s.skins.map((k) => [k.skin, new Set(k.skinJoints)]));
+    for (const k of s.skins) assertEquals(jointsOfSkin.get(k.skin)!.size, k.skinJoints.length);
+    const isSkinJoint = new Set(s.skins.flatMap((k) => [...k.skinJoints]));
     for (let j = 0; j < n; j++) {
       // Folded-in ancestors bind nothing: their inverse bind is the identity.
       if (!isSkinJoint.has(j)) assert(identityAt(inverseBind, j));
     }
     for (const p of s.primitives) {
+      const skinJoints = jointsOfSkin.get(p.gltfSkin);
+      assert(skinJoints, `primitive skinned with skin ${p.gltfSkin}, one of the skeleton's`);
       const { vertexCount, positions, normals, tangents } = p.skin;
       assertEquals(positions.length, vertexCount * 4);
       for (let v = 0; v < vertexCount; v++) {
@@ -62,7 +79,7 @@ export function checkStructure(model: GltfImport): void {
         const c = influenceCounts[v];
         assertGreater(c, 0);
         for (let i = 0; i < c; i++, k++) {
-          assert(isSkinJoint.has(joints[k]), `vertex ${v}: a skin joint`);
+          assert(skinJoints.has(joints[k]), `vertex ${v}: a joint of its skin`);
           assertGreater(weights[k], 0);
           if (i > 0) assert(weights[k] <= weights[k - 1], "sorted");
         }

@@ -317,12 +317,19 @@ Deno.test("container errors have no pointer and one sentence", async () => {
 });
 
 Deno.test("budgets: work over shared data is counted, not only arrays", async () => {
-  // 3,000 skins over one chain of 3,000 nodes: 9 million joint visits from a 100 KB file.
+  // 3,000 skins over one chain of 3,000 nodes (9 million joint visits were
+  // it walked per skin, from a 100 KB file): one skeleton, each node once,
+  // every skin counted.
   const nodes = Array.from({ length: 3000 }, (_, n) => (n + 1 < 3000 ? { children: [n + 1] } : {}));
   const skins = Array.from({ length: 3000 }, () => ({ joints: [2999] }));
-  const deep = await parseGltf(
-    new TextEncoder().encode(JSON.stringify({ asset: { version: "2.0" }, nodes, skins })),
-  ).then(loaded, rejection);
+  const file = new TextEncoder().encode(
+    JSON.stringify({ asset: { version: "2.0" }, nodes, skins }),
+  );
+  const model = await parseGltf(file);
+  assertEquals(model.skeletons.length, 1);
+  assertEquals(model.skeletons[0].nodes.length, 3000);
+  assertEquals(model.skeletons[0].skins.length, 3000);
+  const deep = await parseGltf(file, { limits: { maxValues: 100_000 } }).then(loaded, rejection);
   assert(deep.pointer.startsWith("/skins/"), deep.pointer);
   assert(deep.message.includes("limits.maxValues"), deep.message);
   // 20,000 channels sharing one sampler of 1,000 keys: each would copy the keys.
@@ -346,4 +353,45 @@ Deno.test("budgets: work over shared data is counted, not only arrays", async ()
     "the channel's keys",
   );
   assert(e.message.includes("budget of 8388608 values"), e.message);
+});
+
+Deno.test("budgets: bind twins of many skins over one joint are counted and bounded", async () => {
+  // Skins over the last of 10 nodes, each with its own inverse bind matrix:
+  // a bind twin each after the first, every one counted.
+  const skinsOver = (count: number, distinct = true) => {
+    const nodes = Array.from({ length: 10 }, (_, n) => (n + 1 < 10 ? { children: [n + 1] } : {}));
+    const bin = new Float32Array(count * 16);
+    for (let k = 0; k < count; k++) {
+      bin.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, k, 0, 0, 1], k * 16);
+    }
+    return glb({
+      asset: { version: "2.0" },
+      nodes,
+      buffers: [{ byteLength: bin.byteLength }],
+      bufferViews: [{ buffer: 0, byteLength: bin.byteLength }],
+      accessors: Array.from({ length: count }, (_, k) => ({
+        bufferView: 0,
+        byteOffset: k * 64,
+        componentType: 5126,
+        count: 1,
+        type: "MAT4",
+      })),
+      skins: Array.from({ length: count }, (_, k) => ({
+        joints: [9],
+        inverseBindMatrices: distinct ? k : 0,
+      })),
+    }, new Uint8Array(bin.buffer));
+  };
+  const model = await parseGltf(skinsOver(300));
+  assertEquals(model.skeletons.length, 1);
+  const { parents, names } = model.skeletons[0].skeleton;
+  assertEquals(parents.length, 10 + 299);
+  assert(parents.subarray(10).every((p) => p === 9), "each twin a child of its joint");
+  assertEquals(names[10 + 298], "#bind:skin299");
+  // The same skins with one matrix have no twin, and fit a budget the twins pass.
+  const limits = { maxValues: 12_000 };
+  assertEquals((await parseGltf(skinsOver(300, false), { limits })).skeletons[0].nodes.length, 10);
+  const e = await parseGltf(skinsOver(300), { limits }).then(loaded, rejection);
+  assert(/^\/skins\/\d+(\/inverseBindMatrices)?$/.test(e.pointer), e.pointer);
+  assert(e.message.includes("limits.maxValues"), e.message);
 });

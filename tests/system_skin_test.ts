@@ -135,6 +135,46 @@ for (const build of BUILDS) {
     }
   });
 
+  Deno.test(`skinSystem (${build}) skins entities of different skins, interleaved, each with its own mesh`, () => {
+    // The rows of one call reuse a skin's mesh words for the next entity of
+    // the same skin: A, B, A, B must still give each entity its own mesh.
+    const core = Core.create(build);
+    const world = createWorld();
+    createAnimation(world, { core });
+    const shapes = [
+      { joints: 5, segments: 6, rings: 11, radius: 1 },
+      { joints: 5, segments: 3, rings: 4, radius: 2, influences: 1 as const },
+    ];
+    const kinds = shapes.map((shape) => {
+      const cylinder = createCylinder(shape);
+      const skeleton = new SkeletonAsset(cylinder.skeleton, core);
+      return { definition: cylinder.skin, skeleton, skin: new SkinAsset(skeleton, cylinder.skin) };
+    });
+    const next = random(11);
+    const entities = [0, 1, 0, 1].map((k) => {
+      const eid = addEntity(world);
+      const { skeleton, skin } = kinds[k];
+      addSkeleton(world, eid, skeleton);
+      addJointQuat(world, eid);
+      addJointMat(world, eid);
+      addSkin(world, eid, skin, { normals: false, tangents: false });
+      for (let j = 0; j < skeleton.jointCount; j++) {
+        setJointPose(world, eid, j, [next(), next(), next()], randomQuaternion(next), [1, 1, 1]);
+      }
+      return { eid, kind: kinds[k] };
+    });
+    quatToMatSystem(world);
+    transformSkeletonSystem(world);
+    multiplyInverseBindSystem(world);
+    skinSystem(world);
+    for (const { eid, kind } of entities) {
+      const positions = getSkinnedPositions(world, eid);
+      assertEquals(positions.length, kind.skin.vertexCount * 4);
+      const expected = expectedSkin(kind.definition, getSkinningPalette(world, eid)).positions;
+      assertLess(maxDifference(inSourceOrder(positions, kind.skin), expected), 1e-4);
+    }
+  });
+
   Deno.test(`skinWithTangentsSystem (${build}) renormalizes on request`, () => {
     const core = Core.create(build);
     const world = createWorld();

@@ -100,23 +100,18 @@ export function prepareSkinning(
   const skinned = selectSkinned(world, state, caller, options, directions);
   if (skinned.length === 0) return undefined;
   if (!palettesChecked) checkPalettes(state, skinned);
-  let dualJoints = 0;
-  const skins = state.owned.skin;
-  for (let i = 0; i < skinned.length; i++) {
-    const eid = skinned[i];
-    if (skins[eid]!.method === "dual-quaternion") {
-      dualJoints += checkedSkeleton(state, eid).jointCount;
-    }
-  }
   const dual = state.jobs(`${table}: dual quaternions`);
-  if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
-  let dualAt = dual.ptr;
+  let dualAt = 0;
+  const sizeDual = (dualJoints: number) => {
+    if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
+    dualAt = dual.ptr;
+  };
   return writeSkinJobs(state, table, skinned, options, (eid, n, isDual, palette) => {
     if (!isDual) return palette;
     const at = dualAt;
     dualAt += n * DUAL_QUATERNION_FLOATS * 4;
     return toDualQuaternions(state, eid, palette, n, at);
-  });
+  }, sizeDual);
 }
 
 /**
@@ -210,6 +205,8 @@ export interface SkinJobs {
  * order skinned) with each entity's palette where `paletteOf(eid,
  * jointCount, dualQuaternion, palette)` says (`palette`: the byte offset of
  * its checked palette), into job table `name` (and its bounds table).
+ * `sizeDual`, when given, gets the joint count of the dual-quaternion
+ * skins (their skeletons checked) before the first `paletteOf`.
  */
 export function writeSkinJobs(
   state: WorldState,
@@ -217,6 +214,7 @@ export function writeSkinJobs(
   skinned: number[],
   options: SkinSystemOptions,
   paletteOf: (eid: number, jointCount: number, dual: boolean, palette: number) => number,
+  sizeDual?: (dualJoints: number) => void,
 ): SkinJobs {
   const lods = state.components.Skin.maxInfluences, skins = state.owned.skin;
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
@@ -225,13 +223,13 @@ export function writeSkinJobs(
   // call. A frame of one key (the usual) skips the sort and the grouping.
   const keyOf = (eid: number) => skinKey(cap, lods, skins, eid);
   const firstKey = keyOf(skinned[0]);
-  let mixed = false;
-  for (let i = 1; i < skinned.length; i++) {
-    if (keyOf(skinned[i]) !== firstKey) {
-      mixed = true;
-      break;
-    }
+  let mixed = false, dualJoints = 0;
+  for (let i = 0; i < skinned.length; i++) {
+    const eid = skinned[i], key = keyOf(eid);
+    if (key !== firstKey) mixed = true;
+    if (key & 1 && sizeDual) dualJoints += checkedSkeleton(state, eid).jointCount;
   }
+  sizeDual?.(dualJoints);
   if (mixed) skinned.sort((a, b) => keyOf(a) - keyOf(b));
   const table = state.jobs(name);
   table.begin(skinned.length, JOB_WORDS);

@@ -10,6 +10,7 @@ import { coreKernels } from "../simd/_instance.ts";
 import * as THREE from "three";
 import { addEntity, createWorld } from "bitecs";
 import {
+  addCharacter,
   type CoreBuild,
   createAnimation,
   createAnimationPipeline,
@@ -243,10 +244,9 @@ for (const build of BUILDS) {
 // rows. (system − calls) / 1,000 is the per-entity row cost.
 {
   const ENTITIES = 1000;
-  const { world } = createScene("relaxed-simd", ENTITIES, { joints: 20, segments: 2, rings: 2 }, {
-    normals: false,
-    tangents: false,
-  });
+  const SMALL_CHARACTER = { joints: 20, segments: 2, rings: 2 };
+  const POSITIONS_ONLY = { normals: false, tangents: false };
+  const { world } = createScene("relaxed-simd", ENTITIES, SMALL_CHARACTER, POSITIONS_ONLY);
   const pipelineOnce = createAnimationPipeline();
   pipelineOnce(world, 0);
   const state = stateOf(world, "bench");
@@ -265,4 +265,16 @@ for (const build of BUILDS) {
     },
   });
   Deno.bench({ name: "skinSystem", group, fn: () => skinSystem(world) });
+  // The same entities created after 20,000 others: high entity ids.
+  const late = createScene("relaxed-simd", 0, SMALL_CHARACTER, POSITIONS_ONLY);
+  for (let i = 0; i < 20000; i++) addEntity(late.world);
+  for (let i = 0; i < ENTITIES; i++) {
+    addCharacter(late.world, addEntity(late.world), late.skeleton, late.skin, POSITIONS_ONLY);
+  }
+  pipelineOnce(late.world, 0);
+  Deno.bench({
+    name: "skinSystem, the entities created after 20,000 others",
+    group,
+    fn: () => skinSystem(late.world),
+  });
 }

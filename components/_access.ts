@@ -13,7 +13,6 @@ import { commitRemovals, registerQuery } from "bitecs";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { ComponentError } from "./errors.ts";
-import { SkinFlags } from "../simd/layout.ts";
 import type { ComponentName, PlayerState, WorldState } from "./_world.ts";
 
 /** A store value as a message shows it: assets by kind and size, not `[object Object]`. */
@@ -124,30 +123,6 @@ export function checkedSkin(state: WorldState, eid: number): SkinRecord {
     normals: o.skinNormals[eid],
     tangents: o.skinTangents[eid],
   };
-}
-
-/**
- * {@linkcode checkedSkin}, written straight into a skinning job row at
- * `u32[at]`: the mesh's kernel words from `at + 1`, the output streams and
- * flags (with `renormalize` where it has directions) from `at + 8`.
- * Allocates nothing: it runs per entity per frame. Returns the skin.
- */
-export function checkedSkinRow(
-  state: WorldState,
-  eid: number,
-  u32: Uint32Array,
-  at: number,
-  renormalize: number,
-): SkinAsset {
-  const asset = checkSkinFields(state, eid), o = state.owned;
-  const normals = o.skinNormals[eid], tangents = o.skinTangents[eid];
-  asset.mesh.writeKernelWords(u32, at + 1);
-  u32[at + 8] = o.skinBlock[eid];
-  u32[at + 9] = normals;
-  u32[at + 10] = tangents;
-  u32[at + 11] = (normals ? SkinFlags.NORMALS : 0) | (tangents ? SkinFlags.TANGENTS : 0) |
-    (normals || tangents ? renormalize : 0);
-  return asset;
 }
 
 /** The entity's clip players. */

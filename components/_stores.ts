@@ -38,7 +38,14 @@ export function createStore<S extends StoreShape>(shape: S, capacity: number): S
  */
 export function growStore(store: Record<string, unknown>, capacity: number): void {
   for (const [name, array] of Object.entries(store)) {
-    if (Array.isArray(array)) continue;
+    if (Array.isArray(array)) {
+      // Filled by entity id: without the length, an array whose first
+      // entity is a high id turns into a dictionary, and every system's
+      // per-entity lookup into a hash probe (measured 1.8x the skin system's
+      // frame with 1,000 entities after 20,000 others).
+      if (array.length < capacity) array.length = capacity;
+      continue;
+    }
     const old = array as Uint32Array;
     const grown = new (old.constructor as Uint32ArrayConstructor)(capacity);
     grown.set(old);

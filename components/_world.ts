@@ -286,6 +286,7 @@ export class JobTable {
   ptr = 0;
   count = 0;
   #capacity = 0;
+  #staged = new Uint32Array(0);
   readonly #memory: CoreMemory;
 
   constructor(memory: CoreMemory) {
@@ -302,8 +303,34 @@ export class JobTable {
     this.ptr = this.#memory.alloc(this.#capacity);
   }
 
+  /**
+   * A plain array of at least `words` words to write rows into before
+   * {@linkcode commit} copies them into the table at once: an element
+   * access to the core's memory (a resizable buffer) costs more than one to
+   * a plain array, and the copy less than the difference.
+   */
+  staging(words: number): Uint32Array {
+    if (this.#staged.length < words) {
+      this.#staged = new Uint32Array(Math.max(words, this.#staged.length * 2));
+    }
+    return this.#staged;
+  }
+
+  /** Copies the first `words` staged words into the table. */
+  commit(words: number): void {
+    this.#memory.views().u32.set(this.#staged.subarray(0, words), this.ptr >> 2);
+  }
+
+  /** The table's first `words` words (what a kernel wrote), copied into the staging array. */
+  readBack(words: number): Uint32Array {
+    const staged = this.staging(words), from = this.ptr >> 2;
+    staged.set(this.#memory.views().u32.subarray(from, from + words));
+    return staged;
+  }
+
   free(): void {
     if (this.ptr) this.#memory.free(this.ptr);
     this.ptr = this.#capacity = this.count = 0;
+    this.#staged = new Uint32Array(0);
   }
 }

@@ -46,18 +46,18 @@ export const MAX_PALETTE_MAGNITUDE = MAX_MESH_MAGNITUDE;
 export function checkPalettes(state: WorldState, list: ArrayLike<number>): void {
   const scan = state.jobs("paletteScan");
   scan.begin(list.length, JOB_WORDS);
-  const u32 = state.memory.u32;
-  const owned = state.owned;
-  for (let i = 0; i < list.length; i++) {
+  const rows = scan.staging(list.length * JOB_WORDS);
+  const skeletons = state.owned.skeleton, matrices = state.owned.matrices;
+  for (let i = 0, at = 0; i < list.length; i++, at += JOB_WORDS) {
     const eid = list[i];
     // Marrow's own records, not the public stores: the scan reads only
     // memory the entity owns, and the callers check the stores.
-    const skeleton = owned.skeleton[eid], model = owned.matrices[eid];
+    const skeleton = skeletons[eid], model = matrices[eid];
     const n = skeleton && model ? skeleton.jointCount : checkedSkeleton(state, eid).jointCount;
-    const at = (scan.ptr >> 2) + i * JOB_WORDS;
-    u32[at] = (model || checkedMatrices(state, eid, n)) + n * MATRIX_FLOATS * 4;
-    u32[at + 1] = n * MATRIX_FLOATS;
+    rows[at] = (model || checkedMatrices(state, eid, n)) + n * MATRIX_FLOATS * 4;
+    rows[at + 1] = n * MATRIX_FLOATS;
   }
+  scan.commit(list.length * JOB_WORDS);
   throwBeyondPalette(
     state,
     list,

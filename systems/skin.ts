@@ -17,12 +17,9 @@
  * @module
  */
 
-import {
-  checkedMatrices,
-  checkedSkeleton,
-  checkedSkinRow,
-  selectEntities,
-} from "../components/_access.ts";
+import { checkedSkeleton, selectEntities } from "../components/_access.ts";
+import { SkinRowWriter } from "../components/_skin_rows.ts";
+import type { SkinAsset } from "../animation/skin_asset.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { boundsFloats } from "../components/_skin_bounds.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
@@ -103,22 +100,18 @@ export function prepareSkinning(
   const skinned = selectSkinned(world, state, caller, options, directions);
   if (skinned.length === 0) return undefined;
   if (!palettesChecked) checkPalettes(state, skinned);
-  let dualJoints = 0;
-  for (const eid of skinned) {
-    if (state.owned.skin[eid]!.method === "dual-quaternion") {
-      dualJoints += checkedSkeleton(state, eid).jointCount;
-    }
-  }
   const dual = state.jobs(`${table}: dual quaternions`);
-  if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
-  let dualAt = dual.ptr;
-  return writeSkinJobs(state, table, skinned, options, (eid, n, isDual) => {
-    const palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+  let dualAt = 0;
+  const sizeDual = (dualJoints: number) => {
+    if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
+    dualAt = dual.ptr;
+  };
+  return writeSkinJobs(state, table, skinned, options, (eid, n, isDual, palette) => {
     if (!isDual) return palette;
     const at = dualAt;
     dualAt += n * DUAL_QUATERNION_FLOATS * 4;
     return toDualQuaternions(state, eid, palette, n, at);
-  });
+  }, sizeDual);
 }
 
 /**
@@ -208,42 +201,51 @@ export interface SkinJobs {
 }
 
 /**
- * @internal Writes the job rows that skin `skinned` (checked by the
- * caller) with each entity's palette where `paletteOf(eid, jointCount,
- * dualQuaternion)` says, into job table `name` (and its bounds table).
+ * @internal Writes the job rows that skin `skinned` (checked here, in the
+ * order skinned) with each entity's palette where `paletteOf(eid,
+ * jointCount, dualQuaternion, palette)` says (`palette`: the byte offset of
+ * its checked palette), into job table `name` (and its bounds table).
+ * `sizeDual`, when given, gets the joint count of the dual-quaternion
+ * skins (their skeletons checked) before the first `paletteOf`.
  */
 export function writeSkinJobs(
   state: WorldState,
   name: string,
   skinned: number[],
   options: SkinSystemOptions,
-  paletteOf: (eid: number, jointCount: number, dual: boolean) => number,
+  paletteOf: (eid: number, jointCount: number, dual: boolean, palette: number) => number,
+  sizeDual?: (dualJoints: number) => void,
 ): SkinJobs {
-  const store = state.components.Skin, owned = state.owned;
+  const lods = state.components.Skin.maxInfluences, skins = state.owned.skin;
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
   const withBounds = options.bounds ?? true;
   // One batch call per level of detail and method: the kernel takes it per
   // call. A frame of one key (the usual) skips the sort and the grouping.
-  const keyOf = (eid: number) =>
-    Math.min(cap, store.maxInfluences[eid] || MAX_INFLUENCES) * 2 +
-    (owned.skin[eid]!.method === "dual-quaternion" ? 1 : 0);
+  const keyOf = (eid: number) => skinKey(cap, lods, skins, eid);
   const firstKey = keyOf(skinned[0]);
-  let mixed = false;
-  for (let i = 1; i < skinned.length && !mixed; i++) mixed = keyOf(skinned[i]) !== firstKey;
+  let mixed = false, dualJoints = 0;
+  for (let i = 0; i < skinned.length; i++) {
+    const eid = skinned[i], key = keyOf(eid);
+    if (key !== firstKey) mixed = true;
+    if (key & 1 && sizeDual) dualJoints += checkedSkeleton(state, eid).jointCount;
+  }
+  sizeDual?.(dualJoints);
   if (mixed) skinned.sort((a, b) => keyOf(a) - keyOf(b));
-  const renormalize = options.renormalize ? SkinFlags.RENORMALIZE : 0;
   const table = state.jobs(name);
   table.begin(skinned.length, JOB_WORDS);
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
   const bounds = state.jobs(`${name}: bounds`);
   bounds.begin(skinned.length, BOUNDS_FLOATS);
-  const u32 = state.memory.u32;
-  for (let i = 0, at = table.ptr >> 2; i < skinned.length; i++, at += JOB_WORDS) {
+  const rows = table.staging(skinned.length * JOB_WORDS);
+  const writer = new SkinRowWriter(state, rows, options.renormalize ? SkinFlags.RENORMALIZE : 0);
+  let maxEid = 0;
+  for (let i = 0, at = 0; i < skinned.length; i++, at += JOB_WORDS) {
     const eid = skinned[i];
-    const n = checkedSkeleton(state, eid).jointCount;
-    const asset = checkedSkinRow(state, eid, u32, at, renormalize);
-    u32[at] = paletteOf(eid, n, asset.method === "dual-quaternion");
+    writer.write(eid, i);
+    rows[at] = paletteOf(eid, writer.jointCount, writer.dual, writer.palette);
+    if (eid > maxEid) maxEid = eid;
   }
+  table.commit(skinned.length * JOB_WORDS);
   const call = (first: number, end: number, key: number): SkinCall => ({
     jobs: table.ptr + first * JOB_WORDS * 4,
     count: end - first,
@@ -261,18 +263,18 @@ export function writeSkinJobs(
     first = end;
   }
   const publish = () => {
-    let maxEid = 0;
-    for (const eid of skinned) maxEid = Math.max(maxEid, eid);
-    const stored = boundsFloats(state, maxEid), computed = bounds.ptr >> 2;
+    const stored = boundsFloats(state, maxEid);
     if (!withBounds) {
       for (const eid of skinned) stored.fill(NaN, eid * BOUNDS_FLOATS, (eid + 1) * BOUNDS_FLOATS);
       return;
     }
-    // Two 4-float copies per entity: a loop over the 8 floats measured 4 %
-    // of a frame of 1,000 small characters.
-    const f32 = state.memory.f32;
+    // Unrolled copies per entity (a loop over the 8 floats measured 4 % of a
+    // frame of 1,000 small characters), from one copy of the whole table:
+    // reads from the core's resizable buffer cost more.
+    const computed = bounds.readBack(skinned.length * BOUNDS_FLOATS);
+    const f32 = new Float32Array(computed.buffer);
     for (let i = 0; i < skinned.length; i++) {
-      const to = skinned[i] * BOUNDS_FLOATS, from = computed + i * BOUNDS_FLOATS;
+      const to = skinned[i] * BOUNDS_FLOATS, from = i * BOUNDS_FLOATS;
       stored[to] = f32[from];
       stored[to + 1] = f32[from + 1];
       stored[to + 2] = f32[from + 2];
@@ -287,3 +289,14 @@ export function writeSkinJobs(
 }
 
 const BOUNDS_FLOATS = 8;
+
+/** An entity's batch call: level of detail × 2, + 1 for dual quaternions. */
+function skinKey(
+  cap: number,
+  lods: Uint8Array,
+  skins: readonly (SkinAsset | undefined)[],
+  eid: number,
+): number {
+  return Math.min(cap, lods[eid] || MAX_INFLUENCES) * 2 +
+    (skins[eid]!.method === "dual-quaternion" ? 1 : 0);
+}

@@ -1,5 +1,5 @@
 import { assertEquals, assertLess, assertThrows } from "@std/assert";
-import { addEntity, createWorld } from "bitecs";
+import { addEntity, createWorld, hasComponent } from "bitecs";
 import {
   addJointMat,
   addJointQuat,
@@ -13,6 +13,7 @@ import {
   getSkinningPalette,
   multiplyInverseBindSystem,
   quatToMatSystem,
+  removeSkin,
   setJointPose,
   SkeletonAsset,
   SkinAsset,
@@ -78,6 +79,61 @@ function inSourceOrder(stream: Float32Array, skin: SkinAsset): number[] {
   return out;
 }
 
+const POSITIONS_ONLY = { normals: false, tangents: false } as const;
+
+/**
+ * A world of cylinders on one skeleton with two skins of different meshes;
+ * `frame` runs the systems and checks every skinned entity's positions
+ * against its own skin.
+ */
+function twoSkins(build: (typeof BUILDS)[number]) {
+  const core = Core.create(build);
+  const world = createWorld();
+  const { Skin } = createAnimation(world, { core });
+  const shapes = [
+    { joints: 5, segments: 3, rings: 4, radius: 2, influences: 1 },
+    { joints: 5, segments: 6, rings: 11, radius: 1 },
+  ];
+  const cylinders = shapes.map((shape) => createCylinder(shape));
+  const skeleton = new SkeletonAsset(cylinders[0].skeleton, core);
+  const skins = cylinders.map((cylinder) => ({
+    definition: cylinder.skin,
+    skin: new SkinAsset(skeleton, cylinder.skin),
+  }));
+  const next = random(11);
+  const entities: { eid: number; kind: (typeof skins)[number] | undefined }[] = [];
+  return {
+    world,
+    skins,
+    add(kind: number) {
+      const eid = addEntity(world);
+      addSkeleton(world, eid, skeleton);
+      addJointQuat(world, eid);
+      addJointMat(world, eid);
+      addSkin(world, eid, skins[kind].skin, POSITIONS_ONLY);
+      for (let j = 0; j < skeleton.jointCount; j++) {
+        setJointPose(world, eid, j, [next(), next(), next()], randomQuaternion(next), [1, 1, 1]);
+      }
+      const entity = { eid, kind: skins[kind] };
+      entities.push(entity);
+      return entity;
+    },
+    frame() {
+      quatToMatSystem(world);
+      transformSkeletonSystem(world);
+      multiplyInverseBindSystem(world);
+      skinSystem(world);
+      for (const { eid, kind } of entities) {
+        if (!hasComponent(world, eid, Skin)) continue;
+        const positions = getSkinnedPositions(world, eid);
+        assertEquals(positions.length, kind!.skin.vertexCount * 4);
+        const expected = expectedSkin(kind!.definition, getSkinningPalette(world, eid)).positions;
+        assertLess(maxDifference(inSourceOrder(positions, kind!.skin), expected), 1e-4);
+      }
+    },
+  };
+}
+
 for (const build of BUILDS) {
   Deno.test(`skinning systems (${build}) skin positions-only and full entities side by side`, () => {
     const core = Core.create(build);
@@ -133,6 +189,33 @@ for (const build of BUILDS) {
         }
       }
     }
+  });
+
+  Deno.test(`skinSystem (${build}) skins entities of different skins, interleaved, each with its own mesh`, () => {
+    // The rows of one call reuse a skin's mesh words for the next entity of
+    // the same skin: A, B, A, B must still give each entity its own mesh.
+    const scene = twoSkins(build);
+    for (const kind of [0, 1, 0, 1]) scene.add(kind);
+    scene.frame();
+  });
+
+  Deno.test(`skinSystem (${build}) rewrites a row whose entity's skin changed since the last frame`, () => {
+    // A row keeps its mesh words from the last frame when it holds the same
+    // skin: a row that now holds another skin (an entity gone before it, a
+    // skin replaced) must get the new skin's.
+    const scene = twoSkins(build);
+    const first = scene.add(0);
+    scene.add(1);
+    scene.frame();
+    removeSkin(scene.world, first.eid);
+    scene.frame();
+    addSkin(scene.world, first.eid, scene.skins[1].skin, POSITIONS_ONLY);
+    first.kind = scene.skins[1];
+    scene.frame();
+    removeSkin(scene.world, first.eid);
+    addSkin(scene.world, first.eid, scene.skins[0].skin, POSITIONS_ONLY);
+    first.kind = scene.skins[0];
+    scene.frame();
   });
 
   Deno.test(`skinWithTangentsSystem (${build}) renormalizes on request`, () => {

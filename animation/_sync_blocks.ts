@@ -14,9 +14,11 @@
  * `syncPolicy.byteFactor` times the bytes of its per-lane tracks, and only
  * as far as the blocks that save bytes (a record per block instead of one
  * per lane, times stored once) pay for those that cost some, within
- * `syncPolicy.clipFactor`: a clip takes at most 10 % more bytes with blocks
- * (with 16-byte track records, a block saves less than it did with 48-byte
- * ones; 3 % then kept 6 of the 13 blocks of Xbot's walk, 10 % more time).
+ * `syncPolicy.clipFactor`: a clip takes at most 25 % more bytes with blocks.
+ * Blocks are for speed: with 16-byte track records a block saves less than
+ * with 48-byte ones, and rotations that keep wide keys make their blocks
+ * wide; the earlier 1.25× and 3 % kept 6 of the 13 blocks of Xbot's walk,
+ * for 10 % more sampling time.
  *
  * Values area of a block (offsets from its start; key k, component c,
  * lane l): smallest-three: the low words of a key's `span` lanes, then
@@ -55,7 +57,7 @@ import {
  * for those that cost some; the cheapest are taken first). Tests raise them
  * to build blocks anywhere.
  */
-export const syncPolicy = { byteFactor: 1.5, clipFactor: 0.1 };
+export const syncPolicy = { byteFactor: 2, clipFactor: 0.25 };
 
 /** One synchronous block, before layout. */
 export interface SyncBlock {

@@ -192,6 +192,25 @@ const HELD_PATH: u64 = 0xffffffffffffffff;
 }
 
 /**
+ * Path `p` (translation 0, scale 2: three components from byte `at`) of the
+ * group into the pose group at `o`: its held values copied, or its lanes
+ * lerped at time `t4`.
+ */
+// @ts-ignore: decorator
+@inline function vectorPath(group: usize, o: usize, at: usize, p: usize, held: bool, t4: v128): void {
+  if (held) {
+    v128.store(o + at, v128.load(group + at));
+    v128.store(o + at, v128.load(group + at, 16), 16);
+    v128.store(o + at, v128.load(group + at, 32), 32);
+  } else {
+    const w = weightOf(group, p, t4);
+    lerpAt(group, o, at, w);
+    lerpAt(group, o, at + 16, w);
+    lerpAt(group, o, at + 32, w);
+  }
+}
+
+/**
  * Samples the compact clip at `clip` at time `t` into the pose at `out`
  * (`groupCount` SoA×4 groups), through the playback cache at `cache`.
  */
@@ -240,26 +259,8 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
       }
     }
     const o = out + <usize>g * 160;
-    if (heldT) {
-      v128.store(o, v128.load(group));
-      v128.store(o, v128.load(group, 16), 16);
-      v128.store(o, v128.load(group, 32), 32);
-    } else {
-      const wt = weightOf(group, 0, t4);
-      lerpAt(group, o, 0, wt);
-      lerpAt(group, o, 16, wt);
-      lerpAt(group, o, 32, wt);
-    }
-    if (heldS) {
-      v128.store(o, v128.load(group, 112), 112);
-      v128.store(o, v128.load(group, 128), 128);
-      v128.store(o, v128.load(group, 144), 144);
-    } else {
-      const ws = weightOf(group, 2, t4);
-      lerpAt(group, o, 112, ws);
-      lerpAt(group, o, 128, ws);
-      lerpAt(group, o, 144, ws);
-    }
+    vectorPath(group, o, 0, 0, heldT, t4);
+    vectorPath(group, o, 112, 2, heldS, t4);
     const wr = weightOf(group, 1, t4);
     const ax = v128.load(group, 48), ay = v128.load(group, 64);
     const az = v128.load(group, 80), aw = v128.load(group, 96);

@@ -2,14 +2,20 @@
  * Key formats and sharing of compact clips (`animation/_reduce.ts`,
  * `animation/_clip_image.ts`): a rotation whose 20-bit smallest-three
  * fields would leave its tolerance keeps wide ones (12 bytes a key, about
- * f32 precision) rather than floats; tracks whose values are equal byte for
- * byte share one copy. Both sample as the scalar reference does, and as
- * exactly as their format promises.
+ * f32 precision) rather than floats, and lanes with such tracks keyed at
+ * shared times still form (wide) synchronous blocks; tracks whose values
+ * are equal byte for byte share one copy. All sample as the scalar
+ * reference does, and as exactly as their format promises.
  */
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import { type Clip, compactClip, Core, createClip, SkeletonAsset } from "../mod.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import { TRACK_BYTES, TRACK_SMALLEST_THREE_WIDE } from "../simd/assembly/abi.ts";
+import {
+  SYNC_BYTES,
+  SYNC_MASK_SHIFT,
+  TRACK_BYTES,
+  TRACK_SMALLEST_THREE_WIDE,
+} from "../simd/assembly/abi.ts";
 import { random, randomQuaternion } from "./_scene.ts";
 import {
   assertSimdMatchesScalar,
@@ -128,4 +134,51 @@ Deno.test("compact clips: tracks with equal values share one copy of them", () =
     }
   }
   assertSimdMatchesScalar(definition, clip, sampleTimes);
+});
+
+Deno.test("compact clips: rotations with wide keys at shared times form wide blocks, exact at their keys", () => {
+  const next = random(21);
+  const definition = randomSkeleton(8, next);
+  const times = Float32Array.from({ length: 12 }, (_, k) => k * 0.1);
+  // Slow turns (no bisection), every joint keyed at the same times.
+  const axes = [0, 1, 2, 3, 4, 5, 6, 7].map(() => {
+    const axis = [next() - 0.5, next() - 0.5, next() - 0.5], n = Math.hypot(...axis);
+    return axis.map((v) => v / n);
+  });
+  const key = (joint: number, k: number) => {
+    const half = 0.004 * k + 0.002 * Math.sin(k * 0.7 + joint);
+    return [...axes[joint].map((v) => v * Math.sin(half)), Math.cos(half)];
+  };
+  const clip = rotationClip([0, 1, 2, 3, 4, 5, 6, 7], times, key);
+  const options = { tolerance: 3e-6 };
+  const core = Core.create("scalar");
+  const compact = compactClip(clip, new SkeletonAsset(definition, core), options);
+  const u32 = coreMemory(core).views().u32, at = compact.byteOffset >> 2;
+  const records = (compact.byteOffset + u32[at + 5]) >> 2;
+  const flags = Array.from(
+    { length: u32[at + 4] },
+    (_, b) => u32[records + (b * SYNC_BYTES) / 4 + 3],
+  );
+  // Two full blocks of wide keys, no lane of its own.
+  assertEquals(u32[at + 1], 0);
+  assertEquals(flags.map((f) => [f & 15, (f >>> SYNC_MASK_SHIFT) & 15]), [
+    [TRACK_SMALLEST_THREE_WIDE, 15],
+    [TRACK_SMALLEST_THREE_WIDE, 15],
+  ]);
+  // Lanes whose own track kept 20-bit keys keep their error (up to 6.7e-7) in a wide block.
+  for (const build of ["scalar", ...SIMD_BUILDS] as const) {
+    sampleOnCore(build, definition, clip, [...times], options).forEach((pose, k) => {
+      for (let joint = 0; joint < 8; joint++) {
+        const q = key(joint, k), lane = (joint >> 2) * 40 + (joint & 3) + 12;
+        for (let c = 0; c < 4; c++) {
+          assertLessOrEqual(
+            Math.abs(pose[lane + c * 4] - q[c]),
+            8e-7,
+            `${build}: joint ${joint} key ${k}`,
+          );
+        }
+      }
+    });
+  }
+  assertSimdMatchesScalar(definition, clip, timeSequence(next, 1.2), options);
 });

@@ -2,7 +2,7 @@
 // Sources: simd/assembly/{abi.ts,blend.ts,common.ts,copy.ts,ik.ts,index.ts,layers.ts,pose.ts,sample.ts,sample_bisect.ts,sample_keys.ts,sample_sync.ts,scan.ts,skeleton.ts,skin_common.ts,skin_dq.ts,skin_dq_pairs.ts,skin_emit.ts,skin_pair_rows.ts,skin_pairs.ts,skin_positions.ts,skin_quads.ts,skin_rigid.ts,skin_vertices.ts,skinning.ts}, compiled with assemblyscript@0.28.20.
 
 /** SHA-256 of the core's sources, compiler and flags. */
-export const SOURCE_HASH = "64bac38883ff6c919805046a950bdf071c42e87773e3426a117c731249be373a";
+export const SOURCE_HASH = "543465367a99ae11cbb1e0cf84a19b00ae83f5d7397b086dd92d411daa3da139";
 
 /** Core build `simd`, 155942 bytes, base64. */
 export const SIMD_WASM =

@@ -406,6 +406,10 @@ export function sampleCompact(
         }
       }
     }
+    // A path with nothing keyed in any of its four lanes copies its held values.
+    const held = (p: number) =>
+      [0, 1, 2, 3].every((l) => view.getInt16(lanes + ((g * 3 + p) * 4 + l) * 2, true) === -1);
+    const heldPaths = [held(0), false, held(2)];
     for (let lane = 0; lane < 4; lane++) {
       const weight = (p: number) => {
         const timing = group + CACHE_TIMING + p * 48 + lane * 4;
@@ -416,13 +420,9 @@ export function sampleCompact(
         return f(a + f(f(get(group + at + CACHE_RIGHT) - a) * w));
       };
       for (const [p, fields] of [[0, [0, 16, 32]], [2, [112, 128, 144]]] as const) {
-        // A path with nothing keyed in any of its four lanes copies its held values.
-        const held = [0, 1, 2, 3].every((l) =>
-          view.getInt16(lanes + ((g * 3 + p) * 4 + l) * 2, true) === -1
-        );
         const w = weight(p);
         for (const at of fields) {
-          const value = held ? get(group + at + lane * 4) : lerp(at + lane * 4, w);
+          const value = heldPaths[p] ? get(group + at + lane * 4) : lerp(at + lane * 4, w);
           view.setFloat32(o + at + lane * 4, value, true);
         }
       }

@@ -23,7 +23,6 @@ import {
   CACHE_RIGHT,
   CACHE_TIMING,
   JOB_BYTES,
-  SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
   NO_CURSOR,
   SYNC_BYTES,
@@ -40,7 +39,13 @@ import {
 import { madd } from "./common";
 import { blendPoses } from "./blend";
 import { bisectInterval } from "./sample_bisect";
-import { fieldOffset, findKey, setInterval } from "./sample_keys";
+import {
+  fieldOffset,
+  findKey,
+  setInterval,
+  SMALLEST_THREE_STEP,
+  SMALLEST_THREE_WIDE_STEP,
+} from "./sample_keys";
 import { refillSync, syncMask } from "./sample_sync";
 
 /**
@@ -70,7 +75,7 @@ import { refillSync, syncMask } from "./sample_sync";
   const format = load<u32>(track, 12) & 15;
   if (format == TRACK_SMALLEST_THREE) {
     const bits = load<u64>(values + (<usize>k << 3));
-    const step: f32 = (<f32>2 * <f32>SMALLEST_THREE_RANGE) / <f32>SMALLEST_THREE_MAX;
+    const step = SMALLEST_THREE_STEP;
     const a = <f32>(<u32>(bits & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
     const b = <f32>(<u32>((bits >> 20) & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
     const c = <f32>(<u32>((bits >> 40) & 0xfffff)) * step - <f32>SMALLEST_THREE_RANGE;
@@ -80,7 +85,7 @@ import { refillSync, syncMask } from "./sample_sync";
   if (format == TRACK_SMALLEST_THREE_WIDE) {
     const at = values + <usize>k * 12;
     const w0 = load<u32>(at), w1 = load<u32>(at, 4);
-    const step = <f32>((<f64>2 * <f64><f32>SMALLEST_THREE_RANGE) / <f64>SMALLEST_THREE_WIDE_MAX);
+    const step = SMALLEST_THREE_WIDE_STEP;
     const a = <f32>(w0 & SMALLEST_THREE_WIDE_MAX) * step - <f32>SMALLEST_THREE_RANGE;
     const b = <f32>(w1 & SMALLEST_THREE_WIDE_MAX) * step - <f32>SMALLEST_THREE_RANGE;
     const c = <f32>(load<u32>(at, 8) & SMALLEST_THREE_WIDE_MAX) * step - <f32>SMALLEST_THREE_RANGE;

@@ -1,6 +1,13 @@
 // Helpers shared by the refills of compact clip sampling (`sample.ts`,
 // `sample_sync.ts`, `sample_bisect.ts`).
 
+import { SMALLEST_THREE_MAX, SMALLEST_THREE_RANGE, SMALLEST_THREE_WIDE_MAX } from "./abi";
+
+/** Value of one step of a smallest-three field (20 bits over ±SMALLEST_THREE_RANGE). */
+export const SMALLEST_THREE_STEP: f32 = (<f32>2 * <f32>SMALLEST_THREE_RANGE) / <f32>SMALLEST_THREE_MAX;
+/** Value of one step of a wide smallest-three field (30 bits), rounded once from f64 as the twin's. */
+export const SMALLEST_THREE_WIDE_STEP: f32 = <f32>((<f64>2 * <f64><f32>SMALLEST_THREE_RANGE) / <f64>SMALLEST_THREE_WIDE_MAX);
+
 /** Byte offset of path p's first field in a pose group (tx, qx, sx). */
 // @ts-ignore: decorator
 @inline export function fieldOffset(p: i32): usize {

@@ -10,7 +10,6 @@ import {
   CACHE_RIGHT,
   CACHE_TIMING,
   NO_CURSOR,
-  SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
   SMALLEST_THREE_WIDE_MAX,
   SYNC_MASK_SHIFT,
@@ -21,7 +20,7 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
 } from "./abi";
-import { fieldOffset, findKey } from "./sample_keys";
+import { fieldOffset, findKey, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } from "./sample_keys";
 
 /** All ones in the lanes of the 4-bit `mask`. */
 // @ts-ignore: decorator
@@ -69,7 +68,7 @@ import { fieldOffset, findKey } from "./sample_keys";
   const format = flags & 15;
   const span = <usize>((flags >> SYNC_SPAN_SHIFT) & 7);
   const values = clip + load<u32>(record, 4);
-  const step = f32x4.splat((<f32>2 * <f32>SMALLEST_THREE_RANGE) / <f32>SMALLEST_THREE_MAX);
+  const step = f32x4.splat(SMALLEST_THREE_STEP);
   const range = f32x4.splat(<f32>SMALLEST_THREE_RANGE);
   if (format == TRACK_SMALLEST_THREE) {
     const at = values + <usize>k * (span << 3);
@@ -91,7 +90,7 @@ import { fieldOffset, findKey } from "./sample_keys";
     const at = values + <usize>k * span * 12;
     const w0 = v128.load(at), w1 = v128.load(at + (span << 2)), w2 = v128.load(at + (span << 3));
     const field = i32x4.splat(SMALLEST_THREE_WIDE_MAX);
-    const wide = f32x4.splat(<f32>((<f64>2 * <f64><f32>SMALLEST_THREE_RANGE) / <f64>SMALLEST_THREE_WIDE_MAX));
+    const wide = f32x4.splat(SMALLEST_THREE_WIDE_STEP);
     placeSmallestThree(
       f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w0, field)), wide), range),
       f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w1, field)), wide), range),

@@ -17,6 +17,7 @@ import {
   SYNC_MASK_SHIFT,
   SYNC_SPAN_SHIFT,
   TIME_BOUND,
+  TIMELINE_ENTRY_BYTES,
   TRACK_BISECT,
   TRACK_BYTES,
   TRACK_RANGE_BYTES,
@@ -125,8 +126,26 @@ export function clipImage(
 }
 
 /**
- * The clip's bytes: header, lanes, track records, sync block records, then
- * each track's and block's times and values.
+ * Timeline entries (`TIMELINE_ENTRY_BYTES`): the blocks whose key times
+ * another block shares, in runs of equal times, each run refilled together
+ * by the sampler.
+ */
+function timelineEntries(blocks: readonly SyncBlock[]): number[] {
+  const runs = new Map<string, number[]>();
+  blocks.forEach((b, i) => {
+    // What the entry's fields hold (block: 16 bits, group: 14).
+    if (i > 0xffff || b.group >= 1 << 14) return;
+    const key = b.times.join();
+    runs.set(key, [...(runs.get(key) ?? []), i]);
+  });
+  return [...runs.values()].filter((run) => run.length > 1).flatMap((run) =>
+    run.map((i) => ((blocks[i].group << 18) | (blocks[i].path << 16) | i) >>> 0)
+  );
+}
+
+/**
+ * The clip's bytes: header, lanes, track records, sync block records,
+ * timeline entries, then each track's and block's times and values.
  */
 function layOut(
   groups: number,
@@ -138,7 +157,9 @@ function layOut(
   const lanesAt = CLIP_HEADER_BYTES;
   const tracksAt = align(lanesAt + lanes.byteLength, 16);
   const syncsAt = tracksAt + tracks.length * TRACK_BYTES;
-  let end = syncsAt + blocks.length * SYNC_BYTES;
+  const timeline = timelineEntries(blocks);
+  const timelineAt = syncsAt + blocks.length * SYNC_BYTES;
+  let end = timelineAt + timeline.length * TIMELINE_ENTRY_BYTES;
   // Tracks and blocks whose kept key times are equal share one copy of
   // them, and those whose values are equal byte for byte (joints animated
   // alike) one copy of those.
@@ -176,6 +197,11 @@ function layOut(
   view.setUint32(12, tracksAt, true);
   view.setUint32(16, blocks.length, true);
   view.setUint32(20, syncsAt, true);
+  view.setUint32(24, timeline.length, true);
+  view.setUint32(28, timelineAt, true);
+  timeline.forEach((entry, i) =>
+    view.setUint32(timelineAt + i * TIMELINE_ENTRY_BYTES, entry, true)
+  );
   image.set(new Uint8Array(lanes.buffer), lanesAt);
   // Track and block records start alike: times and values offsets, key count, flags.
   const writeRecord = (

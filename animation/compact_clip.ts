@@ -19,7 +19,7 @@
  *
  * Layout (byte offsets from the clip's start, little-endian): a header
  * `groupCount, trackCount, lanesOffset, tracksOffset, syncCount,
- * syncsOffset` (u32); per SoA×4 group and path (translation, rotation,
+ * syncsOffset, timelineCount, timelineOffset` (u32); per SoA×4 group and path (translation, rotation,
  * scale) four i16 lane entries (-1 for a held lane, a track index, or
  * `-2 - b` for a lane of sync block b); per track a record of
  * `TRACK_BYTES`: `times offset, values offset, key count, flags` (u32:
@@ -27,8 +27,10 @@
  * with its `min[3], scale[3]` (f32, `TRACK_RANGE_BYTES`);
  * per sync block (the LINEAR lanes of one group path at the union of their
  * key times, `_sync_blocks.ts`) a record of `SYNC_BYTES`: `times offset,
- * values offset, key count, flags` (format, span, lane mask); then each
- * track's and block's key times (f32) and values.
+ * values offset, key count, flags` (format, span, lane mask); the
+ * timeline entries (`TIMELINE_ENTRY_BYTES`: block, path, group), in runs
+ * of blocks keyed at the same times, which the sampler refills together;
+ * then each track's and block's key times (f32) and values.
  *
  * @module
  */

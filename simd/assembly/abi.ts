@@ -27,9 +27,15 @@ export const IK_AIM = 1;
 // Compact clips (`animation/compact_clip.ts`, `simd/assembly/sample.ts`).
 /**
  * Bytes of a compact clip's header: groupCount, trackCount, lanes, tracks
- * offsets, syncCount, syncs offset.
+ * offsets, syncCount, syncs offset, timeline entry count, timeline offset.
  */
-export const CLIP_HEADER_BYTES = 24;
+export const CLIP_HEADER_BYTES = 32;
+/**
+ * Bytes of one timeline entry (u32): a sync block refilled with the others
+ * keyed at the same times, before the group loop: block index in bits
+ * 0..15, path in bits 16..17, group in bits 18..31.
+ */
+export const TIMELINE_ENTRY_BYTES = 4;
 /** Bytes of one compact track record: times, values offsets, key count, flags. */
 export const TRACK_BYTES = 16;
 /** Bytes before a ranged track's keys: min[3] and scale[3] (f32). */

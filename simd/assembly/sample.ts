@@ -10,7 +10,10 @@
 // synchronous block refills the whole block with one 4-wide decode
 // (`sample_sync.ts`), any other lane its own track by the scalar refill.
 // Either walks the cursor forward (playing forward, a frame moves by at most
-// a key or two) or searches (seeks, loops, reversed playback). Then
+// a key or two) or searches (seeks, loops, reversed playback). Blocks keyed
+// at the same times as others (most of a motion capture's) are refilled
+// first, a run at a time (`refillTimelines`), which leaves their lanes as
+// the group loop would have: the scalar reference has no counterpart. Then
 // the group interpolates in straight-line SIMD as `blendPoses` does, with a
 // weight per lane. Constant and rest-pose lanes hold `lo = -TIME_BOUND`,
 // `hi = TIME_BOUND`, `inv = 0`: they are never refilled and never read keys.
@@ -46,7 +49,7 @@ import {
   SMALLEST_THREE_STEP,
   SMALLEST_THREE_WIDE_STEP,
 } from "./sample_keys";
-import { refillSync, syncMask } from "./sample_sync";
+import { refillSync, refillTimelines, syncMask } from "./sample_sync";
 
 /**
  * Stores the quaternion whose three smallest components are `a, b, c` (in
@@ -227,6 +230,7 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
   const syncCount = load<u32>(clip, 16);
   const syncs = clip + load<u32>(clip, 20);
   const t4 = f32x4.splat(t);
+  if (load<u32>(clip, 24) != 0) refillTimelines(clip, cache, <u32>groupCount, t);
   for (let g = 0; g < groupCount; g++) {
     const group = cache + <usize>g * CACHE_GROUP_BYTES;
     const timing = group + CACHE_TIMING;

@@ -7,11 +7,13 @@
 
 import {
   CACHE_CURSORS,
+  CACHE_GROUP_BYTES,
   CACHE_RIGHT,
   CACHE_TIMING,
   NO_CURSOR,
   SMALLEST_THREE_RANGE,
   SMALLEST_THREE_WIDE_MAX,
+  SYNC_BYTES,
   SYNC_MASK_SHIFT,
   SYNC_RANGE_BYTES,
   SYNC_SPAN_SHIFT,
@@ -58,6 +60,48 @@ import { fieldOffset, findKey, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } f
 }
 
 /**
+ * Decodes smallest-three key `k` of a block whose `span` lanes per key
+ * are at `values` (their low words, then their high words) into the cache
+ * lanes at `dst`, in the lanes of `m`.
+ */
+// @ts-ignore: decorator
+@inline function decodeSmallestThree(values: usize, span: usize, k: u32, dst: usize, m: v128, full: bool): void {
+  const at = values + <usize>k * (span << 3);
+  const low = v128.load(at), high = v128.load(at + (span << 2));
+  const field = i32x4.splat(0xfffff);
+  const step = f32x4.splat(SMALLEST_THREE_STEP);
+  const range = f32x4.splat(<f32>SMALLEST_THREE_RANGE);
+  const bBits = v128.and(v128.or(i32x4.shr_u(low, 20), i32x4.shl(high, 12)), field);
+  placeSmallestThree(
+    f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(low, field)), step), range),
+    f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(bBits), step), range),
+    f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(high, 8), field)), step), range),
+    v128.and(i32x4.shr_u(high, 28), i32x4.splat(3)),
+    // Bit 62 of each key (bit 30 of its high word) negates it: into the sign bits.
+    v128.and(i32x4.shl(high, 1), i32x4.splat(0x80000000)),
+    dst, m, full,
+  );
+}
+
+/** {@link decodeSmallestThree} of wide keys (three words per lane). */
+// @ts-ignore: decorator
+@inline function decodeWideSmallestThree(values: usize, span: usize, k: u32, dst: usize, m: v128, full: bool): void {
+  const at = values + <usize>k * span * 12;
+  const w0 = v128.load(at), w1 = v128.load(at + (span << 2)), w2 = v128.load(at + (span << 3));
+  const field = i32x4.splat(SMALLEST_THREE_WIDE_MAX);
+  const wide = f32x4.splat(SMALLEST_THREE_WIDE_STEP);
+  const range = f32x4.splat(<f32>SMALLEST_THREE_RANGE);
+  placeSmallestThree(
+    f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w0, field)), wide), range),
+    f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w1, field)), wide), range),
+    f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w2, field)), wide), range),
+    i32x4.shr_u(w0, 30),
+    v128.and(i32x4.shl(w1, 1), i32x4.splat(0x80000000)),
+    dst, m, full,
+  );
+}
+
+/**
  * Decodes key `k` of the sync block at `record` into the cache lanes at
  * `dst` (a pose group's path: component stride 16 bytes), in the lanes of
  * `m`, branch-free within a format.
@@ -68,37 +112,12 @@ import { fieldOffset, findKey, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } f
   const format = flags & 15;
   const span = <usize>((flags >> SYNC_SPAN_SHIFT) & 7);
   const values = clip + load<u32>(record, 4);
-  const step = f32x4.splat(SMALLEST_THREE_STEP);
-  const range = f32x4.splat(<f32>SMALLEST_THREE_RANGE);
   if (format == TRACK_SMALLEST_THREE) {
-    const at = values + <usize>k * (span << 3);
-    const low = v128.load(at), high = v128.load(at + (span << 2));
-    const field = i32x4.splat(0xfffff);
-    const bBits = v128.and(v128.or(i32x4.shr_u(low, 20), i32x4.shl(high, 12)), field);
-    placeSmallestThree(
-      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(low, field)), step), range),
-      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(bBits), step), range),
-      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(high, 8), field)), step), range),
-      v128.and(i32x4.shr_u(high, 28), i32x4.splat(3)),
-      // Bit 62 of each key (bit 30 of its high word) negates it: into the sign bits.
-      v128.and(i32x4.shl(high, 1), i32x4.splat(0x80000000)),
-      dst, m, full,
-    );
+    decodeSmallestThree(values, span, k, dst, m, full);
     return;
   }
   if (format == TRACK_SMALLEST_THREE_WIDE) {
-    const at = values + <usize>k * span * 12;
-    const w0 = v128.load(at), w1 = v128.load(at + (span << 2)), w2 = v128.load(at + (span << 3));
-    const field = i32x4.splat(SMALLEST_THREE_WIDE_MAX);
-    const wide = f32x4.splat(SMALLEST_THREE_WIDE_STEP);
-    placeSmallestThree(
-      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w0, field)), wide), range),
-      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w1, field)), wide), range),
-      f32x4.sub(f32x4.mul(f32x4.convert_i32x4_s(v128.and(w2, field)), wide), range),
-      i32x4.shr_u(w0, 30),
-      v128.and(i32x4.shl(w1, 1), i32x4.splat(0x80000000)),
-      dst, m, full,
-    );
+    decodeWideSmallestThree(values, span, k, dst, m, full);
     return;
   }
   if (format == TRACK_RANGED) {
@@ -199,4 +218,83 @@ export function refillSync(clip: usize, record: usize, group: usize, p: i32, lan
   if (mask == 15) {
     if (!stepSync(clip, record, group, p, lane, m, true, t)) search(clip, record, group, p, m, true, t);
   } else if (!stepSync(clip, record, group, p, lane, m, false, t)) search(clip, record, group, p, m, false, t);
+}
+
+/** Whether timeline entry `e` names a block, path and group in range. */
+// @ts-ignore: decorator
+@inline function validEntry(e: u32, syncCount: u32, groupCount: u32): bool {
+  return (e & 0xffff) < syncCount && ((e >>> 16) & 3) != 3 && (e >>> 18) < groupCount;
+}
+
+/**
+ * Refills the clip's timelines (`TIMELINE_ENTRY_BYTES`): runs of sync
+ * blocks keyed at the same times, which therefore leave their intervals on
+ * the same frames. One interval test on a run's first block decides for
+ * the run, and its blocks are refilled in one loop, before the group loop
+ * finds their lanes within their intervals: a frame of forward playback
+ * decodes each block's next key without the group loop's per-lane
+ * dispatch. Entries out of range are skipped (the group loop refills
+ * their lanes).
+ */
+export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f32): void {
+  const count = load<u32>(clip, 24);
+  const entries = clip + load<u32>(clip, 28);
+  const syncCount = load<u32>(clip, 16);
+  const syncs = clip + load<u32>(clip, 20);
+  let i: u32 = 0;
+  while (i < count) {
+    const e = load<u32>(entries + (<usize>i << 2));
+    i++;
+    if (!validEntry(e, syncCount, groupCount)) continue;
+    const record = syncs + <usize>(e & 0xffff) * SYNC_BYTES;
+    const mask = syncMask(record);
+    if (mask == 0) continue;
+    const times = load<u32>(record);
+    // The run: the entries after it whose blocks read the same times.
+    let end = i;
+    while (end < count) {
+      const b = load<u32>(entries + (<usize>end << 2)) & 0xffff;
+      if (b >= syncCount || load<u32>(syncs + <usize>b * SYNC_BYTES) != times) break;
+      end++;
+    }
+    const p = <i32>((e >>> 16) & 3);
+    const group = cache + <usize>(e >>> 18) * CACHE_GROUP_BYTES;
+    const lane = <usize>ctz(mask);
+    const timing = group + CACHE_TIMING + <usize>p * 48 + (lane << 2);
+    const hi = load<f32>(timing, 16);
+    // The group loop's test, so that a NaN time refills nothing.
+    if (!(t < load<f32>(timing) || t >= hi)) {
+      i = end;
+      continue;
+    }
+    // Forward into the next interval (as stepSync) inline; anything else
+    // (searches, other formats and masks) as the group loop would refill it.
+    const cursor = load<u32>(group + CACHE_CURSORS + (<usize>p << 4) + (lane << 2));
+    let step = cursor != NO_CURSOR && cursor + 2 < load<u32>(record, 8) && t >= hi;
+    let next: f32 = 0, inv: f32 = 0;
+    if (step) {
+      next = load<f32>(clip + times + (<usize>(cursor + 2) << 2));
+      step = t < next;
+      inv = <f32>1 / (next - hi);
+    }
+    const all = laneMask(15);
+    for (i--; i < end; i++) {
+      const f = load<u32>(entries + (<usize>i << 2));
+      if (!validEntry(f, syncCount, groupCount)) continue;
+      const r = syncs + <usize>(f & 0xffff) * SYNC_BYTES;
+      const g = cache + <usize>(f >>> 18) * CACHE_GROUP_BYTES;
+      const q = <i32>((f >>> 16) & 3);
+      const flags = load<u32>(r, 12), m = (flags >> SYNC_MASK_SHIFT) & 15, format = flags & 15;
+      const smallestThree = format == TRACK_SMALLEST_THREE || format == TRACK_SMALLEST_THREE_WIDE;
+      if (step && q == 1 && smallestThree && m == 15 && cursor + 2 < load<u32>(r, 8)) {
+        // Most refills of forward playback: a rotation block of four lanes
+        // (span 4) of either smallest-three format.
+        const left = g + fieldOffset(1), values = clip + load<u32>(r, 4);
+        copyMasked(left + CACHE_RIGHT, left, 4, all, true);
+        if (format == TRACK_SMALLEST_THREE) decodeSmallestThree(values, 4, cursor + 2, left + CACHE_RIGHT, all, true);
+        else decodeWideSmallestThree(values, 4, cursor + 2, left + CACHE_RIGHT, all, true);
+        setSyncInterval(g, 1, all, true, hi, next, inv, cursor + 1);
+      } else if (m != 0) refillSync(clip, r, g, q, <i32>ctz(m), t);
+    }
+  }
 }

@@ -220,6 +220,13 @@ export function refillSync(clip: usize, record: usize, group: usize, p: i32, lan
   } else if (!stepSync(clip, record, group, p, lane, m, false, t)) search(clip, record, group, p, m, false, t);
 }
 
+/** A smallest-three rotation key of a four-lane block (`format` either kind). */
+// @ts-ignore: decorator
+@inline function decodeRotation(format: u32, values: usize, k: u32, dst: usize, all: v128): void {
+  if (format == TRACK_SMALLEST_THREE) decodeSmallestThree(values, 4, k, dst, all, true);
+  else decodeWideSmallestThree(values, 4, k, dst, all, true);
+}
+
 /** Whether timeline entry `e` names a block, path and group in range. */
 // @ts-ignore: decorator
 @inline function validEntry(e: u32, syncCount: u32, groupCount: u32): bool {
@@ -230,11 +237,11 @@ export function refillSync(clip: usize, record: usize, group: usize, p: i32, lan
  * Refills the clip's timelines (`TIMELINE_ENTRY_BYTES`): runs of sync
  * blocks keyed at the same times, which therefore leave their intervals on
  * the same frames. One interval test on a run's first block decides for
- * the run, and its blocks are refilled in one loop, before the group loop
- * finds their lanes within their intervals: a frame of forward playback
- * decodes each block's next key without the group loop's per-lane
- * dispatch. Entries out of range are skipped (the group loop refills
- * their lanes).
+ * the run, one search serves its blocks on a seek, and its blocks are
+ * refilled in one loop, before the group loop finds their lanes within
+ * their intervals: each block's keys decoded without the group loop's
+ * per-lane dispatch and search. Entries out of range are skipped (the
+ * group loop refills their lanes).
  */
 export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f32): void {
   const count = load<u32>(clip, 24);
@@ -267,16 +274,25 @@ export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f
       i = end;
       continue;
     }
-    // Forward into the next interval (as stepSync) inline; anything else
-    // (searches, other formats and masks) as the group loop would refill it.
+    // The interval the run moves into: the next one (as stepSync: the
+    // right keys become the left ones) or, by one search for the run, any
+    // within its keys (as search). Ends, other formats and masks refill as
+    // the group loop would (refillSync).
     const cursor = load<u32>(group + CACHE_CURSORS + (<usize>p << 4) + (lane << 2));
-    let step = cursor != NO_CURSOR && cursor + 2 < load<u32>(record, 8) && t >= hi;
-    let next: f32 = 0, inv: f32 = 0;
-    if (step) {
-      next = load<f32>(clip + times + (<usize>(cursor + 2) << 2));
-      step = t < next;
-      inv = <f32>1 / (next - hi);
+    const n = load<u32>(record, 8);
+    const at = clip + times;
+    const forward = cursor != NO_CURSOR && cursor + 2 < n && t >= hi && t < load<f32>(at + (<usize>(cursor + 2) << 2));
+    // The run's right key, and the left key's time.
+    let key: u32 = 0, from: f32 = 0;
+    if (forward) {
+      key = cursor + 2;
+      from = hi;
+    } else if (n > 1 && t >= load<f32>(at) && t < load<f32>(at + (<usize>(n - 1) << 2))) {
+      key = findKey(at, n, t) + 1;
+      from = load<f32>(at + (<usize>(key - 1) << 2));
     }
+    const to = load<f32>(at + (<usize>key << 2));
+    const inv = <f32>1 / (to - from);
     const all = laneMask(15);
     for (i--; i < end; i++) {
       const f = load<u32>(entries + (<usize>i << 2));
@@ -286,14 +302,14 @@ export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f
       const q = <i32>((f >>> 16) & 3);
       const flags = load<u32>(r, 12), m = (flags >> SYNC_MASK_SHIFT) & 15, format = flags & 15;
       const smallestThree = format == TRACK_SMALLEST_THREE || format == TRACK_SMALLEST_THREE_WIDE;
-      if (step && q == 1 && smallestThree && m == 15 && cursor + 2 < load<u32>(r, 8)) {
-        // Most refills of forward playback: a rotation block of four lanes
-        // (span 4) of either smallest-three format.
+      if (key != 0 && q == 1 && smallestThree && m == 15 && key < load<u32>(r, 8)) {
+        // Most refills: a rotation block of four lanes (span 4) of either
+        // smallest-three format.
         const left = g + fieldOffset(1), values = clip + load<u32>(r, 4);
-        copyMasked(left + CACHE_RIGHT, left, 4, all, true);
-        if (format == TRACK_SMALLEST_THREE) decodeSmallestThree(values, 4, cursor + 2, left + CACHE_RIGHT, all, true);
-        else decodeWideSmallestThree(values, 4, cursor + 2, left + CACHE_RIGHT, all, true);
-        setSyncInterval(g, 1, all, true, hi, next, inv, cursor + 1);
+        if (forward) copyMasked(left + CACHE_RIGHT, left, 4, all, true);
+        else decodeRotation(format, values, key - 1, left, all);
+        decodeRotation(format, values, key, left + CACHE_RIGHT, all);
+        setSyncInterval(g, 1, all, true, from, to, inv, key - 1);
       } else if (m != 0) refillSync(clip, r, g, q, <i32>ctz(m), t);
     }
   }

@@ -282,16 +282,17 @@ export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f
     const n = load<u32>(record, 8);
     const at = clip + times;
     const forward = cursor != NO_CURSOR && cursor + 2 < n && t >= hi && t < load<f32>(at + (<usize>(cursor + 2) << 2));
-    // The run's right key, and the left key's time.
-    let key: u32 = 0, from: f32 = 0;
+    // The run's right key (0: none) and its interval.
+    let key: u32 = 0, from: f32 = 0, to: f32 = 0;
     if (forward) {
       key = cursor + 2;
       from = hi;
+      to = load<f32>(at + (<usize>key << 2));
     } else if (n > 1 && t >= load<f32>(at) && t < load<f32>(at + (<usize>(n - 1) << 2))) {
       key = findKey(at, n, t) + 1;
       from = load<f32>(at + (<usize>(key - 1) << 2));
+      to = load<f32>(at + (<usize>key << 2));
     }
-    const to = load<f32>(at + (<usize>key << 2));
     const inv = <f32>1 / (to - from);
     const all = laneMask(15);
     for (i--; i < end; i++) {

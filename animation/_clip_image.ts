@@ -6,13 +6,17 @@
  */
 
 import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
-import { type SyncBlock, syncBlocks } from "./_sync_blocks.ts";
+import type { ClipChannel } from "./clip.ts";
+import { sharedBlocks, type SyncBlock, syncBlocks } from "./_sync_blocks.ts";
 import { poseLane } from "../simd/layout.ts";
 import {
   CACHE_GROUP_BYTES,
   CACHE_RIGHT,
   CACHE_TIMING,
   CLIP_HEADER_BYTES,
+  CLIP_SHARED_GROUPS,
+  CLIP_SHARED_KEYS,
+  SHARED_GROUP_BYTES,
   SYNC_BYTES,
   SYNC_MASK_SHIFT,
   SYNC_SPAN_SHIFT,
@@ -48,18 +52,31 @@ function laneByte(joint: number, path: number): number {
 }
 
 /**
- * The image of a clip of `groups` SoA×4 groups over `restPose`. With `sync`
- * (the skeleton's joint count), group paths whose lanes keep keys at nearly
- * the same times become synchronous blocks (`_sync_blocks.ts`), which take
- * in the group's held lanes of real joints too; `wide` lets rotation
- * blocks with lanes that keep floats use wide smallest-three keys.
+ * How a clip's keyed channels are laid out: `sync` (the skeleton's joint
+ * count) makes group paths whose lanes keep keys at nearly the same times
+ * synchronous blocks (`_sync_blocks.ts`), which take in the group's held
+ * lanes of real joints too; `wide` lets rotation blocks with lanes that
+ * keep floats use wide smallest-three keys; `shared` (the clip's channels,
+ * which must pass `sharesTimeline`, their tolerances and nlerp's slack)
+ * puts every keyed path in a block of floats on one timeline instead
+ * (`sharedBlocks`).
  */
+export interface ClipLayout {
+  readonly sync: number | false;
+  readonly wide: boolean;
+  readonly shared?: {
+    readonly channels: readonly ClipChannel[];
+    readonly tolerances: ArrayLike<number>;
+    readonly slack: number;
+  };
+}
+
+/** The image of a clip of `groups` SoA×4 groups over `restPose`, laid out as `layout` says. */
 export function clipImage(
   groups: number,
   restPose: Float32Array,
   reduced: readonly ReducedChannel[],
-  sync: number | false,
-  wide = true,
+  layout: ClipLayout,
 ): ClipImage {
   const template = new Uint8Array(groups * CACHE_GROUP_BYTES);
   const view = new DataView(template.buffer);
@@ -89,7 +106,15 @@ export function clipImage(
       { length: path === 1 ? 4 : 3 },
       (_, c) => view.getFloat32(laneByte(joint, path) + c * 16, true),
     );
-  const { blocks, held } = syncBlocks(reduced, sync, heldValue, wide);
+  const { blocks, held } = layout.shared
+    ? sharedBlocks(
+      layout.shared.channels,
+      layout.shared.tolerances,
+      layout.shared.slack,
+      reduced,
+      heldValue,
+    )
+    : syncBlocks(reduced, layout.sync, heldValue, layout.wide);
   const tracks: KeyTrack[] = [];
   const lanes = new Int16Array(groups * 12).fill(-1);
   blocks.forEach((b, i) => {
@@ -113,7 +138,14 @@ export function clipImage(
     view.setFloat32(timing, TIME_BOUND, true);
   }
   return {
-    bytes: layOut(groups, lanes, tracks, blocks),
+    bytes: layOut(
+      groups,
+      lanes,
+      tracks,
+      blocks,
+      layout.shared ? blocks[0].times.length : 0,
+      template,
+    ),
     template,
     trackCount: tracks.length + held.size,
     keyCount,
@@ -145,21 +177,29 @@ function timelineEntries(blocks: readonly SyncBlock[]): number[] {
 
 /**
  * The clip's bytes: header, lanes, track records, sync block records,
- * timeline entries, then each track's and block's times and values.
+ * timeline entries, then each track's and block's times and values. A
+ * shared clip (`sharedKeys` keys) needs no timeline entries, and has group
+ * records (`CLIP_SHARED_GROUPS`): the left keys of `template`, its held
+ * pose, and where each path's block values are.
  */
 function layOut(
   groups: number,
   lanes: Int16Array,
   tracks: KeyTrack[],
   blocks: SyncBlock[],
+  sharedKeys: number,
+  template: Uint8Array,
 ): Uint8Array {
   const align = (n: number, a: number) => Math.ceil(n / a) * a;
   const lanesAt = CLIP_HEADER_BYTES;
   const tracksAt = align(lanesAt + lanes.byteLength, 16);
   const syncsAt = tracksAt + tracks.length * TRACK_BYTES;
-  const timeline = timelineEntries(blocks);
+  const timeline = sharedKeys ? [] : timelineEntries(blocks);
   const timelineAt = syncsAt + blocks.length * SYNC_BYTES;
-  let end = timelineAt + timeline.length * TIMELINE_ENTRY_BYTES;
+  const sharedAt = sharedKeys ? align(timelineAt, 16) : 0;
+  let end = sharedKeys
+    ? sharedAt + groups * SHARED_GROUP_BYTES
+    : timelineAt + timeline.length * TIMELINE_ENTRY_BYTES;
   // Tracks and blocks whose kept key times are equal share one copy of
   // them, and those whose values are equal byte for byte (joints animated
   // alike) one copy of those.
@@ -199,6 +239,21 @@ function layOut(
   view.setUint32(20, syncsAt, true);
   view.setUint32(24, timeline.length, true);
   view.setUint32(28, timelineAt, true);
+  view.setUint32(CLIP_SHARED_KEYS, sharedKeys, true);
+  view.setUint32(CLIP_SHARED_GROUPS, sharedAt, true);
+  for (let g = 0; g < groups && sharedKeys; g++) {
+    const record = sharedAt + g * SHARED_GROUP_BYTES;
+    image.set(template.subarray(g * CACHE_GROUP_BYTES, g * CACHE_GROUP_BYTES + 160), record);
+  }
+  blocks.forEach((b, i) => {
+    if (sharedKeys) {
+      view.setUint32(
+        sharedAt + b.group * SHARED_GROUP_BYTES + 160 + b.path * 4,
+        blockAt[i].values,
+        true,
+      );
+    }
+  });
   timeline.forEach((entry, i) =>
     view.setUint32(timelineAt + i * TIMELINE_ENTRY_BYTES, entry, true)
   );

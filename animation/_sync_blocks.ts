@@ -31,6 +31,7 @@
  */
 
 import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
+import { type ClipChannel, sampleChannel } from "./clip.ts";
 import {
   decodeRanged,
   encodeRanged,
@@ -58,6 +59,17 @@ import {
  * to build blocks anywhere.
  */
 export const syncPolicy = { byteFactor: 2, clipFactor: 0.25 };
+
+/**
+ * `fileFactor`: the most bytes a shared-timeline clip may take, relative to
+ * the bytes of the clip's own key arrays (times and values, each distinct
+ * array once: about its share of the file). Floats on one timeline are
+ * the fastest layout to sample and the largest: where a motion capture's
+ * channels share their key times they cost about a third of the file, and
+ * smallest-three keys about a fifth. Tests set it to build them anywhere,
+ * or never.
+ */
+export const sharedPolicy = { fileFactor: 0.5 };
 
 /** One synchronous block, before layout. */
 export interface SyncBlock {
@@ -296,4 +308,134 @@ export function syncBlocks(
     for (const r of channels) if ("keys" in r && !r.keys.step && !r.keys.bisect) held.add(r);
   }
   return { blocks, held };
+}
+
+/**
+ * Whether the clip of `channels` (reduced to `reduced`) can share one
+ * timeline: it keeps keys, and its keyed channels are all LINEAR (a shared
+ * clip's lanes all interpolate between keys at one weight).
+ */
+export function sharesTimeline(
+  channels: readonly ClipChannel[],
+  reduced: readonly ReducedChannel[],
+): boolean {
+  const keyed = channels.filter((_, i) => "keys" in reduced[i]);
+  return keyed.length > 0 && keyed.every((c) => c.interpolation === "LINEAR");
+}
+
+/** The deepest a shared timeline's interval is halved for a rotation's sake. */
+const MAX_SHARED_SPLITS = 6;
+
+/**
+ * The shared timeline of the `keyed` channels (with their tolerances): the
+ * union of their own key times, each interval halved (at most
+ * {@linkcode MAX_SHARED_SPLITS} times) until every rotation's nlerp stays
+ * within `slack` times its tolerance of slerp at a quarter and three
+ * quarters of it (nlerp is exact at the ends and the middle).
+ */
+function sharedTimes(
+  keyed: readonly (readonly [ClipChannel, number])[],
+  slack: number,
+): Float32Array {
+  const all = new Set<number>();
+  for (const [c] of keyed) for (const time of c.times) all.add(time);
+  const source = [...all].sort((a, b) => a - b);
+  const rotations = keyed.filter(([c]) => c.path === "rotation");
+  const a = new Float64Array(4), b = new Float64Array(4), x = new Float64Array(4);
+  const off = (t0: number, t1: number) =>
+    rotations.some(([channel, tolerance]) => {
+      sampleChannel(channel, t0, a);
+      sampleChannel(channel, t1, b);
+      const dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+      if (dot < 0) { for (let c = 0; c < 4; c++) b[c] = -b[c]; }
+      return [0.25, 0.75].some((u) => {
+        sampleChannel(channel, t0 + (t1 - t0) * u, x);
+        let length = 0;
+        const q = [0, 1, 2, 3].map((c) => a[c] + (b[c] - a[c]) * u);
+        for (const v of q) length += v * v;
+        let d = 0, e = 0;
+        for (let c = 0; c < 4; c++) {
+          d += (q[c] / Math.sqrt(length) - x[c]) ** 2;
+          e += (q[c] / Math.sqrt(length) + x[c]) ** 2;
+        }
+        return Math.sqrt(Math.min(d, e)) > slack * tolerance;
+      });
+    });
+  const times: number[] = [];
+  const split = (t0: number, t1: number, depth: number) => {
+    const mid = Math.fround((t0 + t1) / 2);
+    if (depth < MAX_SHARED_SPLITS && mid > t0 && mid < t1 && off(t0, t1)) {
+      split(t0, mid, depth + 1);
+      times.push(mid);
+      split(mid, t1, depth + 1);
+    }
+  };
+  source.forEach((t, i) => {
+    if (i > 0) split(source[i - 1], t, 0);
+    times.push(t);
+  });
+  return Float32Array.from(times);
+}
+
+/**
+ * The blocks of a clip on one shared timeline (`CLIP_SHARED_KEYS`; see
+ * {@link sharesTimeline}, {@link sharedTimes}): every group path with a
+ * keyed lane a four-lane block of floats, its keyed lanes' exact values at
+ * the timeline's times (rotations kept in one hemisphere from key to key:
+ * the kernel interpolates without a shorter-arc test), its other lanes
+ * (padding lanes too) at their held value, `heldValue`. The build measures
+ * the result: the channels' tolerances split the clip's as if errors added
+ * up along every chain, which they rarely do, so a first build lets nlerp
+ * take `slack` = 2 times them, and a second, if that measured over, less.
+ */
+export function sharedBlocks(
+  channels: readonly ClipChannel[],
+  tolerances: ArrayLike<number>,
+  slack: number,
+  reduced: readonly ReducedChannel[],
+  heldValue: (joint: number, path: number) => Float32Array,
+): { blocks: SyncBlock[]; held: Set<ReducedChannel> } {
+  const keyed = reduced.flatMap((
+    r,
+    i,
+  ) => ("keys" in r ? [[r, channels[i], tolerances[i]] as const] : []));
+  const times = sharedTimes(keyed.map(([, c, tolerance]) => [c, tolerance] as const), slack);
+  const byPath = new Map<number, (typeof keyed)[number][]>();
+  for (const entry of keyed) {
+    const key = (entry[0].joint >> 2) * 3 + entry[0].path;
+    byPath.set(key, [...(byPath.get(key) ?? []), entry]);
+  }
+  const blocks: SyncBlock[] = [], value = new Float64Array(4);
+  for (const [key, lanes] of [...byPath].sort((a, b) => a[0] - b[0])) {
+    const group = Math.floor(key / 3), path = key % 3, n = path === 1 ? 4 : 3;
+    const bytes = new Uint8Array(times.length * n * 16 + 16);
+    const values = new Float32Array(bytes.buffer, 0, times.length * n * 4);
+    for (let l = 0; l < 4; l++) {
+      const channel = lanes.find(([r]) => (r.joint & 3) === l)?.[1];
+      const held = channel ? undefined : heldValue(group * 4 + l, path);
+      times.forEach((t, k) => {
+        if (channel) sampleChannel(channel, t, value);
+        else value.set(held!);
+        let sign = 1;
+        if (n === 4 && k > 0) {
+          let dot = 0;
+          for (let c = 0; c < 4; c++) dot += values[((k - 1) * n + c) * 4 + l] * value[c];
+          if (dot < 0) sign = -1;
+        }
+        for (let c = 0; c < n; c++) values[(k * n + c) * 4 + l] = sign * value[c];
+      });
+    }
+    blocks.push({
+      group,
+      path,
+      mask: 15,
+      span: 4,
+      format: TRACK_RAW,
+      times,
+      bytes,
+      extra: 0,
+      perLane: 0,
+    });
+  }
+  return { blocks, held: new Set(keyed.map(([r]) => r)) };
 }

@@ -15,11 +15,19 @@
  * - rotations turning by large angles between keys keep only their keys
  *   (`TRACK_BISECT`): the sampler halves such an arc into pieces of at
  *   most 0.05 rad, exactly on slerp's curve, where storing those pieces'
- *   ends as keys cost up to 2.4 times the keys.
+ *   ends as keys cost up to 2.4 times the keys;
+ * - a clip whose keyed channels are all LINEAR (a motion capture's, keyed
+ *   at the same times) is laid out on one shared timeline instead, where
+ *   that takes at most half the bytes of the clip's own key arrays
+ *   (`sharedPolicy` in `_sync_blocks.ts`): floats at the union of the
+ *   channels' key times, intervals halved where nlerp would leave slerp's
+ *   curve, sampled with one interval search and one weight for every
+ *   group (`simd/assembly/sample_shared.ts`).
  *
  * Layout (byte offsets from the clip's start, little-endian): a header
  * `groupCount, trackCount, lanesOffset, tracksOffset, syncCount,
- * syncsOffset, timelineCount, timelineOffset` (u32); per SoA×4 group and path (translation, rotation,
+ * syncsOffset, timelineCount, timelineOffset, sharedKeyCount,
+ * sharedGroupsOffset` (u32); per SoA×4 group and path (translation, rotation,
  * scale) four i16 lane entries (-1 for a held lane, a track index, or
  * `-2 - b` for a lane of sync block b); per track a record of
  * `TRACK_BYTES`: `times offset, values offset, key count, flags` (u32:
@@ -30,7 +38,9 @@
  * values offset, key count, flags` (format, span, lane mask); the
  * timeline entries (`TIMELINE_ENTRY_BYTES`: block, path, group), in runs
  * of blocks keyed at the same times, which the sampler refills together;
- * then each track's and block's key times (f32) and values.
+ * a shared clip's group records instead (`SHARED_GROUP_BYTES`: held pose
+ * group, offsets of its paths' block values); then each track's and
+ * block's key times (f32) and values.
  *
  * @module
  */
@@ -42,7 +52,8 @@ import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { ClipError, validateClip } from "./clip_validation.ts";
 import { reduceChannel } from "./_reduce.ts";
 import { channelTolerances, measureError, skeletonGeometry } from "./_clip_error.ts";
-import { type ClipImage, clipImage } from "./_clip_image.ts";
+import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
+import { sharedPolicy, sharesTimeline } from "./_sync_blocks.ts";
 import { coreMemory } from "../simd/_instance.ts";
 
 /** Most times a build tightens its reduction to meet the tolerance. */
@@ -159,17 +170,29 @@ export class CompactClip {
         this.virtualDistance,
       );
       const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
-      // Sync blocks' keys at the union of their lanes' times, and wide
+      // One shared timeline where its floats fit the byte policy; then sync
+      // blocks. Keys at the union of the lanes' times, and wide
       // smallest-three keys, can cost error: then fewer blocks, then none.
-      let image: ClipImage | undefined, error = Infinity;
-      for (
-        const [sync, wide] of [[skeleton.jointCount, true], [skeleton.jointCount, false], [
-          false,
-          false,
-        ]] as const
-      ) {
-        const candidate = clipImage(groups, skeleton.restPose, reduced, sync, wide);
-        if (image && candidate.syncCount === image.syncCount) continue;
+      let image: ClipImage | undefined, error = Infinity, blocks = -1;
+      const joints = skeleton.jointCount;
+      const layouts: ClipLayout[] = [
+        ...(sharesTimeline(clip.channels, reduced)
+          ? [2, 0.5].map((slack) => ({
+            sync: joints,
+            wide: false,
+            shared: { channels: clip.channels, tolerances, slack },
+          }))
+          : []),
+        { sync: joints, wide: true },
+        { sync: joints, wide: false },
+        { sync: false, wide: false },
+      ];
+      for (const layout of layouts) {
+        const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
+        if (layout.shared) {
+          if (candidate.bytes.length > sharedPolicy.fileFactor * keyArrayBytes(clip)) continue;
+        } else if (candidate.syncCount === blocks) continue;
+        else blocks = candidate.syncCount;
         const candidateError = measureError(candidate, clip, geometry, this.virtualDistance);
         if (candidateError < error) image = candidate, error = candidateError;
         if (error <= this.tolerance) break;
@@ -198,6 +221,21 @@ export class CompactClip {
       budget.used -= bytes;
     });
   }
+}
+
+/** Bytes of `clip`'s key arrays (times and values), each distinct array once. */
+function keyArrayBytes(clip: Clip): number {
+  const seen = new Set<string>(), buffers = new Map<ArrayBufferLike, number>();
+  let bytes = 0;
+  for (const { times, values } of clip.channels) {
+    for (const array of [times, values]) {
+      let id = buffers.get(array.buffer);
+      if (id === undefined) buffers.set(array.buffer, id = buffers.size);
+      const key = `${id};${array.byteOffset};${array.byteLength}`;
+      if (!seen.has(key)) seen.add(key), bytes += array.byteLength;
+    }
+  }
+  return bytes;
 }
 
 const coreIds = new WeakMap<object, number>();

@@ -27,9 +27,29 @@ export const IK_AIM = 1;
 // Compact clips (`animation/compact_clip.ts`, `simd/assembly/sample.ts`).
 /**
  * Bytes of a compact clip's header: groupCount, trackCount, lanes, tracks
- * offsets, syncCount, syncs offset, timeline entry count, timeline offset.
+ * offsets, syncCount, syncs offset, timeline entry count, timeline offset,
+ * shared key count, shared groups offset (u32 each).
  */
-export const CLIP_HEADER_BYTES = 32;
+export const CLIP_HEADER_BYTES = 40;
+/**
+ * Byte offset in a compact clip's header of its shared key count: not 0
+ * when every keyed path of the clip is a four-lane sync block of floats
+ * (`TRACK_RAW`, span 4) keyed at the same times, this many of them, and
+ * every other path holds its value in all four lanes; the sampler then
+ * interpolates every group with one weight, straight from the keys.
+ */
+export const CLIP_SHARED_KEYS = 32;
+/**
+ * Byte offset in a compact clip's header of its shared group records
+ * (shared clips; else 0): per SoA×4 group {@link SHARED_GROUP_BYTES}: the
+ * held pose group (160 bytes: the values a playback's cache starts with,
+ * read from the clip every playback shares rather than from each cache),
+ * then the offsets of the translation, rotation and scale blocks' values
+ * (u32 each; 0 for a path held in all four lanes) and 4 bytes of padding.
+ */
+export const CLIP_SHARED_GROUPS = 36;
+/** Bytes of one shared group record ({@link CLIP_SHARED_GROUPS}). */
+export const SHARED_GROUP_BYTES = 176;
 /**
  * Bytes of one timeline entry (u32): a sync block refilled with the others
  * keyed at the same times, before the group loop: block index in bits

@@ -25,6 +25,8 @@ import {
   CACHE_GROUP_BYTES,
   CACHE_RIGHT,
   CACHE_TIMING,
+  CLIP_SHARED_GROUPS,
+  CLIP_SHARED_KEYS,
   JOB_BYTES,
   SMALLEST_THREE_RANGE,
   NO_CURSOR,
@@ -39,16 +41,18 @@ import {
   TRACK_BISECT,
   TRACK_STEP,
 } from "./abi";
-import { madd } from "./common";
 import { blendPoses } from "./blend";
 import { bisectInterval } from "./sample_bisect";
 import {
   fieldOffset,
   findKey,
+  lerpVector,
+  nlerpRotations,
   setInterval,
   SMALLEST_THREE_STEP,
   SMALLEST_THREE_WIDE_STEP,
 } from "./sample_keys";
+import { sampleShared } from "./sample_shared";
 import { refillSync, refillTimelines, syncMask } from "./sample_sync";
 
 /**
@@ -184,13 +188,6 @@ function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f
 /** Four lane entries of -1 (i16): a group path with nothing keyed. */
 const HELD_PATH: u64 = 0xffffffffffffffff;
 
-/** out = left + (right - left) * w at byte offset o. */
-// @ts-ignore: decorator
-@inline function lerpAt(group: usize, out: usize, o: usize, w: v128): void {
-  const a = v128.load(group + o);
-  v128.store(out + o, madd(f32x4.sub(v128.load(group + o + CACHE_RIGHT), a), w, a));
-}
-
 /** The weight of path p's lanes at time t4: (t - lo) * inv. */
 // @ts-ignore: decorator
 @inline function weightOf(group: usize, p: usize, t4: v128): v128 {
@@ -211,10 +208,7 @@ const HELD_PATH: u64 = 0xffffffffffffffff;
     v128.store(o + at, v128.load(group + at, 16), 16);
     v128.store(o + at, v128.load(group + at, 32), 32);
   } else {
-    const w = weightOf(group, p, t4);
-    lerpAt(group, o, at, w);
-    lerpAt(group, o, at + 16, w);
-    lerpAt(group, o, at + 32, w);
+    lerpVector(group + at, group + at + CACHE_RIGHT, weightOf(group, p, t4), o + at);
   }
 }
 
@@ -229,6 +223,11 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
   const tracks = clip + load<u32>(clip, 12);
   const syncCount = load<u32>(clip, 16);
   const syncs = clip + load<u32>(clip, 20);
+  const sharedKeys = load<u32>(clip, CLIP_SHARED_KEYS);
+  if (sharedKeys != 0 && syncCount != 0 && load<u32>(clip, CLIP_SHARED_GROUPS) != 0) {
+    sampleShared(clip, cache, out, groupCount, t, sharedKeys);
+    return;
+  }
   const t4 = f32x4.splat(t);
   if (load<u32>(clip, 24) != 0) refillTimelines(clip, cache, <u32>groupCount, t);
   for (let g = 0; g < groupCount; g++) {
@@ -270,21 +269,7 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
     const o = out + <usize>g * 160;
     vectorPath(group, o, 0, 0, heldT, t4);
     vectorPath(group, o, 112, 2, heldS, t4);
-    const wr = weightOf(group, 1, t4);
-    const ax = v128.load(group, 48), ay = v128.load(group, 64);
-    const az = v128.load(group, 80), aw = v128.load(group, 96);
-    const x = madd(f32x4.sub(v128.load(group, 48 + CACHE_RIGHT), ax), wr, ax);
-    const y = madd(f32x4.sub(v128.load(group, 64 + CACHE_RIGHT), ay), wr, ay);
-    const z = madd(f32x4.sub(v128.load(group, 80 + CACHE_RIGHT), az), wr, az);
-    const w = madd(f32x4.sub(v128.load(group, 96 + CACHE_RIGHT), aw), wr, aw);
-    const l = f32x4.add(madd(x, x, f32x4.mul(y, y)), madd(z, z, f32x4.mul(w, w)));
-    // The identity where the blend has no length (zero padding lanes), as blendPoses.
-    const n = f32x4.div(f32x4.splat(1), f32x4.sqrt(l));
-    const m = f32x4.gt(l, f32x4.splat(0));
-    v128.store(o, v128.and(f32x4.mul(x, n), m), 48);
-    v128.store(o, v128.and(f32x4.mul(y, n), m), 64);
-    v128.store(o, v128.and(f32x4.mul(z, n), m), 80);
-    v128.store(o, v128.bitselect(f32x4.mul(w, n), f32x4.splat(1), m), 96);
+    nlerpRotations(group + 48, group + 48 + CACHE_RIGHT, weightOf(group, 1, t4), o + 48);
   }
 }
 

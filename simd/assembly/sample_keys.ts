@@ -1,7 +1,8 @@
-// Helpers shared by the refills of compact clip sampling (`sample.ts`,
-// `sample_sync.ts`, `sample_bisect.ts`).
+// Helpers shared by compact clip sampling (`sample.ts`, `sample_sync.ts`,
+// `sample_bisect.ts`, `sample_shared.ts`).
 
 import { SMALLEST_THREE_MAX, SMALLEST_THREE_RANGE, SMALLEST_THREE_WIDE_MAX } from "./abi";
+import { madd } from "./common";
 
 /** Value of one step of a smallest-three field (20 bits over ±SMALLEST_THREE_RANGE). */
 export const SMALLEST_THREE_STEP: f32 = (<f32>2 * <f32>SMALLEST_THREE_RANGE) / <f32>SMALLEST_THREE_MAX;
@@ -32,4 +33,38 @@ export function findKey(times: usize, n: u32, t: f32): u32 {
   store<f32>(timing, hi, 16);
   store<f32>(timing, inv, 32);
   store<u32>(cursorAt, cursor);
+}
+
+/**
+ * Three components (component stride 16 bytes) lerped at weights `w`:
+ * `dst = a + (b - a) * w`, four lanes each.
+ */
+// @ts-ignore: decorator
+@inline export function lerpVector(a: usize, b: usize, w: v128, dst: usize): void {
+  for (let c: usize = 0; c < 48; c += 16) {
+    const x = v128.load(a + c);
+    v128.store(dst + c, madd(f32x4.sub(v128.load(b + c), x), w, x));
+  }
+}
+
+/**
+ * Four lanes of quaternions (component stride 16 bytes) normalized-lerped
+ * at weights `w` into `dst`; the identity where the blend has no length
+ * (zero padding lanes), as `blendPoses`.
+ */
+// @ts-ignore: decorator
+@inline export function nlerpRotations(a: usize, b: usize, w: v128, dst: usize): void {
+  const ax = v128.load(a), ay = v128.load(a, 16);
+  const az = v128.load(a, 32), aw = v128.load(a, 48);
+  const x = madd(f32x4.sub(v128.load(b), ax), w, ax);
+  const y = madd(f32x4.sub(v128.load(b, 16), ay), w, ay);
+  const z = madd(f32x4.sub(v128.load(b, 32), az), w, az);
+  const q = madd(f32x4.sub(v128.load(b, 48), aw), w, aw);
+  const l = f32x4.add(madd(x, x, f32x4.mul(y, y)), madd(z, z, f32x4.mul(q, q)));
+  const n = f32x4.div(f32x4.splat(1), f32x4.sqrt(l));
+  const m = f32x4.gt(l, f32x4.splat(0));
+  v128.store(dst, v128.and(f32x4.mul(x, n), m));
+  v128.store(dst, v128.and(f32x4.mul(y, n), m), 16);
+  v128.store(dst, v128.and(f32x4.mul(z, n), m), 32);
+  v128.store(dst, v128.bitselect(f32x4.mul(q, n), f32x4.splat(1), m), 48);
 }

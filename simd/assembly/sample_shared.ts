@@ -1,0 +1,73 @@
+// Shared-timeline compact clips (`CLIP_SHARED_KEYS`): every keyed path is
+// a four-lane sync block of floats keyed at the same times, so one interval
+// search per playback and one weight serve every group, and the keys are
+// read where they lie, as the baked frames of earlier versions were: no
+// refill, no decode, no per-lane interval. The output is what the general
+// path (`sample.ts`, and the scalar twin) makes of the same clip: the same
+// keys, interval and weight. The clip's group records (`CLIP_SHARED_GROUPS`)
+// say where each path's keys are and hold the held paths' values, which
+// every playback of the clip shares; the playback's cache keeps only the
+// interval's left key, as a cursor (where the general path keeps lane 0's
+// of the first group's translations: a shared clip's cache is only ever
+// read by this path).
+
+import { CACHE_CURSORS, CLIP_SHARED_GROUPS, SHARED_GROUP_BYTES } from "./abi";
+import { findKey, lerpVector, nlerpRotations } from "./sample_keys";
+
+/**
+ * Path `p` (translation 0, scale 2) of the group whose record is at
+ * `record` into the pose group at `o`: lerped between its block's keys at
+ * byte offsets `vl` and `vr`, or its held values copied.
+ */
+// @ts-ignore: decorator
+@inline function vectorPath(clip: usize, record: usize, p: usize, o: usize, vl: usize, vr: usize, w: v128): void {
+  const at: usize = p == 0 ? 0 : 112;
+  const values = <usize>load<u32>(record + 160 + (p << 2));
+  if (values == 0) {
+    v128.store(o + at, v128.load(record + at));
+    v128.store(o + at, v128.load(record + at, 16), 16);
+    v128.store(o + at, v128.load(record + at, 32), 32);
+  } else lerpVector(clip + values + vl, clip + values + vr, w, o + at);
+}
+
+/**
+ * Samples the shared-timeline clip at `clip` (`keys` keys, at the times of
+ * its first block) at time `t` into the pose at `out`: left and right keys
+ * `kl, kr` and weight `w` as the general path's search and forward step
+ * would hold them (before the first key or from the last on, that key
+ * held with weight 0).
+ */
+export function sampleShared(clip: usize, cache: usize, out: usize, groupCount: i32, t: f32, keys: u32): void {
+  const times = clip + load<u32>(clip + load<u32>(clip, 20));
+  let kl: u32 = 0, kr: u32 = 0, w: f32 = 0;
+  if (keys > 1 && t >= load<f32>(times)) {
+    if (t >= load<f32>(times + (<usize>(keys - 1) << 2))) {
+      kl = kr = keys - 1;
+    } else {
+      // Playing forward: the interval held, or the next one; else a search.
+      const cursorAt = cache + CACHE_CURSORS;
+      let k = load<u32>(cursorAt);
+      if (!(k + 1 < keys && t >= load<f32>(times + (<usize>k << 2)) && t < load<f32>(times + (<usize>(k + 1) << 2)))) {
+        if (k + 2 < keys && t >= load<f32>(times + (<usize>(k + 1) << 2)) && t < load<f32>(times + (<usize>(k + 2) << 2))) k++;
+        else k = findKey(times, keys, t);
+      }
+      store<u32>(cursorAt, k);
+      kl = k;
+      kr = k + 1;
+      const lo = load<f32>(times + (<usize>k << 2));
+      w = (t - lo) * (<f32>1 / (load<f32>(times + (<usize>kr << 2)) - lo));
+    }
+  }
+  const w4 = f32x4.splat(w), zero = f32x4.splat(0);
+  const vl = <usize>kl * 48, vr = <usize>kr * 48, rl = <usize>kl << 6, rr = <usize>kr << 6;
+  let record = clip + load<u32>(clip, CLIP_SHARED_GROUPS);
+  for (let g = 0; g < groupCount; g++, record += SHARED_GROUP_BYTES) {
+    const o = out + <usize>g * 160;
+    vectorPath(clip, record, 0, o, vl, vr, w4);
+    vectorPath(clip, record, 2, o, vl, vr, w4);
+    const values = <usize>load<u32>(record, 164);
+    // A held rotation is normalized as the general path does (weight 0).
+    if (values == 0) nlerpRotations(record + 48, record + 48, zero, o + 48);
+    else nlerpRotations(clip + values + rl, clip + values + rr, w4, o + 48);
+  }
+}

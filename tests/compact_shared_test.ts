@@ -1,0 +1,189 @@
+/**
+ * Shared-timeline compact clips (`sharedBlocks` in
+ * `animation/_sync_blocks.ts`, `simd/assembly/sample_shared.ts`): every
+ * SIMD build's one-weight path samples them as the scalar reference's
+ * general path does; the layout is what the kernel relies on; and the
+ * build takes it only for clips that can share a timeline.
+ */
+import fc from "fast-check";
+import { assert, assertEquals } from "@std/assert";
+import { type Clip, compactClip, Core, createClip, SkeletonAsset } from "../mod.ts";
+import { coreMemory } from "../simd/_instance.ts";
+import { sharedPolicy } from "../animation/_sync_blocks.ts";
+import {
+  CLIP_SHARED_GROUPS,
+  CLIP_SHARED_KEYS,
+  SHARED_GROUP_BYTES,
+  SYNC_BYTES,
+  SYNC_MASK_SHIFT,
+  SYNC_SPAN_SHIFT,
+  TRACK_RAW,
+} from "../simd/assembly/abi.ts";
+import { fcParams } from "./_arbitrary.ts";
+import { random, randomQuaternion } from "./_scene.ts";
+import { assertSimdMatchesScalar, randomSkeleton, timeSequence } from "./_compact.ts";
+
+/** Runs `fn` with the shared layout taken whatever it costs (`always`) or never. */
+function withShared<T>(always: boolean, fn: () => T): T {
+  const saved = { ...sharedPolicy };
+  sharedPolicy.fileFactor = always ? Infinity : 0;
+  try {
+    return fn();
+  } finally {
+    Object.assign(sharedPolicy, saved);
+  }
+}
+
+/**
+ * A random LINEAR clip: channels on most joints' paths, keyed at times
+ * common to the clip or their own, rotations turning by up to `turn`
+ * radians between keys (large turns make the build halve intervals).
+ */
+function linearClip(joints: number, next: () => number, turn: number): Clip {
+  const common = Float32Array.from({ length: 2 + Math.floor(next() * 8) }, (_, k) => k * 0.1);
+  const channels = [];
+  for (let joint = 0; joint < joints; joint++) {
+    for (const path of ["translation", "rotation", "scale"] as const) {
+      if (next() < 0.35) continue;
+      let times = common;
+      if (next() < 0.25) {
+        let t = next() * 0.2;
+        times = Float32Array.from(
+          { length: 1 + Math.floor(next() * 6) },
+          () => t += 0.03 + next() * 0.2,
+        );
+      }
+      let q = randomQuaternion(next);
+      const values = [...times].flatMap(() => {
+        if (path !== "rotation") {
+          return [0, 1, 2].map(() => (path === "scale" ? 0.5 : -1) + next() * 2);
+        }
+        // The next key: q turned about a random axis by up to `turn`.
+        const axis = randomQuaternion(next).slice(0, 3), n = Math.hypot(...axis);
+        const h = (turn * next()) / 2, s = Math.sin(h) / n;
+        const [x, y, z] = axis.map((v) => v * s), w = Math.cos(h);
+        q = [
+          w * q[0] + x * q[3] + y * q[2] - z * q[1],
+          w * q[1] - x * q[2] + y * q[3] + z * q[0],
+          w * q[2] + x * q[1] - y * q[0] + z * q[3],
+          w * q[3] - x * q[0] - y * q[1] - z * q[2],
+        ];
+        return q;
+      });
+      channels.push({
+        joint,
+        path,
+        interpolation: "LINEAR" as const,
+        times,
+        values: Float32Array.from(values),
+      });
+    }
+  }
+  return createClip({ name: "shared", channels });
+}
+
+/** The header's shared key count of `compact` in `core`. */
+function sharedKeys(compact: ReturnType<typeof compactClip>, core: Core): number {
+  return coreMemory(core).views().u32[(compact.byteOffset + CLIP_SHARED_KEYS) >> 2];
+}
+
+Deno.test("compact sampling: shared-timeline clips: every SIMD build equals the scalar reference", () => {
+  let shared = 0;
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 14 }), fc.nat(), fc.boolean(), (joints, seed, large) => {
+      const next = random(seed + 1);
+      const definition = randomSkeleton(joints, next);
+      const clip = linearClip(joints, next, large ? 2.5 : 0.3);
+      // Forward, seeks, reversed, past both ends, and a loop's wraps.
+      const sequence = timeSequence(next, clip.duration);
+      for (let t = 0; t < 3 * clip.duration; t += 0.016) sequence.push(t % clip.duration);
+      withShared(true, () => {
+        const core = Core.create("scalar");
+        if (sharedKeys(compactClip(clip, new SkeletonAsset(definition, core)), core) > 0) shared++;
+        assertSimdMatchesScalar(definition, clip, sequence);
+      });
+    }),
+    fcParams(20),
+  );
+  assert(shared >= 10, `only ${shared} clips were built shared: the test would not exercise them`);
+});
+
+Deno.test("compact clips: a shared clip's keyed paths are four-lane float blocks on one timeline, found through its group records", () => {
+  const next = random(7);
+  const definition = randomSkeleton(9, next);
+  const clip = linearClip(9, next, 0.3);
+  withShared(true, () => {
+    const core = Core.create("relaxed-simd");
+    const compact = compactClip(clip, new SkeletonAsset(definition, core));
+    const u32 = coreMemory(core).views().u32, at = compact.byteOffset >> 2;
+    const keys = u32[at + CLIP_SHARED_KEYS / 4];
+    assert(keys > 0);
+    assertEquals(u32[at + 6], 0, "no timeline entries");
+    const syncs = (compact.byteOffset + u32[at + 5]) >> 2,
+      groups = u32[at + CLIP_SHARED_GROUPS / 4];
+    const paths = new Set<number>();
+    for (let b = 0; b < u32[at + 4]; b++) {
+      const record = syncs + (b * SYNC_BYTES) / 4;
+      assertEquals(u32[record], u32[syncs], "one timeline");
+      assertEquals(u32[record + 2], keys);
+      const flags = u32[record + 3];
+      assertEquals(
+        [flags & 15, (flags >>> SYNC_SPAN_SHIFT) & 7, (flags >>> SYNC_MASK_SHIFT) & 15],
+        [TRACK_RAW, 4, 15],
+      );
+      paths.add(u32[record + 1]);
+    }
+    // Every keyed path's values through its group record; nothing else.
+    const found = [];
+    for (let g = 0; g < compact.groupCount; g++) {
+      for (let p = 0; p < 3; p++) {
+        const values = u32[((compact.byteOffset + groups + g * SHARED_GROUP_BYTES + 160) >> 2) + p];
+        const keyed = clip.channels.some((c) =>
+          c.joint >> 2 === g && ["translation", "rotation", "scale"][p] === c.path
+        );
+        if (values !== 0) found.push(values);
+        if (!keyed) assertEquals(values, 0, `group ${g} path ${p} holds its values`);
+      }
+    }
+    assertEquals(new Set(found), paths);
+  });
+});
+
+/** Keys of `values` (n floats each) as CUBICSPLINE keys with zero tangents. */
+function cubicValues(values: Float32Array, n: number): Float32Array {
+  const out = new Float32Array(values.length * 3);
+  for (let k = 0; k < values.length / n; k++) {
+    out.set(values.subarray(k * n, k * n + n), k * 3 * n + n);
+  }
+  return out;
+}
+
+Deno.test("compact clips: clips with STEP or CUBICSPLINE keys, or over the byte policy, are not shared", () => {
+  const next = random(11);
+  const definition = randomSkeleton(6, next);
+  const linear = linearClip(6, next, 0.3);
+  for (const interpolation of ["STEP", "CUBICSPLINE"] as const) {
+    const channels = linear.channels.map((c, i) =>
+      i > 0 ? c : {
+        ...c,
+        interpolation,
+        values: interpolation === "STEP"
+          ? c.values
+          : cubicValues(c.values, c.path === "rotation" ? 4 : 3),
+      }
+    );
+    const clip = createClip({ name: interpolation, channels });
+    withShared(true, () => {
+      const core = Core.create("scalar");
+      assertEquals(
+        sharedKeys(compactClip(clip, new SkeletonAsset(definition, core)), core),
+        0,
+        interpolation,
+      );
+    });
+  }
+  withShared(false, () => {
+    const core = Core.create("scalar");
+    assertEquals(sharedKeys(compactClip(linear, new SkeletonAsset(definition, core)), core), 0);
+  });
+});

@@ -17,6 +17,7 @@ import {
   CLIP_SHARED_GROUPS,
   CLIP_SHARED_KEYS,
   SHARED_GROUP_BYTES,
+  SHARED_SLERP,
   SYNC_BYTES,
   SYNC_MASK_SHIFT,
   SYNC_SPAN_SHIFT,
@@ -180,7 +181,7 @@ function timelineEntries(blocks: readonly SyncBlock[]): number[] {
  * timeline entries, then each track's and block's times and values. A
  * shared clip (`sharedKeys` keys) needs no timeline entries, and has group
  * records (`CLIP_SHARED_GROUPS`): the left keys of `template`, its held
- * pose, and where each path's block values are.
+ * pose, where each path's block values are, and its flags.
  */
 function layOut(
   groups: number,
@@ -246,13 +247,10 @@ function layOut(
     image.set(template.subarray(g * CACHE_GROUP_BYTES, g * CACHE_GROUP_BYTES + 160), record);
   }
   blocks.forEach((b, i) => {
-    if (sharedKeys) {
-      view.setUint32(
-        sharedAt + b.group * SHARED_GROUP_BYTES + 160 + b.path * 4,
-        blockAt[i].values,
-        true,
-      );
-    }
+    if (!sharedKeys) return;
+    const record = sharedAt + b.group * SHARED_GROUP_BYTES;
+    view.setUint32(record + 160 + b.path * 4, blockAt[i].values, true);
+    if (b.slerp) view.setUint32(record + 172, SHARED_SLERP, true);
   });
   timeline.forEach((entry, i) =>
     view.setUint32(timelineAt + i * TIMELINE_ENTRY_BYTES, entry, true)

@@ -38,7 +38,12 @@ import {
   encodeSmallestThree,
   encodeSmallestThreeWide,
 } from "./_quantize.ts";
-import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/reference_sample.ts";
+import {
+  decodeSmallestThree,
+  decodeSmallestThreeWide,
+  slerpTerms,
+  slerpWeight,
+} from "../simd/reference_sample.ts";
 import {
   SYNC_BYTES,
   SYNC_RANGE_BYTES,
@@ -87,6 +92,8 @@ export interface SyncBlock {
   readonly extra: number;
   /** Bytes of the per-lane tracks it replaces (estimated). */
   readonly perLane: number;
+  /** A shared clip's rotations that interpolate with the slerp correction (`SHARED_SLERP`). */
+  readonly slerp?: boolean;
 }
 
 /** Bytes of one key of one lane in `format` (path `path`). */
@@ -325,42 +332,68 @@ export function sharesTimeline(
 
 /** The deepest a shared timeline's interval is halved for a rotation's sake. */
 const MAX_SHARED_SPLITS = 6;
+/** Where between two keys a shared rotation is checked against slerp. */
+const SHARED_CHECKS = [0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
 
 /**
- * The shared timeline of the `keyed` channels (with their tolerances): the
- * union of their own key times, each interval halved (at most
- * {@linkcode MAX_SHARED_SPLITS} times) until every rotation's nlerp stays
- * within `slack` times its tolerance of slerp at a quarter and three
- * quarters of it (nlerp is exact at the ends and the middle).
+ * Whether `channel`'s rotation, interpolated between its exact values at
+ * `t0` and `t1` as the sampler does (with the slerp correction,
+ * `slerpWeight`, when `corrected`), leaves `limit` of its exact curve.
+ */
+function offCurve(
+  channel: ClipChannel,
+  t0: number,
+  t1: number,
+  corrected: boolean,
+  limit: number,
+): boolean {
+  const a = new Float64Array(4), b = new Float64Array(4), x = new Float64Array(4);
+  sampleChannel(channel, t0, a);
+  sampleChannel(channel, t1, b);
+  const dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+  if (dot < 0) { for (let c = 0; c < 4; c++) b[c] = -b[c]; }
+  return SHARED_CHECKS.some((u) => {
+    sampleChannel(channel, t0 + (t1 - t0) * u, x);
+    const w = corrected ? slerpWeight(slerpTerms(Math.fround(u)), a, b) : u;
+    const q = [0, 1, 2, 3].map((c) => a[c] + (b[c] - a[c]) * w);
+    const length = Math.hypot(...q);
+    let d = 0, e = 0;
+    for (let c = 0; c < 4; c++) {
+      d += (q[c] / length - x[c]) ** 2;
+      e += (q[c] / length + x[c]) ** 2;
+    }
+    return Math.sqrt(Math.min(d, e)) > limit;
+  });
+}
+
+/**
+ * The shared timeline of the `keyed` channels (with their tolerances), and
+ * the rotations that need the sampler's slerp correction: those whose
+ * plain nlerp between the union of the channels' own key times leaves
+ * `slack` times their tolerance of their exact curve somewhere. Then each
+ * interval is halved (at most {@linkcode MAX_SHARED_SPLITS} times) until
+ * every rotation stays within that: rare with the correction (keys a
+ * quarter turn apart are off slerp by 1.3e-5 rad).
  */
 function sharedTimes(
   keyed: readonly (readonly [ClipChannel, number])[],
   slack: number,
-): Float32Array {
+): { times: Float32Array; corrected: Set<ClipChannel> } {
   const all = new Set<number>();
   for (const [c] of keyed) for (const time of c.times) all.add(time);
   const source = [...all].sort((a, b) => a - b);
   const rotations = keyed.filter(([c]) => c.path === "rotation");
-  const a = new Float64Array(4), b = new Float64Array(4), x = new Float64Array(4);
+  const corrected = new Set<ClipChannel>();
+  for (const [channel, tolerance] of rotations) {
+    for (let i = 1; i < source.length; i++) {
+      if (offCurve(channel, source[i - 1], source[i], false, slack * tolerance)) {
+        corrected.add(channel);
+        break;
+      }
+    }
+  }
   const off = (t0: number, t1: number) =>
-    rotations.some(([channel, tolerance]) => {
-      sampleChannel(channel, t0, a);
-      sampleChannel(channel, t1, b);
-      const dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-      if (dot < 0) { for (let c = 0; c < 4; c++) b[c] = -b[c]; }
-      return [0.25, 0.75].some((u) => {
-        sampleChannel(channel, t0 + (t1 - t0) * u, x);
-        let length = 0;
-        const q = [0, 1, 2, 3].map((c) => a[c] + (b[c] - a[c]) * u);
-        for (const v of q) length += v * v;
-        let d = 0, e = 0;
-        for (let c = 0; c < 4; c++) {
-          d += (q[c] / Math.sqrt(length) - x[c]) ** 2;
-          e += (q[c] / Math.sqrt(length) + x[c]) ** 2;
-        }
-        return Math.sqrt(Math.min(d, e)) > slack * tolerance;
-      });
-    });
+    rotations.some(([c, tolerance]) => offCurve(c, t0, t1, corrected.has(c), slack * tolerance));
   const times: number[] = [];
   const split = (t0: number, t1: number, depth: number) => {
     const mid = Math.fround((t0 + t1) / 2);
@@ -374,14 +407,15 @@ function sharedTimes(
     if (i > 0) split(source[i - 1], t, 0);
     times.push(t);
   });
-  return Float32Array.from(times);
+  return { times: Float32Array.from(times), corrected };
 }
 
 /**
  * The blocks of a clip on one shared timeline (`CLIP_SHARED_KEYS`; see
  * {@link sharesTimeline}, {@link sharedTimes}): every group path with a
- * keyed lane a four-lane block of floats, its keyed lanes' exact values at
- * the timeline's times (rotations kept in one hemisphere from key to key:
+ * keyed lane a four-lane block of floats (rotations marked where they
+ * need the slerp correction), its keyed lanes' exact values at the
+ * timeline's times (rotations kept in one hemisphere from key to key:
  * the kernel interpolates without a shorter-arc test), its other lanes
  * (padding lanes too) at their held value, `heldValue`. The build measures
  * the result: the channels' tolerances split the clip's as if errors added
@@ -399,7 +433,10 @@ export function sharedBlocks(
     r,
     i,
   ) => ("keys" in r ? [[r, channels[i], tolerances[i]] as const] : []));
-  const times = sharedTimes(keyed.map(([, c, tolerance]) => [c, tolerance] as const), slack);
+  const { times, corrected } = sharedTimes(
+    keyed.map(([, c, tolerance]) => [c, tolerance] as const),
+    slack,
+  );
   const byPath = new Map<number, (typeof keyed)[number][]>();
   for (const entry of keyed) {
     const key = (entry[0].joint >> 2) * 3 + entry[0].path;
@@ -435,6 +472,7 @@ export function sharedBlocks(
       bytes,
       extra: 0,
       perLane: 0,
+      slerp: lanes.some(([, c]) => corrected.has(c)),
     });
   }
   return { blocks, held: new Set(keyed.map(([r]) => r)) };

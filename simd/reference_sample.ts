@@ -26,6 +26,14 @@ import {
   TRACK_STEP,
 } from "./assembly/abi.ts";
 import {
+  CLIP_SHARED_GROUPS,
+  CLIP_SHARED_KEYS,
+  SHARED_GROUP_BYTES,
+  SHARED_SLERP,
+  SLERP_FIT_C0,
+  SLERP_FIT_C1,
+  SLERP_FIT_C2,
+  SLERP_FIT_C3,
   SMALLEST_THREE_WIDE_MAX,
   SYNC_BYTES,
   SYNC_MASK_SHIFT,
@@ -357,12 +365,111 @@ function bisectInterval(
   return piece;
 }
 
+/** The terms of shared clips' slerp correction (`SLERP_FIT_C0`) that depend on the weight `w` alone. */
+export interface SlerpTerms {
+  readonly w: number;
+  readonly g: number;
+  readonly p: number;
+  readonly q: number;
+}
+
+/** {@link SlerpTerms} of weight `w` (float32, as the kernel computes them). */
+export function slerpTerms(w: number): SlerpTerms {
+  const h = f(w - 0.5), s = f(h * h);
+  return {
+    w,
+    g: f(f(w * h) * f(w - 1)),
+    p: f(f(SLERP_FIT_C0) + f(f(SLERP_FIT_C2) * s)),
+    q: f(f(SLERP_FIT_C1) + f(f(SLERP_FIT_C3) * s)),
+  };
+}
+
+/**
+ * The weight at which rotations `a` and `b` normalized-lerp onto slerp's
+ * curve at the weight of `terms`.
+ */
+export function slerpWeight(terms: SlerpTerms, a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const d = f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3])));
+  const e = f(1 - Math.abs(d));
+  return f(f(terms.g * f(e * f(f(e * terms.q) + terms.p))) + terms.w);
+}
+
+/**
+ * Samples a shared-timeline clip (`CLIP_SHARED_KEYS`: `keys` keys): the
+ * interval around `t` by a search, then every group between its blocks'
+ * two keys at one weight, rotations of groups flagged `SHARED_SLERP` at
+ * their lanes' {@link slerpWeight}; held paths from the cache, where the
+ * clip's template put them.
+ */
+function sampleShared(
+  view: DataView,
+  clip: number,
+  cache: number,
+  out: number,
+  groupCount: number,
+  t: number,
+  keys: number,
+): void {
+  const lanes = clip + view.getUint32(clip + 8, true);
+  const syncCount = view.getUint32(clip + 16, true);
+  const syncs = clip + view.getUint32(clip + 20, true);
+  const times = clip + view.getUint32(syncs, true);
+  const time = (k: number) => view.getFloat32(times + k * 4, true);
+  let kl = 0, kr = 0, w = 0;
+  if (keys > 1 && t >= time(0)) {
+    if (t >= time(keys - 1)) kl = kr = keys - 1;
+    else {
+      kl = findKey(view, times, keys, t);
+      kr = kl + 1;
+      w = f(f(t - time(kl)) * f(1 / f(time(kr) - time(kl))));
+    }
+  }
+  const terms = slerpTerms(w);
+  const get = (at: number) => view.getFloat32(at, true);
+  const a = new Float32Array(4), b = new Float32Array(4);
+  const records = clip + view.getUint32(clip + CLIP_SHARED_GROUPS, true);
+  for (let g = 0; g < groupCount; g++) {
+    const group = cache + g * CACHE_GROUP_BYTES;
+    const o = out + g * 160;
+    const flags = view.getUint32(records + g * SHARED_GROUP_BYTES + 172, true);
+    const slerp = (flags & SHARED_SLERP) !== 0;
+    for (let p = 0; p < 3; p++) {
+      const n = p === 1 ? 4 : 3, field = fieldOffset(p);
+      for (let lane = 0; lane < 4; lane++) {
+        const entry = view.getInt16(lanes + ((g * 3 + p) * 4 + lane) * 2, true);
+        const record = syncs + (-2 - entry) * SYNC_BYTES;
+        const keyed = entry <= -2 && -2 - entry < syncCount;
+        const values = keyed ? clip + view.getUint32(record + 4, true) : 0;
+        const span = keyed ? (view.getUint32(record + 12, true) >>> SYNC_SPAN_SHIFT) & 7 : 0;
+        for (let c = 0; c < n; c++) {
+          const held = get(group + field + c * 16 + lane * 4);
+          a[c] = keyed ? get(values + ((kl * n + c) * span + lane) * 4) : held;
+          b[c] = keyed ? get(values + ((kr * n + c) * span + lane) * 4) : held;
+        }
+        const weight = !keyed ? 0 : p === 1 && slerp ? slerpWeight(terms, a, b) : w;
+        const q = Array.from({ length: n }, (_, c) => f(a[c] + f(f(b[c] - a[c]) * weight)));
+        if (p !== 1) {
+          q.forEach((v, c) => view.setFloat32(o + field + c * 16 + lane * 4, v, true));
+          continue;
+        }
+        const l = f(f(q[0] * q[0] + q[1] * q[1]) + f(q[2] * q[2] + q[3] * q[3]));
+        const norm = f(1 / f(Math.sqrt(l)));
+        for (let c = 0; c < 4; c++) {
+          const value = l > 0 ? f(q[c] * norm) : c === 3 ? 1 : 0;
+          view.setFloat32(o + 48 + c * 16 + lane * 4, value, true);
+        }
+      }
+    }
+  }
+}
+
 /**
  * Samples the compact clip at byte `clip` at time `t` into the pose at
  * `out` (`groupCount` SoA×4 groups, at most the clip's), through the
  * playback cache at `cache`: lanes whose cached interval does not hold `t`
  * are refilled, then every lane interpolates its cached keys (translation
- * and scale lerped, rotation normalized-lerped).
+ * and scale lerped, rotation normalized-lerped). A shared-timeline clip
+ * samples by {@link sampleShared}.
  */
 export function sampleCompact(
   view: DataView,
@@ -379,6 +486,13 @@ export function sampleCompact(
   const syncCount = view.getUint32(clip + 16, true);
   const syncs = clip + view.getUint32(clip + 20, true);
   t = f(t);
+  const sharedKeys = view.getUint32(clip + CLIP_SHARED_KEYS, true);
+  if (
+    sharedKeys !== 0 && syncCount !== 0 && view.getUint32(clip + CLIP_SHARED_GROUPS, true) !== 0
+  ) {
+    sampleShared(view, clip, cache, out, groupCount, t, sharedKeys);
+    return;
+  }
   const get = (at: number) => view.getFloat32(at, true);
   for (let g = 0; g < groupCount; g++) {
     const group = cache + g * CACHE_GROUP_BYTES;

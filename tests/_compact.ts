@@ -1,6 +1,6 @@
 /**
  * Random skeletons, clips and time sequences for the compact clip tests,
- * and sampling a clip's compact form on a core.
+ * sampling a clip's compact form on a core, and its error there.
  *
  * @module
  */
@@ -15,6 +15,7 @@ import {
   type SkeletonDefinition,
 } from "../mod.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
+import { exactPose, poseDistance } from "../animation/_clip_error.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { poseFloats } from "../simd/layout.ts";
@@ -137,4 +138,40 @@ export function assertSimdMatchesScalar(
       }
     });
   }
+}
+
+/** The largest error of `clip` sampled on the simd core at `times`, against the exact sampler. */
+export function measuredError(
+  definition: SkeletonDefinition,
+  clip: Clip,
+  times: number[],
+  virtualDistance: number,
+): number {
+  const rest = new SkeletonAsset(definition, Core.create("scalar")).restPose;
+  const poses = sampleOnCore(SIMD_BUILDS[0] ?? "scalar", definition, clip, times);
+  let worst = 0;
+  poses.forEach((pose, i) => {
+    const exact = exactPose(clip, rest, times[i]);
+    worst = Math.max(
+      worst,
+      poseDistance(pose, exact, definition.parents as Int16Array, virtualDistance),
+    );
+  });
+  return worst;
+}
+
+/**
+ * What the reported error must bound: it is measured densely (key times
+ * and quarters between) with the scalar reference, the test measures at
+ * other times on a SIMD core, so it allows twice the report plus float
+ * noise (1e-6 of the skeleton's size).
+ */
+export function bound(reported: number, definition: SkeletonDefinition): number {
+  const size = new SkeletonAsset(definition, Core.create("scalar"));
+  return 2 * reported + 1e-6 * compactSize(size);
+}
+
+/** The size of `skeleton` (the diagonal of its rest joints' bounds). */
+function compactSize(skeleton: SkeletonAsset): number {
+  return compactClip(createClip({ name: "", channels: [] }), skeleton).tolerance / 1e-5;
 }

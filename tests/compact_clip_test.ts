@@ -25,6 +25,8 @@ import { fcParams } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";
 import {
   assertSimdMatchesScalar,
+  bound,
+  measuredError,
   randomClip,
   randomSkeleton,
   sampleOnCore,
@@ -45,41 +47,6 @@ Deno.test("compact sampling: every SIMD build equals the scalar reference on ran
     fcParams(30),
   );
 });
-
-/** The largest error of `clip` sampled on the simd core at `times`, against the exact sampler. */
-function measuredError(
-  definition: SkeletonDefinition,
-  clip: Clip,
-  times: number[],
-  virtualDistance: number,
-): number {
-  const rest = new SkeletonAsset(definition, Core.create("scalar")).restPose;
-  const poses = sampleOnCore(SIMD_BUILDS[0] ?? "scalar", definition, clip, times);
-  let worst = 0;
-  poses.forEach((pose, i) => {
-    const exact = exactPose(clip, rest, times[i]);
-    worst = Math.max(
-      worst,
-      poseDistance(pose, exact, definition.parents as Int16Array, virtualDistance),
-    );
-  });
-  return worst;
-}
-
-/**
- * What the reported error must bound: it is measured densely (key times
- * and quarters between) with the scalar reference, the test measures at
- * other times on a SIMD core, so it allows twice the report plus float
- * noise (1e-6 of the skeleton's size).
- */
-function bound(reported: number, definition: SkeletonDefinition): number {
-  const size = new SkeletonAsset(definition, Core.create("scalar"));
-  return 2 * reported + 1e-6 * compactSize(size);
-}
-
-function compactSize(skeleton: SkeletonAsset): number {
-  return compactClip(createClip({ name: "", channels: [] }), skeleton).tolerance / 1e-5;
-}
 
 Deno.test("compact clips: the reported maximum error bounds the error at random times", () => {
   for (let seed = 1; seed <= 20; seed++) {

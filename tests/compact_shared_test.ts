@@ -6,7 +6,7 @@
  * build takes it only for clips that can share a timeline.
  */
 import fc from "fast-check";
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import { type Clip, compactClip, Core, createClip, SkeletonAsset } from "../mod.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { sharedPolicy } from "../animation/_sync_blocks.ts";
@@ -14,6 +14,7 @@ import {
   CLIP_SHARED_GROUPS,
   CLIP_SHARED_KEYS,
   SHARED_GROUP_BYTES,
+  SHARED_SLERP,
   SYNC_BYTES,
   SYNC_MASK_SHIFT,
   SYNC_SPAN_SHIFT,
@@ -21,7 +22,13 @@ import {
 } from "../simd/assembly/abi.ts";
 import { fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
-import { assertSimdMatchesScalar, randomSkeleton, timeSequence } from "./_compact.ts";
+import {
+  assertSimdMatchesScalar,
+  bound,
+  measuredError,
+  randomSkeleton,
+  timeSequence,
+} from "./_compact.ts";
 
 /** Runs `fn` with the shared layout taken whatever it costs (`always`) or never. */
 function withShared<T>(always: boolean, fn: () => T): T {
@@ -82,30 +89,55 @@ function linearClip(joints: number, next: () => number, turn: number): Clip {
   return createClip({ name: "shared", channels });
 }
 
+/** How many of a shared clip's rotation blocks interpolate with and without the slerp correction. */
+function rotationKinds(compact: ReturnType<typeof compactClip>, core: Core): [number, number] {
+  const u32 = coreMemory(core).views().u32, at = compact.byteOffset >> 2;
+  const records = (compact.byteOffset + u32[at + CLIP_SHARED_GROUPS / 4]) >> 2;
+  let slerp = 0, plain = 0;
+  for (let g = 0; g < compact.groupCount; g++) {
+    const record = records + (g * SHARED_GROUP_BYTES) / 4;
+    if (u32[record + 41] === 0) continue;
+    if (u32[record + 43] & SHARED_SLERP) slerp++;
+    else plain++;
+  }
+  return [slerp, plain];
+}
+
 /** The header's shared key count of `compact` in `core`. */
 function sharedKeys(compact: ReturnType<typeof compactClip>, core: Core): number {
   return coreMemory(core).views().u32[(compact.byteOffset + CLIP_SHARED_KEYS) >> 2];
 }
 
 Deno.test("compact sampling: shared-timeline clips: every SIMD build equals the scalar reference", () => {
-  let shared = 0;
+  let shared = 0, slerp = 0, plain = 0;
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 14 }), fc.nat(), fc.boolean(), (joints, seed, large) => {
-      const next = random(seed + 1);
-      const definition = randomSkeleton(joints, next);
-      const clip = linearClip(joints, next, large ? 2.5 : 0.3);
-      // Forward, seeks, reversed, past both ends, and a loop's wraps.
-      const sequence = timeSequence(next, clip.duration);
-      for (let t = 0; t < 3 * clip.duration; t += 0.016) sequence.push(t % clip.duration);
-      withShared(true, () => {
-        const core = Core.create("scalar");
-        if (sharedKeys(compactClip(clip, new SkeletonAsset(definition, core)), core) > 0) shared++;
-        assertSimdMatchesScalar(definition, clip, sequence);
-      });
-    }),
+    fc.property(
+      fc.integer({ min: 1, max: 14 }),
+      fc.nat(),
+      fc.constantFrom(2.5, 0.3, 0.02),
+      (joints, seed, turn) => {
+        const next = random(seed + 1);
+        const definition = randomSkeleton(joints, next);
+        const clip = linearClip(joints, next, turn);
+        // Forward, seeks, reversed, past both ends, and a loop's wraps.
+        const sequence = timeSequence(next, clip.duration);
+        for (let t = 0; t < 3 * clip.duration; t += 0.016) sequence.push(t % clip.duration);
+        withShared(true, () => {
+          const core = Core.create("scalar");
+          const compact = compactClip(clip, new SkeletonAsset(definition, core));
+          if (sharedKeys(compact, core) > 0) {
+            shared++;
+            const [s, p] = rotationKinds(compact, core);
+            slerp += s, plain += p;
+          }
+          assertSimdMatchesScalar(definition, clip, sequence);
+        });
+      },
+    ),
     fcParams(20),
   );
   assert(shared >= 10, `only ${shared} clips were built shared: the test would not exercise them`);
+  assert(slerp >= 10 && plain >= 10, `rotation blocks: ${slerp} slerp-corrected, ${plain} plain`);
 });
 
 Deno.test("compact clips: a shared clip's keyed paths are four-lane float blocks on one timeline, found through its group records", () => {
@@ -186,4 +218,23 @@ Deno.test("compact clips: clips with STEP or CUBICSPLINE keys, or over the byte 
     const core = Core.create("scalar");
     assertEquals(sharedKeys(compactClip(linear, new SkeletonAsset(definition, core)), core), 0);
   });
+});
+
+Deno.test("compact clips: a shared clip's reported maximum error bounds its error at random times (slerp-corrected rotations, keys up to 2.5 rad apart)", () => {
+  let shared = 0;
+  for (let seed = 1; seed <= 20; seed++) {
+    const next = random(seed);
+    const joints = 1 + Math.floor(next() * 10);
+    const definition = randomSkeleton(joints, next);
+    const clip = linearClip(joints, next, seed % 2 ? 2.5 : 0.3);
+    withShared(true, () => {
+      const core = Core.create("scalar");
+      const compact = compactClip(clip, new SkeletonAsset(definition, core));
+      if (sharedKeys(compact, core) > 0) shared++;
+      const times = Array.from({ length: 300 }, () => next() * clip.duration);
+      const measured = measuredError(definition, clip, times, compact.virtualDistance);
+      assertLessOrEqual(measured, bound(compact.maxError, definition), `seed ${seed}`);
+    });
+  }
+  assert(shared >= 10, `only ${shared} clips were built shared`);
 });

@@ -48,18 +48,20 @@ export function findKey(times: usize, n: u32, t: f32): u32 {
 }
 
 /**
- * Four lanes of quaternions (component stride 16 bytes) normalized-lerped
- * at weights `w` into `dst`; the identity where the blend has no length
- * (zero padding lanes), as `blendPoses`.
+ * Four lanes of quaternions `a` and `b` (their x, y, z, w) normalized-lerped
+ * at weights `w` into `dst` (component stride 16 bytes); the identity where
+ * the blend has no length (zero padding lanes), as `blendPoses`.
  */
 // @ts-ignore: decorator
-@inline export function nlerpRotations(a: usize, b: usize, w: v128, dst: usize): void {
-  const ax = v128.load(a), ay = v128.load(a, 16);
-  const az = v128.load(a, 32), aw = v128.load(a, 48);
-  const x = madd(f32x4.sub(v128.load(b), ax), w, ax);
-  const y = madd(f32x4.sub(v128.load(b, 16), ay), w, ay);
-  const z = madd(f32x4.sub(v128.load(b, 32), az), w, az);
-  const q = madd(f32x4.sub(v128.load(b, 48), aw), w, aw);
+@inline export function nlerpLanes(
+  ax: v128, ay: v128, az: v128, aw: v128,
+  bx: v128, by: v128, bz: v128, bw: v128,
+  w: v128, dst: usize,
+): void {
+  const x = madd(f32x4.sub(bx, ax), w, ax);
+  const y = madd(f32x4.sub(by, ay), w, ay);
+  const z = madd(f32x4.sub(bz, az), w, az);
+  const q = madd(f32x4.sub(bw, aw), w, aw);
   const l = f32x4.add(madd(x, x, f32x4.mul(y, y)), madd(z, z, f32x4.mul(q, q)));
   const n = f32x4.div(f32x4.splat(1), f32x4.sqrt(l));
   const m = f32x4.gt(l, f32x4.splat(0));
@@ -67,4 +69,14 @@ export function findKey(times: usize, n: u32, t: f32): u32 {
   v128.store(dst, v128.and(f32x4.mul(y, n), m), 16);
   v128.store(dst, v128.and(f32x4.mul(z, n), m), 32);
   v128.store(dst, v128.bitselect(f32x4.mul(q, n), f32x4.splat(1), m), 48);
+}
+
+/** {@link nlerpLanes} of the quaternions at `a` and `b`. */
+// @ts-ignore: decorator
+@inline export function nlerpRotations(a: usize, b: usize, w: v128, dst: usize): void {
+  nlerpLanes(
+    v128.load(a), v128.load(a, 16), v128.load(a, 32), v128.load(a, 48),
+    v128.load(b), v128.load(b, 16), v128.load(b, 32), v128.load(b, 48),
+    w, dst,
+  );
 }

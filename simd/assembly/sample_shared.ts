@@ -2,17 +2,43 @@
 // a four-lane sync block of floats keyed at the same times, so one interval
 // search per playback and one weight serve every group, and the keys are
 // read where they lie, as the baked frames of earlier versions were: no
-// refill, no decode, no per-lane interval. The output is what the general
-// path (`sample.ts`, and the scalar twin) makes of the same clip: the same
-// keys, interval and weight. The clip's group records (`CLIP_SHARED_GROUPS`)
-// say where each path's keys are and hold the held paths' values, which
-// every playback of the clip shares; the playback's cache keeps only the
-// interval's left key, as a cursor (where the general path keeps lane 0's
-// of the first group's translations: a shared clip's cache is only ever
-// read by this path).
+// refill, no decode, no per-lane interval. Rotations follow slerp's curve
+// between keys by a per-lane correction of the weight (`SLERP_FIT_C0` in
+// `abi.ts`) in the groups that need it (`SHARED_SLERP`), where the general
+// path plainly nlerps. Scalar twin:
+// `sampleShared` in `simd/reference_sample.ts`. The clip's group records
+// (`CLIP_SHARED_GROUPS`) say where each path's keys are and hold the held
+// paths' values, which every playback of the clip shares; the playback's
+// cache keeps only the interval's left key, as a cursor (the first word of
+// its first group's cursors: a shared clip's cache is read by this path
+// alone).
 
-import { CACHE_CURSORS, CLIP_SHARED_GROUPS, SHARED_GROUP_BYTES } from "./abi";
-import { findKey, lerpVector, nlerpRotations } from "./sample_keys";
+import {
+  CACHE_CURSORS,
+  CLIP_SHARED_GROUPS,
+  SHARED_GROUP_BYTES,
+  SHARED_SLERP,
+  SLERP_FIT_C0,
+  SLERP_FIT_C1,
+  SLERP_FIT_C2,
+  SLERP_FIT_C3,
+} from "./abi";
+import { madd } from "./common";
+import { findKey, lerpVector, nlerpLanes, nlerpRotations } from "./sample_keys";
+
+/**
+ * The four lanes of rotations at `a` and `b` interpolated on slerp's curve
+ * into `dst`: normalized-lerped at the weights `w + g e (p + e q)`, `e = 1 -
+ * |dot(a, b)|`, with the frame's `g, p, q` (`SLERP_FIT_C0`).
+ */
+// @ts-ignore: decorator
+@inline function slerpRotations(a: usize, b: usize, w: v128, g: v128, p: v128, q: v128, dst: usize): void {
+  const ax = v128.load(a), ay = v128.load(a, 16), az = v128.load(a, 32), aw = v128.load(a, 48);
+  const bx = v128.load(b), by = v128.load(b, 16), bz = v128.load(b, 32), bw = v128.load(b, 48);
+  const d = f32x4.add(madd(ax, bx, f32x4.mul(ay, by)), madd(az, bz, f32x4.mul(aw, bw)));
+  const e = f32x4.sub(f32x4.splat(1), f32x4.abs(d));
+  nlerpLanes(ax, ay, az, aw, bx, by, bz, bw, madd(g, f32x4.mul(e, madd(e, q, p)), w), dst);
+}
 
 /**
  * Path `p` (translation 0, scale 2) of the group whose record is at
@@ -32,10 +58,9 @@ import { findKey, lerpVector, nlerpRotations } from "./sample_keys";
 
 /**
  * Samples the shared-timeline clip at `clip` (`keys` keys, at the times of
- * its first block) at time `t` into the pose at `out`: left and right keys
- * `kl, kr` and weight `w` as the general path's search and forward step
- * would hold them (before the first key or from the last on, that key
- * held with weight 0).
+ * its first block) at time `t` into the pose at `out`: the keys `kl, kr`
+ * around `t` and the weight `w` between them (before the first key or from
+ * the last on, that key with weight 0).
  */
 export function sampleShared(clip: usize, cache: usize, out: usize, groupCount: i32, t: f32, keys: u32): void {
   const times = clip + load<u32>(clip + load<u32>(clip, 20));
@@ -59,6 +84,11 @@ export function sampleShared(clip: usize, cache: usize, out: usize, groupCount: 
     }
   }
   const w4 = f32x4.splat(w), zero = f32x4.splat(0);
+  // The slerp correction's terms that depend on the weight alone.
+  const h = w - <f32>0.5, s = h * h;
+  const g4 = f32x4.splat(w * h * (w - 1));
+  const p4 = f32x4.splat(<f32>SLERP_FIT_C0 + <f32>SLERP_FIT_C2 * s);
+  const q4 = f32x4.splat(<f32>SLERP_FIT_C1 + <f32>SLERP_FIT_C3 * s);
   const vl = <usize>kl * 48, vr = <usize>kr * 48, rl = <usize>kl << 6, rr = <usize>kr << 6;
   let record = clip + load<u32>(clip, CLIP_SHARED_GROUPS);
   for (let g = 0; g < groupCount; g++, record += SHARED_GROUP_BYTES) {
@@ -66,8 +96,10 @@ export function sampleShared(clip: usize, cache: usize, out: usize, groupCount: 
     vectorPath(clip, record, 0, o, vl, vr, w4);
     vectorPath(clip, record, 2, o, vl, vr, w4);
     const values = <usize>load<u32>(record, 164);
-    // A held rotation is normalized as the general path does (weight 0).
+    // A held rotation is normalized (weight 0), as the general path does.
     if (values == 0) nlerpRotations(record + 48, record + 48, zero, o + 48);
-    else nlerpRotations(clip + values + rl, clip + values + rr, w4, o + 48);
+    else if (load<u32>(record, 172) & SHARED_SLERP) {
+      slerpRotations(clip + values + rl, clip + values + rr, w4, g4, p4, q4, o + 48);
+    } else nlerpRotations(clip + values + rl, clip + values + rr, w4, o + 48);
   }
 }

@@ -16,10 +16,9 @@ import {
   disposeClip,
   importGltf,
   SkeletonAsset,
-  type SkeletonDefinition,
 } from "../mod.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
-import { exactPose, poseDistance } from "../animation/_clip_error.ts";
+import { exactPose } from "../animation/_clip_error.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { fcParams } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";

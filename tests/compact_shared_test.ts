@@ -6,8 +6,15 @@
  * build takes it only for clips that can share a timeline.
  */
 import fc from "fast-check";
-import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
-import { type Clip, compactClip, Core, createClip, SkeletonAsset } from "../mod.ts";
+import { assert, assertEquals, assertLessOrEqual, assertThrows } from "@std/assert";
+import {
+  type Clip,
+  compactClip,
+  type CompactClipOptions,
+  Core,
+  createClip,
+  SkeletonAsset,
+} from "../mod.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { sharedPolicy } from "../animation/_sync_blocks.ts";
 import {
@@ -190,7 +197,7 @@ function cubicValues(values: Float32Array, n: number): Float32Array {
   return out;
 }
 
-Deno.test("compact clips: clips with STEP or CUBICSPLINE keys, or over the byte policy, are not shared", () => {
+Deno.test("compact clips: clips with STEP or CUBICSPLINE keys, over the byte policy, or built with sharedTimeline: false are not shared", () => {
   const next = random(11);
   const definition = randomSkeleton(6, next);
   const linear = linearClip(6, next, 0.3);
@@ -217,6 +224,20 @@ Deno.test("compact clips: clips with STEP or CUBICSPLINE keys, or over the byte 
   withShared(false, () => {
     const core = Core.create("scalar");
     assertEquals(sharedKeys(compactClip(linear, new SkeletonAsset(definition, core)), core), 0);
+  });
+  withShared(true, () => {
+    // compactClip builds once per clip and skeleton structure: a core each.
+    const build = (options?: CompactClipOptions) => {
+      const core = Core.create("scalar");
+      return sharedKeys(compactClip(linear, new SkeletonAsset(definition, core), options), core);
+    };
+    assert(build() > 0);
+    assertEquals(build({ sharedTimeline: false }), 0, "sharedTimeline: false");
+    assertThrows(
+      () => build({ sharedTimeline: 1 as unknown as boolean }),
+      TypeError,
+      "sharedTimeline: expected a boolean",
+    );
   });
 });
 

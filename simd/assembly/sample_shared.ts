@@ -70,10 +70,11 @@ export function sampleShared(clip: usize, cache: usize, out: usize, groupCount: 
       kl = kr = keys - 1;
     } else {
       // Playing forward: the interval held, or the next one; else a search.
+      // (Bounds as `k < keys - 1`: no cursor value can wrap the test.)
       const cursorAt = cache + CACHE_CURSORS;
       let k = load<u32>(cursorAt);
-      if (!(k + 1 < keys && t >= load<f32>(times + (<usize>k << 2)) && t < load<f32>(times + (<usize>(k + 1) << 2)))) {
-        if (k + 2 < keys && t >= load<f32>(times + (<usize>(k + 1) << 2)) && t < load<f32>(times + (<usize>(k + 2) << 2))) k++;
+      if (!(k < keys - 1 && t >= load<f32>(times + (<usize>k << 2)) && t < load<f32>(times + (<usize>(k + 1) << 2)))) {
+        if (k < keys - 2 && t >= load<f32>(times + (<usize>(k + 1) << 2)) && t < load<f32>(times + (<usize>(k + 2) << 2))) k++;
         else k = findKey(times, keys, t);
       }
       store<u32>(cursorAt, k);

@@ -365,6 +365,19 @@ function bisectInterval(
   return piece;
 }
 
+/**
+ * Stores the blended quaternion `q` normalized into the pose lane at `at`
+ * (component stride 16 bytes); the identity where it has no length (zero
+ * padding lanes), as `blendPoses`.
+ */
+function storeNormalized(view: DataView, q: readonly number[], at: number): void {
+  const l = f(f(q[0] * q[0] + q[1] * q[1]) + f(q[2] * q[2] + q[3] * q[3]));
+  const n = f(1 / f(Math.sqrt(l)));
+  for (let c = 0; c < 4; c++) {
+    view.setFloat32(at + c * 16, l > 0 ? f(q[c] * n) : c === 3 ? 1 : 0, true);
+  }
+}
+
 /** The terms of shared clips' slerp correction (`SLERP_FIT_C0`) that depend on the weight `w` alone. */
 export interface SlerpTerms {
   readonly w: number;
@@ -452,12 +465,7 @@ function sampleShared(
           q.forEach((v, c) => view.setFloat32(o + field + c * 16 + lane * 4, v, true));
           continue;
         }
-        const l = f(f(q[0] * q[0] + q[1] * q[1]) + f(q[2] * q[2] + q[3] * q[3]));
-        const norm = f(1 / f(Math.sqrt(l)));
-        for (let c = 0; c < 4; c++) {
-          const value = l > 0 ? f(q[c] * norm) : c === 3 ? 1 : 0;
-          view.setFloat32(o + 48 + c * 16 + lane * 4, value, true);
-        }
+        storeNormalized(view, q, o + 48 + lane * 4);
       }
     }
   }
@@ -542,12 +550,7 @@ export function sampleCompact(
       }
       const w = weight(1);
       const q = [48, 64, 80, 96].map((at) => lerp(at + lane * 4, w));
-      const l = f(f(q[0] * q[0] + q[1] * q[1]) + f(q[2] * q[2] + q[3] * q[3]));
-      const n = f(1 / f(Math.sqrt(l)));
-      for (let c = 0; c < 4; c++) {
-        const value = l > 0 ? f(q[c] * n) : c === 3 ? 1 : 0;
-        view.setFloat32(o + 48 + c * 16 + lane * 4, value, true);
-      }
+      storeNormalized(view, q, o + 48 + lane * 4);
     }
   }
 }

@@ -16,6 +16,7 @@ import {
   CLIP_HEADER_BYTES,
   CLIP_SHARED_GROUPS,
   CLIP_SHARED_KEYS,
+  SHARED_CACHE_BYTES,
   SHARED_GROUP_BYTES,
   SHARED_SLERP,
   SYNC_BYTES,
@@ -33,7 +34,10 @@ import {
 export interface ClipImage {
   /** The clip's bytes, a multiple of 16 long. */
   readonly bytes: Uint8Array;
-  /** A playback's cache before its first sample: rest pose and held values. */
+  /**
+   * A playback's cache before its first sample: rest pose and held values
+   * (a shared clip's: its cursor, `SHARED_CACHE_BYTES`).
+   */
   readonly template: Uint8Array;
   /** Keyed channels (per-lane tracks and lanes of sync blocks). */
   readonly trackCount: number;
@@ -147,7 +151,7 @@ export function clipImage(
       layout.shared ? blocks[0].times.length : 0,
       template,
     ),
-    template,
+    template: layout.shared ? new Uint8Array(SHARED_CACHE_BYTES) : template,
     trackCount: tracks.length + held.size,
     keyCount,
     syncCount: blocks.length,

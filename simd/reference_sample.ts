@@ -411,13 +411,12 @@ export function slerpWeight(terms: SlerpTerms, a: ArrayLike<number>, b: ArrayLik
  * Samples a shared-timeline clip (`CLIP_SHARED_KEYS`: `keys` keys): the
  * interval around `t` by a search, then every group between its blocks'
  * two keys at one weight, rotations of groups flagged `SHARED_SLERP` at
- * their lanes' {@link slerpWeight}; held paths from the cache, where the
- * clip's template put them.
+ * their lanes' {@link slerpWeight}; held paths from the clip's group
+ * records. The cache (`SHARED_CACHE_BYTES`) is not read: the twin searches.
  */
 function sampleShared(
   view: DataView,
   clip: number,
-  cache: number,
   out: number,
   groupCount: number,
   t: number,
@@ -442,18 +441,18 @@ function sampleShared(
   const a = new Float32Array(4), b = new Float32Array(4);
   const records = clip + view.getUint32(clip + CLIP_SHARED_GROUPS, true);
   for (let g = 0; g < groupCount; g++) {
-    const group = cache + g * CACHE_GROUP_BYTES;
+    const group = records + g * SHARED_GROUP_BYTES;
     const o = out + g * 160;
-    const flags = view.getUint32(records + g * SHARED_GROUP_BYTES + 172, true);
+    const flags = view.getUint32(group + 172, true);
     const slerp = (flags & SHARED_SLERP) !== 0;
     for (let p = 0; p < 3; p++) {
       const n = p === 1 ? 4 : 3, field = fieldOffset(p);
       for (let lane = 0; lane < 4; lane++) {
         const entry = view.getInt16(lanes + ((g * 3 + p) * 4 + lane) * 2, true);
-        const record = syncs + (-2 - entry) * SYNC_BYTES;
+        const sync = syncs + (-2 - entry) * SYNC_BYTES;
         const keyed = entry <= -2 && -2 - entry < syncCount;
-        const values = keyed ? clip + view.getUint32(record + 4, true) : 0;
-        const span = keyed ? (view.getUint32(record + 12, true) >>> SYNC_SPAN_SHIFT) & 7 : 0;
+        const values = keyed ? clip + view.getUint32(sync + 4, true) : 0;
+        const span = keyed ? (view.getUint32(sync + 12, true) >>> SYNC_SPAN_SHIFT) & 7 : 0;
         for (let c = 0; c < n; c++) {
           const held = get(group + field + c * 16 + lane * 4);
           a[c] = keyed ? get(values + ((kl * n + c) * span + lane) * 4) : held;
@@ -498,7 +497,7 @@ export function sampleCompact(
   if (
     sharedKeys !== 0 && syncCount !== 0 && view.getUint32(clip + CLIP_SHARED_GROUPS, true) !== 0
   ) {
-    sampleShared(view, clip, cache, out, groupCount, t, sharedKeys);
+    sampleShared(view, clip, out, groupCount, t, sharedKeys);
     return;
   }
   const get = (at: number) => view.getFloat32(at, true);

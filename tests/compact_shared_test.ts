@@ -20,6 +20,7 @@ import { sharedPolicy } from "../animation/_sync_blocks.ts";
 import {
   CLIP_SHARED_GROUPS,
   CLIP_SHARED_KEYS,
+  SHARED_CACHE_BYTES,
   SHARED_GROUP_BYTES,
   SHARED_SLERP,
   SYNC_BYTES,
@@ -147,7 +148,7 @@ Deno.test("compact sampling: shared-timeline clips: every SIMD build equals the 
   assert(slerp >= 10 && plain >= 10, `rotation blocks: ${slerp} slerp-corrected, ${plain} plain`);
 });
 
-Deno.test("compact clips: a shared clip's keyed paths are four-lane float blocks on one timeline, found through its group records", () => {
+Deno.test("compact clips: a shared clip's keyed paths are four-lane float blocks on one timeline, found through its group records; a playback caches a cursor", () => {
   const next = random(7);
   const definition = randomSkeleton(9, next);
   const clip = linearClip(9, next, 0.3);
@@ -158,6 +159,11 @@ Deno.test("compact clips: a shared clip's keyed paths are four-lane float blocks
     const keys = u32[at + CLIP_SHARED_KEYS / 4];
     assert(keys > 0);
     assertEquals(u32[at + 6], 0, "no timeline entries");
+    assertEquals(
+      compact.cacheTemplate.length,
+      SHARED_CACHE_BYTES,
+      "a playback's cache: its cursor",
+    );
     const syncs = (compact.byteOffset + u32[at + 5]) >> 2,
       groups = u32[at + CLIP_SHARED_GROUPS / 4];
     const paths = new Set<number>();

@@ -49,6 +49,12 @@ export const CLIP_SHARED_KEYS = 32;
  * {@link SHARED_SLERP}).
  */
 export const CLIP_SHARED_GROUPS = 36;
+/**
+ * Bytes of a shared clip's playback cache: the left key of the interval
+ * last sampled (u32), a cursor, and padding. The keys and held values are
+ * the clip's, which every playback shares.
+ */
+export const SHARED_CACHE_BYTES = 16;
 /** Bytes of one shared group record ({@link CLIP_SHARED_GROUPS}). */
 export const SHARED_GROUP_BYTES = 176;
 /**

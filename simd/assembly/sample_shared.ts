@@ -8,13 +8,10 @@
 // path plainly nlerps. Scalar twin:
 // `sampleShared` in `simd/reference_sample.ts`. The clip's group records
 // (`CLIP_SHARED_GROUPS`) say where each path's keys are and hold the held
-// paths' values, which every playback of the clip shares; the playback's
-// cache keeps only the interval's left key, as a cursor (the first word of
-// its first group's cursors: a shared clip's cache is read by this path
-// alone).
+// paths' values, which every playback of the clip shares; a playback's
+// cache (`SHARED_CACHE_BYTES`) is the interval's left key, as a cursor.
 
 import {
-  CACHE_CURSORS,
   CLIP_SHARED_GROUPS,
   SHARED_GROUP_BYTES,
   SHARED_SLERP,
@@ -71,13 +68,12 @@ export function sampleShared(clip: usize, cache: usize, out: usize, groupCount: 
     } else {
       // Playing forward: the interval held, or the next one; else a search.
       // (Bounds as `k < keys - 1`: no cursor value can wrap the test.)
-      const cursorAt = cache + CACHE_CURSORS;
-      let k = load<u32>(cursorAt);
+      let k = load<u32>(cache);
       if (!(k < keys - 1 && t >= load<f32>(times + (<usize>k << 2)) && t < load<f32>(times + (<usize>(k + 1) << 2)))) {
         if (k < keys - 2 && t >= load<f32>(times + (<usize>(k + 1) << 2)) && t < load<f32>(times + (<usize>(k + 2) << 2))) k++;
         else k = findKey(times, keys, t);
       }
-      store<u32>(cursorAt, k);
+      store<u32>(cache, k);
       kl = k;
       kr = k + 1;
       const lo = load<f32>(times + (<usize>k << 2));

@@ -62,9 +62,9 @@ function laneByte(joint: number, path: number): number {
  * synchronous blocks (`_sync_blocks.ts`), which take in the group's held
  * lanes of real joints too; `wide` lets rotation blocks with lanes that
  * keep floats use wide smallest-three keys; `shared` (the clip's channels,
- * which must pass `sharesTimeline`, their tolerances and nlerp's slack)
- * puts every keyed path in a block of floats on one timeline instead
- * (`sharedBlocks`).
+ * which must pass `sharesTimeline`, their tolerances, nlerp's slack and
+ * the most bytes its keys may take) puts every keyed path in a block of
+ * floats on one timeline instead (`sharedBlocks`).
  */
 export interface ClipLayout {
   readonly sync: number | false;
@@ -73,16 +73,20 @@ export interface ClipLayout {
     readonly channels: readonly ClipChannel[];
     readonly tolerances: ArrayLike<number>;
     readonly slack: number;
+    readonly maxBytes: number;
   };
 }
 
-/** The image of a clip of `groups` SoA×4 groups over `restPose`, laid out as `layout` says. */
+/**
+ * The image of a clip of `groups` SoA×4 groups over `restPose`, laid out as
+ * `layout` says; undefined for a shared timeline over its `maxBytes`.
+ */
 export function clipImage(
   groups: number,
   restPose: Float32Array,
   reduced: readonly ReducedChannel[],
   layout: ClipLayout,
-): ClipImage {
+): ClipImage | undefined {
   const template = new Uint8Array(groups * CACHE_GROUP_BYTES);
   const view = new DataView(template.buffer);
   for (let g = 0; g < groups; g++) {
@@ -111,15 +115,18 @@ export function clipImage(
       { length: path === 1 ? 4 : 3 },
       (_, c) => view.getFloat32(laneByte(joint, path) + c * 16, true),
     );
-  const { blocks, held } = layout.shared
+  const laid = layout.shared
     ? sharedBlocks(
       layout.shared.channels,
       layout.shared.tolerances,
       layout.shared.slack,
+      layout.shared.maxBytes,
       reduced,
       heldValue,
     )
     : syncBlocks(reduced, layout.sync, heldValue, layout.wide);
+  if (!laid) return undefined;
+  const { blocks, held } = laid;
   const tracks: KeyTrack[] = [];
   const lanes = new Int16Array(groups * 12).fill(-1);
   blocks.forEach((b, i) => {

@@ -373,14 +373,19 @@ function offCurve(
  * `slack` times their tolerance of their exact curve somewhere. Then each
  * interval is halved (at most {@linkcode MAX_SHARED_SPLITS} times) until
  * every rotation stays within that: rare with the correction (keys a
- * quarter turn apart are off slerp by 1.3e-5 rad).
+ * quarter turn apart are off slerp by 1.3e-5 rad). Undefined as soon as
+ * it would pass `maxKeys` times: a clip of keys half a turn apart must
+ * not make the build hold 64 times its keys before the byte policy
+ * refuses them.
  */
 function sharedTimes(
   keyed: readonly (readonly [ClipChannel, number])[],
   slack: number,
-): { times: Float32Array; corrected: Set<ClipChannel> } {
+  maxKeys: number,
+): { times: Float32Array; corrected: Set<ClipChannel> } | undefined {
   const all = new Set<number>();
   for (const [c] of keyed) for (const time of c.times) all.add(time);
+  if (all.size > maxKeys) return undefined;
   const source = [...all].sort((a, b) => a - b);
   const rotations = keyed.filter(([c]) => c.path === "rotation");
   const corrected = new Set<ClipChannel>();
@@ -395,18 +400,20 @@ function sharedTimes(
   const off = (t0: number, t1: number) =>
     rotations.some(([c, tolerance]) => offCurve(c, t0, t1, corrected.has(c), slack * tolerance));
   const times: number[] = [];
-  const split = (t0: number, t1: number, depth: number) => {
+  // Keys still to come from the source: the splits may take only the rest.
+  let budget = maxKeys - source.length;
+  const split = (t0: number, t1: number, depth: number): boolean => {
     const mid = Math.fround((t0 + t1) / 2);
-    if (depth < MAX_SHARED_SPLITS && mid > t0 && mid < t1 && off(t0, t1)) {
-      split(t0, mid, depth + 1);
-      times.push(mid);
-      split(mid, t1, depth + 1);
-    }
+    if (depth >= MAX_SHARED_SPLITS || !(mid > t0 && mid < t1) || !off(t0, t1)) return true;
+    if (--budget < 0) return false;
+    if (!split(t0, mid, depth + 1)) return false;
+    times.push(mid);
+    return split(mid, t1, depth + 1);
   };
-  source.forEach((t, i) => {
-    if (i > 0) split(source[i - 1], t, 0);
-    times.push(t);
-  });
+  for (let i = 0; i < source.length; i++) {
+    if (i > 0 && !split(source[i - 1], source[i], 0)) return undefined;
+    times.push(source[i]);
+  }
   return { times: Float32Array.from(times), corrected };
 }
 
@@ -421,27 +428,35 @@ function sharedTimes(
  * the result: the channels' tolerances split the clip's as if errors added
  * up along every chain, which they rarely do, so a first build lets nlerp
  * take `slack` = 2 times them, and a second, if that measured over, less.
+ * Undefined when the keys would take more than `maxBytes`.
  */
 export function sharedBlocks(
   channels: readonly ClipChannel[],
   tolerances: ArrayLike<number>,
   slack: number,
+  maxBytes: number,
   reduced: readonly ReducedChannel[],
   heldValue: (joint: number, path: number) => Float32Array,
-): { blocks: SyncBlock[]; held: Set<ReducedChannel> } {
+): { blocks: SyncBlock[]; held: Set<ReducedChannel> } | undefined {
   const keyed = reduced.flatMap((
     r,
     i,
   ) => ("keys" in r ? [[r, channels[i], tolerances[i]] as const] : []));
-  const { times, corrected } = sharedTimes(
-    keyed.map(([, c, tolerance]) => [c, tolerance] as const),
-    slack,
-  );
   const byPath = new Map<number, (typeof keyed)[number][]>();
   for (const entry of keyed) {
     const key = (entry[0].joint >> 2) * 3 + entry[0].path;
     byPath.set(key, [...(byPath.get(key) ?? []), entry]);
   }
+  // A key of every keyed group path: four lanes of three or four floats.
+  let keyBytes = 0;
+  for (const key of byPath.keys()) keyBytes += key % 3 === 1 ? 64 : 48;
+  const timeline = sharedTimes(
+    keyed.map(([, c, tolerance]) => [c, tolerance] as const),
+    slack,
+    Math.floor(maxBytes / (keyBytes + 4)),
+  );
+  if (!timeline) return undefined;
+  const { times, corrected } = timeline;
   const blocks: SyncBlock[] = [], value = new Float64Array(4);
   for (const [key, lanes] of [...byPath].sort((a, b) => a[0] - b[0])) {
     const group = Math.floor(key / 3), path = key % 3, n = path === 1 ? 4 : 3;

@@ -178,6 +178,7 @@ export class CompactClip {
     // on it: what is left is the candidates' own error (a curve the
     // candidate times cannot follow).
     let scale = 1, best: { image: ClipImage; error: number } | undefined, misses = 0;
+    const sharedBytes = sharedPolicy.fileFactor * keyArrayBytes(clip);
     for (let attempt = 0; attempt <= MAX_ATTEMPTS && misses < 2; attempt++) {
       const tolerances = channelTolerances(
         clip,
@@ -196,7 +197,7 @@ export class CompactClip {
           ? [2, 0.5].map((slack) => ({
             sync: joints,
             wide: false,
-            shared: { channels: clip.channels, tolerances, slack },
+            shared: { channels: clip.channels, tolerances, slack, maxBytes: sharedBytes },
           }))
           : []),
         { sync: joints, wide: true },
@@ -205,10 +206,12 @@ export class CompactClip {
       ];
       for (const layout of layouts) {
         const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
-        if (layout.shared) {
-          if (candidate.bytes.length > sharedPolicy.fileFactor * keyArrayBytes(clip)) continue;
-        } else if (candidate.syncCount === blocks) continue;
-        else blocks = candidate.syncCount;
+        if (!candidate || (layout.shared && candidate.bytes.length > sharedBytes)) continue;
+        if (!layout.shared) {
+          // A layout that came out as the one before has been measured.
+          if (candidate.syncCount === blocks) continue;
+          blocks = candidate.syncCount;
+        }
         const candidateError = measureError(candidate, clip, geometry, this.virtualDistance);
         if (candidateError < error) image = candidate, error = candidateError;
         if (error <= this.tolerance) break;

@@ -16,7 +16,8 @@ import {
   SkeletonAsset,
 } from "../mod.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import { sharedPolicy } from "../animation/_sync_blocks.ts";
+import { sharedBlocks, sharedPolicy } from "../animation/_sync_blocks.ts";
+import { reduceChannel } from "../animation/_reduce.ts";
 import {
   CLIP_SHARED_GROUPS,
   CLIP_SHARED_KEYS,
@@ -264,4 +265,30 @@ Deno.test("compact clips: a shared clip's reported maximum error bounds its erro
     });
   }
   assert(shared >= 10, `only ${shared} clips were built shared`);
+});
+
+Deno.test("compact clips: a shared timeline's halvings stop at its byte limit (a clip of half turns between keys)", () => {
+  // One rotation flipping by about 170 degrees at each of 200 keys: every
+  // interval is halved until nlerp (with the correction) follows slerp.
+  const times = Float32Array.from({ length: 200 }, (_, k) => k / 30);
+  const values = Float32Array.from([...times].flatMap((_, k) => {
+    const h = (k * 2.97) / 2;
+    return [0, Math.sin(h), 0, Math.cos(h)];
+  }));
+  const channel = createClip({
+    name: "flips",
+    channels: [{ joint: 0, path: "rotation", interpolation: "LINEAR", times, values }],
+  }).channels[0];
+  const reduced = [reduceChannel(channel, 1e-6)];
+  const held = () => Float32Array.of(0, 0, 0, 1);
+  const keyBytes = 64 + 4;
+  const unbounded = sharedBlocks([channel], [1e-6], 2, Infinity, reduced, held)!;
+  assert(unbounded.blocks[0].times.length > 4 * times.length, "the clip needs halvings");
+  const needed = unbounded.blocks[0].times.length;
+  for (const keys of [times.length - 1, times.length + 1, needed - 1]) {
+    const bounded = sharedBlocks([channel], [1e-6], 2, keys * keyBytes, reduced, held);
+    assert(bounded === undefined, `${needed} keys built within a limit of ${keys}`);
+  }
+  const atLimit = sharedBlocks([channel], [1e-6], 2, needed * keyBytes, reduced, held);
+  assertEquals(atLimit?.blocks[0].times.length, needed);
 });

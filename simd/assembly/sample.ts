@@ -19,6 +19,8 @@
 // `hi = TIME_BOUND`, `inv = 0`: they are never refilled and never read keys.
 // Bisected rotation tracks (`TRACK_BISECT`) hold a piece of their key
 // interval instead (see `sample_bisect.ts`) and refill by a search.
+// A clip on one shared timeline (`CLIP_SHARED_KEYS`) has none of this: it
+// is sampled by `sample_shared.ts`, with one weight for all of its groups.
 
 import {
   CACHE_CURSORS,

@@ -41,10 +41,10 @@ export function findKey(times: usize, n: u32, t: f32): u32 {
  */
 // @ts-ignore: decorator
 @inline export function lerpVector(a: usize, b: usize, w: v128, dst: usize): void {
-  for (let c: usize = 0; c < 48; c += 16) {
-    const x = v128.load(a + c);
-    v128.store(dst + c, madd(f32x4.sub(v128.load(b + c), x), w, x));
-  }
+  const x = v128.load(a), y = v128.load(a, 16), z = v128.load(a, 32);
+  v128.store(dst, madd(f32x4.sub(v128.load(b), x), w, x));
+  v128.store(dst, madd(f32x4.sub(v128.load(b, 16), y), w, y), 16);
+  v128.store(dst, madd(f32x4.sub(v128.load(b, 32), z), w, z), 32);
 }
 
 /**

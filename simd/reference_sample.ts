@@ -407,6 +407,11 @@ export function slerpWeight(terms: SlerpTerms, a: ArrayLike<number>, b: ArrayLik
   return f(f(terms.g * f(e * f(f(e * terms.q) + terms.p))) + terms.w);
 }
 
+// Scratch of sampleShared (synchronous, so sharing is safe): a lane's two
+// keys and their blend.
+const keyScratch = [new Float32Array(4), new Float32Array(4)];
+const blended = [0, 0, 0, 0];
+
 /**
  * Samples a shared-timeline clip (`CLIP_SHARED_KEYS`: `keys` keys): the
  * interval around `t` by a search, then every group between its blocks'
@@ -438,7 +443,7 @@ function sampleShared(
   }
   const terms = slerpTerms(w);
   const get = (at: number) => view.getFloat32(at, true);
-  const a = new Float32Array(4), b = new Float32Array(4);
+  const a = keyScratch[0], b = keyScratch[1];
   const records = clip + view.getUint32(clip + CLIP_SHARED_GROUPS, true);
   for (let g = 0; g < groupCount; g++) {
     const group = records + g * SHARED_GROUP_BYTES;
@@ -459,12 +464,13 @@ function sampleShared(
           b[c] = keyed ? get(values + ((kr * n + c) * span + lane) * 4) : held;
         }
         const weight = !keyed ? 0 : p === 1 && slerp ? slerpWeight(terms, a, b) : w;
-        const q = Array.from({ length: n }, (_, c) => f(a[c] + f(f(b[c] - a[c]) * weight)));
-        if (p !== 1) {
-          q.forEach((v, c) => view.setFloat32(o + field + c * 16 + lane * 4, v, true));
-          continue;
+        for (let c = 0; c < n; c++) blended[c] = f(a[c] + f(f(b[c] - a[c]) * weight));
+        if (p === 1) storeNormalized(view, blended, o + 48 + lane * 4);
+        else {
+          for (let c = 0; c < 3; c++) {
+            view.setFloat32(o + field + c * 16 + lane * 4, blended[c], true);
+          }
         }
-        storeNormalized(view, q, o + 48 + lane * 4);
       }
     }
   }

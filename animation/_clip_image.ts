@@ -18,6 +18,8 @@ import {
   CLIP_SHARED_KEYS,
   SHARED_CACHE_BYTES,
   SHARED_GROUP_BYTES,
+  SHARED_GROUP_FLAGS,
+  SHARED_GROUP_VALUES,
   SHARED_SLERP,
   SYNC_BYTES,
   SYNC_MASK_SHIFT,
@@ -57,25 +59,25 @@ function laneByte(joint: number, path: number): number {
 }
 
 /**
- * How a clip's keyed channels are laid out: `sync` (the skeleton's joint
- * count) makes group paths whose lanes keep keys at nearly the same times
- * synchronous blocks (`_sync_blocks.ts`), which take in the group's held
- * lanes of real joints too; `wide` lets rotation blocks with lanes that
- * keep floats use wide smallest-three keys; `shared` (the clip's channels,
- * which must pass `sharesTimeline`, their tolerances, nlerp's slack and
- * the most bytes its keys may take) puts every keyed path in a block of
- * floats on one timeline instead (`sharedBlocks`).
+ * How a clip's keyed channels are laid out. Per channel: `sync` (the
+ * skeleton's joint count) makes group paths whose lanes keep keys at
+ * nearly the same times synchronous blocks (`_sync_blocks.ts`), which take
+ * in the group's held lanes of real joints too; `wide` lets rotation
+ * blocks with lanes that keep floats use wide smallest-three keys. Or
+ * `shared` (the clip's channels, which must pass `sharesTimeline`, their
+ * tolerances, nlerp's slack and the most bytes its keys may take): every
+ * keyed path a block of floats on one timeline (`sharedBlocks`).
  */
-export interface ClipLayout {
-  readonly sync: number | false;
-  readonly wide: boolean;
-  readonly shared?: {
-    readonly channels: readonly ClipChannel[];
-    readonly tolerances: ArrayLike<number>;
-    readonly slack: number;
-    readonly maxBytes: number;
+export type ClipLayout =
+  | { readonly sync: number | false; readonly wide: boolean }
+  | {
+    readonly shared: {
+      readonly channels: readonly ClipChannel[];
+      readonly tolerances: ArrayLike<number>;
+      readonly slack: number;
+      readonly maxBytes: number;
+    };
   };
-}
 
 /**
  * The image of a clip of `groups` SoA×4 groups over `restPose`, laid out as
@@ -115,7 +117,8 @@ export function clipImage(
       { length: path === 1 ? 4 : 3 },
       (_, c) => view.getFloat32(laneByte(joint, path) + c * 16, true),
     );
-  const laid = layout.shared
+  const shared = "shared" in layout;
+  const laid = shared
     ? sharedBlocks(
       layout.shared.channels,
       layout.shared.tolerances,
@@ -155,10 +158,10 @@ export function clipImage(
       lanes,
       tracks,
       blocks,
-      layout.shared ? blocks[0].times.length : 0,
+      shared ? blocks[0].times.length : 0,
       template,
     ),
-    template: layout.shared ? new Uint8Array(SHARED_CACHE_BYTES) : template,
+    template: shared ? new Uint8Array(SHARED_CACHE_BYTES) : template,
     trackCount: tracks.length + held.size,
     keyCount,
     syncCount: blocks.length,
@@ -260,8 +263,8 @@ function layOut(
   blocks.forEach((b, i) => {
     if (!sharedKeys) return;
     const record = sharedAt + b.group * SHARED_GROUP_BYTES;
-    view.setUint32(record + 160 + b.path * 4, blockAt[i].values, true);
-    if (b.slerp) view.setUint32(record + 172, SHARED_SLERP, true);
+    view.setUint32(record + SHARED_GROUP_VALUES + b.path * 4, blockAt[i].values, true);
+    if (b.slerp) view.setUint32(record + SHARED_GROUP_FLAGS, SHARED_SLERP, true);
   });
   timeline.forEach((entry, i) =>
     view.setUint32(timelineAt + i * TIMELINE_ENTRY_BYTES, entry, true)

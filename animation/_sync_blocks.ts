@@ -335,6 +335,9 @@ const MAX_SHARED_SPLITS = 6;
 /** Where between two keys a shared rotation is checked against slerp. */
 const SHARED_CHECKS = [0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
 
+// Scratch of offCurve (synchronous, so sharing is safe).
+const curveScratch = [0, 1, 2, 3].map(() => new Float64Array(4));
+
 /**
  * Whether `channel`'s rotation, interpolated between its exact values at
  * `t0` and `t1` as the sampler does (with the slerp correction,
@@ -347,7 +350,7 @@ function offCurve(
   corrected: boolean,
   limit: number,
 ): boolean {
-  const a = new Float64Array(4), b = new Float64Array(4), x = new Float64Array(4);
+  const [a, b, x, q] = curveScratch;
   sampleChannel(channel, t0, a);
   sampleChannel(channel, t1, b);
   const dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
@@ -355,8 +358,8 @@ function offCurve(
   return SHARED_CHECKS.some((u) => {
     sampleChannel(channel, t0 + (t1 - t0) * u, x);
     const w = corrected ? slerpWeight(slerpTerms(Math.fround(u)), a, b) : u;
-    const q = [0, 1, 2, 3].map((c) => a[c] + (b[c] - a[c]) * w);
-    const length = Math.hypot(...q);
+    for (let c = 0; c < 4; c++) q[c] = a[c] + (b[c] - a[c]) * w;
+    const length = Math.hypot(q[0], q[1], q[2], q[3]);
     let d = 0, e = 0;
     for (let c = 0; c < 4; c++) {
       d += (q[c] / length - x[c]) ** 2;

@@ -165,10 +165,10 @@ export class CompactClip {
         );
       }
     }
-    const shared = options.sharedTimeline ?? true;
-    if (typeof shared !== "boolean") {
+    const sharedTimeline = options.sharedTimeline ?? true;
+    if (typeof sharedTimeline !== "boolean") {
       throw new TypeError(
-        `clip "${clip.name}": sharedTimeline: expected a boolean, got ${typeof shared}`,
+        `clip "${clip.name}": sharedTimeline: expected a boolean, got ${typeof sharedTimeline}`,
       );
     }
     const groups = this.groupCount = Math.ceil(skeleton.jointCount / 4);
@@ -193,10 +193,8 @@ export class CompactClip {
       let image: ClipImage | undefined, error = Infinity, blocks = -1;
       const joints = skeleton.jointCount;
       const layouts: ClipLayout[] = [
-        ...(shared && sharesTimeline(clip.channels, reduced)
+        ...(sharedTimeline && sharesTimeline(clip.channels, reduced)
           ? [2, 0.5].map((slack) => ({
-            sync: joints,
-            wide: false,
             shared: { channels: clip.channels, tolerances, slack, maxBytes: sharedBytes },
           }))
           : []),
@@ -206,8 +204,9 @@ export class CompactClip {
       ];
       for (const layout of layouts) {
         const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
-        if (!candidate || (layout.shared && candidate.bytes.length > sharedBytes)) continue;
-        if (!layout.shared) {
+        const shared = "shared" in layout;
+        if (!candidate || (shared && candidate.bytes.length > sharedBytes)) continue;
+        if (!shared) {
           // A layout that came out as the one before has been measured.
           if (candidate.syncCount === blocks) continue;
           blocks = candidate.syncCount;

@@ -29,6 +29,7 @@ import {
   CLIP_SHARED_GROUPS,
   CLIP_SHARED_KEYS,
   SHARED_GROUP_BYTES,
+  SHARED_GROUP_FLAGS,
   SHARED_SLERP,
   SLERP_FIT_C0,
   SLERP_FIT_C1,
@@ -448,7 +449,7 @@ function sampleShared(
   for (let g = 0; g < groupCount; g++) {
     const group = records + g * SHARED_GROUP_BYTES;
     const o = out + g * 160;
-    const flags = view.getUint32(group + 172, true);
+    const flags = view.getUint32(group + SHARED_GROUP_FLAGS, true);
     const slerp = (flags & SHARED_SLERP) !== 0;
     for (let p = 0; p < 3; p++) {
       const n = p === 1 ? 4 : 3, field = fieldOffset(p);

@@ -72,6 +72,43 @@ function turn(joint: number, name: string, keys: number): Clip {
   };
 }
 
+/**
+ * A motion capture's shape: every channel keyed at the same 30 times (each
+ * its own copy, as exporters write them), rotations turning, translations
+ * and scales keyed but still. The compact
+ * build lays it out on one shared timeline (`sharedTimeline`), so that the
+ * programs run both layouts.
+ */
+function capture(joints: number, name: string): Clip {
+  const times = () => Float32Array.from({ length: 30 }, (_, k) => k / 29);
+  const channel = (
+    joint: number,
+    path: "translation" | "rotation" | "scale",
+    values: number[],
+  ) => ({
+    joint,
+    path,
+    interpolation: "LINEAR" as const,
+    times: times(),
+    values: Float32Array.from(values),
+    node: joint,
+  });
+  const still = (v: number) => new Array<number>(30 * 3).fill(v);
+  const channels = [];
+  for (let joint = 0; joint < joints; joint++) {
+    const rotation = Array.from({ length: 30 }, (_, k) => {
+      const half = Math.sin(k * 0.2 + joint) * 0.3;
+      return [0, Math.sin(half), 0, Math.cos(half)];
+    }).flat();
+    channels.push(
+      channel(joint, "rotation", rotation),
+      channel(joint, "translation", still(0)),
+      channel(joint, "scale", still(1)),
+    );
+  }
+  return { name, animation: 0, start: 0, duration: 1, channels };
+}
+
 /** A world on a fresh core of `build` with the three kinds. */
 export function createHarness(build: CoreBuild): Harness {
   const core = Core.create(build);
@@ -94,7 +131,7 @@ export function createHarness(build: CoreBuild): Harness {
     const meshes = cylinders.map((c) => c.skin);
     const skin = new SkinAsset(skeleton, meshes.length === 1 ? meshes[0] : meshes);
     const n = skeleton.jointCount;
-    return { skeleton, skin, meshes, normals, clips: [turn(1, "a", 3), turn(n - 1, "b", 5)] };
+    return { skeleton, skin, meshes, normals, clips: [turn(1, "a", 3), capture(n, "b")] };
   });
   return {
     core,

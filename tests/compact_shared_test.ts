@@ -23,6 +23,8 @@ import {
   CLIP_SHARED_KEYS,
   SHARED_CACHE_BYTES,
   SHARED_GROUP_BYTES,
+  SHARED_GROUP_FLAGS,
+  SHARED_GROUP_VALUES,
   SHARED_SLERP,
   SYNC_BYTES,
   SYNC_MASK_SHIFT,
@@ -105,8 +107,8 @@ function rotationKinds(compact: ReturnType<typeof compactClip>, core: Core): [nu
   let slerp = 0, plain = 0;
   for (let g = 0; g < compact.groupCount; g++) {
     const record = records + (g * SHARED_GROUP_BYTES) / 4;
-    if (u32[record + 41] === 0) continue;
-    if (u32[record + 43] & SHARED_SLERP) slerp++;
+    if (u32[record + (SHARED_GROUP_VALUES + 4) / 4] === 0) continue;
+    if (u32[record + SHARED_GROUP_FLAGS / 4] & SHARED_SLERP) slerp++;
     else plain++;
   }
   return [slerp, plain];
@@ -183,7 +185,8 @@ Deno.test("compact clips: a shared clip's keyed paths are four-lane float blocks
     const found = [];
     for (let g = 0; g < compact.groupCount; g++) {
       for (let p = 0; p < 3; p++) {
-        const values = u32[((compact.byteOffset + groups + g * SHARED_GROUP_BYTES + 160) >> 2) + p];
+        const record = compact.byteOffset + groups + g * SHARED_GROUP_BYTES;
+        const values = u32[((record + SHARED_GROUP_VALUES) >> 2) + p];
         const keyed = clip.channels.some((c) =>
           c.joint >> 2 === g && ["translation", "rotation", "scale"][p] === c.path
         );

@@ -57,6 +57,10 @@ export const CLIP_SHARED_GROUPS = 36;
 export const SHARED_CACHE_BYTES = 16;
 /** Bytes of one shared group record ({@link CLIP_SHARED_GROUPS}). */
 export const SHARED_GROUP_BYTES = 176;
+/** Byte offset in a shared group record of its paths' value offsets (u32 each). */
+export const SHARED_GROUP_VALUES = 160;
+/** Byte offset in a shared group record of its flags (u32). */
+export const SHARED_GROUP_FLAGS = 172;
 /**
  * Flag of a shared group record: its rotations interpolate with the slerp
  * correction ({@link SLERP_FIT_C0}); without it they plainly nlerp, which

@@ -220,16 +220,16 @@ const HELD_PATH: u64 = 0xffffffffffffffff;
  */
 export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount: i32, t: f32): void {
   if (groupCount > <i32>load<u32>(clip)) groupCount = <i32>load<u32>(clip);
-  const trackCount = load<u32>(clip, 4);
-  const lanes = clip + load<u32>(clip, 8);
-  const tracks = clip + load<u32>(clip, 12);
   const syncCount = load<u32>(clip, 16);
-  const syncs = clip + load<u32>(clip, 20);
   const sharedKeys = load<u32>(clip, CLIP_SHARED_KEYS);
   if (sharedKeys != 0 && syncCount != 0 && load<u32>(clip, CLIP_SHARED_GROUPS) != 0) {
     sampleShared(clip, cache, out, groupCount, t, sharedKeys);
     return;
   }
+  const trackCount = load<u32>(clip, 4);
+  const lanes = clip + load<u32>(clip, 8);
+  const tracks = clip + load<u32>(clip, 12);
+  const syncs = clip + load<u32>(clip, 20);
   const t4 = f32x4.splat(t);
   if (load<u32>(clip, 24) != 0) refillTimelines(clip, cache, <u32>groupCount, t);
   for (let g = 0; g < groupCount; g++) {

@@ -14,6 +14,8 @@
 import {
   CLIP_SHARED_GROUPS,
   SHARED_GROUP_BYTES,
+  SHARED_GROUP_FLAGS,
+  SHARED_GROUP_VALUES,
   SHARED_SLERP,
   SLERP_FIT_C0,
   SLERP_FIT_C1,
@@ -45,7 +47,7 @@ import { findKey, lerpVector, nlerpLanes, nlerpRotations } from "./sample_keys";
 // @ts-ignore: decorator
 @inline function vectorPath(clip: usize, record: usize, p: usize, o: usize, vl: usize, vr: usize, w: v128): void {
   const at: usize = p == 0 ? 0 : 112;
-  const values = <usize>load<u32>(record + 160 + (p << 2));
+  const values = <usize>load<u32>(record + SHARED_GROUP_VALUES + (p << 2));
   if (values == 0) {
     v128.store(o + at, v128.load(record + at));
     v128.store(o + at, v128.load(record + at, 16), 16);
@@ -92,10 +94,10 @@ export function sampleShared(clip: usize, cache: usize, out: usize, groupCount: 
     const o = out + <usize>g * 160;
     vectorPath(clip, record, 0, o, vl, vr, w4);
     vectorPath(clip, record, 2, o, vl, vr, w4);
-    const values = <usize>load<u32>(record, 164);
+    const values = <usize>load<u32>(record, SHARED_GROUP_VALUES + 4);
     // A held rotation is normalized (weight 0), as the general path does.
     if (values == 0) nlerpRotations(record + 48, record + 48, zero, o + 48);
-    else if (load<u32>(record, 172) & SHARED_SLERP) {
+    else if (load<u32>(record, SHARED_GROUP_FLAGS) & SHARED_SLERP) {
       slerpRotations(clip + values + rl, clip + values + rr, w4, g4, p4, q4, o + 48);
     } else nlerpRotations(clip + values + rl, clip + values + rr, w4, o + 48);
   }

@@ -29,7 +29,7 @@
 import * as ref from "../simd/reference.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
 import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
-import type { CoreKernels } from "../simd/_abi.ts";
+import { type CoreKernels, JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
 import { CoreMemory } from "../simd/_memory.ts";
 
 const JOINTS = 64;
@@ -218,6 +218,8 @@ function setUpIn(
     tangents: copy(m.tangents),
     out: m.out.map((o) => memory.alloc(o.byteLength)),
     bounds: memory.alloc(32),
+    // The systems' scratch for the palette transposed (see skinVertices).
+    columns: memory.alloc(JOINTS * JOINT_COLUMN_BYTES),
   };
   return { build, kernels, at };
 }
@@ -296,6 +298,8 @@ function skinCore({ kernels, at }: Core, flags: number, bounded = false, dual = 
     flags,
     MAX_INFLUENCES,
     bounded ? at.bounds : 0,
+    dual ? 0 : at.columns,
+    dual ? 0 : JOINTS,
   );
 }
 

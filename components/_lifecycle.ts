@@ -21,6 +21,7 @@
 
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { entityExists, observe, onAdd, onRemove, query, removeComponent } from "bitecs";
+import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
 import { ComponentError } from "./errors.ts";
 import { lifetimeOf } from "../animation/_lifetime.ts";
@@ -192,10 +193,14 @@ function allocate(state: WorldState, name: ComponentName, eid: number): void {
       }
       const { asset, normals, tangents } = pending;
       const stream = asset.vertexCount * VERTEX_FLOATS * 4;
-      const block = memory.alloc(stream * (1 + +normals + +tangents));
+      const streams = stream * (1 + +normals + +tangents);
+      // Linear skins get the kernel's scratch for their palette transposed.
+      const columns = asset.method === "linear" ? asset.mesh.jointCount * JOINT_COLUMN_BYTES : 0;
+      const block = memory.alloc(streams + columns);
       lifetimeOf(asset).acquire();
       o.skin[eid] = asset;
       o.skinBlock[eid] = block;
+      o.skinColumns[eid] = columns ? block + streams : 0;
       (c.Skin.asset as unknown[])[eid] = asset;
       c.Skin.vertexCount[eid] = asset.vertexCount;
       c.Skin.positionsByteOffset[eid] = block;

@@ -57,6 +57,7 @@ export class SkinRowWriter {
   #asset: SkinAsset | undefined;
   #skinId = 0;
   readonly #mesh = new Uint32Array(MESH_WORDS);
+  #meshJoints = 0;
   readonly #rows: Uint32Array;
   readonly #rowSkins: Float64Array;
 
@@ -121,6 +122,10 @@ export class SkinRowWriter {
     rows[at + 10] = tangents;
     rows[at + 11] = (normals ? SkinFlags.NORMALS : 0) | (tangents ? SkinFlags.TANGENTS : 0) |
       (normals || tangents ? this.#renormalize : 0);
+    const columns = o.skinColumns[eid];
+    rows[at + 12] = columns;
+    // The scratch was sized for the mesh's joints when the Skin was added.
+    rows[at + 13] = columns ? this.#meshJoints : 0;
     this.jointCount = n;
     this.palette = palette;
     this.dual = asset!.method === "dual-quaternion";
@@ -128,6 +133,7 @@ export class SkinRowWriter {
 
   #useSkin(asset: SkinAsset): void {
     asset.mesh.writeKernelWords(this.#mesh, 0);
+    this.#meshJoints = asset.mesh.jointCount;
     this.#asset = asset;
     let id = skinIds.get(asset);
     if (id === undefined) skinIds.set(asset, id = ++lastSkinId);

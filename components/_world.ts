@@ -104,6 +104,11 @@ const OWNED = {
   skinBlock: Uint32Array,
   skinNormals: Uint32Array,
   skinTangents: Uint32Array,
+  /**
+   * Byte offset of the skinning kernel's scratch for the entity's palette
+   * transposed, at the end of its skin block (0 for dual-quaternion skins).
+   */
+  skinColumns: Uint32Array,
   player: "objects",
   ik: "objects",
   /** Marks entities already listed in the current system call. */
@@ -161,7 +166,11 @@ export class WorldResources {
       case "Skin":
         if (o.skinBlock[eid]) this.memory.free(o.skinBlock[eid]);
         if (o.skin[eid]) lifetimeOf(o.skin[eid]!).release();
-        o.skinBlock[eid] = o.skinNormals[eid] = o.skinTangents[eid] = 0;
+        o.skinBlock[eid] =
+          o.skinNormals[eid] =
+          o.skinTangents[eid] =
+          o.skinColumns[eid] =
+            0;
         o.skin[eid] = undefined;
         break;
       case "IK":

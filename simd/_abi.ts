@@ -30,8 +30,9 @@
  * |                       | blendInto, weight (f32 bits): see `assembly/sample.ts` |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |
  * |                       | normals, tangents, outPositions, outNormals,          |
- * |                       | outTangents, flags (`bounds`, when not 0, is a table  |
- * |                       | of 8 floats per job: min xyzw, max xyzw of positions) |
+ * |                       | outTangents, flags, columns, jointCount (`bounds`,    |
+ * |                       | when not 0, is a table of 8 floats per job: min xyzw, |
+ * |                       | max xyzw of positions)                                |
  * | skinDualQuaternions-  | as skinVerticesBatch, a dual-quaternion table (12     |
  * | Batch                 | floats per joint) in place of the palette             |
  *
@@ -45,6 +46,7 @@ export {
   IK_TWO_BONE,
   JOB_BYTES,
   JOB_WORDS,
+  JOINT_COLUMN_BYTES,
   LAYER_ENTRY_BYTES,
   SKIN_NORMALS,
   SKIN_RENORMALIZE,
@@ -53,8 +55,11 @@ export {
 
 /**
  * A skinning kernel's core entry (`skinVertices`, `skinDualQuaternions`):
- * byte offsets into core memory, then flags, the influence cap and the
- * bounds output (0 for none). `palette` is a dual-quaternion table for the
+ * byte offsets into core memory, then flags, the influence cap, the
+ * bounds output (0 for none), and scratch for the palette transposed
+ * (`columns`, {@linkcode JOINT_COLUMN_BYTES} per joint for `jointCount`
+ * joints, 0 for none; the linear kernel may fill it, the dual-quaternion
+ * kernel ignores it). `palette` is a dual-quaternion table for the
  * dual-quaternion kernel.
  */
 export type SkinningKernel = (
@@ -72,6 +77,8 @@ export type SkinningKernel = (
   flags: number,
   maxInfluences: number,
   bounds: number,
+  columns: number,
+  jointCount: number,
 ) => void;
 
 /** The functions every core build provides. Pointers are byte offsets. */

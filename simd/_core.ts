@@ -209,6 +209,8 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
           row[11],
           maxInfluences,
           bounds ? bounds + i * 32 : 0,
+          row[12],
+          row[13],
         );
       }
     };

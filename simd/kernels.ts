@@ -305,5 +305,8 @@ export function skinVertices(
     flags,
     cap,
     0,
+    // No scratch for a transposed palette: the kernel reads rows.
+    0,
+    0,
   );
 }

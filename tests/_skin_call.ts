@@ -7,7 +7,11 @@
  */
 import type { SkinningKernel } from "../simd/_abi.ts";
 
-/** Runs `kernel` on `partCount` parts laid out at `at`, writing `out` and `bounds` (0: none). */
+/**
+ * Runs `kernel` on `partCount` parts laid out at `at`, writing `out` and
+ * `bounds` (0: none), with `columns` (0: none) as the scratch for the
+ * palette of `jointCount` joints transposed.
+ */
 export function skinAt(
   kernel: SkinningKernel,
   at: readonly number[],
@@ -16,6 +20,8 @@ export function skinAt(
   flags: number,
   maxInfluences: number,
   bounds: number,
+  columns = 0,
+  jointCount = 0,
 ): void {
   kernel(
     at[0],
@@ -32,5 +38,7 @@ export function skinAt(
     flags,
     maxInfluences,
     bounds,
+    columns,
+    jointCount,
   );
 }

@@ -4,9 +4,15 @@
 // both AssemblyScript and TypeScript.
 
 /** Words per batch job row (the longest job, padded to 16 bytes). */
-export const JOB_WORDS = 12;
+export const JOB_WORDS = 16;
 /** Bytes per batch job row. */
-export const JOB_BYTES = 48;
+export const JOB_BYTES = 64;
+/**
+ * Bytes per joint of a palette transposed by the skinning kernel (its
+ * `columns` scratch): the rotation's three columns and the translation,
+ * four floats each.
+ */
+export const JOINT_COLUMN_BYTES = 64;
 /** Skinning flag: transform normals. */
 export const SKIN_NORMALS = 1;
 /** Skinning flag: transform tangents (xyz), copying the handedness in w. */

@@ -5,6 +5,8 @@
 import { JOB_BYTES } from "./abi";
 import { NORMALS, RENORMALIZE, TANGENTS } from "./skin_common";
 import { skinAny, skinPart } from "./skinning";
+import { transposePalette } from "./skin_pair_columns";
+import { runsOfPairs } from "./skin_pairs";
 import { skinDualQuaternions } from "./skin_dq";
 
 // One part, its `mode` dispatched to a constant.
@@ -19,6 +21,7 @@ import { skinDualQuaternions } from "./skin_dq";
   n: u32,
   count: u32,
   palette: usize,
+  columns: usize,
   jp: usize,
   wp: usize,
   o: usize,
@@ -30,13 +33,13 @@ import { skinDualQuaternions } from "./skin_dq";
   outTangents: usize,
 ): void {
   if (mode == 0) {
-    skinPart(0, renormalize, bounded, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinPart(0, renormalize, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (mode == NORMALS) {
-    skinPart(NORMALS, renormalize, bounded, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinPart(NORMALS, renormalize, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (mode == TANGENTS) {
-    skinPart(TANGENTS, renormalize, bounded, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinPart(TANGENTS, renormalize, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
-    skinPart(NORMALS | TANGENTS, renormalize, bounded, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinPart(NORMALS | TANGENTS, renormalize, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }
 
@@ -50,6 +53,10 @@ import { skinDualQuaternions } from "./skin_dq";
  * on request. With `bounds` not 0, the 32 bytes there receive the
  * component-wise minimum and maximum of the written positions (w included),
  * kept in registers while the loops run; +inf / -inf with no vertex.
+ * `columns` (0 for none) is scratch for `jointCount` joints of
+ * `JOINT_COLUMN_BYTES` each, which the kernel may fill with the palette
+ * transposed (joints 0..jointCount-1, every joint the mesh uses) when the
+ * loops that read columns have enough vertices to pay for it.
  */
 export function skinVertices(
   palette: usize,
@@ -66,6 +73,8 @@ export function skinVertices(
   flags: i32,
   maxInfluences: i32,
   bounds: usize,
+  columns: usize,
+  jointCount: u32,
 ): void {
   if (bounds) {
     // (+inf, +inf, +inf, +inf) and its negation: empty until a vertex lands.
@@ -76,11 +85,21 @@ export function skinVertices(
   // The three-influence loop reads one influence past each vertex; it may
   // do so up to the last influence of the last part.
   let total: u64 = 0;
+  const mode = flags & (NORMALS | TANGENTS);
+  // Vertices that would read the palette transposed: positions-only parts
+  // of two used influences without runs of a joint pair.
+  let columnVertices: u64 = 0;
   for (let p = 0; p < partCount; p++) {
     const pp = parts + (<usize>p << 3);
-    total += <u64>load<u32>(pp) * <u64>load<u32>(pp, 4);
+    const n = load<u32>(pp), count = load<u32>(pp, 4);
+    if (columns && mode == 0 && count != 0 && min(<i64>n, <i64>maxInfluences) == 2) {
+      if (!runsOfPairs(joints + <usize>(total << 1), <usize>n << 1, count)) columnVertices += count;
+    }
+    total += <u64>n * <u64>count;
   }
-  const mode = flags & (NORMALS | TANGENTS);
+  // Transposing costs about three vertices' savings per joint.
+  if (columnVertices >= (<u64>jointCount << 2)) transposePalette(palette, jointCount, columns);
+  else columns = 0;
   const renormalize = (flags & RENORMALIZE) != 0;
   let k: usize = 0;
   let o: usize = 0;
@@ -107,9 +126,9 @@ export function skinVertices(
       if (count == 0) continue;
     }
     if (bounds) {
-      skinModes(true, mode, renormalize, bounds, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+      skinModes(true, mode, renormalize, bounds, used, capped, n, count, palette, columns, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     } else {
-      skinModes(false, mode, renormalize, 0, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
+      skinModes(false, mode, renormalize, 0, used, capped, n, count, palette, columns, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
     }
   }
 }
@@ -129,16 +148,16 @@ export function skinVertices(
     if (dual) {
       skinDualQuaternions(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b);
     } else {
-      skinVertices(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b);
+      skinVertices(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b, load<u32>(j, 48), load<u32>(j, 52));
     }
   }
 }
 
 /**
- * {@link skinVertices} over a table of jobs, 12 `u32` words each: palette,
- * parts, partCount, joints, weights, positions, normals, tangents,
- * outPositions, outNormals, outTangents, flags; `bounds` (when not 0) 8
- * floats per job.
+ * {@link skinVertices} over a table of jobs, `JOB_WORDS` `u32` words each:
+ * palette, parts, partCount, joints, weights, positions, normals, tangents,
+ * outPositions, outNormals, outTangents, flags, columns, jointCount;
+ * `bounds` (when not 0) 8 floats per job.
  */
 export function skinVerticesBatch(
   jobs: usize,

@@ -12,6 +12,7 @@ import {
   RENORMALIZE, TANGENTS, unit, unitW,
 } from "./skin_common";
 import { emit } from "./skin_emit";
+import { skinPairColumns } from "./skin_pair_columns";
 import { skinPairRows } from "./skin_pair_rows";
 import { runsOfPairs, skinPairPositions } from "./skin_pairs";
 import { skinQuadPositions } from "./skin_quads";
@@ -233,7 +234,8 @@ export function skinAny(
   }
 }
 
-// One part with `used` (1..4) influences per vertex and a constant `mode`.
+// One part with `used` (1..4) influences per vertex and a constant `mode`;
+// `columns`, when not 0, holds the palette transposed (see skinVertices).
 // @ts-ignore: decorator
 @inline export function skinPart(
   mode: i32,
@@ -245,6 +247,7 @@ export function skinAny(
   n: u32,
   count: u32,
   palette: usize,
+  columns: usize,
   jp: usize,
   wp: usize,
   o: usize,
@@ -262,6 +265,8 @@ export function skinAny(
   } else if (used == 2 && mode == 0) {
     if (runsOfPairs(jp, <usize>n << 1, count)) {
       skinPairPositions(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
+    } else if (columns) {
+      skinPairColumns(bounds, capped, n, count, columns, jp, wp, o, positions, outPositions);
     } else {
       skinPairRows(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
     }

@@ -1,11 +1,26 @@
 /**
- * One call of a core skinning kernel from the byte offsets the kernel tests
- * lay out: `at` = palette (or dual-quaternion table), parts, joints,
- * weights, positions, normals, tangents; `out` = the three output streams.
+ * The kernel tests' inputs copied into a core, and one call of a core
+ * skinning kernel from the byte offsets they lay out: `at` = palette (or
+ * dual-quaternion table), parts, joints, weights, positions, normals,
+ * tangents; `out` = the three output streams.
  *
  * @module
  */
 import type { SkinningKernel } from "../simd/_abi.ts";
+import type { CoreMemory } from "../simd/_memory.ts";
+
+/**
+ * Copies `array` into `memory` with 16 bytes to spare (the three-influence
+ * loop reads one influence past a vertex); returns its byte offset.
+ */
+export function copyToCore(
+  memory: CoreMemory,
+  array: Float32Array | Uint16Array | Uint32Array,
+): number {
+  const ptr = memory.alloc(array.byteLength + 16);
+  memory.views().u8.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), ptr);
+  return ptr;
+}
 
 /**
  * Runs `kernel` on `partCount` parts laid out at `at`, writing `out` and

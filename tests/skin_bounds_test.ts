@@ -40,7 +40,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
-import { skinAt } from "./_skin_call.ts";
+import { copyToCore, skinAt } from "./_skin_call.ts";
 
 const JOINTS = 5;
 
@@ -91,11 +91,7 @@ Deno.test("skinVertices bounds: every build's bounds are the box of its own outp
       }
       for (const build of BUILDS) {
         const { memory, kernels } = instantiate(build);
-        const put = (a: Float32Array | Uint16Array | Uint32Array) => {
-          const ptr = memory.alloc(Math.max(16, a.byteLength + 16));
-          memory.views().u8.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), ptr);
-          return ptr;
-        };
+        const put = (a: Float32Array | Uint16Array | Uint32Array) => copyToCore(memory, a);
         const at = [palette, partWords, joints, weights, ...inputs].map(put);
         const run = (bounds: number) => {
           const out = [0, 1, 2].map(() => memory.alloc(vertices * 64 + 16));

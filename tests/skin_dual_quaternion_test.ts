@@ -21,7 +21,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { maxDifference, random, randomQuaternion } from "./_scene.ts";
-import { skinAt } from "./_skin_call.ts";
+import { copyToCore, skinAt } from "./_skin_call.ts";
 
 const JOINTS = 6;
 
@@ -74,11 +74,7 @@ function runCore(
   cap: number,
 ): { out: Float32Array[]; bounds: Float32Array } {
   const { memory, kernels } = instantiate(build);
-  const put = (a: Float32Array | Uint16Array | Uint32Array) => {
-    const ptr = memory.alloc(a.byteLength + 16);
-    memory.views().u8.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), ptr);
-    return ptr;
-  };
+  const put = (a: Float32Array | Uint16Array | Uint32Array) => copyToCore(memory, a);
   const at = [table, Uint32Array.from(mesh.parts), mesh.joints, mesh.weights, ...mesh.streams].map(
     put,
   );

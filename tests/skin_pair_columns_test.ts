@@ -15,7 +15,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams, SIMD_BUILDS } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";
-import { skinAt } from "./_skin_call.ts";
+import { copyToCore, skinAt } from "./_skin_call.ts";
 
 const SENTINEL = 12345.5;
 
@@ -91,11 +91,7 @@ Deno.test("skinVertices with a columns scratch: every build equals the reference
       );
       for (const build of BUILDS) {
         const { memory, kernels } = instantiate(build);
-        const put = (a: Float32Array | Uint16Array | Uint32Array) => {
-          const ptr = memory.alloc(Math.max(16, a.byteLength + 16));
-          memory.views().u8.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), ptr);
-          return ptr;
-        };
+        const put = (a: Float32Array | Uint16Array | Uint32Array) => copyToCore(memory, a);
         const fill = (floats: number) => {
           const ptr = memory.alloc(floats * 4);
           memory.views().f32.fill(SENTINEL, ptr >> 2, (ptr >> 2) + floats);

@@ -16,7 +16,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
-import { skinAt } from "./_skin_call.ts";
+import { copyToCore, skinAt } from "./_skin_call.ts";
 
 const JOINTS = 7;
 const SENTINEL = 12345.5;
@@ -144,11 +144,7 @@ function check(
   );
   for (const build of BUILDS) {
     const { memory, kernels } = instantiate(build);
-    const put = (a: Float32Array | Uint16Array | Uint32Array) => {
-      const ptr = memory.alloc(Math.max(16, a.byteLength + 16));
-      memory.views().u8.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), ptr);
-      return ptr;
-    };
+    const put = (a: Float32Array | Uint16Array | Uint32Array) => copyToCore(memory, a);
     const at = [transforms, words, jointArray, weightArray, ...inputs].map(put);
     // One vertex more than the mesh, filled with a sentinel.
     const out = [0, 1, 2].map(() => {

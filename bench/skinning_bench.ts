@@ -13,18 +13,24 @@
  *   moves the same bytes inside the core (joints and weights read, input
  *   streams read, output streams written) and does no arithmetic: the ratio
  *   says how far each loop is from the memory limit.
+ * - `skin bounds: <row>`: the fused bounds against none; `skin dual
+ *   quaternion: <row>`: dual-quaternion against linear skinning; `skin
+ *   renormalize: <row>`: renormalized normals and tangents against the
+ *   directions as skinned.
  *
  * Every vertex has the same number of influences, as after a glTF import
  * (padded to four), so the kernels' branches on the count are predictable
  * as they are on real meshes; weights are sorted decreasing and sum to 1.
- * In the `skin limit`, `skin bounds` and `skin dual quaternion` groups the
- * vertices are ordered by their joints (heaviest first), as `SkinAsset`
- * orders them (the one- and two-influence loops keep a run's joint matrices
- * in registers); the other groups keep them unsorted (a raw `SkinMesh`).
+ * In the `skin limit`, `skin bounds`, `skin dual quaternion` and `skin
+ * renormalize` groups the vertices are ordered by their joints (heaviest
+ * first), as `SkinAsset` orders them (the one- and two-influence loops keep
+ * a run's joint matrices in registers); the other groups keep them unsorted
+ * (a raw `SkinMesh`).
  *
- * `SKIN_BEFORE=<core.wasm>` adds a `before` row to each `skin limit` group:
- * another build of the core (say main's relaxed-SIMD core, compiled with
- * `simd/_build.ts`'s flags) on the same data in the same run.
+ * `SKIN_BEFORE=<core.wasm>` adds a `before` row to each `skin limit` and
+ * `skin renormalize` group: another build of the core (say main's
+ * relaxed-SIMD core, compiled with `simd/_build.ts`'s flags) on the same
+ * data in the same run.
  */
 import * as ref from "../simd/reference.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
@@ -376,6 +382,24 @@ function boundsGroup(row: string, vertices: number, influences: number, flags: n
   Deno.bench({ name: `bounds ${core.build}`, group, fn: () => skinCore(core, flags, true) });
 }
 
+/** Renormalized normals and tangents against unnormalized ones, same mesh and build. */
+function renormalizeGroup(row: string, vertices: number, influences: number): void {
+  const group = `skin renormalize: ${row}`;
+  if (!group.includes(Deno.env.get("SKIN_LIMIT") ?? "")) return;
+  const m = mesh(vertices, influences, true);
+  const before = setUpBefore(m);
+  const core = setUp(builds.at(-1)!, m);
+  Deno.bench({
+    name: `as skinned ${core.build}`,
+    group,
+    baseline: true,
+    fn: () => skinCore(core, ALL),
+  });
+  const renormalized = ALL | SkinFlags.RENORMALIZE;
+  if (before) Deno.bench({ name: "before", group, fn: () => skinCore(before, renormalized) });
+  Deno.bench({ name: `renormalized ${core.build}`, group, fn: () => skinCore(core, renormalized) });
+}
+
 /** Dual-quaternion against linear skinning, same mesh and build. */
 function dualGroup(row: string, vertices: number, influences: number, flags: number): void {
   const group = `skin dual quaternion: ${row}`;
@@ -413,3 +437,5 @@ dualGroup("100,000 × 1 influence, positions", 100_000, 1, 0);
 dualGroup("100,000 × 2, positions", 100_000, 2, 0);
 dualGroup("100,000 × 4, positions", 100_000, 4, 0);
 dualGroup("100,000 × 4, positions + normals + tangents", 100_000, 4, ALL);
+renormalizeGroup("100,000 × 2, positions + normals + tangents", 100_000, 2);
+renormalizeGroup("100,000 × 4, positions + normals + tangents", 100_000, 4);

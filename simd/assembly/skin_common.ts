@@ -77,15 +77,57 @@ import { vmax, vmin } from "./common";
   return i32x4.add(i32x4.add(j16, i32x4.add(j16, j16)), base);
 }
 
-// `v / |v|`, or zero when |v| is zero. Lane 3 of `v` must be zero.
+// (xyz * inv[k], w). With `keepW` w is copied bit for bit (`xyz` masks the
+// first three lanes); without, w is zero and stays zero.
 // @ts-ignore: decorator
-@inline export function unit(v: v128): v128 {
-  const s = hsum(f32x4.mul(v, v));
-  const inv = v128.and(
-    f32x4.div(f32x4.splat(1), f32x4.sqrt(s)),
-    f32x4.gt(s, f32x4.splat(0)),
-  );
-  return f32x4.mul(v, inv);
+@inline function scaleXYZ(keepW: bool, v: v128, inv: v128, xyz: v128, k: i32): v128 {
+  const s = k == 0 ? lane0(inv) : k == 1 ? lane1(inv) : k == 2 ? lane2(inv) : lane3(inv);
+  return keepW ? v128.bitselect(f32x4.mul(v, s), v, xyz) : f32x4.mul(v, s);
+}
+
+// 1 / |xyz| of a, b, c, d (their squares given, w zeroed), or 0 where the
+// length is zero or not finite.
+// @ts-ignore: decorator
+@inline function inverseLengths(a: v128, b: v128, c: v128, d: v128, one: v128): v128 {
+  const ab = f32x4.add(i32x4.shuffle(a, b, 0, 4, 1, 5), i32x4.shuffle(a, b, 2, 6, 3, 7));
+  const cd = f32x4.add(i32x4.shuffle(c, d, 0, 4, 1, 5), i32x4.shuffle(c, d, 2, 6, 3, 7));
+  const s = f32x4.add(i32x4.shuffle(ab, cd, 0, 1, 4, 5), i32x4.shuffle(ab, cd, 2, 3, 6, 7));
+  return v128.and(f32x4.div(one, f32x4.sqrt(s)), f32x4.gt(s, f32x4.splat(0)));
+}
+
+// renormalizeDirections with `keepW` a constant: normals (w zero) need no
+// masking.
+// @ts-ignore: decorator
+@inline function renormalizeFour(keepW: bool, p: usize, end: usize): void {
+  const one = f32x4.splat(1);
+  const xyz = i32x4.shuffle(f32x4.eq(one, one), f32x4.splat(0), 0, 1, 2, 4);
+  for (; p + 48 < end; p += 64) {
+    const a = v128.load(p), b = v128.load(p, 16), c = v128.load(p, 32), d = v128.load(p, 48);
+    const am = keepW ? v128.and(a, xyz) : a, bm = keepW ? v128.and(b, xyz) : b;
+    const cm = keepW ? v128.and(c, xyz) : c, dm = keepW ? v128.and(d, xyz) : d;
+    const inv = inverseLengths(f32x4.mul(am, am), f32x4.mul(bm, bm), f32x4.mul(cm, cm), f32x4.mul(dm, dm), one);
+    v128.store(p, scaleXYZ(keepW, a, inv, xyz, 0));
+    v128.store(p, scaleXYZ(keepW, b, inv, xyz, 1), 16);
+    v128.store(p, scaleXYZ(keepW, c, inv, xyz, 2), 32);
+    v128.store(p, scaleXYZ(keepW, d, inv, xyz, 3), 48);
+  }
+  for (; p < end; p += 16) {
+    const a = v128.load(p), am = v128.and(a, xyz), a2 = f32x4.mul(am, am);
+    v128.store(p, scaleXYZ(true, a, inverseLengths(a2, a2, a2, a2, one), xyz, 0));
+  }
+}
+
+/**
+ * Renormalizes the `count` directions at `p` in place, four per step (paper
+ * 003's 4-wide renormalization): one square root and one division for four
+ * directions, where one of each per direction made renormalizing cost as
+ * much as skinning. xyz become xyz / |xyz| (zero when |xyz| is zero); w is
+ * kept, and must be zero unless `keepW`.
+ */
+export function renormalizeDirections(keepW: bool, p: usize, count: u32): void {
+  const end = p + (<usize>count << 4);
+  if (keepW) renormalizeFour(true, p, end);
+  else renormalizeFour(false, p, end);
 }
 
 // Widens the box at `bounds` to the positions from `p` to `end`, just

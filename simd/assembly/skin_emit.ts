@@ -2,7 +2,7 @@
 // its matrix C, given as rows or as columns, and stored.
 
 import { madd } from "./common";
-import { hsum3w, lane0, lane1, lane2, NORMALS, TANGENTS, unit } from "./skin_common";
+import { hsum3w, lane0, lane1, lane2, NORMALS, TANGENTS } from "./skin_common";
 
 // Transforms vertex byte offset `o` of the streams by the collapsed rows
 // r0..r2 and stores the results. `mode` is flags & (NORMALS | TANGENTS);
@@ -10,7 +10,6 @@ import { hsum3w, lane0, lane1, lane2, NORMALS, TANGENTS, unit } from "./skin_com
 // @ts-ignore: decorator
 @inline export function emit(
   mode: i32,
-  renormalize: bool,
   e3: v128,
   r0: v128,
   r1: v128,
@@ -39,7 +38,7 @@ import { hsum3w, lane0, lane1, lane2, NORMALS, TANGENTS, unit } from "./skin_com
   const t2 = i32x4.shuffle(r2, e3, 0, 4, 1, 5);
   const t3 = i32x4.shuffle(r2, e3, 2, 6, 3, 7);
   return emitColumns(
-    mode, renormalize,
+    mode,
     i32x4.shuffle(t0, t2, 0, 1, 4, 5), i32x4.shuffle(t0, t2, 2, 3, 6, 7),
     i32x4.shuffle(t1, t3, 0, 1, 4, 5), i32x4.shuffle(t1, t3, 2, 3, 6, 7),
     o, positions, normals, tangents, outPositions, outNormals, outTangents,
@@ -50,7 +49,6 @@ import { hsum3w, lane0, lane1, lane2, NORMALS, TANGENTS, unit } from "./skin_com
 // @ts-ignore: decorator
 @inline export function emitColumns(
   mode: i32,
-  renormalize: bool,
   c0: v128,
   c1: v128,
   c2: v128,
@@ -70,14 +68,12 @@ import { hsum3w, lane0, lane1, lane2, NORMALS, TANGENTS, unit } from "./skin_com
     const nv = v128.load(normals + o);
     // Starting from +0 rather than a product keeps w at +0, as the
     // reference writes it, where 0 * -x would leave -0.
-    let n = madd(c2, lane2(nv), madd(c1, lane1(nv), madd(c0, lane0(nv), f32x4.splat(0))));
-    if (renormalize) n = unit(n);
+    const n = madd(c2, lane2(nv), madd(c1, lane1(nv), madd(c0, lane0(nv), f32x4.splat(0))));
     v128.store(outNormals + o, n);
   }
   if (mode & TANGENTS) {
     const tv = v128.load(tangents + o);
-    let t = madd(c2, lane2(tv), madd(c1, lane1(tv), f32x4.mul(c0, lane0(tv))));
-    if (renormalize) t = unit(t);
+    const t = madd(c2, lane2(tv), madd(c1, lane1(tv), f32x4.mul(c0, lane0(tv))));
     v128.store(outTangents + o, i32x4.shuffle(t, tv, 0, 1, 2, 7));
   }
   return out;

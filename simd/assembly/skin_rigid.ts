@@ -20,7 +20,6 @@ import { column, emitColumns } from "./skin_emit";
 @inline export function skinRigid(
   stride: usize,
   mode: i32,
-  renormalize: bool,
   bounded: bool,
   bounds: usize,
   n: u32,
@@ -61,7 +60,7 @@ import { column, emitColumns } from "./skin_emit";
       c2 = column(r0, r1, r2, e3, 2);
       c3 = column(r0, r1, r2, e3, 3);
     }
-    const q = emitColumns(mode, renormalize, c0, c1, c2, c3, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    const q = emitColumns(mode, c0, c1, c2, c3, o, positions, normals, tangents, outPositions, outNormals, outTangents);
     if (bounded) {
       lo = vmin(lo, q);
       hi = vmax(hi, q);
@@ -119,17 +118,17 @@ import { column, emitColumns } from "./skin_emit";
       ) {
         break;
       }
-      const q0 = emitColumns(0, false, c0, c1, c2, c3, o, positions, 0, 0, outPositions, 0, 0);
-      const q1 = emitColumns(0, false, c0, c1, c2, c3, o + 16, positions, 0, 0, outPositions, 0, 0);
-      const q2 = emitColumns(0, false, c0, c1, c2, c3, o + 32, positions, 0, 0, outPositions, 0, 0);
-      const q3 = emitColumns(0, false, c0, c1, c2, c3, o + 48, positions, 0, 0, outPositions, 0, 0);
+      const q0 = emitColumns(0, c0, c1, c2, c3, o, positions, 0, 0, outPositions, 0, 0);
+      const q1 = emitColumns(0, c0, c1, c2, c3, o + 16, positions, 0, 0, outPositions, 0, 0);
+      const q2 = emitColumns(0, c0, c1, c2, c3, o + 32, positions, 0, 0, outPositions, 0, 0);
+      const q3 = emitColumns(0, c0, c1, c2, c3, o + 48, positions, 0, 0, outPositions, 0, 0);
       if (bounded) {
         lo = vmin(lo, vmin(vmin(q0, q1), vmin(q2, q3)));
         hi = vmax(hi, vmax(vmax(q0, q1), vmax(q2, q3)));
       }
     }
     for (; o < end && <u32>load<u16>(jp) == j; o += 16, jp += jStride) {
-      const q = emitColumns(0, false, c0, c1, c2, c3, o, positions, 0, 0, outPositions, 0, 0);
+      const q = emitColumns(0, c0, c1, c2, c3, o, positions, 0, 0, outPositions, 0, 0);
       if (bounded) {
         lo = vmin(lo, q);
         hi = vmax(hi, q);
@@ -172,8 +171,8 @@ export function skinRigidPositions(
   outPositions: usize,
 ): void {
   if (bounds) {
-    skinRigid(stride, 0, false, true, bounds, n, count, palette, jp, o, positions, 0, 0, outPositions, 0, 0);
+    skinRigid(stride, 0, true, bounds, n, count, palette, jp, o, positions, 0, 0, outPositions, 0, 0);
   } else {
-    skinRigid(stride, 0, false, false, 0, n, count, palette, jp, o, positions, 0, 0, outPositions, 0, 0);
+    skinRigid(stride, 0, false, 0, n, count, palette, jp, o, positions, 0, 0, outPositions, 0, 0);
   }
 }

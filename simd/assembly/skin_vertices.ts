@@ -3,7 +3,7 @@
 // dispatched to constants so each specialised loop is compiled separately.
 
 import { JOB_BYTES } from "./abi";
-import { NORMALS, RENORMALIZE, TANGENTS } from "./skin_common";
+import { NORMALS, RENORMALIZE, renormalizeDirections, TANGENTS } from "./skin_common";
 import { skinAny, skinPart } from "./skinning";
 import { transposePalette } from "./skin_pair_columns";
 import { runsOfPairs } from "./skin_pairs";
@@ -14,7 +14,6 @@ import { skinDualQuaternions } from "./skin_dq";
 @inline function skinModes(
   bounded: bool,
   mode: i32,
-  renormalize: bool,
   bounds: usize,
   used: i32,
   capped: bool,
@@ -33,13 +32,13 @@ import { skinDualQuaternions } from "./skin_dq";
   outTangents: usize,
 ): void {
   if (mode == 0) {
-    skinPart(0, renormalize, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinPart(0, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (mode == NORMALS) {
-    skinPart(NORMALS, renormalize, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinPart(NORMALS, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (mode == TANGENTS) {
-    skinPart(TANGENTS, renormalize, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinPart(TANGENTS, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
-    skinPart(NORMALS | TANGENTS, renormalize, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinPart(NORMALS | TANGENTS, bounded, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }
 
@@ -100,36 +99,83 @@ export function skinVertices(
   // Transposing costs about three vertices' savings per joint.
   if (columnVertices >= (<u64>jointCount << 2)) transposePalette(palette, jointCount, columns);
   else columns = 0;
-  const renormalize = (flags & RENORMALIZE) != 0;
-  let k: usize = 0;
+  // Directions are renormalized after skinning, four at a time, in chunks
+  // that stay in L1: the loops write them unnormalized.
+  const renormalize = (flags & RENORMALIZE) != 0 && mode != 0;
+  const skinFlags = flags & ~RENORMALIZE;
+  let k: u64 = 0;
   let o: usize = 0;
   for (let p = 0; p < partCount; p++) {
     const pp = parts + (<usize>p << 3);
     const n = load<u32>(pp);
-    let count = load<u32>(pp, 4);
+    const count = load<u32>(pp, 4);
     const used = <i32>min(<i64>n, <i64>maxInfluences);
     const capped = <i64>used < <i64>n;
-    const jp = joints + (k << 1), wp = weights + (k << 2);
-    const start = o;
-    k += <usize>n * <usize>count;
+    const first = k, start = o;
+    k += <u64>n * <u64>count;
     o += <usize>count << 4;
-    if (count == 0) continue;
-    if (used < 1 || used > 4) {
-      skinAny(flags, bounds, used, capped, n, count, palette, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-      continue;
+    const chunk = renormalize ? RENORMALIZE_CHUNK : count;
+    for (let c: u32 = 0; c < count; c += chunk) {
+      const m = min(chunk, count - c);
+      const at = first + <u64>c * <u64>n, co = start + (<usize>c << 4);
+      skinRange(
+        skinFlags, mode, bounds, used, capped, n, m, palette, columns,
+        joints + <usize>(at << 1), weights + <usize>(at << 2), co, at + <u64>m * <u64>n, total,
+        positions, normals, tangents, outPositions, outNormals, outTangents,
+      );
+      if (renormalize && (mode & NORMALS)) renormalizeDirections(false, outNormals + co, m);
+      // Tangents keep their handedness in w.
+      if (renormalize && (mode & TANGENTS)) renormalizeDirections(true, outTangents + co, m);
     }
-    if (used == 3 && !capped && <u64>k + 1 > total) {
-      // The last vertex of the stream: no influence after it to over-read.
-      count--;
-      const last = <usize>count;
-      skinAny(flags, bounds, used, capped, n, 1, palette, jp + last * 6, wp + last * 12, start + (last << 4), positions, normals, tangents, outPositions, outNormals, outTangents);
-      if (count == 0) continue;
-    }
-    if (bounds) {
-      skinModes(true, mode, renormalize, bounds, used, capped, n, count, palette, columns, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else {
-      skinModes(false, mode, renormalize, 0, used, capped, n, count, palette, columns, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    }
+  }
+}
+
+// Vertices renormalized per chunk: 256 vertices' two direction streams are
+// 8 KB, in L1 when the pass reads them back.
+// @ts-ignore: decorator
+@inline const RENORMALIZE_CHUNK: u32 = 256;
+
+// `count` vertices of one part (`used` of `n` influences, from `jp`, `wp`;
+// vertex byte offset `o`), `end` the index of the influence after them and
+// `total` the stream's influence count. Directions are not renormalized.
+// @ts-ignore: decorator
+@inline function skinRange(
+  flags: i32,
+  mode: i32,
+  bounds: usize,
+  used: i32,
+  capped: bool,
+  n: u32,
+  count: u32,
+  palette: usize,
+  columns: usize,
+  jp: usize,
+  wp: usize,
+  o: usize,
+  end: u64,
+  total: u64,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+): void {
+  if (used < 1 || used > 4) {
+    skinAny(flags, bounds, used, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    return;
+  }
+  if (used == 3 && !capped && end + 1 > total) {
+    // The last vertex of the stream: no influence after it to over-read.
+    count--;
+    const last = <usize>count;
+    skinAny(flags, bounds, used, capped, n, 1, palette, jp + last * 6, wp + last * 12, o + (last << 4), positions, normals, tangents, outPositions, outNormals, outTangents);
+    if (count == 0) return;
+  }
+  if (bounds) {
+    skinModes(true, mode, bounds, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else {
+    skinModes(false, mode, 0, used, capped, n, count, palette, columns, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }
 

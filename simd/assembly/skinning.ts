@@ -9,7 +9,7 @@
 import { madd, vmax, vmin } from "./common";
 import {
   addresses4, hsum, hsum3w, lane0, lane1, lane2, lane3, matrix, NORMALS,
-  RENORMALIZE, TANGENTS, unit, unitW,
+  TANGENTS, unitW,
 } from "./skin_common";
 import { emit } from "./skin_emit";
 import { skinPairColumns } from "./skin_pair_columns";
@@ -31,7 +31,6 @@ import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
 @inline function skinRun(
   K: i32,
   mode: i32,
-  renormalize: bool,
   bounded: bool,
   bounds: usize,
   capped: bool,
@@ -66,8 +65,8 @@ import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
     const pairs = o + ((<usize>count & ~1) << 4);
     for (; o < pairs; o += 32, jp += jStride << 1, wp += wStride << 1) {
       const m0 = matrix(palette, load<u16>(jp)), m1 = matrix(palette, load<u16>(jp + jStride));
-      const q0 = emit(mode, renormalize, e3, v128.load(m0), v128.load(m0, 16), v128.load(m0, 32), o, positions, normals, tangents, outPositions, outNormals, outTangents);
-      const q1 = emit(mode, renormalize, e3, v128.load(m1), v128.load(m1, 16), v128.load(m1, 32), o + 16, positions, normals, tangents, outPositions, outNormals, outTangents);
+      const q0 = emit(mode, e3, v128.load(m0), v128.load(m0, 16), v128.load(m0, 32), o, positions, normals, tangents, outPositions, outNormals, outTangents);
+      const q1 = emit(mode, e3, v128.load(m1), v128.load(m1, 16), v128.load(m1, 32), o + 16, positions, normals, tangents, outPositions, outNormals, outTangents);
       lo = vmin(lo, vmin(q0, q1));
       hi = vmax(hi, vmax(q0, q1));
     }
@@ -136,7 +135,7 @@ import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
       r1 = madd(v128.load(m3, 16), w3, madd(v128.load(m2, 16), w2, madd(v128.load(m1, 16), w1, f32x4.mul(h1, w0))));
       r2 = madd(v128.load(m3, 32), w3, madd(v128.load(m2, 32), w2, madd(v128.load(m1, 32), w1, f32x4.mul(h2, w0))));
     }
-    const q = emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    const q = emit(mode, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
     if (bounded) {
       lo = vmin(lo, q);
       hi = vmax(hi, q);
@@ -151,7 +150,7 @@ import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
 // Any number of used influences (five or more, the exact tail of a
 // three-influence part, or none): quads, a pair, a single, each loaded
 // exactly, and the flags tested per vertex. Capped sums are divided after
-// collapsing.
+// collapsing. Directions are not renormalized here (see skinVertices).
 export function skinAny(
   flags: i32,
   bounds: usize,
@@ -173,7 +172,6 @@ export function skinAny(
   const jStride = <usize>n << 1, wStride = <usize>n << 2;
   const end = o + (<usize>count << 4);
   const mode = flags & (NORMALS | TANGENTS);
-  const renormalize = (flags & RENORMALIZE) != 0;
   const e3 = unitW(count);
   const base = i32x4.splat(<i32>palette);
   let lo = e3, hi = e3;
@@ -224,7 +222,7 @@ export function skinAny(
       r1 = f32x4.mul(r1, s);
       r2 = f32x4.mul(r2, s);
     }
-    const q = emit(mode, renormalize, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    const q = emit(mode, e3, r0, r1, r2, o, positions, normals, tangents, outPositions, outNormals, outTangents);
     lo = vmin(lo, q);
     hi = vmax(hi, q);
   }
@@ -239,7 +237,6 @@ export function skinAny(
 // @ts-ignore: decorator
 @inline export function skinPart(
   mode: i32,
-  renormalize: bool,
   bounded: bool,
   bounds: usize,
   used: i32,
@@ -261,7 +258,7 @@ export function skinAny(
   if (used == 4 && mode == 0) {
     skinQuadPositions(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
   } else if (used == 4) {
-    skinRun(4, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(4, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 2 && mode == 0) {
     if (runsOfPairs(jp, <usize>n << 1, count)) {
       skinPairPositions(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
@@ -271,14 +268,14 @@ export function skinAny(
       skinPairRows(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
     }
   } else if (used == 2) {
-    skinRun(2, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(2, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (used == 3) {
-    skinRun(3, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(3, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (mode == 0 && runsOfJoints(jp, <usize>n << 1, count)) {
     skinRigidPositions(48, bounds, n, count, palette, jp, o, positions, outPositions);
   } else if (runsOfJoints(jp, <usize>n << 1, count)) {
-    skinRigid(48, mode, renormalize, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRigid(48, mode, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
-    skinRun(1, mode, renormalize, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRun(1, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }

@@ -6,18 +6,27 @@
 // the row form costs three loads, three products and a transpose-add.
 // Unsorted vertices (a raw SkinMesh) take skinRun's row form: a transpose
 // per vertex measured 1.25x it. More held state (rows and columns, or two
-// pairs of bound accumulators) made V8 spill and lost. Positions only take
-// rigidPositionRuns, four vertices per iteration.
+// pairs of bound accumulators) made V8 spill and lost.
 
-import { madd, vmax, vmin } from "./common";
-import { unitW } from "./skin_common";
+import { vmax, vmin } from "./common";
+import { NORMALS, TANGENTS, unitW } from "./skin_common";
 import { column, emitColumns } from "./skin_emit";
 
 // `count` vertices, the joint of each the first of its `n` (u16) at `jp`;
 // joint j's rows at `palette + j * stride` (48: a palette; 96: the palette
-// rows of a dual-quaternion table, 48 bytes on).
+// rows of a dual-quaternion table, 48 bytes on). One run after another:
+// the run's joint matrix turned into columns once, then four vertices per
+// iteration while all four are in the run (one u64 joint compare for the
+// four when n is 1), then one at a time to the run's end. One vertex per
+// iteration ran the SIMD128 build at 1.5x its copy baseline whatever its
+// arithmetic (a tree of adds, broadcast loads: no change), two per
+// iteration at 1.05x, four at 0.8x; relaxed SIMD 0.9x -> 0.7x. With
+// normals and tangents, four per iteration too (Xbot's frame with normals
+// is mostly this loop). The bounds' min/max chain takes one step per four
+// vertices (with one step per two it cost 35 %; from the written positions
+// after each run, 90 %).
 // @ts-ignore: decorator
-@inline export function skinRigid(
+@inline function rigidRuns(
   stride: usize,
   mode: i32,
   bounded: bool,
@@ -33,65 +42,6 @@ import { column, emitColumns } from "./skin_emit";
   outPositions: usize,
   outNormals: usize,
   outTangents: usize,
-): void {
-  const jStride = <usize>n << 1;
-  const end = o + (<usize>count << 4);
-  if (mode == 0) {
-    rigidPositionRuns(stride, bounded, bounds, n, count, palette, jp, o, positions, outPositions);
-    return;
-  }
-  const e3 = unitW(count);
-  let lo = e3, hi = e3;
-  if (bounded) {
-    lo = v128.load(bounds);
-    hi = v128.load(bounds, 16);
-  }
-  let c0 = e3, c1 = e3, c2 = e3, c3 = e3;
-  // The joint whose columns are held; no joint index is 0x10000.
-  let held: u32 = 0x10000;
-  for (; o < end; o += 16, jp += jStride) {
-    const j = <u32>load<u16>(jp);
-    if (j != held) {
-      held = j;
-      const m = palette + <usize>j * stride;
-      const r0 = v128.load(m), r1 = v128.load(m, 16), r2 = v128.load(m, 32);
-      c0 = column(r0, r1, r2, e3, 0);
-      c1 = column(r0, r1, r2, e3, 1);
-      c2 = column(r0, r1, r2, e3, 2);
-      c3 = column(r0, r1, r2, e3, 3);
-    }
-    const q = emitColumns(mode, c0, c1, c2, c3, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-    if (bounded) {
-      lo = vmin(lo, q);
-      hi = vmax(hi, q);
-    }
-  }
-  if (bounded) {
-    v128.store(bounds, lo);
-    v128.store(bounds, hi, 16);
-  }
-}
-
-// skinRigid's positions only, one run after another, four vertices per
-// iteration while all four are in the run (one u64 joint compare for the
-// four when n is 1), then one at a time to the run's end. One vertex per
-// iteration ran the SIMD128 build at 1.5x its copy baseline whatever its
-// arithmetic (a tree of adds, broadcast loads: no change), two per
-// iteration at 1.05x, four at 0.8x; relaxed SIMD 0.9x -> 0.7x. The bounds'
-// min/max chain takes one step per four vertices (with one step per two it
-// cost 35 %; from the written positions after each run, 90 %).
-// @ts-ignore: decorator
-@inline function rigidPositionRuns(
-  stride: usize,
-  bounded: bool,
-  bounds: usize,
-  n: u32,
-  count: u32,
-  palette: usize,
-  jp: usize,
-  o: usize,
-  positions: usize,
-  outPositions: usize,
 ): void {
   const jStride = <usize>n << 1;
   const end = o + (<usize>count << 4);
@@ -118,17 +68,17 @@ import { column, emitColumns } from "./skin_emit";
       ) {
         break;
       }
-      const q0 = emitColumns(0, c0, c1, c2, c3, o, positions, 0, 0, outPositions, 0, 0);
-      const q1 = emitColumns(0, c0, c1, c2, c3, o + 16, positions, 0, 0, outPositions, 0, 0);
-      const q2 = emitColumns(0, c0, c1, c2, c3, o + 32, positions, 0, 0, outPositions, 0, 0);
-      const q3 = emitColumns(0, c0, c1, c2, c3, o + 48, positions, 0, 0, outPositions, 0, 0);
+      const q0 = emitColumns(mode, c0, c1, c2, c3, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+      const q1 = emitColumns(mode, c0, c1, c2, c3, o + 16, positions, normals, tangents, outPositions, outNormals, outTangents);
+      const q2 = emitColumns(mode, c0, c1, c2, c3, o + 32, positions, normals, tangents, outPositions, outNormals, outTangents);
+      const q3 = emitColumns(mode, c0, c1, c2, c3, o + 48, positions, normals, tangents, outPositions, outNormals, outTangents);
       if (bounded) {
         lo = vmin(lo, vmin(vmin(q0, q1), vmin(q2, q3)));
         hi = vmax(hi, vmax(vmax(q0, q1), vmax(q2, q3)));
       }
     }
     for (; o < end && <u32>load<u16>(jp) == j; o += 16, jp += jStride) {
-      const q = emitColumns(0, c0, c1, c2, c3, o, positions, 0, 0, outPositions, 0, 0);
+      const q = emitColumns(mode, c0, c1, c2, c3, o, positions, normals, tangents, outPositions, outNormals, outTangents);
       if (bounded) {
         lo = vmin(lo, q);
         hi = vmax(hi, q);
@@ -156,9 +106,9 @@ export function runsOfJoints(jp: usize, jStride: usize, count: u32): bool {
   return changes * 4 <= sample;
 }
 
-// skinRigid for positions only, as a function of its own: V8 allocates
-// registers per function, and inlined among skinVertices' other loops the
-// same loop measured 1.25x slower.
+// Rigid positions, as a function of its own: V8 allocates registers per
+// function, and inlined among skinVertices' other loops the same loop
+// measured 1.25x slower.
 export function skinRigidPositions(
   stride: usize,
   bounds: usize,
@@ -171,8 +121,56 @@ export function skinRigidPositions(
   outPositions: usize,
 ): void {
   if (bounds) {
-    skinRigid(stride, 0, true, bounds, n, count, palette, jp, o, positions, 0, 0, outPositions, 0, 0);
+    rigidRuns(stride, 0, true, bounds, n, count, palette, jp, o, positions, 0, 0, outPositions, 0, 0);
   } else {
-    skinRigid(stride, 0, false, 0, n, count, palette, jp, o, positions, 0, 0, outPositions, 0, 0);
+    rigidRuns(stride, 0, false, 0, n, count, palette, jp, o, positions, 0, 0, outPositions, 0, 0);
+  }
+}
+
+// Rigid positions with normals, tangents or both (`mode`, not 0), as a
+// function of its own like skinRigidPositions; `mode` and `bounds`
+// dispatched to constants.
+export function skinRigidDirections(
+  mode: i32,
+  bounds: usize,
+  n: u32,
+  count: u32,
+  palette: usize,
+  jp: usize,
+  o: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+): void {
+  if (bounds) rigidModes(true, mode, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  else rigidModes(false, mode, 0, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+}
+
+// @ts-ignore: decorator
+@inline function rigidModes(
+  bounded: bool,
+  mode: i32,
+  bounds: usize,
+  n: u32,
+  count: u32,
+  palette: usize,
+  jp: usize,
+  o: usize,
+  positions: usize,
+  normals: usize,
+  tangents: usize,
+  outPositions: usize,
+  outNormals: usize,
+  outTangents: usize,
+): void {
+  if (mode == NORMALS) {
+    rigidRuns(48, NORMALS, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (mode == TANGENTS) {
+    rigidRuns(48, TANGENTS, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else {
+    rigidRuns(48, NORMALS | TANGENTS, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }

@@ -16,7 +16,7 @@ import { skinPairColumns } from "./skin_pair_columns";
 import { skinPairRows } from "./skin_pair_rows";
 import { runsOfPairs, skinPairPositions } from "./skin_pairs";
 import { skinQuadPositions } from "./skin_quads";
-import { runsOfJoints, skinRigid, skinRigidPositions } from "./skin_rigid";
+import { runsOfJoints, skinRigidDirections, skinRigidPositions } from "./skin_rigid";
 
 // `count` vertices whose first `K` (1..4) influences are used, `n` stored
 // per vertex. Loads per vertex: one for the weights, one for the joints,
@@ -274,7 +274,7 @@ export function skinAny(
   } else if (mode == 0 && runsOfJoints(jp, <usize>n << 1, count)) {
     skinRigidPositions(48, bounds, n, count, palette, jp, o, positions, outPositions);
   } else if (runsOfJoints(jp, <usize>n << 1, count)) {
-    skinRigid(48, mode, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    skinRigidDirections(mode, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
     skinRun(1, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }

@@ -13,7 +13,7 @@ import { commitRemovals, registerQuery } from "bitecs";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { ComponentError } from "./errors.ts";
-import type { ComponentName, PlayerState, WorldState } from "./_world.ts";
+import type { ComponentName, Owned, PlayerState, WorldState } from "./_world.ts";
 
 /** A store value as a message shows it: assets by kind and size, not `[object Object]`. */
 function shown(value: unknown): string {
@@ -133,24 +133,44 @@ export function checkedPlayer(state: WorldState, eid: number): PlayerState {
 }
 
 /**
- * The entities a system runs on: all that have `terms` (a bitecs query),
- * or those of `entities` that have them (`has`), in the order given.
- * Entities of the list without the components are skipped, as a query
- * would; a value that is not an entity id, or one listed twice, is a
- * `RangeError` naming its index.
+ * What a system runs on: the components its entities have (a bitecs
+ * query, registered once per world under `key`), and, for a list the game
+ * passes, whether Marrow's records hold them for an entity. Made once per
+ * system ({@linkcode selection}): a system's frame builds no terms, key or
+ * closure.
+ */
+export interface Selection {
+  readonly terms: readonly ComponentName[];
+  /** The terms joined: the key of the world's registered query. */
+  readonly key: string;
+  readonly has: (owned: Owned, eid: number) => boolean;
+}
+
+/** The {@linkcode Selection} of entities with `terms` whose records pass `has`. */
+export function selection(
+  terms: readonly ComponentName[],
+  has: (owned: Owned, eid: number) => boolean,
+): Selection {
+  return { terms, key: terms.join(), has };
+}
+
+/**
+ * The entities a system runs on: all that have the selection's terms (a
+ * bitecs query), or those of `entities` that have them (`has`), in the
+ * order given. Entities of the list without the components are skipped, as
+ * a query would; a value that is not an entity id, or one listed twice, is
+ * a `RangeError` naming its index.
  */
 export function selectEntities(
   world: object,
   state: WorldState,
   caller: string,
-  terms: readonly ComponentName[],
-  has: (eid: number) => boolean,
+  { terms, key, has }: Selection,
   entities?: ArrayLike<number>,
 ): ArrayLike<number> {
   if (entities === undefined) {
     // bitecs' query() hashes its terms on every call; the registered query
     // is the same set, kept until a resetWorld (which stateOf notices).
-    const key = terms.join();
     let cached = state.queries.get(key);
     if (!cached) {
       cached = registerQuery(world, terms.map((name) => state.components[name]));
@@ -162,7 +182,7 @@ export function selectEntities(
   if (entities === null || typeof entities !== "object" || typeof entities.length !== "number") {
     throw new TypeError(`${caller}: entities: expected an array of entity ids`);
   }
-  const stamp = state.nextStamp(), marks = state.owned.stamp;
+  const stamp = state.nextStamp(), marks = state.owned.stamp, owned = state.owned;
   const selected: number[] = [];
   for (let i = 0; i < entities.length; i++) {
     const eid = entities[i];
@@ -174,7 +194,7 @@ export function selectEntities(
       throw new RangeError(`${caller}: entities[${i}]: entity ${eid} is listed twice`);
     }
     marks[eid] = stamp;
-    if (has(eid)) selected.push(eid);
+    if (has(owned, eid)) selected.push(eid);
   }
   return selected;
 }

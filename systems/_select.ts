@@ -6,13 +6,50 @@
  */
 
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import { checkedMatrices, checkedSkeleton, selectEntities } from "../components/_access.ts";
+import {
+  checkedMatrices,
+  checkedSkeleton,
+  selectEntities,
+  type Selection,
+  selection,
+} from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { PoseError } from "../components/errors.ts";
 import type { WorldState } from "../components/_world.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
+
+/** Entities with a pose and joint matrices: the quat→mat and mat→quat systems'. */
+export const POSED_ENTITIES: Selection = selection(
+  ["Skeleton", "JointQuat", "JointMat"],
+  (owned, eid) => owned.pose[eid] !== 0 && owned.matrices[eid] !== 0,
+);
+/** Entities with joint matrices (and so a Skeleton). */
+export const MATRIX_ENTITIES: Selection = selection(
+  ["Skeleton", "JointMat"],
+  (owned, eid) => owned.matrices[eid] !== 0,
+);
+/** Entities with a Skin (and so joint matrices): the skinning systems'. */
+export const SKINNED_ENTITIES: Selection = selection(
+  ["Skeleton", "JointMat", "Skin"],
+  (owned, eid) => owned.skin[eid] !== undefined,
+);
+/** Entities with clip players: the sample clips system's. */
+export const PLAYING_ENTITIES: Selection = selection(
+  ["Skeleton", "JointQuat", "ClipPlayer"],
+  (owned, eid) => owned.player[eid] !== undefined,
+);
+/** Entities with IK chains: the IK system's. */
+export const IK_ENTITIES: Selection = selection(
+  ["Skeleton", "JointMat", "IK"],
+  (owned, eid) => owned.ik[eid] !== undefined && owned.matrices[eid] !== 0,
+);
+/** Entities with a Skeleton: the pipeline's. */
+export const SKELETON_ENTITIES: Selection = selection(
+  ["Skeleton"],
+  (owned, eid) => owned.skeleton[eid] !== undefined,
+);
 
 /** Entities with a JointMat (and so a Skeleton), or those of `entities`. */
 export function withMatrices(
@@ -21,13 +58,11 @@ export function withMatrices(
   caller: string,
   entities?: ArrayLike<number>,
 ): ArrayLike<number> {
-  const owned = state.owned;
   return selectEntities(
     world,
     state,
     caller,
-    ["Skeleton", "JointMat"],
-    (eid) => owned.matrices[eid] !== 0,
+    MATRIX_ENTITIES,
     entities,
   );
 }

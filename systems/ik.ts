@@ -16,6 +16,7 @@ import { ComponentError } from "../components/errors.ts";
 import { IK_JOB_WORDS } from "../simd/_abi.ts";
 import { IKField } from "../simd/_ik_solve.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { IK_ENTITIES } from "./_select.ts";
 
 /**
  * Solves the IK chains of every entity with IK (Skeleton, JointMat and
@@ -29,8 +30,7 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
     world,
     state,
     "ikSystem",
-    ["Skeleton", "JointMat", "IK"],
-    (eid) => owned.ik[eid] !== undefined && owned.matrices[eid] !== 0,
+    IK_ENTITIES,
     entities,
   );
   let rows = 0;

@@ -15,6 +15,7 @@ import {
 import { stateOf } from "../components/_lifecycle.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { POSED_ENTITIES } from "./_select.ts";
 
 /**
  * Runs mat→quat for every entity with Skeleton, JointMat and JointQuat, or
@@ -22,13 +23,11 @@ import { MATRIX_FLOATS } from "../simd/layout.ts";
  */
 export function matToQuatSystem(world: object, entities?: ArrayLike<number>): void {
   const state = stateOf(world, "matToQuatSystem");
-  const owned = state.owned;
   const list = selectEntities(
     world,
     state,
     "matToQuatSystem",
-    ["Skeleton", "JointQuat", "JointMat"],
-    (eid) => owned.pose[eid] !== 0 && owned.matrices[eid] !== 0,
+    POSED_ENTITIES,
     entities,
   );
   if (list.length === 0) return;

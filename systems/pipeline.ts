@@ -30,6 +30,7 @@ import {
   skinWithTangentsSystem,
 } from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
+import { SKELETON_ENTITIES } from "./_select.ts";
 import type { ThreadMode, WorkerPool } from "../simd/workers.ts";
 import {
   checkIdle,
@@ -144,8 +145,7 @@ export function createAnimationPipeline(
         world,
         state,
         "animate",
-        ["Skeleton"],
-        (eid) => !!state.owned.skeleton[eid],
+        SKELETON_ENTITIES,
         entities,
       ),
     );

@@ -17,6 +17,7 @@ import { PoseError } from "../components/errors.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { findNonFinitePose } from "../simd/_pose.ts";
+import { POSED_ENTITIES } from "./_select.ts";
 
 /**
  * Runs quat→mat for every entity with Skeleton, JointQuat and JointMat, or
@@ -31,8 +32,7 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
     world,
     state,
     "quatToMatSystem",
-    ["Skeleton", "JointQuat", "JointMat"],
-    (eid) => owned.pose[eid] !== 0 && owned.matrices[eid] !== 0,
+    POSED_ENTITIES,
     entities,
   );
   if (list.length === 0) return;

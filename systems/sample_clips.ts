@@ -37,6 +37,7 @@ import { layerCapacity, type LayerOutput, type PlaybackStep, writeLayers } from 
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
+import { PLAYING_ENTITIES } from "./_select.ts";
 import type { Playback } from "../components/_world.ts";
 
 /**
@@ -83,8 +84,7 @@ export function sampleClipsSystem(
     world,
     state,
     "sampleClipsSystem",
-    ["Skeleton", "JointQuat", "ClipPlayer"],
-    (eid) => owned.player[eid] !== undefined,
+    PLAYING_ENTITIES,
     entities,
   );
   if (list.length === 0) return;

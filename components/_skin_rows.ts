@@ -25,11 +25,11 @@ const skinIds = new WeakMap<SkinAsset, number>();
 let lastSkinId = 0;
 
 /**
- * Per staging array of job rows, the id of the skin whose mesh words each
- * row holds: a row that held the same skin last frame keeps its words. An
- * array grown is a new array, with no ids.
+ * Per staging array of job rows, its writer: constructing one (a typed
+ * array for the mesh words among its fields) cost about 260 ns, a quarter
+ * of a skinning system's frame on one small character.
  */
-const rowSkins = new WeakMap<Uint32Array, Float64Array>();
+const writers = new WeakMap<Uint32Array, SkinRowWriter>();
 
 /**
  * Writes skinning job rows into a job table's staging array for one
@@ -37,11 +37,13 @@ const rowSkins = new WeakMap<Uint32Array, Float64Array>();
  * `checkedSkeleton`, `checkedMatrices` and `checkedSkin` (a field game
  * code changed raises their error, from them) and leaves the entity's
  * joint count, palette and method in {@linkcode jointCount},
- * {@linkcode palette} and {@linkcode dual}. Valid for one call: it holds
- * the world's store objects, and the mesh words of the last skin it saw (a
- * skin's mesh never changes). The staging array must be written by writers
- * only: the mesh words a row keeps from an earlier call are known by the
- * skin's id alone.
+ * {@linkcode palette} and {@linkcode dual}. One writer per staging array
+ * ({@linkcode SkinRowWriter.for}), kept across calls: it keeps the mesh
+ * words of the last skin it saw (a skin's mesh never changes) and, per
+ * row, the id of the skin whose mesh words the row holds (a row that held
+ * the same skin last frame keeps its words). The staging array must be
+ * written by its writer only. An array grown is a new array, with a new
+ * writer.
  */
 export class SkinRowWriter {
   /** The last entity's joint count. */
@@ -51,9 +53,9 @@ export class SkinRowWriter {
   /** Whether the last entity's skin blends dual quaternions. */
   dual = false;
   readonly #state: WorldState;
-  readonly #owned: Owned;
-  readonly #stores: AnimationComponents;
-  readonly #renormalize: number;
+  #owned: Owned;
+  #stores: AnimationComponents;
+  #renormalize = 0;
   #asset: SkinAsset | undefined;
   #skinId = 0;
   readonly #mesh = new Uint32Array(MESH_WORDS);
@@ -61,19 +63,30 @@ export class SkinRowWriter {
   readonly #rows: Uint32Array;
   readonly #rowSkins: Float64Array;
 
-  /**
-   * `rows`: a job table's staging array; `renormalize`: the flag rows with
-   * normals or tangents get (0 or `SkinFlags.RENORMALIZE`).
-   */
-  constructor(state: WorldState, rows: Uint32Array, renormalize: number) {
+  private constructor(state: WorldState, rows: Uint32Array) {
     this.#state = state;
     this.#owned = state.owned;
     this.#stores = state.components;
-    this.#renormalize = renormalize;
     this.#rows = rows;
-    let skins = rowSkins.get(rows);
-    if (!skins) rowSkins.set(rows, skins = new Float64Array(Math.ceil(rows.length / JOB_WORDS)));
-    this.#rowSkins = skins;
+    this.#rowSkins = new Float64Array(Math.ceil(rows.length / JOB_WORDS));
+  }
+
+  /**
+   * The writer of staging array `rows` (a job table's) for one system call
+   * of world `state`; `renormalize`: the flag rows with normals or
+   * tangents get (0 or `SkinFlags.RENORMALIZE`).
+   */
+  static for(state: WorldState, rows: Uint32Array, renormalize: number): SkinRowWriter {
+    let writer = writers.get(rows);
+    if (!writer || writer.#state !== state) {
+      writers.set(rows, writer = new SkinRowWriter(state, rows));
+    }
+    // The world's records and stores are looked up once per call: they are
+    // replaced when the world grows.
+    writer.#owned = state.owned;
+    writer.#stores = state.components;
+    writer.#renormalize = renormalize;
+    return writer;
   }
 
   /**

@@ -236,7 +236,7 @@ export function writeSkinJobs(
   const bounds = state.jobs(tableName(name, "bounds"));
   bounds.begin(skinned.length, BOUNDS_FLOATS);
   const rows = table.staging(skinned.length * JOB_WORDS);
-  const writer = new SkinRowWriter(state, rows, options.renormalize ? SkinFlags.RENORMALIZE : 0);
+  const writer = SkinRowWriter.for(state, rows, options.renormalize ? SkinFlags.RENORMALIZE : 0);
   let maxEid = 0;
   for (let i = 0, at = 0; i < skinned.length; i++, at += JOB_WORDS) {
     const eid = skinned[i];

@@ -145,32 +145,15 @@ export function skinRigidDirections(
   outNormals: usize,
   outTangents: usize,
 ): void {
-  if (bounds) rigidModes(true, mode, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  else rigidModes(false, mode, 0, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-}
-
-// @ts-ignore: decorator
-@inline function rigidModes(
-  bounded: bool,
-  mode: i32,
-  bounds: usize,
-  n: u32,
-  count: u32,
-  palette: usize,
-  jp: usize,
-  o: usize,
-  positions: usize,
-  normals: usize,
-  tangents: usize,
-  outPositions: usize,
-  outNormals: usize,
-  outTangents: usize,
-): void {
   if (mode == NORMALS) {
-    rigidRuns(48, NORMALS, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    if (bounds) rigidRuns(48, NORMALS, true, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    else rigidRuns(48, NORMALS, false, 0, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else if (mode == TANGENTS) {
-    rigidRuns(48, TANGENTS, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    if (bounds) rigidRuns(48, TANGENTS, true, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    else rigidRuns(48, TANGENTS, false, 0, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+  } else if (bounds) {
+    rigidRuns(48, NORMALS | TANGENTS, true, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   } else {
-    rigidRuns(48, NORMALS | TANGENTS, bounded, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
+    rigidRuns(48, NORMALS | TANGENTS, false, 0, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }

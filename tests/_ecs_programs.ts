@@ -109,24 +109,50 @@ function capture(joints: number, name: string): Clip {
   return { name, animation: 0, start: 0, duration: 1, channels };
 }
 
-/** A world on a fresh core of `build` with the three kinds. */
+/** The kinds of character of a harness: cylinders, their parts' shapes. */
+const SHAPES = [
+  { parts: [{ joints: 5, segments: 4, rings: 3, influences: 4 }], normals: false },
+  { parts: [{ joints: 9, segments: 5, rings: 4, influences: 2 }], normals: true },
+  {
+    parts: [
+      { joints: 6, segments: 3, rings: 3, influences: 3 },
+      { joints: 6, segments: 4, rings: 2, influences: 1 },
+    ],
+    normals: true,
+  },
+  // Positions of two influences on scrambled joint pairs: no runs of a
+  // pair, so the kernel skins them from the palette transposed into the
+  // entity's scratch (at least four such vertices per joint).
+  {
+    parts: [{ joints: 12, segments: 8, rings: 10, influences: 2 }],
+    normals: false,
+    scramble: true,
+  },
+];
+
+/** Kinds of character in a harness. */
+export const KIND_COUNT = SHAPES.length;
+
+/**
+ * Replaces each two-influence vertex's joints by a pair of distinct joints
+ * of `jointCount` that varies from vertex to vertex (deterministic).
+ */
+function scramblePairs(joints: Uint16Array, jointCount: number): void {
+  for (let v = 0; v < joints.length / 2; v++) {
+    const a = (v * 7) % jointCount;
+    joints[2 * v] = a;
+    joints[2 * v + 1] = (a + 1 + (v * v * 13 + v) % (jointCount - 1)) % jointCount;
+  }
+}
+
+/** A world on a fresh core of `build` with the {@linkcode KIND_COUNT} kinds. */
 export function createHarness(build: CoreBuild): Harness {
   const core = Core.create(build);
   const world = createWorld();
   const components = createAnimation(world, { core });
-  const shapes = [
-    { parts: [{ joints: 5, segments: 4, rings: 3, influences: 4 }], normals: false },
-    { parts: [{ joints: 9, segments: 5, rings: 4, influences: 2 }], normals: true },
-    {
-      parts: [
-        { joints: 6, segments: 3, rings: 3, influences: 3 },
-        { joints: 6, segments: 4, rings: 2, influences: 1 },
-      ],
-      normals: true,
-    },
-  ];
-  const kinds = shapes.map(({ parts, normals }) => {
+  const kinds = SHAPES.map(({ parts, normals, scramble }) => {
     const cylinders = parts.map((p) => createCylinder(p));
+    if (scramble) cylinders.forEach((c) => scramblePairs(c.skin.joints, c.skeleton.parents.length));
     const skeleton = new SkeletonAsset(cylinders[0].skeleton, core);
     const meshes = cylinders.map((c) => c.skin);
     const skin = new SkinAsset(skeleton, meshes.length === 1 ? meshes[0] : meshes);

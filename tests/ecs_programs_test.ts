@@ -5,7 +5,8 @@
  * playing and cross-fading clips, writing poses and levels of detail,
  * adding IK chains and setting their targets (NaN refused),
  * tampering with store fields, disposing assets, and frames on all
- * entities or on random subsets — on three kinds of character, on every
+ * entities or on random subsets — on four kinds of character (one skinned
+ * from the palette transposed into its scratch), on every
  * build. A model predicts which calls must fail; after every call the
  * components are what the model says, no byte of an entity the call must
  * not touch (nor of any asset) changed, and after every frame each skinned
@@ -23,6 +24,7 @@ import {
 } from "bitecs";
 import {
   addAimIK,
+  addCharacter,
   addJointMat,
   addJointQuat,
   addLayer,
@@ -37,6 +39,7 @@ import {
   getPose,
   getSkinnedNormals,
   getSkinnedPositions,
+  getSkinningPalette,
   playClip,
   removeClipPlayer,
   removeIK,
@@ -48,13 +51,17 @@ import {
   setIKTarget,
   setJointPose,
 } from "../mod.ts";
-import { BUILDS, SEED, uniform, type Vec3 } from "./_arbitrary.ts";
+import { BUILDS, SEED, SIMD_BUILDS, uniform, type Vec3 } from "./_arbitrary.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import { coreMemory } from "../simd/_instance.ts";
+import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
 import {
   assertUnchanged,
   createHarness,
   type EntityModel,
   expectedSkin,
   type Harness,
+  KIND_COUNT,
   snapshot,
 } from "./_ecs_programs.ts";
 import type { ChainJob } from "./_ik.ts";
@@ -127,7 +134,7 @@ function spawn(h: Harness): number {
 }
 
 /** A whole character in five calls, so that programs reach frames with many skinned entities. */
-const character = fc.tuple(fc.nat(2), fc.boolean()).map(([kind, clip]) =>
+const character = fc.tuple(fc.nat(KIND_COUNT - 1), fc.boolean()).map(([kind, clip]) =>
   [
     `character ${kind} ${clip}`,
     (h: Harness) => {
@@ -155,7 +162,7 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
     call(h, () => removeEntity(h.world, eid));
     h.entities.delete(eid);
   }]),
-  fc.tuple(fc.integer({ min: -1, max: 50 }), fc.nat(2)).map(([pick, kind]) => [
+  fc.tuple(fc.integer({ min: -1, max: 50 }), fc.nat(KIND_COUNT - 1)).map(([pick, kind]) => [
     `addSkeleton ${pick} ${kind}`,
     (h: Harness) => {
       const eid = entity(h, pick), m = h.entities.get(eid);
@@ -314,7 +321,7 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
       expectFailure(h, () => addComponent(h.world, eid, h.components[name]), eid);
     },
   ]),
-  fc.nat(2).map((kind) => [`dispose ${kind}`, (h: Harness) => {
+  fc.nat(KIND_COUNT - 1).map((kind) => [`dispose ${kind}`, (h: Harness) => {
     h.kinds[kind].skin.dispose();
     h.kinds[kind].skeleton.dispose();
     h.disposed[kind] = true;
@@ -430,3 +437,38 @@ for (const build of BUILDS) {
 
 // The ComponentError import documents the expected class; keep it referenced.
 void ComponentError;
+
+Deno.test("ECS programs: the scrambled kind is skinned from the palette transposed into its scratch", () => {
+  // Without this, the programs could pass with the kernel never taking
+  // that path (it needs two-influence positions without runs of a pair).
+  for (const build of SIMD_BUILDS) {
+    const h = createHarness(build);
+    const { skeleton, skin } = h.kinds[KIND_COUNT - 1];
+    const eid = addEntity(h.world);
+    addCharacter(h.world, eid, skeleton, skin, { normals: false, tangents: false });
+    getPose(h.world, eid)[1] = 0.25;
+    createAnimationPipeline()(h.world, 0);
+    const columns = stateOf(h.world, "test").owned.skinColumns[eid];
+    assert(columns !== 0, `${build}: a linear skin has a scratch`);
+    // The kernel writes jointCount columns there (tests/skin_pair_columns_test.ts):
+    // they must end within the entity's skin block.
+    const block = stateOf(h.world, "test").owned.skinBlock[eid];
+    const blockEnd = block + coreMemory(h.core).sizeOf(block)!;
+    assert(
+      columns + skin.mesh.jointCount * JOINT_COLUMN_BYTES <= blockEnd,
+      `${build}: scratch past the block`,
+    );
+    const palette = getSkinningPalette(h.world, eid), f32 = coreMemory(h.core).views().f32;
+    for (let j = 0; j < skin.mesh.jointCount; j++) {
+      for (let c = 0; c < 4; c++) {
+        for (let r = 0; r < 3; r++) {
+          assertEquals(
+            f32[(columns >> 2) + j * 16 + c * 4 + r],
+            palette[j * 12 + r * 4 + c],
+            `${build}: joint ${j}`,
+          );
+        }
+      }
+    }
+  }
+});

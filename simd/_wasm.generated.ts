@@ -2,7 +2,7 @@
 // Sources: simd/assembly/{abi.ts,blend.ts,common.ts,copy.ts,ik.ts,index.ts,layers.ts,pose.ts,sample.ts,sample_bisect.ts,sample_keys.ts,sample_shared.ts,sample_sync.ts,scan.ts,skeleton.ts,skin_common.ts,skin_dq.ts,skin_dq_pairs.ts,skin_emit.ts,skin_pair_columns.ts,skin_pair_rows.ts,skin_pairs.ts,skin_positions.ts,skin_quads.ts,skin_rigid.ts,skin_vertices.ts,skinning.ts}, compiled with assemblyscript@0.28.20.
 
 /** SHA-256 of the core's sources, compiler and flags. */
-export const SOURCE_HASH = "ed5892f3b9e5af2606f128ffc81471808e2b60fb162c337eec671292218932b8";
+export const SOURCE_HASH = "5d91654ca888f790abad50fb8806dbd9df6e8185cc0dc23bad374f7aa6cffa56";
 
 /** Core build `simd`, 169622 bytes, base64. */
 export const SIMD_WASM =

@@ -57,3 +57,17 @@ export function skinAt(
     jointCount,
   );
 }
+
+/**
+ * The palette's columns as the linear kernel writes them into its scratch:
+ * per joint the rotation's three columns and the translation, lane 3 zero.
+ */
+export function paletteColumns(palette: ArrayLike<number>, joints: number): Float32Array {
+  const columns = new Float32Array(joints * 16);
+  for (let j = 0; j < joints; j++) {
+    for (let c = 0; c < 4; c++) {
+      for (let r = 0; r < 3; r++) columns[j * 16 + c * 4 + r] = palette[j * 12 + r * 4 + c];
+    }
+  }
+  return columns;
+}

@@ -15,7 +15,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams, SIMD_BUILDS } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";
-import { copyToCore, skinAt } from "./_skin_call.ts";
+import { copyToCore, paletteColumns, skinAt } from "./_skin_call.ts";
 
 const SENTINEL = 12345.5;
 
@@ -32,17 +32,6 @@ const caseArb = fc.record({
   bounded: fc.boolean(),
   seed: fc.integer(),
 });
-
-/** The palette's columns as the kernel writes them: rotation columns, translation, lane 3 zero. */
-function columnsOf(palette: Float32Array, joints: number): Float32Array {
-  const columns = new Float32Array(joints * 16);
-  for (let j = 0; j < joints; j++) {
-    for (let c = 0; c < 4; c++) {
-      for (let r = 0; r < 3; r++) columns[j * 16 + c * 4 + r] = palette[j * 12 + r * 4 + c];
-    }
-  }
-  return columns;
-}
 
 Deno.test("skinVertices with a columns scratch: every build equals the reference on two-influence parts", () => {
   let transposed = 0, untouched = 0;
@@ -145,7 +134,7 @@ Deno.test("skinVertices with a columns scratch: every build equals the reference
         } else {
           assertEquals(
             Array.from(scratch.subarray(0, jointCount * 16)),
-            Array.from(columnsOf(palette, jointCount)),
+            Array.from(paletteColumns(palette, jointCount)),
             `${build}: the scratch holds the palette's columns`,
           );
           assert(!normals, `${build}: columns with normals (no loop reads them)`);

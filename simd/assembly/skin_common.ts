@@ -39,22 +39,29 @@ import { vmax, vmin } from "./common";
   return f32x4.add(s, i32x4.shuffle(s, s, 2, 3, 0, 1));
 }
 
-// (sum a, sum b, sum c, 1): the transpose-add of three dot-product rows.
-// `e3` = (0, 0, 0, 1) as a fourth row makes w come out as exactly 1.
+// (sum a, sum b, sum c, sum d): the horizontal sums of four vectors, one
+// transpose-add.
 // @ts-ignore: decorator
-@inline export function hsum3w(a: v128, b: v128, c: v128, e3: v128): v128 {
+@inline export function hsum4(a: v128, b: v128, c: v128, d: v128): v128 {
   const ab = f32x4.add(
     i32x4.shuffle(a, b, 0, 4, 1, 5),
     i32x4.shuffle(a, b, 2, 6, 3, 7),
   );
-  const cu = f32x4.add(
-    i32x4.shuffle(c, e3, 0, 4, 1, 5),
-    i32x4.shuffle(c, e3, 2, 6, 3, 7),
+  const cd = f32x4.add(
+    i32x4.shuffle(c, d, 0, 4, 1, 5),
+    i32x4.shuffle(c, d, 2, 6, 3, 7),
   );
   return f32x4.add(
-    i32x4.shuffle(ab, cu, 0, 1, 4, 5),
-    i32x4.shuffle(ab, cu, 2, 3, 6, 7),
+    i32x4.shuffle(ab, cd, 0, 1, 4, 5),
+    i32x4.shuffle(ab, cd, 2, 3, 6, 7),
   );
+}
+
+// (sum a, sum b, sum c, 1): the transpose-add of three dot-product rows.
+// `e3` = (0, 0, 0, 1) as a fourth row makes w come out as exactly 1.
+// @ts-ignore: decorator
+@inline export function hsum3w(a: v128, b: v128, c: v128, e3: v128): v128 {
+  return hsum4(a, b, c, e3);
 }
 
 // (0, 0, 0, 1), built from `seed` so that it is computed once before a loop
@@ -89,9 +96,7 @@ import { vmax, vmin } from "./common";
 // length is zero or not finite.
 // @ts-ignore: decorator
 @inline function inverseLengths(a: v128, b: v128, c: v128, d: v128, one: v128): v128 {
-  const ab = f32x4.add(i32x4.shuffle(a, b, 0, 4, 1, 5), i32x4.shuffle(a, b, 2, 6, 3, 7));
-  const cd = f32x4.add(i32x4.shuffle(c, d, 0, 4, 1, 5), i32x4.shuffle(c, d, 2, 6, 3, 7));
-  const s = f32x4.add(i32x4.shuffle(ab, cd, 0, 1, 4, 5), i32x4.shuffle(ab, cd, 2, 3, 6, 7));
+  const s = hsum4(a, b, c, d);
   return v128.and(f32x4.div(one, f32x4.sqrt(s)), f32x4.gt(s, f32x4.splat(0)));
 }
 

@@ -8,6 +8,7 @@
  */
 import type { SkinningKernel } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
+import * as ref from "../simd/reference.ts";
 
 /**
  * Copies `array` into `memory` with 16 bytes to spare (the three-influence
@@ -70,4 +71,38 @@ export function paletteColumns(palette: ArrayLike<number>, joints: number): Floa
     }
   }
   return columns;
+}
+
+/**
+ * The scalar reference's three output streams for `vertexCount` vertices
+ * (`kernel`'s signature: palette or dual-quaternion table, parts, joints,
+ * weights, the three input streams, flags, influence cap).
+ */
+export function referenceOutputs(
+  kernel: "skinVertices" | "skinDualQuaternions",
+  transforms: Float32Array,
+  parts: Uint32Array,
+  joints: Uint16Array,
+  weights: Float32Array,
+  inputs: readonly Float32Array[],
+  vertexCount: number,
+  flags: number,
+  maxInfluences: number,
+): Float32Array[] {
+  const out = [0, 1, 2].map(() => new Float32Array(vertexCount * 4));
+  ref[kernel](
+    transforms,
+    parts,
+    joints,
+    weights,
+    inputs[0],
+    inputs[1],
+    inputs[2],
+    out[0],
+    out[1],
+    out[2],
+    flags,
+    maxInfluences,
+  );
+  return out;
 }

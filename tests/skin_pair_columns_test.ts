@@ -11,11 +11,10 @@ import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { JOINT_COLUMN_BYTES, SKIN_NORMALS } from "../simd/_abi.ts";
 import { instantiate } from "../simd/_core.ts";
-import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams, SIMD_BUILDS } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";
-import { copyToCore, paletteColumns, skinAt } from "./_skin_call.ts";
+import { copyToCore, paletteColumns, referenceOutputs, skinAt } from "./_skin_call.ts";
 
 const SENTINEL = 12345.5;
 
@@ -63,18 +62,14 @@ Deno.test("skinVertices with a columns scratch: every build equals the reference
       const flags = normals ? SKIN_NORMALS : 0;
       const words = Uint32Array.from(partWords);
       const jointArray = Uint16Array.from(joints), weightArray = Float32Array.from(weights);
-      const expected = [0, 1, 2].map(() => new Float32Array(vertexCount * 4));
-      ref.skinVertices(
+      const expected = referenceOutputs(
+        "skinVertices",
         palette,
         words,
         jointArray,
         weightArray,
-        inputs[0],
-        inputs[1],
-        inputs[2],
-        expected[0],
-        expected[1],
-        expected[2],
+        inputs,
+        vertexCount,
         flags,
         cap,
       );

@@ -16,7 +16,7 @@ import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
-import { copyToCore, skinAt } from "./_skin_call.ts";
+import { copyToCore, referenceOutputs, skinAt } from "./_skin_call.ts";
 
 const JOINTS = 7;
 const SENTINEL = 12345.5;
@@ -127,18 +127,14 @@ function check(
   flags: number,
   cap: number,
 ): void {
-  const expected = [0, 1, 2].map(() => new Float32Array(vertexCount * 4));
-  ref[kernel](
+  const expected = referenceOutputs(
+    kernel,
     transforms,
     words,
     jointArray,
     weightArray,
-    inputs[0],
-    inputs[1],
-    inputs[2],
-    expected[0],
-    expected[1],
-    expected[2],
+    inputs,
+    vertexCount,
     flags,
     cap,
   );

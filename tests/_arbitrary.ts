@@ -75,6 +75,23 @@ export function fcParams<T>(numRuns: number = RUNS): fc.Parameters<T> {
   return { seed: SEED, numRuns, endOnFailure: true };
 }
 
+/**
+ * Checks `property` on batches of `numRuns` seeded cases, the first with
+ * {@linkcode SEED} itself, until `covered()` holds or `batches` have run:
+ * for properties that must also take a path often enough (the caller counts
+ * it and asserts the count afterwards), whatever `MARROW_SEED` draws.
+ */
+export function assertCovering<Ts extends [unknown, ...unknown[]]>(
+  property: fc.IProperty<Ts>,
+  numRuns: number,
+  covered: () => boolean,
+  batches = 8,
+): void {
+  for (let batch = 0; batch === 0 || (batch < batches && !covered()); batch++) {
+    fc.assert(property, { ...fcParams<Ts>(numRuns), seed: (SEED + batch * 0x9e3779b9) | 0 });
+  }
+}
+
 /** One deterministic value of `arb` (for the large explicit sizes). */
 export function sampleOne<T>(arb: fc.Arbitrary<T>, salt = 0): T {
   return fc.sample(arb, { seed: (SEED + salt) | 0, numRuns: 1 })[0];

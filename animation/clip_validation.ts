@@ -62,6 +62,13 @@ const MAX_JOINT = 32766;
 const MAX_VALUE = 1e18;
 /** How far a LINEAR or STEP rotation key may be from unit length. */
 const UNIT_TOLERANCE = 1e-3;
+/**
+ * Least time between consecutive keys, in seconds. The samplers divide by
+ * key intervals (and by intervals cut into up to 64 pieces) in float32;
+ * keys 1e-37 s apart or closer overflowed it, and compacted clips sampled
+ * poses far from their keys, or NaN (a fuzzed file's, 5.8e-39 s apart).
+ */
+export const MIN_KEY_INTERVAL = 1e-30;
 
 const validated = new WeakSet<Clip>();
 
@@ -71,7 +78,7 @@ const validated = new WeakSet<Clip>();
  * negative duration); a joint that is not a whole number in `0..32766`; a
  * path other than translation, rotation or scale; an unknown
  * interpolation; no keys; key times that are not finite and strictly
- * increasing; values that are not `Float32Array`s of 3 (translation,
+ * increasing, or closer than {@linkcode MIN_KEY_INTERVAL} (1e-30 s); values that are not `Float32Array`s of 3 (translation,
  * scale) or 4 (rotation) components per key, three elements per key for
  * `CUBICSPLINE`; a value that is not finite or beyond ±1e18; a `LINEAR` or
  * `STEP` rotation that is not a unit quaternion (within 1e-3); two
@@ -135,6 +142,14 @@ function validateChannel(
     if (!Number.isFinite(times[k])) fail(c, k, `time is ${times[k]}`);
     if (k > 0 && !(times[k] > times[k - 1])) {
       fail(c, k, `time ${times[k]} does not come after ${times[k - 1]}`);
+    }
+    if (k > 0 && !(times[k] - times[k - 1] >= MIN_KEY_INTERVAL)) {
+      fail(
+        c,
+        k,
+        `time ${times[k]} is less than ${MIN_KEY_INTERVAL} s after ${times[k - 1]} ` +
+          "(the samplers divide by key intervals)",
+      );
     }
   }
   const size = path === "rotation" ? 4 : 3;

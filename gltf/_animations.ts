@@ -13,7 +13,7 @@ import { markClip, readMarkers } from "./_markers.ts";
 import type { ClipMarker } from "../animation/markers.ts";
 import type { Animation, AnimationSampler, Node } from "@gltf-transform/core";
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "../animation/clip.ts";
-import { ClipError, validateClip } from "../animation/clip_validation.ts";
+import { ClipError, MIN_KEY_INTERVAL, validateClip } from "../animation/clip_validation.ts";
 import type { ImportContext } from "./_context.ts";
 
 /** One glTF animation channel, converted once and shared by skeletons. */
@@ -66,10 +66,14 @@ export function readAnimation(
     );
     const times = Float32Array.from(input.getArray()!);
     for (let i = 0; i < times.length; i++) {
-      if (!(times[i] >= 0) || !Number.isFinite(times[i]) || (i > 0 && !(times[i] > times[i - 1]))) {
+      if (
+        !(times[i] >= 0) || !Number.isFinite(times[i]) ||
+        (i > 0 && !(times[i] - times[i - 1] >= MIN_KEY_INTERVAL))
+      ) {
         ctx.fail(
           `${at}/input`,
-          `key times must be finite, >= 0 and strictly increasing, but key ${i} is at ${times[i]}` +
+          `key times must be finite, >= 0 and strictly increasing by at least ${MIN_KEY_INTERVAL} s, ` +
+            `but key ${i} is at ${times[i]}` +
             (i > 0 ? ` after ${times[i - 1]}` : ""),
         );
       }

@@ -12,6 +12,7 @@ import {
   clipBytes,
   ClipError,
   compactClip,
+  Core,
   createAnimationPipeline,
   createClip,
   crossFadeTo,
@@ -20,10 +21,13 @@ import {
   playClip,
   removeClipPlayer,
   setClipBudget,
+  SkeletonAsset,
   validateClip,
 } from "../mod.ts";
 import { ComponentError } from "../components/errors.ts";
-import { createScene } from "./_scene.ts";
+import { BUILDS } from "./_arbitrary.ts";
+import { randomSkeleton, sampleOnCore } from "./_compact.ts";
+import { createScene, random } from "./_scene.ts";
 
 type ChannelInit = Parameters<typeof createClip>[0]["channels"][number];
 
@@ -52,6 +56,47 @@ Deno.test("createClip builds a frozen, validated clip with its duration", () => 
   assertEquals(clip.channels[0].node, -1);
   assert(Object.isFrozen(clip) && Object.isFrozen(clip.channels));
   validateClip(clip);
+});
+
+Deno.test("keys closer than MIN_KEY_INTERVAL are refused; at it, a clip compacts within its tolerance and samples finite on every build", () => {
+  // A fuzzed glTF's keys, 5.8e-39 s apart: compacting its clip threw (the
+  // error it measured while sampling was NaN).
+  refused([turn({ times: new Float32Array([0, 5.843e-39]) })], 0, 1, "less than 1e-30 s after 0");
+  refused(
+    [turn({ joint: 2 }), turn({ times: new Float32Array([1e-31, 5e-31]) })],
+    1,
+    1,
+    "less than 1e-30 s after 9.99",
+  );
+  // At the limit, that file's joint (a turn and a move) beside a channel
+  // whose keys last 1.25 s: 5.8e-39 s apart, its compact form's error was
+  // 1e4 times its tolerance.
+  const brief = new Float32Array([0, 1e-30]);
+  const clip = createClip({
+    name: "brief",
+    channels: [
+      turn({ path: "translation", times: brief, values: Float32Array.of(0, 0, 0.05, 0, 0, 0.06) }),
+      turn({
+        times: brief,
+        values: Float32Array.of(-0.7271, 0, 0, -0.6865, -0.6355, 0, 0, -0.7721),
+      }),
+      turn({
+        joint: 2,
+        path: "translation",
+        times: new Float32Array([0, 1.25]),
+        values: new Float32Array(6),
+      }),
+    ],
+  });
+  const definition = randomSkeleton(3, random(5));
+  const times = [0, 2.5e-31, 5e-31, 7.5e-31, 1e-30, 0.5, 1.25, 0.1, 0];
+  for (const build of BUILDS) {
+    for (const [i, pose] of sampleOnCore(build, definition, clip, times).entries()) {
+      assert(pose.every(Number.isFinite), `${build}: t=${times[i]}`);
+    }
+  }
+  const compact = compactClip(clip, new SkeletonAsset(definition, Core.create("scalar")));
+  assert(compact.maxError <= compact.tolerance, `error ${compact.maxError}`);
 });
 
 Deno.test("malformed channels are ClipErrors naming clip, channel and key", () => {

@@ -254,6 +254,15 @@ Deno.test("broken skin and animation data are import errors", async () => {
   );
   await rejectsBroken(
     (doc) => {
+      const input = doc.getRoot().listAnimations()[0].listSamplers()[0]
+        .getInput()!;
+      input.setArray(new Float32Array([0, 5.843e-39, 0.75, 2]));
+    },
+    "at /animations/0/samplers/0/input",
+    "strictly increasing by at least 1e-30 s, but key 1 is at 5.84",
+  );
+  await rejectsBroken(
+    (doc) => {
       const output = doc.getRoot().listAnimations()[0].listSamplers()[0]
         .getOutput()!;
       output.setArray(output.getArray()!.slice(0, 8));

@@ -67,7 +67,15 @@ function run(build: (typeof BUILDS)[number], chain: RandomChain, jobs: ChainJob[
   }
 }
 
-/** Joints outside `start`'s subtree untouched; inside, model = model[parent] * local. */
+/**
+ * Inside `start`'s subtree, model = model[parent] * local; other joints
+ * keep their local matrices bit for bit, and their model matrices too
+ * outside `start..last`. The kernel transforms the range: a joint of
+ * another branch that the skeleton's order puts in it is recomputed from
+ * its unchanged parent and local matrix, so it keeps its model matrix to
+ * float rounding (bit for bit where the model matrices came from the same
+ * core's transform, as in the ECS; here they come from the reference).
+ */
 function assertSubtree(
   chain: RandomChain,
   start: number,
@@ -85,8 +93,14 @@ function assertSubtree(
   for (let j = 0; j < chain.parents.length; j++) {
     if (inside.has(j)) continue;
     const range = [j * MATRIX_FLOATS, (j + 1) * MATRIX_FLOATS] as const;
-    assertEquals(after.model.slice(...range), chain.model.slice(...range), `joint ${j} model`);
     assertEquals(after.local.slice(...range), chain.local.slice(...range), `joint ${j} local`);
+    if (j < start || j > last) {
+      assertEquals(after.model.slice(...range), chain.model.slice(...range), `joint ${j} model`);
+      continue;
+    }
+    for (let i = range[0]; i < range[1]; i++) {
+      assert(Math.abs(after.model[i] - chain.model[i]) <= 2e-5 * scale, `joint ${j} model`);
+    }
   }
 }
 

@@ -20,17 +20,21 @@ import {
   createAnimation,
   createAnimationPipeline,
   createCharacterAssets,
+  disposeAnimation,
   getIKReached,
   getModelMatrices,
   getSkinningPalette,
   importGltf,
   playClip,
   setIKTarget,
+  SkeletonAsset,
   updateIKChain,
 } from "../mod.ts";
 import * as ref from "../simd/reference.ts";
 import { BUILDS, coreFor, type Vec3 } from "./_arbitrary.ts";
 import { angle, cross, direction, dot, intoJoint, norm, position, sub, unit } from "./_ik.ts";
+import { randomSkeleton } from "./_compact.ts";
+import { random } from "./_scene.ts";
 import { assetUrl, testOnModels } from "./_three_gltf.ts";
 
 const LIMBS = ["Left", "Right"].flatMap((side) => [
@@ -154,6 +158,41 @@ testOnModels(["Xbot.glb", "Soldier.glb"], "default hinge axes bend knees forward
       updateIKChain(world, eid, leg, { weight: 0 });
     }
     skin.dispose();
+    skeleton.dispose();
+  }
+});
+
+Deno.test("ikSystem on a skeleton whose branches interleave: the other branch's matrices stay bit for bit", () => {
+  // Breadth-first order: the chain 1 -> 3 -> 5 and the branch 2 -> 4 -> 6
+  // share the joint range 1..5 that the kernel re-transforms.
+  const definition = randomSkeleton(7, random(21));
+  (definition.parents as Int16Array).set([-1, 0, 0, 1, 2, 3, 4]);
+  for (const build of BUILDS) {
+    const core = coreFor(build);
+    const skeleton = new SkeletonAsset(definition, core);
+    const world = createWorld();
+    createAnimation(world, { core });
+    const eid = addEntity(world);
+    addCharacter(world, eid, skeleton);
+    const animate = createAnimationPipeline();
+    animate(world, 0);
+    const before = getModelMatrices(world, eid).slice();
+    const chain = addTwoBoneIK(world, eid, { start: "j1", mid: "j3", end: "j5" });
+    const s = position(before, 1);
+    setIKTarget(world, eid, chain, [s[0] + 0.1, s[1] - 0.2, s[2] + 0.05]);
+    animate(world, 0);
+    const after = getModelMatrices(world, eid);
+    for (const j of [0, 2, 4, 6]) {
+      const range = [j * 12, (j + 1) * 12] as const;
+      assertEquals(after.slice(...range), before.slice(...range), `${build}: joint ${j}`);
+    }
+    assert(
+      [1, 3, 5].some((j) =>
+        after.slice(j * 12, j * 12 + 12).some((x, i) => x !== before[j * 12 + i])
+      ),
+      `${build}: the chain did not move`,
+    );
+    disposeAnimation(world);
     skeleton.dispose();
   }
 });

@@ -78,8 +78,9 @@ const validated = new WeakSet<Clip>();
  * negative duration); a joint that is not a whole number in `0..32766`; a
  * path other than translation, rotation or scale; an unknown
  * interpolation; no keys; key times that are not finite and strictly
- * increasing, or closer than {@linkcode MIN_KEY_INTERVAL} (1e-30 s); values that are not `Float32Array`s of 3 (translation,
- * scale) or 4 (rotation) components per key, three elements per key for
+ * increasing, or closer than {@linkcode MIN_KEY_INTERVAL} (1e-30 s); values
+ * that are not `Float32Array`s of 3 (translation, scale) or 4 (rotation)
+ * components per key, three elements per key for
  * `CUBICSPLINE`; a value that is not finite or beyond ±1e18; a `LINEAR` or
  * `STEP` rotation that is not a unit quaternion (within 1e-3); two
  * channels for the same joint and path. A clip that passed is remembered

@@ -77,19 +77,22 @@ export function fcParams<T>(numRuns: number = RUNS): fc.Parameters<T> {
 
 /**
  * Checks `property` on batches of `numRuns` seeded cases, the first with
- * {@linkcode SEED} itself, until `covered()` holds or `batches` have run:
- * for properties that must also take a path often enough (the caller counts
- * it and asserts the count afterwards), whatever `MARROW_SEED` draws.
+ * {@linkcode SEED} itself, until `uncovered()` (the caller's count of a path
+ * the property must take often enough) gives no complaint or `batches` have
+ * run, then fails with the complaint left: coverage whatever `MARROW_SEED`
+ * draws.
  */
 export function assertCovering<Ts extends [unknown, ...unknown[]]>(
   property: fc.IProperty<Ts>,
   numRuns: number,
-  covered: () => boolean,
+  uncovered: () => string | undefined,
   batches = 8,
 ): void {
-  for (let batch = 0; batch === 0 || (batch < batches && !covered()); batch++) {
+  for (let batch = 0; batch === 0 || (batch < batches && uncovered()); batch++) {
     fc.assert(property, { ...fcParams<Ts>(numRuns), seed: (SEED + batch * 0x9e3779b9) | 0 });
   }
+  const complaint = uncovered();
+  if (complaint) fail(complaint);
 }
 
 /** One deterministic value of `arb` (for the large explicit sizes). */

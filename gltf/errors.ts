@@ -16,7 +16,9 @@ export interface GltfImportErrorOptions extends ErrorOptions {
 /**
  * A glTF file could not be read or holds data that cannot be imported.
  * The message is one sentence naming the file, the JSON pointer (when the
- * problem is inside the file) and what is wrong.
+ * problem is inside the file) and what is wrong, on one line: control
+ * characters from the file (a name, the token JSON.parse stopped at) are
+ * escaped, `\n`, `\r` and `\t` as in JSON, others as `\u00XX`.
  */
 export class GltfImportError extends Error {
   /** The file (path, URL or the caller's name for the bytes). */
@@ -34,9 +36,20 @@ export class GltfImportError extends Error {
    */
   constructor(file: string, message: string, options?: GltfImportErrorOptions) {
     const pointer = options?.pointer ?? "";
-    super(`${file}${pointer ? ` at ${pointer}` : ""}: ${message}`, options);
+    super(oneLine(`${file}${pointer ? ` at ${pointer}` : ""}: ${message}`), options);
     this.name = "GltfImportError";
     this.file = file;
     this.pointer = pointer;
   }
+}
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** `text` with its control and line-separator characters escaped. */
+function oneLine(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex -- control characters are what it escapes
+    /[\u0000-\u001f\u007f\u2028\u2029]/g,
+    (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

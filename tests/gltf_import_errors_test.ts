@@ -199,6 +199,19 @@ async function rejectsBroken(
   );
 }
 
+Deno.test("import errors are one line: control characters from the file are escaped", async () => {
+  // A fuzzed file's newline where JSON.parse wanted `true`: its message
+  // quoted the newline.
+  const parse = await rejects(
+    parseGltf(new TextEncoder().encode('{"asset": tr\nue}'), { name: "x.gltf" }),
+    "x.gltf: the glTF JSON does not parse (Unexpected token '\\n')",
+  );
+  assert(!parse.message.includes("\n"), parse.message);
+  const named = new GltfImportError("a\r\nb\u2028.glb", "tab\there, bell\u0007");
+  assertEquals(named.message, "a\\r\\nb\\u2028.glb: tab\\there, bell\\u0007");
+  assertEquals(named.file, "a\r\nb\u2028.glb");
+});
+
 Deno.test("broken skin and animation data are import errors", async () => {
   const prim = (doc: Document) => doc.getRoot().listMeshes()[0].listPrimitives()[0];
   await rejectsBroken(

@@ -39,7 +39,7 @@ export function stackOf(
       const base = allocateLayer(memory, skeleton.jointCount, {
         playback: undefined,
         blend: undefined,
-        mode: "override",
+        mode: "blend",
         weight: 1,
         target: 1,
         rate: 0,

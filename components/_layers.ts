@@ -13,8 +13,14 @@ import { poseFloats } from "../simd/layout.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import type { Playback } from "./_world.ts";
 
-/** How a layer combines with those below it. */
-export type LayerMode = "override" | "additive";
+/**
+ * How a layer combines with the others: `"blend"` layers average together
+ * (ozz-animation's BlendingJob: by weight × mask, normalized, the rest pose
+ * filling in below the threshold); `"override"` and `"additive"` layers then
+ * apply on that, in layer order, an override replacing by weight × mask what
+ * is below it, an additive adding its clip's change from a reference.
+ */
+export type LayerMode = "blend" | "override" | "additive";
 
 /** Most layers an entity may have (the base layer included). */
 export const MAX_LAYERS = 32;

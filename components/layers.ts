@@ -4,16 +4,23 @@
  * Layer 0 is the ClipPlayer's own (`playClip`, `crossFadeTo`); layers added
  * with {@linkcode addLayer} or {@linkcode addLocomotionLayer} come after it.
  *
- * - **Override** layers blend as ozz-animation's BlendingJob does: per
- *   joint, the weighted average of every override layer (weight × mask),
- *   with the rest pose filling in where the total weight is below the
- *   entity's threshold ({@linkcode setBlendThreshold}, default 0.1), so a
- *   lone layer at weight 0.5 is not pulled halfway to the rest pose.
- *   three.js fills up to 1 instead: threshold 1 gives its behaviour.
- * - **Additive** layers then add their clip's difference from a reference
- *   pose (by default the clip's first frame, as three.js
+ * - **Blend** layers (layer 0 always; others with `mode: "blend"`)
+ *   average as ozz-animation's BlendingJob does: per joint, the weighted
+ *   average of every blend layer (weight × mask), with the rest pose
+ *   filling in where the total weight is below the entity's threshold
+ *   ({@linkcode setBlendThreshold}, default 0.1), so a lone layer at weight
+ *   0.5 is not pulled halfway to the rest pose. three.js fills up to 1
+ *   instead: threshold 1 gives its behaviour. A cross-fade is a blend of
+ *   two clips on layer 0.
+ * - **Override** layers (the default of {@linkcode addLayer}) then apply on
+ *   top, in layer order, as Unity's override layers and Unreal's layered
+ *   blend per bone: each replaces what is below it by weight × mask, per
+ *   joint (1: the layer's pose; 0.5: halfway, translations and scales
+ *   lerped, rotations nlerped along the shorter arc).
+ * - **Additive** layers, in the same order, add their clip's difference
+ *   from a reference pose (by default the clip's first frame, as three.js
  *   `AnimationUtils.makeClipAdditive`), scaled by weight × mask: a breath,
- *   a flinch, a lean, on top of whatever plays.
+ *   a flinch, a lean, on top of whatever plays below them.
  *
  * A layer only affects the joints its clips animate (three.js leaves a
  * property an action has no track for to the other actions); the rest
@@ -44,7 +51,11 @@ export { MAX_LAYERS } from "./_layers.ts";
 export interface LayerOptions extends PlaybackOptions {
   /** Weight in [0, 1]. Default 1. */
   readonly weight?: number;
-  /** `"override"` (default) or `"additive"`. */
+  /**
+   * `"override"` (default: replaces the layers below by weight × mask),
+   * `"blend"` (averaged with layer 0 and the other blend layers) or
+   * `"additive"`.
+   */
   readonly mode?: LayerMode;
   /** Per-joint weights in [0, 1], one per joint (`jointMask`). Default: every joint 1. */
   readonly mask?: ArrayLike<number>;
@@ -60,7 +71,7 @@ export interface LayerOptions extends PlaybackOptions {
 export interface LayerInfo {
   /** The clip playing (layer 0: the one fading out during a cross-fade; a locomotion layer: its first). */
   readonly clip: Clip;
-  /** `"override"` or `"additive"`. */
+  /** `"blend"` (layer 0's), `"override"` or `"additive"`. */
   readonly mode: LayerMode;
   /** Current weight. */
   readonly weight: number;
@@ -87,8 +98,12 @@ export function addLayer(
   const n = skeleton.jointCount;
   const weight = checkWeight(eid, "addLayer", options?.weight ?? 1);
   const mode = options?.mode ?? "override";
-  if (mode !== "override" && mode !== "additive") {
-    throw fail(eid, "addLayer", `mode: expected "override" or "additive", got ${mode}`);
+  if (mode !== "override" && mode !== "blend" && mode !== "additive") {
+    throw fail(
+      eid,
+      "addLayer",
+      `mode: expected "override", "blend" or "additive", got ${mode}`,
+    );
   }
   const mask = options?.mask === undefined
     ? undefined
@@ -240,7 +255,7 @@ export function getLayers(world: object, eid: number): LayerInfo[] {
   const layers = player.stack?.layers;
   const base = {
     clip: player.current.clip,
-    mode: "override" as const,
+    mode: "blend" as const,
     weight: layers?.[0].weight ?? 1,
     time: state.components.ClipPlayer.time[eid],
   };

@@ -1,8 +1,9 @@
 /**
  * Locomotion layers: a 1D blend of cycles (idle, walk, run) by a parameter
  * (a speed), their normalized times kept in phase so that feet do not
- * slide. A locomotion layer is an override layer like the others
- * (`components/layers.ts`): it has a weight and a mask.
+ * slide. A locomotion layer is a layer like the others
+ * (`components/layers.ts`): it has a weight, a mask and a mode (`"blend"`
+ * or `"override"`).
  *
  * @module
  */
@@ -34,6 +35,11 @@ export interface LocomotionOptions {
   readonly mask?: ArrayLike<number>;
   /** Playback rate of the blended cycle. Default 1. */
   readonly speed?: number;
+  /**
+   * `"blend"` (default: averaged with layer 0 and the other blend layers)
+   * or `"override"` (replaces what is below it by weight × mask).
+   */
+  readonly mode?: "blend" | "override";
 }
 
 /**
@@ -71,6 +77,10 @@ export function addLocomotionLayer(
     throw fail(eid, "addLocomotionLayer", `speed: expected a finite number, got ${speed}`);
   }
   const weight = checkWeight(eid, "addLocomotionLayer", options?.weight ?? 1);
+  const mode = options?.mode ?? "blend";
+  if (mode !== "blend" && mode !== "override") {
+    throw fail(eid, "addLocomotionLayer", `mode: expected "blend" or "override", got ${mode}`);
+  }
   const mask = options?.mask === undefined
     ? undefined
     : checkedMask(options.mask, n, `entity ${eid}: addLocomotionLayer: mask`);
@@ -83,7 +93,7 @@ export function addLocomotionLayer(
     layer = allocateLayer(memory, n, {
       playback: undefined,
       blend: { points: sorted, parameter, phase: 0, speed, scratch },
-      mode: "override",
+      mode,
       weight,
       target: weight,
       rate: 0,

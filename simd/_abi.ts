@@ -23,9 +23,9 @@
  * | skinPositionsBatch    | model, bases, joints, counts, out, vertexCount        |
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
  * | blendLayersBatch      | two tables: blendPosesBatch jobs, then out,           |
- * |                       | jointCount, rest, layers, overrideCount,              |
- * |                       | additiveCount, threshold (f32 bits); `layers` holds   |
- * |                       | entries of pose, mask, weight (f32 bits), reference   |
+ * |                       | jointCount, rest, layers, blendCount, topCount,       |
+ * |                       | threshold (f32 bits); `layers` holds entries of pose, |
+ * |                       | mask, weight (f32 bits), reference (0: override)      |
  * | sampleCompactBatch    | clip, cache, out, groupCount, time (f32 bits),        |
  * |                       | blendInto, weight (f32 bits): see `assembly/sample.ts` |
  * | skinVerticesBatch     | palette, parts, partCount, joints, weights, positions, |

@@ -320,20 +320,20 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
       kernels.blendPosesBatch(sampleJobs, sampleCount);
       for (let i = 0; i < layerCount; i++) {
         const at = layerJobs + i * JOB_WORDS * 4;
-        const [out, jointCount, rest, layers, overrideCount, additiveCount] = job(layerJobs, i);
+        const [out, jointCount, rest, layers, blendCount, topCount] = job(layerJobs, i);
         const n = poseFloats(jointCount), lanes = Math.ceil(jointCount / 4) * 4;
         const inputs: LayerInput[] = [];
-        for (let k = 0; k < overrideCount + additiveCount; k++) {
+        for (let k = 0; k < blendCount + topCount; k++) {
           const [pose, mask, , reference] = u32(layers + k * LAYER_ENTRY_BYTES, 4);
           inputs.push({
             pose: f32(pose, n),
             mask: f32(mask, lanes * 3),
             weight: memory.views().f32[((layers + k * LAYER_ENTRY_BYTES) >> 2) + 2],
-            reference: k >= overrideCount ? f32(reference, n) : undefined,
+            reference: k >= blendCount && reference !== 0 ? f32(reference, n) : undefined,
           });
         }
         const threshold = memory.views().f32[(at >> 2) + 6];
-        blendLayers(f32(out, n), jointCount, f32(rest, n), inputs, overrideCount, threshold);
+        blendLayers(f32(out, n), jointCount, f32(rest, n), inputs, blendCount, threshold);
       }
     },
     sampleCompact(clip, cache, out, groupCount, time) {

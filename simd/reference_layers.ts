@@ -19,7 +19,10 @@ export interface LayerInput {
   readonly mask: Float32Array;
   /** The layer's weight in [0, 1]. */
   readonly weight: number;
-  /** Additive layers: the pose the clip is relative to. */
+  /**
+   * Layers after the blended ones: the pose an additive layer's clip is
+   * relative to; none for an override layer.
+   */
   readonly reference?: Float32Array;
 }
 
@@ -28,17 +31,23 @@ export interface LayerInput {
  * lanes included), per joint `j` and property (translation, rotation,
  * scale), with `w_i = weight_i * mask_i[property lanes + j]`:
  *
- * 1. Override layers (the first `overrideCount`): the weighted sum of their
+ * 1. Blended layers (the first `blendCount`): the weighted sum of their
  *    translations, scales and rotations (each rotation negated when its dot
  *    product with the sum so far is negative: the shorter arc), plus the
  *    rest pose weighted `max(threshold - sum w_i, 0)`, per property;
- *    translation and scale divided by their total weight, rotation normalized (the identity if 0),
- *    as ozz-animation's BlendingJob does.
- * 2. Additive layers (the rest, in order), as three.js applies clips made
- *    by `AnimationUtils.makeClipAdditive`: translation and scale
- *    `+= w * (pose - reference)`; rotation `q = normalize(q * e)` with `e`
- *    the nlerp from the identity to `d = conjugate(reference) * pose` by `w`
- *    along the shorter arc (`d` negated when `d.w < 0`).
+ *    translation and scale divided by their total weight, rotation
+ *    normalized (the identity if 0), as ozz-animation's BlendingJob does.
+ * 2. The layers after them, in order, each on the result so far:
+ *    - an override layer (no `reference`) replaces it by `w`: translation
+ *      and scale `+= w * (pose - t)`; rotation the nlerp from it to the
+ *      layer's by `w` along the shorter arc, the negated side being the
+ *      lighter one (so that `w = 1` gives the layer's rotation and `w = 0`
+ *      the one below, sign included);
+ *    - an additive layer, as three.js applies clips made by
+ *      `AnimationUtils.makeClipAdditive`: translation and scale
+ *      `+= w * (pose - reference)`; rotation `q = normalize(q * e)` with `e`
+ *      the nlerp from the identity to `d = conjugate(reference) * pose` by
+ *      `w` along the shorter arc (`d` negated when `d.w < 0`).
  *
  * `threshold` must be > 0.
  */
@@ -47,7 +56,7 @@ export function blendLayers(
   jointCount: number,
   rest: Float32Array,
   layers: readonly LayerInput[],
-  overrideCount: number,
+  blendCount: number,
   threshold: number,
 ): void {
   const lanes = Math.ceil(jointCount / 4) * 4;
@@ -57,8 +66,8 @@ export function blendLayers(
     const g = poseLane(j);
     acc.fill(0);
     total.fill(0);
-    for (let i = 0; i <= overrideCount; i++) {
-      const last = i === overrideCount;
+    for (let i = 0; i <= blendCount; i++) {
+      const last = i === blendCount;
       const p = last ? rest : layers[i].pose;
       if (last) {
         for (let k = 0; k < 3; k++) w[k] = Math.max(threshold - total[k], 0);
@@ -77,15 +86,35 @@ export function blendLayers(
     for (let c = 0; c < 3; c++) acc[c] /= total[0];
     for (let c = 7; c < 10; c++) acc[c] /= total[2];
     normalize(acc);
-    for (let i = overrideCount; i < layers.length; i++) {
+    for (let i = blendCount; i < layers.length; i++) {
       const { pose: p, reference: r, weight, mask } = layers[i];
-      const wt = weight * mask[j], ws = weight * mask[2 * lanes + j];
-      for (let c = 0; c < 3; c++) acc[c] += (p[g + c * 4] - r![g + c * 4]) * wt;
-      for (let c = 7; c < 10; c++) acc[c] += (p[g + c * 4] - r![g + c * 4]) * ws;
-      additiveRotation(acc, r!, p, g, weight * mask[lanes + j]);
+      const wt = weight * mask[j], wq = weight * mask[lanes + j], ws = weight * mask[2 * lanes + j];
+      if (r) {
+        for (let c = 0; c < 3; c++) acc[c] += (p[g + c * 4] - r[g + c * 4]) * wt;
+        for (let c = 7; c < 10; c++) acc[c] += (p[g + c * 4] - r[g + c * 4]) * ws;
+        additiveRotation(acc, r, p, g, wq);
+      } else {
+        for (let c = 0; c < 3; c++) acc[c] += (p[g + c * 4] - acc[c]) * wt;
+        for (let c = 7; c < 10; c++) acc[c] += (p[g + c * 4] - acc[c]) * ws;
+        overrideRotation(acc, p, g, wq);
+      }
     }
     for (let c = 0; c < 10; c++) out[g + c * 4] = acc[c];
   }
+}
+
+/**
+ * The rotation `acc[3..7)` nlerped to the layer's (lane `g` of `p`) by `w`
+ * along the shorter arc: of the two, the one weighted less is negated when
+ * they are more than 180° apart.
+ */
+function overrideRotation(acc: Float64Array, p: Float32Array, g: number, w: number): void {
+  let dot = 0;
+  for (let c = 3; c < 7; c++) dot += acc[c] * p[g + c * 4];
+  const flip = dot < 0;
+  const below = flip && w >= 0.5 ? w - 1 : 1 - w, layer = flip && w < 0.5 ? -w : w;
+  for (let c = 3; c < 7; c++) acc[c] = acc[c] * below + p[g + c * 4] * layer;
+  normalize(acc);
 }
 
 /**

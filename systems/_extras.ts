@@ -12,6 +12,7 @@ import { poseFloats } from "../simd/layout.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import { extrasOf } from "../components/root_motion.ts";
 import type { PlaybackStep } from "./_layers.ts";
+import { MAX_LAYERS } from "../components/_layers.ts";
 
 /**
  * Records the frame's `steps` of `player`: the markers they crossed, and
@@ -41,20 +42,9 @@ export function recordSteps(
   const delta = motion.delta, root = motion.joint;
   delta.fill(0);
   const layers = player.stack?.layers;
-  // Each layer's weight at the root: its weight times its effective mask.
-  const f32 = memory.f32;
-  const rootWeight = (layer: number) =>
-    layers ? layers[layer].weight * f32[(layers[layer].maskPtr >> 2) + root] : 1;
-  let total = 0;
-  if (layers) {
-    for (let i = 0; i < layers.length; i++) {
-      if (layers[i].mode === "override") total += rootWeight(i);
-    }
-  }
-  const norm = layers ? Math.max(total, player.stack!.threshold) : 1;
+  const shares = layerShares(memory, player, root);
   for (const step of steps) {
-    const additive = layers?.[step.layer].mode === "additive";
-    const weight = step.share * rootWeight(step.layer) / (additive ? 1 : norm);
+    const weight = step.share * (layers ? shares[step.layer] : 1);
     if (weight === 0) continue;
     addRootMotion(
       step.clip,
@@ -68,6 +58,39 @@ export function recordSteps(
     );
   }
   return true;
+}
+
+const shareScratch = new Float64Array(MAX_LAYERS);
+
+/**
+ * How much of the root's pose each layer drives, as the layer blend weighs
+ * it (reused array, one entry per layer): a blend layer its weight × mask
+ * over the blend layers' total (at least the threshold); then, in layer
+ * order, an override layer its weight × mask `a`, everything below it
+ * scaled by `1 - a`; an additive layer its weight × mask.
+ */
+function layerShares(memory: CoreMemory, player: PlayerState, root: number): Float64Array {
+  const layers = player.stack?.layers;
+  if (!layers) return shareScratch;
+  const f32 = memory.f32;
+  let total = 0;
+  for (let i = 0; i < layers.length; i++) {
+    const layer = layers[i];
+    shareScratch[i] = layer.weight * f32[(layer.maskPtr >> 2) + root];
+    if (layer.mode === "blend") total += shareScratch[i];
+  }
+  const norm = Math.max(total, player.stack!.threshold);
+  for (let i = 0; i < layers.length; i++) {
+    if (layers[i].mode === "blend") shareScratch[i] /= norm;
+  }
+  for (let i = 0; i < layers.length; i++) {
+    if (layers[i].mode !== "override") continue;
+    const keep = 1 - shareScratch[i];
+    for (let k = 0; k < layers.length; k++) {
+      if (k !== i && (layers[k].mode === "blend" || k < i)) shareScratch[k] *= keep;
+    }
+  }
+  return shareScratch;
 }
 
 /** Takes the root motion out of the entity's sampled pose. */

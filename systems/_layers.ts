@@ -120,23 +120,27 @@ export function writeLayers(
   writeJob(out, stack, joints, pose);
 }
 
-/** The entity's `blendLayers` job: override layers first, then additive ones, in order. */
+/**
+ * The entity's `blendLayers` job: the blend layers first (averaged), then
+ * the override and additive layers in layer order (an override entry has no
+ * reference).
+ */
 function writeJob(out: LayerOutput, stack: LayerStack, joints: number, pose: number): void {
   const { u32, f32 } = out.memory;
   const first = out.entries.count;
-  let overrides = 0;
-  for (const additive of [false, true]) {
+  let blends = 0;
+  for (const onTop of [false, true]) {
     for (const layer of stack.layers) {
-      if ((layer.mode === "additive") !== additive || layer.weight === 0) continue;
+      if ((layer.mode !== "blend") !== onTop || layer.weight === 0) continue;
       const at = (out.entries.ptr + out.entries.count++ * LAYER_ENTRY_BYTES) >> 2;
       u32[at] = layer.block, u32[at + 1] = layer.maskPtr;
       f32[at + 2] = layer.weight, u32[at + 3] = layer.reference;
-      if (!additive) overrides++;
+      if (!onTop) blends++;
     }
   }
   const at = (out.jobs.ptr >> 2) + out.jobs.count++ * JOB_WORDS;
   u32[at] = pose, u32[at + 1] = joints, u32[at + 2] = stack.rest;
   u32[at + 3] = out.entries.ptr + first * LAYER_ENTRY_BYTES;
-  u32[at + 4] = overrides, u32[at + 5] = out.entries.count - first - overrides;
+  u32[at + 4] = blends, u32[at + 5] = out.entries.count - first - blends;
   f32[at + 6] = stack.threshold;
 }

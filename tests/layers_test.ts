@@ -62,7 +62,7 @@ function turn(name: string, to: number, joint = 1, dx = 4, duration = 1): Clip {
 const field = (pose: Float32Array, joint: number, f: PoseField) => pose[poseIndex(joint, f)];
 
 for (const build of BUILDS) {
-  Deno.test(`layers (${build}): override layers blend by weight share, per joint`, () => {
+  Deno.test(`layers (${build}): blend layers blend by weight share, per joint`, () => {
     const { world, entities, skeleton } = createScene(build, 1);
     const [eid] = entities;
     const a = turn("a", Math.PI / 2), b = turn("b", -Math.PI / 2, 1, -4);
@@ -73,7 +73,10 @@ for (const build of BUILDS) {
     sampleClipsSystem(world, 0);
     const poseB = getPose(world, eid).slice();
     playClip(world, eid, a, { time: 0.5, wrap: "clamp" });
-    assertEquals(addLayer(world, eid, b, { time: 0.5, wrap: "clamp", weight: 0.6 }), 1);
+    assertEquals(
+      addLayer(world, eid, b, { time: 0.5, wrap: "clamp", weight: 0.6, mode: "blend" }),
+      1,
+    );
     setLayerWeight(world, eid, 0, 0.2);
     sampleClipsSystem(world, 0);
     const expected = new Float32Array(poseA.length);

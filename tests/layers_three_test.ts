@@ -165,7 +165,7 @@ for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]
         ["two clips at equal weights", () => {
           // Weights of 1: a property only one clip animates needs no rest-pose fill.
           playClip(world, eid, c0, at);
-          addLayer(world, eid, c1, at);
+          addLayer(world, eid, c1, { ...at, mode: "blend" });
         }, [{ clip: t0, weight: 1 }, { clip: t1, weight: 1 }]],
         ["one clip at 0.5 over the rest pose", () => {
           playClip(world, eid, c1, at);
@@ -182,7 +182,7 @@ for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]
         }, [{ clip: t0, weight: 1 }, { clip: additive, weight: 0.5, additive: true }]],
         [`a layer masked to the subtree of joint ${subtree}`, () => {
           playClip(world, eid, c0, at);
-          addLayer(world, eid, c1, { ...at, mask });
+          addLayer(world, eid, c1, { ...at, mask, mode: "blend" });
         }, [{ clip: t0, weight: 1 }, {
           clip: maskedClip(three, t1, character, (j) => mask[j] > 0),
           weight: 1,
@@ -198,8 +198,8 @@ for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]
       }
       // Three clips at 0.5, 0.3, 0.2: translations and scales are the same weighted mean.
       playClip(world, eid, c0, at);
-      addLayer(world, eid, c1, { ...at, weight: 0.3 });
-      addLayer(world, eid, c2, { ...at, weight: 0.2 });
+      addLayer(world, eid, c1, { ...at, weight: 0.3, mode: "blend" });
+      addLayer(world, eid, c2, { ...at, weight: 0.2, mode: "blend" });
       setLayerWeight(world, eid, 0, 0.5);
       // three.js fills a property's weight up to 1 with the rest pose.
       setBlendThreshold(world, eid, 1);
@@ -315,7 +315,7 @@ for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]
     // Blended: two clips at equal weights move the root by the mean of their motions.
     const t = 0.1 * Math.min(d, other.duration), dt = 0.2 * Math.min(d, other.duration);
     playClip(world, eid, clip, { time: t });
-    addLayer(world, eid, other, { time: t });
+    addLayer(world, eid, other, { time: t, mode: "blend" });
     enableRootMotion(world, eid, { joint: root });
     animate(world, dt);
     const both = [{ clip: threeClip, weight: 1 }, { clip: threeOther, weight: 1 }];

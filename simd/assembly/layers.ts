@@ -20,23 +20,25 @@ import { blendPosesBatch } from "./blend";
 
 /**
  * Blends the layers of one pose over all `ceil(jointCount / 4)` groups: the
- * normalized weighted sum of the `overrideCount` override layers, the rest
- * pose filling the weight up to `threshold`, then the `additiveCount`
- * additive layers applied in order. `layers` holds entries of pose, mask,
- * weight (f32 bits) and reference (additive layers).
+ * normalized weighted sum of the `blendCount` blended layers, the rest pose
+ * filling the weight up to `threshold`, then the `topCount` layers after
+ * them in order, each on the result so far: an entry without a reference
+ * (0) overrides, one with a reference adds. `layers` holds entries of pose,
+ * mask, weight (f32 bits) and reference.
  */
 export function blendLayers(
   out: usize,
   jointCount: i32,
   rest: usize,
   layers: usize,
-  overrideCount: i32,
-  additiveCount: i32,
+  blendCount: i32,
+  topCount: i32,
   threshold: f32,
 ): void {
   const groups = (jointCount + 3) >> 2;
   const zero = f32x4.splat(0);
   const one = f32x4.splat(1);
+  const half = f32x4.splat(0.5);
   const limit = f32x4.splat(threshold);
   // Masks hold three weight arrays of `groups` vectors: translation, rotation, scale.
   const maskStride = <usize>groups * 16;
@@ -45,9 +47,9 @@ export function blendLayers(
     let tx = zero, ty = zero, tz = zero, sx = zero, sy = zero, sz = zero;
     let qx = zero, qy = zero, qz = zero, qw = zero;
     let totalT = zero, totalR = zero, totalS = zero;
-    for (let i = 0; i <= overrideCount; i++) {
+    for (let i = 0; i <= blendCount; i++) {
       let p: usize, wt: v128, wr: v128, ws: v128;
-      if (i < overrideCount) {
+      if (i < blendCount) {
         const entry = layers + <usize>i * LAYER_ENTRY_BYTES;
         p = <usize>load<u32>(entry) + poseAt;
         const weight = f32x4.splat(load<f32>(entry, 8));
@@ -95,14 +97,41 @@ export function blendLayers(
     qy = v128.and(f32x4.mul(qy, n), m);
     qz = v128.and(f32x4.mul(qz, n), m);
     qw = v128.bitselect(f32x4.mul(qw, n), one, m);
-    for (let i = 0; i < additiveCount; i++) {
-      const entry = layers + <usize>(overrideCount + i) * LAYER_ENTRY_BYTES;
-      const p = load<u32>(entry) + poseAt, r = load<u32>(entry, 12) + poseAt;
+    for (let i = 0; i < topCount; i++) {
+      const entry = layers + <usize>(blendCount + i) * LAYER_ENTRY_BYTES;
+      const p = load<u32>(entry) + poseAt, reference = load<u32>(entry, 12);
       const weight = f32x4.splat(load<f32>(entry, 8));
       const mask = load<u32>(entry, 4) + maskAt;
       const wt = f32x4.mul(weight, v128.load(mask));
       const w = f32x4.mul(weight, v128.load(mask + maskStride));
       const wsc = f32x4.mul(weight, v128.load(mask + 2 * maskStride));
+      if (reference == 0) {
+        // Override: lerp to the layer's translation and scale by w.
+        tx = madd(f32x4.sub(v128.load(p, 0), tx), wt, tx);
+        ty = madd(f32x4.sub(v128.load(p, 16), ty), wt, ty);
+        tz = madd(f32x4.sub(v128.load(p, 32), tz), wt, tz);
+        sx = madd(f32x4.sub(v128.load(p, 112), sx), wsc, sx);
+        sy = madd(f32x4.sub(v128.load(p, 128), sy), wsc, sy);
+        sz = madd(f32x4.sub(v128.load(p, 144), sz), wsc, sz);
+        // nlerp to its rotation, the lighter side negated across 180°.
+        const bx = v128.load(p, 48), by = v128.load(p, 64);
+        const bz = v128.load(p, 80), bw = v128.load(p, 96);
+        const dot = f32x4.add(madd(qx, bx, f32x4.mul(qy, by)), madd(qz, bz, f32x4.mul(qw, bw)));
+        const flip = f32x4.lt(dot, zero), heavy = f32x4.ge(w, half);
+        const wb = v128.xor(f32x4.sub(one, w), i32x4.shl(v128.and(flip, heavy), 31));
+        const wl = v128.xor(w, i32x4.shl(v128.andnot(flip, heavy), 31));
+        const rx = madd(bx, wl, f32x4.mul(qx, wb)), ry = madd(by, wl, f32x4.mul(qy, wb));
+        const rz = madd(bz, wl, f32x4.mul(qz, wb)), rw = madd(bw, wl, f32x4.mul(qw, wb));
+        l = f32x4.add(madd(rx, rx, f32x4.mul(ry, ry)), madd(rz, rz, f32x4.mul(rw, rw)));
+        n = f32x4.div(one, f32x4.sqrt(l));
+        m = f32x4.gt(l, zero);
+        qx = v128.and(f32x4.mul(rx, n), m);
+        qy = v128.and(f32x4.mul(ry, n), m);
+        qz = v128.and(f32x4.mul(rz, n), m);
+        qw = v128.bitselect(f32x4.mul(rw, n), one, m);
+        continue;
+      }
+      const r = reference + poseAt;
       tx = madd(f32x4.sub(v128.load(p, 0), v128.load(r, 0)), wt, tx);
       ty = madd(f32x4.sub(v128.load(p, 16), v128.load(r, 16)), wt, ty);
       tz = madd(f32x4.sub(v128.load(p, 32), v128.load(r, 32)), wt, tz);
@@ -153,7 +182,7 @@ export function blendLayers(
  * The layer stage of a frame in one call: first the `sampleCount` jobs of
  * {@link blendPosesBatch} (clips sampled into the layers' poses), then the
  * `layerCount` jobs of {@link blendLayers}, words `out, jointCount, rest,
- * layers, overrideCount, additiveCount, threshold` (f32 bits).
+ * layers, blendCount, topCount, threshold` (f32 bits).
  */
 export function blendLayersBatch(
   sampleJobs: usize,

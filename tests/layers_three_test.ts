@@ -56,6 +56,7 @@ import {
   testOnModels,
   type ThreeModel,
 } from "./_three_gltf.ts";
+import { halfSubtree } from "./_layers.ts";
 
 const TOLERANCE = 1e-4;
 
@@ -121,19 +122,6 @@ function maskedClip(
     return joint !== undefined && keep(joint);
   });
   return new THREE.AnimationClip(`${clip.name} masked`, clip.duration, tracks);
-}
-
-/** The joint below the root whose subtree holds closest to half the joints. */
-function halfSubtree(parents: Int16Array): number {
-  const size = new Int32Array(parents.length).fill(1);
-  for (let j = parents.length - 1; j > 0; j--) if (parents[j] >= 0) size[parents[j]] += size[j];
-  let best = 1;
-  for (let j = 1; j < parents.length; j++) {
-    if (Math.abs(size[j] - parents.length / 2) < Math.abs(size[best] - parents.length / 2)) {
-      best = j;
-    }
-  }
-  return best;
 }
 
 for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]) {

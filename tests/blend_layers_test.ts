@@ -26,7 +26,7 @@ interface Stack {
   jointCount: number;
   rest: Float32Array;
   layers: LayerInput[];
-  overrideCount: number;
+  blendCount: number;
   threshold: number;
 }
 
@@ -42,17 +42,20 @@ function stackArb(): fc.Arbitrary<Stack> {
     const mask = fc.array(weightArb, { minLength: 3 * lanes, maxLength: 3 * lanes })
       .map((m) => Float32Array.from(m));
     const layer = fc.record({ pose, mask, weight: weightArb, reference: pose });
+    // Layers on top of the blended ones: additive (with a reference) or override.
+    const top = fc.record({ layer, additive: fc.boolean() })
+      .map(({ layer, additive }) => additive ? layer : { ...layer, reference: undefined });
     return fc.record({
       jointCount: fc.constant(jointCount),
       rest: pose,
-      overrides: fc.array(layer, { maxLength: 4 }),
-      additives: fc.array(layer, { maxLength: 3 }),
+      blends: fc.array(layer, { maxLength: 4 }),
+      tops: fc.array(top, { maxLength: 4 }),
       threshold: fc.oneof(uniform(0.01, 1), fc.constant(0.1)),
-    }).map(({ jointCount, rest, overrides, additives, threshold }) => ({
+    }).map(({ jointCount, rest, blends, tops, threshold }) => ({
       jointCount,
       rest,
-      layers: [...overrides.map((l) => ({ ...l, reference: undefined })), ...additives],
-      overrideCount: overrides.length,
+      layers: [...blends.map((l) => ({ ...l, reference: undefined })), ...tops],
+      blendCount: blends.length,
       threshold: Math.fround(threshold),
     }));
   });
@@ -83,7 +86,7 @@ function runOnCore(build: CoreBuild, s: Stack): Float32Array {
   const job = keep(memory.alloc(JOB_WORDS * 4));
   const v = memory.views(), at = job >> 2;
   v.u32[at] = out, v.u32[at + 1] = s.jointCount, v.u32[at + 2] = rest, v.u32[at + 3] = table;
-  v.u32[at + 4] = s.overrideCount, v.u32[at + 5] = s.layers.length - s.overrideCount;
+  v.u32[at + 4] = s.blendCount, v.u32[at + 5] = s.layers.length - s.blendCount;
   v.f32[at + 6] = s.threshold;
   coreKernels(core).blendLayersBatch(0, 0, job, 1);
   const result = memory.views().f32.slice(out >> 2, (out >> 2) + n);
@@ -93,7 +96,7 @@ function runOnCore(build: CoreBuild, s: Stack): Float32Array {
 
 function reference(s: Stack): Float32Array {
   const out = new Float32Array(poseFloats(s.jointCount));
-  blendLayers(out, s.jointCount, s.rest, s.layers, s.overrideCount, s.threshold);
+  blendLayers(out, s.jointCount, s.rest, s.layers, s.blendCount, s.threshold);
   return out;
 }
 
@@ -113,32 +116,49 @@ function poseDifference(a: Float32Array, b: Float32Array, jointCount: number): n
 
 /**
  * Whether a shorter-arc decision of the stack is a near tie: a rotation
- * almost orthogonal (in 4D) to the sum it joins, or an additive delta of
- * almost 180°, at a partial weight. There the result jumps between two
- * answers, and rounding (fused or not) picks one.
+ * almost orthogonal (in 4D) to the sum it joins or to the rotation an
+ * override layer nlerps from, or an additive delta of almost 180°, at a
+ * partial weight. There the result jumps between two answers, and
+ * rounding (fused or not) picks one.
  */
 function nearTie(s: Stack): boolean {
   const lanes = Math.ceil(s.jointCount / 4) * 4;
+  const dot4 = (a: ArrayLike<number>, b: ArrayLike<number>) =>
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
   for (let j = 0; j < lanes; j++) {
-    const q = [0, 0, 0, 0];
+    const q = quat.fromValues(0, 0, 0, 0);
     let total = 0;
-    for (let i = 0; i <= s.overrideCount; i++) {
-      const last = i === s.overrideCount;
+    for (let i = 0; i <= s.blendCount; i++) {
+      const last = i === s.blendCount;
       const w = last
         ? Math.max(s.threshold - total, 0)
         : s.layers[i].weight * s.layers[i].mask[lanes + j];
       total += w;
       if (w === 0) continue;
       const p = readJoint(last ? s.rest : s.layers[i].pose, j).q;
-      const dot = q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3];
-      if (Math.hypot(...q) > 0 && Math.abs(dot) < 1e-3) return true;
+      const dot = dot4(q, p);
+      if (quat.length(q) > 0 && Math.abs(dot) < 1e-3) return true;
       for (let c = 0; c < 4; c++) q[c] += p[c] * (dot < 0 ? -w : w);
     }
-    for (let i = s.overrideCount; i < s.layers.length; i++) {
-      const w = s.layers[i].weight * s.layers[i].mask[lanes + j];
-      const r = readJoint(s.layers[i].reference!, j).q, p = readJoint(s.layers[i].pose, j).q;
-      const dw = r[0] * p[0] + r[1] * p[1] + r[2] * p[2] + r[3] * p[3];
-      if (w > 0 && w < 1 && Math.abs(dw) < 1e-3) return true;
+    quat.normalize(q, q);
+    // The rotation so far, through the layers on top (as gl-matrix computes them).
+    for (let i = s.blendCount; i < s.layers.length; i++) {
+      const { weight, mask, pose, reference } = s.layers[i];
+      const w = weight * mask[lanes + j], p = readJoint(pose, j).q as quat;
+      const partial = w > 0 && w < 1;
+      if (reference) {
+        const r = readJoint(reference, j).q as quat;
+        if (partial && Math.abs(dot4(r, p)) < 1e-3) return true;
+        const d = quat.multiply(quat.create(), quat.conjugate(quat.create(), r), p);
+        const e = quat.lerp(quat.create(), quat.create(), d[3] < 0 ? quat.scale(d, d, -1) : d, w);
+        quat.normalize(q, quat.multiply(q, q, e));
+      } else {
+        if (partial && Math.abs(dot4(q, p)) < 1e-3) return true;
+        quat.normalize(
+          q,
+          quat.lerp(q, q, dot4(q, p) < 0 ? quat.scale(quat.create(), p, -1) : p, w),
+        );
+      }
     }
   }
   return false;
@@ -158,7 +178,7 @@ for (const build of SIMD_BUILDS) {
   });
 }
 
-Deno.test("blendLayers of two full-weight override layers is blendPoses by their weight share", () => {
+Deno.test("blendLayers of two full-weight blended layers is blendPoses by their weight share", () => {
   fc.assert(
     fc.property(stackArb(), uniform(0.05, 1), uniform(0.05, 1), (s, w1, w2) => {
       if (s.layers.length < 2) return;
@@ -168,7 +188,7 @@ Deno.test("blendLayers of two full-weight override layers is blendPoses by their
       const stack = {
         ...s,
         layers: [{ pose: a, mask: ones, weight: w1 }, { pose: b, mask: ones, weight: w2 }],
-        overrideCount: 2,
+        blendCount: 2,
         threshold: 0.1,
       };
       const expected = new Float32Array(a.length);
@@ -192,7 +212,7 @@ Deno.test("blendLayers: a full-weight additive layer multiplies by conjugate(ref
           { pose: base, mask: ones, weight: 1 },
           { pose: clip, mask: ones, weight: 1, reference: ref },
         ],
-        overrideCount: 1,
+        blendCount: 1,
         threshold: 1,
       };
       const out = reference(stack);
@@ -220,7 +240,42 @@ Deno.test("blendLayers falls back to the rest pose where the weight is below the
   const out = reference({
     ...s,
     layers: [{ pose: s.layers[0]?.pose ?? s.rest, mask: zeros, weight: 1 }],
-    overrideCount: 1,
+    blendCount: 1,
   });
   assertLess(poseDifference(out, s.rest, s.jointCount), 1e-6);
+});
+
+Deno.test("blendLayers: an override layer lerps translations and scales and nlerps rotations to its pose by weight × mask", () => {
+  fc.assert(
+    fc.property(stackArb(), (s) => {
+      if (s.layers.length < 2) return;
+      const lanes = Math.ceil(s.jointCount / 4) * 4;
+      const ones = new Float32Array(3 * lanes).fill(1);
+      const [base, layer] = s.layers;
+      const stack = {
+        ...s,
+        layers: [{ pose: base.pose, mask: ones, weight: 1 }, { ...layer, reference: undefined }],
+        blendCount: 1,
+        threshold: 0.1,
+      };
+      const out = reference(stack);
+      for (let j = 0; j < s.jointCount; j++) {
+        const b = readJoint(base.pose, j), p = readJoint(layer.pose, j), got = readJoint(out, j);
+        const [wt, wr, ws] = [0, 1, 2].map((k) => layer.weight * layer.mask[k * lanes + j]);
+        const bq = quat.normalize(quat.create(), b.q as quat), pq = p.q as quat;
+        const far = quat.dot(bq, pq) < 0;
+        if (far && wr > 0 && wr < 1 && Math.abs(quat.dot(bq, pq)) < 1e-3) continue;
+        const q = quat.lerp(quat.create(), bq, far ? quat.scale(quat.create(), pq, -1) : pq, wr);
+        quat.normalize(q, q);
+        // The side weighted less is the one negated: weight 1 is the layer's rotation, sign included.
+        const sign = far && wr >= 0.5 ? -1 : 1;
+        for (let k = 0; k < 4; k++) assertLess(Math.abs(got.q[k] - sign * q[k]), 1e-5);
+        for (let k = 0; k < 3; k++) {
+          assertLess(Math.abs(got.t[k] - (b.t[k] + (p.t[k] - b.t[k]) * wt)), 1e-4);
+          assertLess(Math.abs(got.s[k] - (b.s[k] + (p.s[k] - b.s[k]) * ws)), 1e-4);
+        }
+      }
+    }),
+    fcParams(200),
+  );
 });

@@ -294,3 +294,22 @@ Deno.test("locomotion: root motion is the blend of the cycles' motion; the heavi
   // The motion is out of the pose.
   assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 0, 1e-6);
 });
+
+Deno.test("root motion: an override layer takes its weight's share of the root's motion from the layers below", () => {
+  const { world, entities } = createScene("simd", 1);
+  const [eid] = entities;
+  // Joint 2 moves along x: 4 per second (base), 8 per second (override), 2 per second (blend).
+  const slow = turn("slow", 0, 1, 4),
+    fast = turn("fast", 0, 1, 8),
+    slower = turn("slower", 0, 1, 2);
+  playClip(world, eid, slow, { wrap: "clamp" });
+  addLayer(world, eid, fast, { weight: 0.25, wrap: "clamp" });
+  enableRootMotion(world, eid, { joint: 2 });
+  sampleClipsSystem(world, 0.5);
+  assertAlmostEquals(getRootMotion(world, eid).dx, 0.75 * 2 + 0.25 * 4, 1e-5);
+  // A blend layer above it in the stack still blends below it: the base is
+  // (2 + 1) / 2 per half second, the override takes a quarter.
+  addLayer(world, eid, slower, { mode: "blend", wrap: "clamp", time: 0.5 });
+  sampleClipsSystem(world, 0.25);
+  assertAlmostEquals(getRootMotion(world, eid).dx, 0.75 * (1 + 0.5) / 2 + 0.25 * 2, 1e-5);
+});

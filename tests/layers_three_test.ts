@@ -13,8 +13,12 @@
  *   the rotation difference;
  * - additive layers: `AnimationUtils.makeClipAdditive` plus
  *   `AdditiveAnimationBlendMode`, at weights 1 and 0.5;
- * - masked layers: three.js with the masked-out tracks removed from the
- *   action;
+ * - masked blend layers: three.js with the masked-out tracks removed from
+ *   the action;
+ * - masked override layers (`addLayer`'s default): at weight 1, three.js
+ *   playing the override clip's masked tracks and the base clip without
+ *   the tracks they override; at 0.5, those tracks of the base clip at
+ *   weight 0.5 besides (three.js' slerp at 0.5 is Marrow's nlerp);
  * - root motion: the root's motion from three.js' sampled poses, across a
  *   loop wrap and blended.
  */
@@ -143,6 +147,16 @@ for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]
       createAnimation(world, { core });
       const skeleton = new SkeletonAsset(character.skeleton, core);
       const mask = jointMask(skeleton, { subtree });
+      const over = maskedClip(three, t1, character, (j) => mask[j] > 0);
+      // The base clip's tracks the override's replace (`under`), and the others (`kept`).
+      const names = new Set(over.tracks.map((t: THREE.KeyframeTrack) => t.name));
+      const [kept, under] = [false, true].map((overridden) =>
+        new THREE.AnimationClip(
+          `${t0.name} split`,
+          t0.duration,
+          t0.tracks.filter((t: THREE.KeyframeTrack) => names.has(t.name) === overridden),
+        )
+      );
       const eid = addEntity(world);
       addSkeleton(world, eid, skeleton);
       addJointQuat(world, eid);
@@ -171,10 +185,15 @@ for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]
         [`a layer masked to the subtree of joint ${subtree}`, () => {
           playClip(world, eid, c0, at);
           addLayer(world, eid, c1, { ...at, mask, mode: "blend" });
-        }, [{ clip: t0, weight: 1 }, {
-          clip: maskedClip(three, t1, character, (j) => mask[j] > 0),
-          weight: 1,
-        }]],
+        }, [{ clip: t0, weight: 1 }, { clip: over, weight: 1 }]],
+        [`an override layer at weight 1 masked to the subtree of joint ${subtree}`, () => {
+          playClip(world, eid, c0, at);
+          addLayer(world, eid, c1, { ...at, mask });
+        }, [{ clip: kept, weight: 1 }, { clip: over, weight: 1 }]],
+        [`an override layer at weight 0.5 masked to the subtree of joint ${subtree}`, () => {
+          playClip(world, eid, c0, at);
+          addLayer(world, eid, c1, { ...at, mask, weight: 0.5 });
+        }, [{ clip: kept, weight: 1 }, { clip: under, weight: 0.5 }, { clip: over, weight: 0.5 }]],
       ];
       for (const [name, marrow, actions] of cases) {
         marrow();

@@ -178,6 +178,44 @@ for (const build of SIMD_BUILDS) {
   });
 }
 
+for (const build of ["scalar", ...SIMD_BUILDS] as const) {
+  Deno.test(`blendLayersBatch (${build}): an override layer at weight × mask 1 gives its pose, at 0 the one below, signs included`, () => {
+    fc.assert(
+      fc.property(stackArb(), fc.array(fc.constantFrom(0, 1), { minLength: 52 }), (s, bits) => {
+        if (s.layers.length < 2) return;
+        const lanes = Math.ceil(s.jointCount / 4) * 4;
+        const [below, layer] = s.layers;
+        const mask = Float32Array.from({ length: 3 * lanes }, (_, i) => bits[i % bits.length]);
+        const out = runOnCore(build, {
+          ...s,
+          layers: [{ ...below, reference: undefined }, {
+            ...layer,
+            mask,
+            weight: 1,
+            reference: undefined,
+          }],
+          blendCount: 1,
+        });
+        const base = reference({
+          ...s,
+          layers: [{ ...below, reference: undefined }],
+          blendCount: 1,
+        });
+        for (let j = 0; j < s.jointCount; j++) {
+          const got = readJoint(out, j), from = [readJoint(base, j), readJoint(layer.pose, j)];
+          const [t, q, sc] = [0, 1, 2].map((k) => from[mask[k * lanes + j]]);
+          for (let c = 0; c < 4; c++) assertLess(Math.abs(got.q[c] - q.q[c]), 1e-6);
+          for (let c = 0; c < 3; c++) {
+            assertLess(Math.abs(got.t[c] - t.t[c]), 1e-5);
+            assertLess(Math.abs(got.s[c] - sc.s[c]), 1e-5);
+          }
+        }
+      }),
+      fcParams(200),
+    );
+  });
+}
+
 Deno.test("blendLayers of two full-weight blended layers is blendPoses by their weight share", () => {
   fc.assert(
     fc.property(stackArb(), uniform(0.05, 1), uniform(0.05, 1), (s, w1, w2) => {

@@ -11,6 +11,9 @@
  * - `blendLayers kernel`: the layer blend alone (the `blendLayersBatch`
  *   call over the jobs the system wrote), whose time divided by
  *   100 × joints × 3 layers is the ns per joint per layer the README quotes;
+ * - `blendLayers kernel, upper layer override vs blend`: the same with the
+ *   upper-body layer in `"blend"` mode (averaged with the base) as the
+ *   baseline, per build;
  * - every other system of the frame on the layered scene (layers do not
  *   change their cost; listed so the frame's share of layering shows),
  *   `layered scene: ik` among them (200 chains).
@@ -44,7 +47,7 @@ const [base, upper, breathe] = character.clips;
 const pipeline = createAnimationPipeline();
 const spine = character.skeleton.names.findIndex((name) => /Spine$/.test(name));
 
-function scene(build: CoreBuild, layered: boolean) {
+function scene(build: CoreBuild, layered: boolean, mode: "override" | "blend" = "override") {
   const core = Core.create(build);
   const world = createWorld();
   createAnimation(world, { core });
@@ -58,7 +61,7 @@ function scene(build: CoreBuild, layered: boolean) {
     addCharacter(world, eid, skeleton, skin);
     playClip(world, eid, base, { time: i / CHARACTERS });
     if (!layered) continue;
-    addLayer(world, eid, upper, { time: i / CHARACTERS, weight: 0.7, mask });
+    addLayer(world, eid, upper, { time: i / CHARACTERS, weight: 0.7, mask, mode });
     addLayer(world, eid, breathe, { time: i / CHARACTERS, weight: 0.5, mode: "additive" });
   }
   sampleClipsSystem(world, 1 / 60);
@@ -101,4 +104,17 @@ for (const build of BUILDS) {
     baseline: scalar,
     fn: () => state.kernels.blendLayersBatch(0, 0, jobs.ptr, jobs.count),
   });
+  const variants = [
+    { mode: "blend", layers: stateOf(scene(build, true, "blend"), "bench") },
+    { mode: "override", layers: state },
+  ];
+  for (const { mode, layers } of variants) {
+    const table = layers.jobs("sampleClips.layers");
+    Deno.bench({
+      name: `blendLayers kernel ${build}, upper layer ${mode}`,
+      group: `blendLayers kernel ${build}, upper layer override vs blend`,
+      baseline: mode === "blend",
+      fn: () => layers.kernels.blendLayersBatch(0, 0, table.ptr, table.count),
+    });
+  }
 }

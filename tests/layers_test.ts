@@ -313,3 +313,25 @@ Deno.test("root motion: an override layer takes its weight's share of the root's
   sampleClipsSystem(world, 0.25);
   assertAlmostEquals(getRootMotion(world, eid).dx, 0.75 * (1 + 0.5) / 2 + 0.25 * 2, 1e-5);
 });
+
+Deno.test("locomotion: a locomotion layer in override mode replaces the base by its weight", () => {
+  const { world, entities } = createScene("relaxed-simd", 1);
+  const [eid] = entities;
+  const walk = turn("walk", 0, 1, 4, 1);
+  playClip(world, eid, turn("still", 0, 1, 0));
+  const points = [{ clip: walk, at: 0 }];
+  assertThrows(
+    () => addLocomotionLayer(world, eid, points, { mode: "additive" as "blend" }),
+    RangeError,
+    `entity ${eid}: addLocomotionLayer: mode`,
+  );
+  const loco = addLocomotionLayer(world, eid, points, { mode: "override", weight: 0.5 });
+  assertEquals(getLayers(world, eid).map((l) => l.mode), ["blend", "override"]);
+  // Half a cycle: the walk is at x = 2, the base at 0; halfway between (a blend layer: 2 / 3).
+  sampleClipsSystem(world, 0.5);
+  assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 1, 1e-5);
+  removeLayer(world, eid, loco);
+  addLocomotionLayer(world, eid, points, { weight: 0.5 });
+  sampleClipsSystem(world, 0.5);
+  assertAlmostEquals(field(getPose(world, eid), 2, PoseField.TX), 2 / 3, 1e-5);
+});

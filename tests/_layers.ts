@@ -6,8 +6,30 @@
  * @module
  */
 
-import type { Clip } from "../mod.ts";
+import { createWorld } from "bitecs";
+import {
+  type Clip,
+  Core,
+  type CoreBuild,
+  createAnimation,
+  type GltfSkeleton,
+  jointMask,
+  SkeletonAsset,
+} from "../mod.ts";
 import { poseLane } from "../simd/layout.ts";
+
+/** A world animated on a core of `build`, `character`'s skeleton, and the mask of `subtree`. */
+export function characterWorld(
+  build: CoreBuild,
+  character: GltfSkeleton,
+  subtree: number,
+): { world: object; skeleton: SkeletonAsset; mask: Float32Array } {
+  const core = Core.create(build);
+  const world = createWorld();
+  createAnimation(world, { core });
+  const skeleton = new SkeletonAsset(character.skeleton, core);
+  return { world, skeleton, mask: jointMask(skeleton, { subtree }) };
+}
 
 /** The joint below the root whose subtree holds closest to half the joints. */
 export function halfSubtree(parents: Int16Array): number {

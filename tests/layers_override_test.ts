@@ -9,13 +9,11 @@
  * same world.
  */
 import { assertLess } from "@std/assert";
-import { addEntity, createWorld } from "bitecs";
+import { addEntity } from "bitecs";
 import {
   addJointQuat,
   addLayer,
   addSkeleton,
-  Core,
-  createAnimation,
   crossFadeTo,
   getLayers,
   getPose,
@@ -24,11 +22,10 @@ import {
   playClip,
   removeClipPlayer,
   sampleClipsSystem,
-  SkeletonAsset,
 } from "../mod.ts";
 import { BUILDS, random } from "./_scene.ts";
 import { assetUrl, testOnModels } from "./_three_gltf.ts";
-import { halfSubtree, overrideError, overrideWeights } from "./_layers.ts";
+import { characterWorld, halfSubtree, overrideError, overrideWeights } from "./_layers.ts";
 
 const TOLERANCE = 1e-6;
 
@@ -44,11 +41,7 @@ for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]
       const subtree = halfSubtree(character.skeleton.parents);
       const next = random(28);
       for (const build of BUILDS) {
-        const core = Core.create(build);
-        const world = createWorld();
-        createAnimation(world, { core });
-        const skeleton = new SkeletonAsset(character.skeleton, core);
-        const mask = jointMask(skeleton, { subtree });
+        const { world, skeleton, mask } = characterWorld(build, character, subtree);
         const falloff = jointMask(skeleton, { subtree, falloff: 3 });
         const [base, over, layered] = [0, 1, 2].map(() => {
           const eid = addEntity(world);

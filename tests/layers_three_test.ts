@@ -40,7 +40,6 @@ import {
   getRootMotion,
   type GltfSkeleton,
   importGltf,
-  jointMask,
   playClip,
   PoseField,
   poseIndex,
@@ -60,7 +59,7 @@ import {
   testOnModels,
   type ThreeModel,
 } from "./_three_gltf.ts";
-import { halfSubtree } from "./_layers.ts";
+import { characterWorld, halfSubtree } from "./_layers.ts";
 
 const TOLERANCE = 1e-4;
 
@@ -142,11 +141,7 @@ for (const file of ["Fox.glb", "RobotExpressive.glb", "Soldier.glb", "Xbot.glb"]
     const additive = THREE.AnimationUtils.makeClipAdditive(t2.clone());
     const subtree = halfSubtree(character.skeleton.parents);
     for (const build of BUILDS) {
-      const core = Core.create(build);
-      const world = createWorld();
-      createAnimation(world, { core });
-      const skeleton = new SkeletonAsset(character.skeleton, core);
-      const mask = jointMask(skeleton, { subtree });
+      const { world, skeleton, mask } = characterWorld(build, character, subtree);
       const over = maskedClip(three, t1, character, (j) => mask[j] > 0);
       // The base clip's tracks the override's replace (`under`), and the others (`kept`).
       const names = new Set(over.tracks.map((t: THREE.KeyframeTrack) => t.name));

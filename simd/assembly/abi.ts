@@ -19,7 +19,7 @@ export const SKIN_NORMALS = 1;
 export const SKIN_TANGENTS = 2;
 /** Skinning flag: renormalize transformed normals and tangents. */
 export const SKIN_RENORMALIZE = 4;
-/** Bytes per layer entry of `blendLayersBatch`: pose, mask, weight (f32), reference (0: override). */
+/** Bytes per layer entry of `blendLayersBatch`: pose, mask, weight (f32), reference (0: none). */
 export const LAYER_ENTRY_BYTES = 16;
 /** Words per IK job row: one chain (see `simd/_abi.ts` for the fields). */
 export const IK_JOB_WORDS = 28;

@@ -105,6 +105,9 @@ export function blendLayers(
       const wt = f32x4.mul(weight, v128.load(mask));
       const w = f32x4.mul(weight, v128.load(mask + maskStride));
       const wsc = f32x4.mul(weight, v128.load(mask + 2 * maskStride));
+      let rx: v128, ry: v128, rz: v128, rw: v128;
+      const bx = v128.load(p, 48), by = v128.load(p, 64);
+      const bz = v128.load(p, 80), bw = v128.load(p, 96);
       if (reference == 0) {
         // Override: lerp to the layer's translation and scale by w.
         tx = madd(f32x4.sub(v128.load(p, 0), tx), wt, tx);
@@ -114,48 +117,39 @@ export function blendLayers(
         sy = madd(f32x4.sub(v128.load(p, 128), sy), wsc, sy);
         sz = madd(f32x4.sub(v128.load(p, 144), sz), wsc, sz);
         // nlerp to its rotation, the lighter side negated across 180°.
-        const bx = v128.load(p, 48), by = v128.load(p, 64);
-        const bz = v128.load(p, 80), bw = v128.load(p, 96);
         const dot = f32x4.add(madd(qx, bx, f32x4.mul(qy, by)), madd(qz, bz, f32x4.mul(qw, bw)));
         const flip = f32x4.lt(dot, zero), heavy = f32x4.ge(w, half);
         const wb = v128.xor(f32x4.sub(one, w), i32x4.shl(v128.and(flip, heavy), 31));
         const wl = v128.xor(w, i32x4.shl(v128.andnot(flip, heavy), 31));
-        const rx = madd(bx, wl, f32x4.mul(qx, wb)), ry = madd(by, wl, f32x4.mul(qy, wb));
-        const rz = madd(bz, wl, f32x4.mul(qz, wb)), rw = madd(bw, wl, f32x4.mul(qw, wb));
-        l = f32x4.add(madd(rx, rx, f32x4.mul(ry, ry)), madd(rz, rz, f32x4.mul(rw, rw)));
-        n = f32x4.div(one, f32x4.sqrt(l));
-        m = f32x4.gt(l, zero);
-        qx = v128.and(f32x4.mul(rx, n), m);
-        qy = v128.and(f32x4.mul(ry, n), m);
-        qz = v128.and(f32x4.mul(rz, n), m);
-        qw = v128.bitselect(f32x4.mul(rw, n), one, m);
-        continue;
+        rx = madd(bx, wl, f32x4.mul(qx, wb));
+        ry = madd(by, wl, f32x4.mul(qy, wb));
+        rz = madd(bz, wl, f32x4.mul(qz, wb));
+        rw = madd(bw, wl, f32x4.mul(qw, wb));
+      } else {
+        const r = reference + poseAt;
+        tx = madd(f32x4.sub(v128.load(p, 0), v128.load(r, 0)), wt, tx);
+        ty = madd(f32x4.sub(v128.load(p, 16), v128.load(r, 16)), wt, ty);
+        tz = madd(f32x4.sub(v128.load(p, 32), v128.load(r, 32)), wt, tz);
+        sx = madd(f32x4.sub(v128.load(p, 112), v128.load(r, 112)), wsc, sx);
+        sy = madd(f32x4.sub(v128.load(p, 128), v128.load(r, 128)), wsc, sy);
+        sz = madd(f32x4.sub(v128.load(p, 144), v128.load(r, 144)), wsc, sz);
+        // d = conjugate(r) * p: the clip's rotation relative to the reference.
+        const ax = v128.load(r, 48), ay = v128.load(r, 64);
+        const az = v128.load(r, 80), aw = v128.load(r, 96);
+        const dx = f32x4.sub(madd(aw, bx, f32x4.mul(az, by)), madd(ax, bw, f32x4.mul(ay, bz)));
+        const dy = f32x4.sub(madd(aw, by, f32x4.mul(ax, bz)), madd(ay, bw, f32x4.mul(az, bx)));
+        const dz = f32x4.sub(madd(aw, bz, f32x4.mul(ay, bx)), madd(ax, by, f32x4.mul(az, bw)));
+        const dw = madd(aw, bw, madd(ax, bx, madd(ay, by, f32x4.mul(az, bz))));
+        // nlerp from the identity to d by w, along the shorter arc.
+        const ws = v128.xor(w, signMask(dw));
+        const ex = f32x4.mul(dx, ws), ey = f32x4.mul(dy, ws), ez = f32x4.mul(dz, ws);
+        const ew = madd(dw, ws, f32x4.sub(one, w));
+        // q * e
+        rx = f32x4.sub(madd(qw, ex, madd(qx, ew, f32x4.mul(qy, ez))), f32x4.mul(qz, ey));
+        ry = f32x4.sub(madd(qw, ey, madd(qy, ew, f32x4.mul(qz, ex))), f32x4.mul(qx, ez));
+        rz = f32x4.sub(madd(qw, ez, madd(qz, ew, f32x4.mul(qx, ey))), f32x4.mul(qy, ex));
+        rw = f32x4.sub(f32x4.mul(qw, ew), madd(qx, ex, madd(qy, ey, f32x4.mul(qz, ez))));
       }
-      const r = reference + poseAt;
-      tx = madd(f32x4.sub(v128.load(p, 0), v128.load(r, 0)), wt, tx);
-      ty = madd(f32x4.sub(v128.load(p, 16), v128.load(r, 16)), wt, ty);
-      tz = madd(f32x4.sub(v128.load(p, 32), v128.load(r, 32)), wt, tz);
-      sx = madd(f32x4.sub(v128.load(p, 112), v128.load(r, 112)), wsc, sx);
-      sy = madd(f32x4.sub(v128.load(p, 128), v128.load(r, 128)), wsc, sy);
-      sz = madd(f32x4.sub(v128.load(p, 144), v128.load(r, 144)), wsc, sz);
-      // d = conjugate(r) * p: the clip's rotation relative to the reference.
-      const ax = v128.load(r, 48), ay = v128.load(r, 64);
-      const az = v128.load(r, 80), aw = v128.load(r, 96);
-      const bx = v128.load(p, 48), by = v128.load(p, 64);
-      const bz = v128.load(p, 80), bw = v128.load(p, 96);
-      const dx = f32x4.sub(madd(aw, bx, f32x4.mul(az, by)), madd(ax, bw, f32x4.mul(ay, bz)));
-      const dy = f32x4.sub(madd(aw, by, f32x4.mul(ax, bz)), madd(ay, bw, f32x4.mul(az, bx)));
-      const dz = f32x4.sub(madd(aw, bz, f32x4.mul(ay, bx)), madd(ax, by, f32x4.mul(az, bw)));
-      const dw = madd(aw, bw, madd(ax, bx, madd(ay, by, f32x4.mul(az, bz))));
-      // nlerp from the identity to d by w, along the shorter arc.
-      const ws = v128.xor(w, signMask(dw));
-      const ex = f32x4.mul(dx, ws), ey = f32x4.mul(dy, ws), ez = f32x4.mul(dz, ws);
-      const ew = madd(dw, ws, f32x4.sub(one, w));
-      // q = q * e
-      const rx = f32x4.sub(madd(qw, ex, madd(qx, ew, f32x4.mul(qy, ez))), f32x4.mul(qz, ey));
-      const ry = f32x4.sub(madd(qw, ey, madd(qy, ew, f32x4.mul(qz, ex))), f32x4.mul(qx, ez));
-      const rz = f32x4.sub(madd(qw, ez, madd(qz, ew, f32x4.mul(qx, ey))), f32x4.mul(qy, ex));
-      const rw = f32x4.sub(f32x4.mul(qw, ew), madd(qx, ex, madd(qy, ey, f32x4.mul(qz, ez))));
       l = f32x4.add(madd(rx, rx, f32x4.mul(ry, ry)), madd(rz, rz, f32x4.mul(rw, rw)));
       n = f32x4.div(one, f32x4.sqrt(l));
       m = f32x4.gt(l, zero);

@@ -105,8 +105,8 @@ export function blendLayers(
 
 /**
  * The rotation `acc[3..7)` nlerped to the layer's (lane `g` of `p`) by `w`
- * along the shorter arc: of the two, the one weighted less is negated when
- * they are more than 180° apart.
+ * along the shorter arc: when their dot product is negative, the one of
+ * the two weighted less is negated.
  */
 function overrideRotation(acc: Float64Array, p: Float32Array, g: number, w: number): void {
   let dot = 0;

@@ -329,16 +329,22 @@ export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: numbe
       ay = nY * k;
       az = nZ * k;
     } else {
+      // Straight: the rest bend's axis made perpendicular to the bones, or
+      // any perpendicular when it lies along them.
       const along = (ax * meX + ay * meY + az * meZ) / me2;
-      const pX = ax - along * meX, pY = ay - along * meY, pZ = az - along * meZ;
-      const p2 = pX * pX + pY * pY + pZ * pZ;
-      // A rest axis along the bones (the joint twisted a quarter turn) is kept.
-      if (p2 > 1e-6) {
-        const k = 1 / Math.sqrt(p2);
-        ax = pX * k;
-        ay = pY * k;
-        az = pZ * k;
+      let pX = ax - along * meX, pY = ay - along * meY, pZ = az - along * meZ;
+      let p2 = pX * pX + pY * pY + pZ * pZ;
+      if (!(p2 > 1e-6)) {
+        const aside = Math.abs(meX) > Math.abs(meZ);
+        pX = aside ? -meY : 0;
+        pY = aside ? meX : -meZ;
+        pZ = aside ? 0 : meY;
+        p2 = pX * pX + pY * pY + pZ * pZ;
       }
+      const k = 1 / Math.sqrt(p2);
+      ax = pX * k;
+      ay = pY * k;
+      az = pZ * k;
     }
   }
 

@@ -267,12 +267,15 @@ function twoBone(job: usize): i32 {
       ax = nX * k; ay = nY * k; az = nZ * k;
     } else {
       const along = (ax * meX + ay * meY + az * meZ) / me2;
-      const pX = ax - along * meX, pY = ay - along * meY, pZ = az - along * meZ;
-      const p2 = pX * pX + pY * pY + pZ * pZ;
-      if (p2 > 1e-6) {
-        const k = 1 / Math.sqrt(p2);
-        ax = pX * k; ay = pY * k; az = pZ * k;
+      let pX = ax - along * meX, pY = ay - along * meY, pZ = az - along * meZ;
+      let p2 = pX * pX + pY * pY + pZ * pZ;
+      if (!(p2 > 1e-6)) {
+        const aside = Math.abs(meX) > Math.abs(meZ);
+        pX = aside ? -meY : 0; pY = aside ? meX : -meZ; pZ = aside ? 0 : meY;
+        p2 = pX * pX + pY * pY + pZ * pZ;
       }
+      const k = 1 / Math.sqrt(p2);
+      ax = pX * k; ay = pY * k; az = pZ * k;
     }
   }
 

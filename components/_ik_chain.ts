@@ -9,7 +9,7 @@
  */
 
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE } from "../simd/_abi.ts";
+import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/_abi.ts";
 import { IKField } from "../simd/_ik_solve.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 
@@ -54,14 +54,22 @@ export interface IKChain {
   target: Vector3 | undefined;
   /** `(0, 0, 0)`: no pole, the chain's plane turns as little as it can. */
   poleVector: Vector3;
-  /** Two-bone: the mid joint's hinge axis; aim: the forward axis. Unit. */
+  /**
+   * Two-bone: the mid joint's hinge axis (the rest pose's bend, serving only
+   * when the limb is straight, unless `midAxis` was given); aim: the forward
+   * axis. Unit.
+   */
   axis: Vector3;
+  /** Two-bone: `axis` was given (`midAxis`): ozz's solve about it, not the pose's bend. */
+  givenAxis: boolean;
   up: Vector3;
   offset: Vector3;
   weight: number;
   soften: number;
   twistAngle: number;
   reached: boolean;
+  /** The end joint's distance to the target after the last run; NaN when it did not run. */
+  distance: number;
   /**
    * The chain's job row but for the entity's offsets (see
    * {@linkcode encodeChain}), copied into the system's table each frame.
@@ -72,7 +80,7 @@ export interface IKChain {
 /** Writes `chain`'s settings into its job row (after any change). */
 export function encodeChain(chain: IKChain): void {
   const row = chain.row, words = new Uint32Array(row.buffer, row.byteOffset, row.length);
-  words[IKField.KIND] = chain.aim ? IK_AIM : IK_TWO_BONE;
+  words[IKField.KIND] = chain.aim ? IK_AIM : chain.givenAxis ? IK_TWO_BONE : IK_TWO_BONE_POSE;
   words[IKField.START] = chain.start;
   words[IKField.MID] = chain.mid;
   words[IKField.END] = chain.end;

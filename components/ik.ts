@@ -64,6 +64,7 @@ import { ComponentError } from "./errors.ts";
 import { IKField } from "../simd/_ik_solve.ts";
 
 export { IKError, type Vector3 } from "./_ik_chain.ts";
+export { IK_REACH_TOLERANCE } from "../simd/_ik_solve.ts";
 import type { Vector3 } from "./_ik_chain.ts";
 
 /** A joint: its index in the skeleton, or its name. */
@@ -79,9 +80,14 @@ export interface TwoBoneIKSettings {
    */
   readonly poleVector?: Vector3;
   /**
-   * The mid joint's hinge axis in its own space (normalized). Default: the
-   * normal of the plane the bones make in the rest pose (so the rest
-   * pose's bend is the way the joint bends), or `(0, 0, 1)` when straight.
+   * The mid joint's hinge axis in its own space (normalized), as ozz's
+   * `mid_axis`: the joint turns about it, exact only when it is
+   * perpendicular to both bones in the pose being solved. Default: none,
+   * the bend plane of the pose being solved (its normal, recomputed every
+   * frame), so that a reachable target is reached whatever the animation
+   * did to the joint, which keeps bending the way it bends in that pose;
+   * when the limb is straight there, the plane the bones make in the rest
+   * pose (or `(0, 0, 1)` when that is straight too).
    */
   readonly midAxis?: Vector3;
   /** 0 (no IK) to 1 (full). Default 1. */
@@ -146,7 +152,7 @@ export function addTwoBoneIK(world: object, eid: number, chain: TwoBoneIKChain):
     const parents = skeleton.parentIndices;
     check.ancestry("start", parents, start, mid, "mid");
     check.ancestry("mid", parents, mid, end, "end");
-    // A given midAxis replaces this in `settings`.
+    // The straight limb's bend; a given midAxis replaces it in `settings`.
     const axis = chain.midAxis === undefined ? restHingeAxis(skeleton, start, mid, end) : NO_POLE;
     return { aim: false, start, mid, end, axis };
   });
@@ -196,9 +202,29 @@ export function updateIKChain(
   encodeChain(record);
 }
 
-/** Whether entity `eid`'s chain `chain` reached its target in the last IK system run. */
+/**
+ * Whether entity `eid`'s chain `chain` reached its target in the last IK
+ * system run: whether {@linkcode getIKDistance} is within
+ * {@linkcode IK_REACH_TOLERANCE} of the chain's length (two-bone: the sum
+ * of its bones' lengths; aim: the distance from the aiming ray's origin to
+ * the target, so a ratio of 1e-5 is about 1e-5 rad). A measurement, not a
+ * precondition: a target out of reach, a weight below 1 or a soften below
+ * 1 that leaves the end joint short of the target is not reached. False
+ * when the chain did not run (no target, weight 0).
+ */
 export function getIKReached(world: object, eid: number, chain: number): boolean {
   return chainOf(world, eid, chain, "getIKReached").reached;
+}
+
+/**
+ * How far from its target entity `eid`'s chain `chain` ended in the last
+ * IK system run, model space: for two-bone IK the end joint's distance to
+ * the target, for aim IK the target's distance to the corrected aiming
+ * ray. Computed in f64 from the corrections applied, before the matrices
+ * are rounded to f32. NaN when the chain did not run (no target, weight 0).
+ */
+export function getIKDistance(world: object, eid: number, chain: number): number {
+  return chainOf(world, eid, chain, "getIKDistance").distance;
 }
 
 /** Removes entity `eid`'s IK component and all its chains. */
@@ -259,7 +285,9 @@ function addChain(
     weight: 1,
     soften: 1,
     twistAngle: 0,
+    givenAxis: false,
     reached: false,
+    distance: NaN,
     row: chainRow(),
   };
   Object.assign(record, settings(check, record, chain));
@@ -326,7 +354,10 @@ function settings(
     if (changes.up !== undefined) out.up = check.vector("up", changes.up);
     if (changes.offset !== undefined) out.offset = check.vector("offset", changes.offset);
   } else {
-    if (changes.midAxis !== undefined) out.axis = check.direction("midAxis", changes.midAxis);
+    if (changes.midAxis !== undefined) {
+      out.axis = check.direction("midAxis", changes.midAxis);
+      out.givenAxis = true;
+    }
     if (changes.soften !== undefined) out.soften = check.scalar("soften", changes.soften);
   }
   return out;

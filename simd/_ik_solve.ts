@@ -7,6 +7,9 @@
  * @module
  */
 
+import { IK_REACH_TOLERANCE, IK_STRAIGHT_SINE, IK_TWO_BONE_POSE } from "./assembly/abi.ts";
+
+export { IK_REACH_TOLERANCE };
 import { MATRIX_FLOATS } from "./layout.ts";
 
 /** IK job row fields (word indices), shared with the AssemblyScript kernel. */
@@ -29,12 +32,18 @@ export const IKField = {
   TWIST_SIN: 23,
   OFFSET: 24,
   REACHED: 27,
+  DISTANCE: 28,
 } as const;
-/** Result of one chain: start and mid quaternions. */
-export const out: Float64Array = new Float64Array(8);
-/** Inverse of a joint's 3x3 part (row-major), then its translation. */
-const invA = new Float64Array(12);
-const invB = new Float64Array(12);
+/**
+ * Result of one chain: start and mid quaternions, then (`out[8]`) the
+ * distance from the end joint to the target once the corrections are
+ * applied, model space, and (`out[9]`) 1 when that distance is within
+ * {@linkcode IK_REACH_TOLERANCE}, else 0.
+ */
+export const out: Float64Array = new Float64Array(10);
+/** Inverse of a joint's 3x3 part (row-major), its translation, its determinant. */
+const invA = new Float64Array(13);
+const invB = new Float64Array(13);
 const v = new Float64Array(3);
 
 /** `inv` = inverse of the 3x3 part of `m[o..]`; false when singular or not finite. */
@@ -58,6 +67,7 @@ function invert(m: ArrayLike<number>, o: number, inv: Float64Array): boolean {
   inv[9] = m[o + 3];
   inv[10] = m[o + 7];
   inv[11] = m[o + 11];
+  inv[12] = det;
   return true;
 }
 
@@ -217,19 +227,54 @@ function weigh(o: number, weight: number): void {
 }
 
 /**
+ * `out[8..10]`: the distance from model-space point (x, y, z) to the row's
+ * target, and whether it is within {@linkcode IK_REACH_TOLERANCE} of `length`.
+ */
+function reach(
+  f32: ArrayLike<number>,
+  r: number,
+  x: number,
+  y: number,
+  z: number,
+  length: number,
+): void {
+  const dx = f32[r + IKField.TARGET] - x, dy = f32[r + IKField.TARGET + 1] - y;
+  const dz = f32[r + IKField.TARGET + 2] - z;
+  const distance = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  out[8] = distance;
+  out[9] = distance <= IK_REACH_TOLERANCE * length ? 1 : 0;
+}
+
+/** Distance between the translations of the matrices at `a` and `b`. */
+function between(f32: ArrayLike<number>, a: number, b: number): number {
+  const x = f32[b + 3] - f32[a + 3], y = f32[b + 7] - f32[a + 7], z = f32[b + 11] - f32[a + 11];
+  return Math.sqrt(x * x + y * y + z * z);
+}
+
+/**
  * Two-bone IK of the job row at float index `r` of `f32` (matrices read
- * from `f32` too): corrections into `out` (start at 0, mid at 4). Returns
- * -1 when nothing is to be applied (weight 0, singular or degenerate
- * joints), else 1 if the target is reached, 0 if not.
+ * from `f32` too): corrections into `out` (start at 0, mid at 4) and the
+ * reach they achieve (`out[8..10]`). Returns 0 when nothing is to be applied
+ * (weight 0, singular or degenerate joints: the reach is then the end
+ * joint's as it is), else 1.
+ *
+ * The hinge axis is the row's (ozz's `mid_axis`) for an `IK_TWO_BONE`
+ * row. For an `IK_TWO_BONE_POSE` row it is the normal of the plane
+ * the bones make in the pose being solved, so that the axis is
+ * perpendicular to both bones whatever the animation did to the joint, and
+ * the law of cosines below is exact; the row's axis (the rest pose's bend)
+ * serves only when the limb is straight, made perpendicular to the bones.
  */
 export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: number): number {
-  const weight = f32[r + IKField.WEIGHT];
-  if (!(weight > 0)) return -1;
   const model = u32[r + IKField.MODEL] >> 2;
   const s = model + u32[r + IKField.START] * MATRIX_FLOATS;
   const m = model + u32[r + IKField.MID] * MATRIX_FLOATS;
   const e = model + u32[r + IKField.END] * MATRIX_FLOATS;
-  if (!invert(f32, s, invA) || !invert(f32, m, invB)) return -1;
+  const bones = between(f32, s, m) + between(f32, m, e);
+  reach(f32, r, f32[e + 3], f32[e + 7], f32[e + 11], bones);
+  const weight = f32[r + IKField.WEIGHT];
+  if (!(weight > 0)) return 0;
+  if (!invert(f32, s, invA) || !invert(f32, m, invB)) return 0;
   // Bones in the mid joint's space (_m) and the start joint's space (_s).
   toJoint(invB, f32[s + 3], f32[s + 7], f32[s + 11]);
   const smX = -v[0], smY = -v[1], smZ = -v[2];
@@ -243,7 +288,7 @@ export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: numbe
   const dX = esX - msX, dY = esY - msY, dZ = esZ - msZ;
   const l2sq = dX * dX + dY * dY + dZ * dZ;
   const lesq = esX * esX + esY * esY + esZ * esZ;
-  if (!(l1sq > 0 && l2sq > 0)) return -1;
+  if (!(l1sq > 0 && l2sq > 0)) return 0;
 
   // Target in start space, softened beyond `soften` of the chain's length.
   toJoint(invA, f32[r + IKField.TARGET], f32[r + IKField.TARGET + 1], f32[r + IKField.TARGET + 2]);
@@ -251,7 +296,7 @@ export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: numbe
   const ltsq0 = tX * tX + tY * tY + tZ * tZ;
   // A target beyond float range in the joint's space (a joint scaled to
   // nothing): no correction rather than a NaN one.
-  if (!(ltsq0 < Infinity)) return -1;
+  if (!(ltsq0 < Infinity)) return 0;
   const l1 = Math.sqrt(l1sq), l2 = Math.sqrt(l2sq), lt = Math.sqrt(ltsq0);
   const chain = l1 + l2;
   const soften = f32[r + IKField.SOFTEN];
@@ -268,11 +313,43 @@ export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: numbe
     tY *= k;
     tZ *= k;
   }
-  const reached = !(lt > da) && lt > Math.abs(l1 - l2) && weight >= 1 ? 1 : 0;
+
+  let ax = f32[r + IKField.AXIS], ay = f32[r + IKField.AXIS + 1], az = f32[r + IKField.AXIS + 2];
+  if (u32[r + IKField.KIND] === IK_TWO_BONE_POSE) {
+    // me x sm, as the rest axis is (end - mid) x (mid - start) taken into
+    // the mid joint's space: a mirroring joint flips the cross product.
+    const sign = invB[12] < 0 ? -1 : 1;
+    const nX = (meY * smZ - meZ * smY) * sign, nY = (meZ * smX - meX * smZ) * sign;
+    const nZ = (meX * smY - meY * smX) * sign;
+    const n2 = nX * nX + nY * nY + nZ * nZ;
+    const me2 = meX * meX + meY * meY + meZ * meZ;
+    if (n2 > IK_STRAIGHT_SINE * IK_STRAIGHT_SINE * (smX * smX + smY * smY + smZ * smZ) * me2) {
+      const k = 1 / Math.sqrt(n2);
+      ax = nX * k;
+      ay = nY * k;
+      az = nZ * k;
+    } else {
+      // Straight: the rest bend's axis made perpendicular to the bones, or
+      // any perpendicular when it lies along them.
+      const along = (ax * meX + ay * meY + az * meZ) / me2;
+      let pX = ax - along * meX, pY = ay - along * meY, pZ = az - along * meZ;
+      let p2 = pX * pX + pY * pY + pZ * pZ;
+      if (!(p2 > 1e-6)) {
+        const aside = Math.abs(meX) > Math.abs(meZ);
+        pX = aside ? -meY : 0;
+        pY = aside ? meX : -meZ;
+        pZ = aside ? 0 : meY;
+        p2 = pX * pX + pY * pY + pZ * pZ;
+      }
+      const k = 1 / Math.sqrt(p2);
+      ax = pX * k;
+      ay = pY * k;
+      az = pZ * k;
+    }
+  }
 
   // Mid joint: the angle the target needs minus the angle it has, both from
   // the law of cosines, as half-angle sines and cosines.
-  const ax = f32[r + IKField.AXIS], ay = f32[r + IKField.AXIS + 1], az = f32[r + IKField.AXIS + 2];
   const half = 0.5 / Math.sqrt(l1sq * l2sq);
   const cosTo = clampUnit((l1sq + l2sq - ltsq) * half);
   const cosFrom = clampUnit((l1sq + l2sq - lesq) * half);
@@ -302,44 +379,79 @@ export function twoBone(f32: ArrayLike<number>, u32: ArrayLike<number>, r: numbe
   }
   weigh(0, weight);
   weigh(4, weight);
-  return reached;
+
+  // Where the weighted corrections put the end joint: the bones after the
+  // mid correction, in start space, turned by the start correction.
+  rotate(out, 4, meX, meY, meZ);
+  toModelDirection(f32, m, v[0], v[1], v[2]);
+  toJointDirection(invA, v[0], v[1], v[2]);
+  rotate(out, 0, msX + v[0], msY + v[1], msZ + v[2]);
+  toModelDirection(f32, s, v[0], v[1], v[2]);
+  reach(f32, r, f32[s + 3] + v[0], f32[s + 7] + v[1], f32[s + 11] + v[2], bones);
+  return 1;
 }
 
-/** Aim IK of the job row at float index `r`: the correction into `out[0..4]`; as `twoBone`. */
+/**
+ * Aim IK of the job row at float index `r`: the correction into `out[0..4]`
+ * and the reach it achieves: how far the target is from the corrected
+ * aiming ray (from the offset along forward), against the ray origin's
+ * distance to the target. Returns as {@linkcode twoBone}.
+ */
 export function aim(f32: ArrayLike<number>, u32: ArrayLike<number>, r: number): number {
-  const weight = f32[r + IKField.WEIGHT];
-  if (!(weight > 0)) return -1;
   const j = (u32[r + IKField.MODEL] >> 2) + u32[r + IKField.START] * MATRIX_FLOATS;
-  if (!invert(f32, j, invA)) return -1;
+  out[0] =
+    out[1] =
+    out[2] =
+    out[4] =
+    out[5] =
+    out[6] =
+      0;
+  out[3] = out[7] = 1;
+  if (!invert(f32, j, invA)) {
+    reach(f32, r, f32[j + 3], f32[j + 7], f32[j + 11], 0);
+    return 0;
+  }
   toJoint(invA, f32[r + IKField.TARGET], f32[r + IKField.TARGET + 1], f32[r + IKField.TARGET + 2]);
   const tX = v[0], tY = v[1], tZ = v[2];
   const t2 = tX * tX + tY * tY + tZ * tZ;
   const fx = f32[r + IKField.AXIS], fy = f32[r + IKField.AXIS + 1], fz = f32[r + IKField.AXIS + 2];
   const ox = f32[r + IKField.OFFSET], oy = f32[r + IKField.OFFSET + 1];
   const oz = f32[r + IKField.OFFSET + 2];
+  const weight = f32[r + IKField.WEIGHT];
   // The ray from the offset along forward meets the sphere of the target's
   // distance at the tip of the offsetted forward vector.
   const along = fx * ox + fy * oy + fz * oz;
   const across2 = ox * ox + oy * oy + oz * oz - along * along;
-  if (across2 > t2 || !(t2 > 0 && t2 < Infinity)) return -1;
-  const k = Math.sqrt(t2 - across2) - along;
-  fromVectors(0, ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
-  rotate(out, 0, f32[r + IKField.UP], f32[r + IKField.UP + 1], f32[r + IKField.UP + 2]);
-  // The normals are u x t and pole x t = -(t x pole).
-  turnPlane(
-    f32,
-    r,
-    tX,
-    tY,
-    tZ,
-    t2,
-    v[1] * tZ - v[2] * tY,
-    v[2] * tX - v[0] * tZ,
-    v[0] * tY - v[1] * tX,
-    -1,
-  );
-  weigh(0, weight);
-  out[4] = out[5] = out[6] = 0;
-  out[7] = 1;
-  return 1;
+  const solved = weight > 0 && !(across2 > t2) && t2 > 0 && t2 < Infinity;
+  if (solved) {
+    const k = Math.sqrt(t2 - across2) - along;
+    fromVectors(0, ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
+    rotate(out, 0, f32[r + IKField.UP], f32[r + IKField.UP + 1], f32[r + IKField.UP + 2]);
+    // The normals are u x t and pole x t = -(t x pole).
+    turnPlane(
+      f32,
+      r,
+      tX,
+      tY,
+      tZ,
+      t2,
+      v[1] * tZ - v[2] * tY,
+      v[2] * tX - v[0] * tZ,
+      v[0] * tY - v[1] * tX,
+      -1,
+    );
+    weigh(0, weight);
+  }
+  // The point of the corrected ray nearest the target, in model space.
+  rotate(out, 0, ox, oy, oz);
+  const rX = v[0], rY = v[1], rZ = v[2];
+  rotate(out, 0, fx, fy, fz);
+  const wX = tX - rX, wY = tY - rY, wZ = tZ - rZ;
+  const k = Math.max(0, wX * v[0] + wY * v[1] + wZ * v[2]);
+  const nX = rX + v[0] * k, nY = rY + v[1] * k, nZ = rZ + v[2] * k;
+  toModelDirection(f32, j, wX, wY, wZ);
+  const length = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  toModelDirection(f32, j, nX, nY, nZ);
+  reach(f32, r, f32[j + 3] + v[0], f32[j + 7] + v[1], f32[j + 11] + v[2], length);
+  return solved ? 1 : 0;
 }

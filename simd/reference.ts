@@ -291,6 +291,7 @@ export function blendPoses(
 }
 export {
   type AimIKOptions,
+  IK_REACH_TOLERANCE,
   type IKCorrection,
   type Quaternion,
   solveAimIK,

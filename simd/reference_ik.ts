@@ -18,8 +18,10 @@
  * @module
  */
 
-import { IK_AIM, IK_JOB_WORDS } from "./assembly/abi.ts";
-import { aim, IKField, out, twoBone } from "./_ik_solve.ts";
+import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "./assembly/abi.ts";
+import { aim, IK_REACH_TOLERANCE, IKField, out, twoBone } from "./_ik_solve.ts";
+
+export { IK_REACH_TOLERANCE };
 import { MATRIX_FLOATS } from "./layout.ts";
 import { localToModel } from "./reference.ts";
 
@@ -32,7 +34,13 @@ export interface TwoBoneIKOptions {
   readonly target: readonly [number, number, number];
   /** Where the mid joint (knee, elbow) points, model space. Default `(0, 1, 0)`. */
   readonly poleVector?: readonly [number, number, number];
-  /** The mid joint's hinge axis in its own space, unit length. Default `(0, 0, 1)`. */
+  /**
+   * The mid joint's hinge axis in its own space, unit length, as ozz's
+   * `mid_axis`: the solve is exact only when it is perpendicular to both
+   * bones. Default: the normal of the plane the bones make in the given
+   * matrices (so any bent pose is solved exactly, the joint bending the way
+   * it bends now), or `(0, 0, 1)` when they are straight.
+   */
   readonly midAxis?: readonly [number, number, number];
   /** 0 (no correction) to 1 (full). Default 1. */
   readonly weight?: number;
@@ -60,13 +68,22 @@ export interface AimIKOptions {
   readonly twistAngle?: number;
 }
 
-/** What a solver returns: corrections and whether the target is reached. */
+/** What a solver returns: corrections, and how close they bring the target. */
 export interface IKCorrection {
   /** Correction of the start (aim: the only) joint, in its own space. */
   readonly start: Quaternion;
   /** Correction of the mid joint, in its own space (identity for aim IK). */
   readonly mid: Quaternion;
-  /** Whether the target is reached (and the weight is 1, for two-bone IK). */
+  /**
+   * Two-bone: the distance from the end joint to the target once the
+   * corrections are applied (weight and soften included), model space.
+   * Aim: the distance from the target to the corrected aiming ray.
+   */
+  readonly distance: number;
+  /**
+   * Whether `distance` is within {@linkcode IK_REACH_TOLERANCE} of the chain's
+   * length (aim: of the ray origin's distance to the target).
+   */
   readonly reached: boolean;
 }
 /** `local[j] = local[j] * R(q)`, q at `out[o..]`. */
@@ -89,7 +106,8 @@ function rotateLocal(f32: Float32Array, p: number, o: number): void {
 /**
  * The core's `solveIKBatch` on memory views: for each of `count` job rows
  * at byte offset `jobs` ({@linkcode IKField}), solves the chain, writes
- * whether it reached its target into the row, applies the corrections to
+ * how far from its target it ends and whether it reached it
+ * ({@linkcode IK_REACH_TOLERANCE}) into the row, applies the corrections to
  * the local matrices and re-transforms joints `start..last`.
  */
 export function solveIKJobs(
@@ -102,9 +120,10 @@ export function solveIKJobs(
   for (let i = 0; i < count; i++) {
     const r = (jobs >> 2) + i * IK_JOB_WORDS;
     const isAim = u32[r + IKField.KIND] === IK_AIM;
-    const result = isAim ? aim(f32, u32, r) : twoBone(f32, u32, r);
-    u32[r + IKField.REACHED] = result === 1 ? 1 : 0;
-    if (result < 0) continue;
+    const applied = isAim ? aim(f32, u32, r) : twoBone(f32, u32, r);
+    u32[r + IKField.REACHED] = out[9];
+    f32[r + IKField.DISTANCE] = out[8];
+    if (applied === 0) continue;
     const local = u32[r + IKField.LOCAL] >> 2, start = u32[r + IKField.START];
     rotateLocal(f32, local + start * MATRIX_FLOATS, 0);
     if (!isAim) rotateLocal(f32, local + u32[r + IKField.MID] * MATRIX_FLOATS, 4);
@@ -166,12 +185,13 @@ function scratchRow(
   scratch[IKField.TWIST_SIN] = Math.sin(twist / 2);
 }
 
-function correction(result: number): IKCorrection {
-  if (result < 0) return { start: [0, 0, 0, 1], mid: [0, 0, 0, 1], reached: false };
+function correction(applied: number): IKCorrection {
+  const reach = { distance: out[8], reached: out[9] === 1 };
+  if (applied === 0) return { start: [0, 0, 0, 1], mid: [0, 0, 0, 1], ...reach };
   return {
     start: [out[0], out[1], out[2], out[3]],
     mid: [out[4], out[5], out[6], out[7]],
-    reached: result === 1,
+    ...reach,
   };
 }
 
@@ -188,6 +208,7 @@ export function solveTwoBoneIK(
   options: TwoBoneIKOptions,
 ): IKCorrection {
   scratchRow([start, mid, end], options, vector("midAxis", options.midAxis, [0, 0, 1]));
+  scratchWords[IKField.KIND] = options.midAxis === undefined ? IK_TWO_BONE_POSE : IK_TWO_BONE;
   scratch[IKField.SOFTEN] = scalar("soften", options.soften, 1);
   return correction(twoBone(scratch, scratchWords, 0));
 }

@@ -39,7 +39,12 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
     if (chains) { for (const chain of chains) if (chain.target && chain.weight > 0) rows++; }
   }
   if (rows === 0) {
-    for (let i = 0; i < list.length; i++) for (const c of owned.ik[list[i]]!) c.reached = false;
+    for (let i = 0; i < list.length; i++) {
+      for (const c of owned.ik[list[i]]!) {
+        c.reached = false;
+        c.distance = NaN;
+      }
+    }
     return;
   }
   const table = state.jobs("ik");
@@ -66,13 +71,15 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
     }
   }
   state.kernels.solveIKBatch(table.ptr, rows);
-  const flags = state.memory.u32;
-  at = (table.ptr >> 2) + IKField.REACHED;
+  const { u32: words, f32: floats } = state.memory;
+  at = table.ptr >> 2;
   for (let i = 0; i < list.length; i++) {
     for (const chain of owned.ik[list[i]]!) {
       chain.reached = false;
+      chain.distance = NaN;
       if (!chain.target || !(chain.weight > 0)) continue;
-      chain.reached = flags[at] === 1;
+      chain.reached = words[at + IKField.REACHED] === 1;
+      chain.distance = floats[at + IKField.DISTANCE];
       at += IK_JOB_WORDS;
     }
   }

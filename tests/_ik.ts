@@ -7,7 +7,7 @@
  */
 
 import fc from "fast-check";
-import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE } from "../simd/_abi.ts";
+import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/_abi.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import type { Core } from "../mod.ts";
 import { MATRIX_FLOATS } from "../mod.ts";
@@ -168,6 +168,8 @@ export interface ChainJob {
   soften?: number;
   /** Two-bone: mid axis; aim: forward. */
   axis?: Vec3;
+  /** Two-bone: bend in the plane of the pose (`IK_TWO_BONE_POSE`), `axis` serving a straight limb. */
+  poseAxis?: boolean;
   twist?: number;
   up?: Vec3;
   offset?: Vec3;
@@ -186,7 +188,11 @@ function writeRow(
   u32[r + IKField.MODEL] = model;
   u32[r + IKField.LOCAL] = local;
   u32[r + IKField.PARENTS] = parentsAt;
-  u32[r + IKField.KIND] = job.kind === "aim" ? IK_AIM : IK_TWO_BONE;
+  u32[r + IKField.KIND] = job.kind === "aim"
+    ? IK_AIM
+    : job.poseAxis
+    ? IK_TWO_BONE_POSE
+    : IK_TWO_BONE;
   u32[r + IKField.START] = job.start;
   u32[r + IKField.MID] = job.mid ?? 0;
   u32[r + IKField.END] = job.end ?? 0;
@@ -244,6 +250,13 @@ export class IKScene {
       model: f.slice(this.model >> 2, (this.model >> 2) + this.n * MATRIX_FLOATS),
       local: f.slice(this.local >> 2, (this.local >> 2) + this.n * MATRIX_FLOATS),
     };
+  }
+
+  /** Row `i`'s reported distance to its target. */
+  distance(i: number): number {
+    return coreMemory(this.core).views().f32[
+      (this.jobs >> 2) + i * IK_JOB_WORDS + IKField.DISTANCE
+    ];
   }
 
   /** Whether row `i` reached its target. */

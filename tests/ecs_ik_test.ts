@@ -24,6 +24,7 @@ import {
   ComponentError,
   createAnimation,
   createAnimationPipeline,
+  disposeAnimation,
   getIKReached,
   getModelMatrices,
   IKError,
@@ -35,12 +36,14 @@ import {
   setIKTarget,
   setJointPose,
   SkeletonAsset,
+  type SkeletonDefinition,
   SkinAsset,
   transformSkeletonSystem,
   updateIKChain,
 } from "../mod.ts";
 import { createCylinder } from "../examples/cylinder.ts";
-import { BUILDS, coreFor } from "./_arbitrary.ts";
+import { BUILDS, coreFor, type Vec3 } from "./_arbitrary.ts";
+import { poseFloats } from "../simd/layout.ts";
 import { norm, position, sub } from "./_ik.ts";
 
 /** A world of `count` four-joint cylinders bent at joint 2, in `build`'s core. */
@@ -197,4 +200,53 @@ Deno.test("matToQuatSystem after ikSystem gives the corrected local pose", () =>
   const again = getModelMatrices(world, eid);
   for (let i = 0; i < again.length; i++) assert(Math.abs(again[i] - corrected[i]) < 1e-5);
   assert(norm(sub(position(again, 3), [1.2, 1, 0.5])) < 1e-5);
+});
+
+/** A straight three-bone limb: joint 1 at the origin, 2 and 3 each `bone` further, in its frame. */
+function straightLimb(bone: Vec3): SkeletonDefinition {
+  const restPose = new Float32Array(poseFloats(4));
+  [[0, 0, 0], [0, 0, 0], bone, bone].forEach((t, j) => {
+    for (let c = 0; c < 3; c++) restPose[j + c * 4] = t[c];
+    restPose[j + 6 * 4] = 1;
+    for (let c = 7; c < 10; c++) restPose[j + c * 4] = 1;
+  });
+  const inverseBind = new Float32Array(4 * 12);
+  for (let j = 0; j < 4; j++) inverseBind.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0], j * 12);
+  return {
+    names: ["root", "hip", "knee", "foot"],
+    parents: Int16Array.of(-1, 0, 1, 2),
+    restPose,
+    inverseBind,
+  };
+}
+
+Deno.test("default two-bone IK reaches from a straight limb whatever its rest axis", () => {
+  // Straight at rest, the default axis is (0, 0, 1): along the bones, then
+  // at an angle to them; the solve bends about a perpendicular instead.
+  for (const bone of [[0, 0, 1], [0, 0.6, 0.8]] as Vec3[]) {
+    for (const build of BUILDS) {
+      const skeleton = new SkeletonAsset(straightLimb(bone), coreFor(build));
+      const world = createWorld();
+      createAnimation(world, { core: skeleton.core });
+      const eid = addEntity(world);
+      addCharacter(world, eid, skeleton);
+      const leg = addTwoBoneIK(world, eid, { start: 1, mid: 2, end: 3 });
+      const animate = createAnimationPipeline();
+      for (
+        const [target, poleVector] of [
+          [[0.3, 0.5, 1.2], [1, 0, 0]],
+          [[-1, 0.2, -0.4], [0, 0, 0]],
+          [[0.1, -1.3, 0.2], [0, 0, -1]],
+        ] as [Vec3, Vec3][]
+      ) {
+        updateIKChain(world, eid, leg, { target, poleVector });
+        animate(world, 0);
+        const end = position(getModelMatrices(world, eid), 3);
+        assert(norm(sub(end, target)) <= 1e-5 * 2, `${build} ${bone} ${target}: ${end}`);
+        assert(getIKReached(world, eid, leg));
+      }
+      disposeAnimation(world);
+      skeleton.dispose();
+    }
+  }
 });

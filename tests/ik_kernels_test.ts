@@ -2,8 +2,10 @@
  * The IK kernel (`solveIKBatch`), on random skeletons and chains, on every
  * build, by invariants:
  *
- * 1. Two-bone IK: a reachable target is reached within 1e-5 of the chain's
- *    length, bone lengths are unchanged, the mid joint lies in the plane of
+ * 1. Two-bone IK, about the chain's hinge axis (ozz's `mid_axis`) and about
+ *    the pose's bend plane (any row axis): a reachable target is reached
+ *    within 1e-5 of the chain's length (and reported so, with the distance),
+ *    bone lengths are unchanged, the mid joint lies in the plane of
  *    target and pole vector, on the pole's side (a half-turn twist puts it
  *    on the other side); weight 0 leaves everything untouched; an
  *    unreachable target straightens the chain toward it; a softened target
@@ -13,7 +15,8 @@
  *    1e-4 rad; the up axis lies in the plane of the aiming axis and the pole
  *    vector, on the pole's side.
  * 3. The WebAssembly builds equal the scalar reference on random tables of
- *    several chains of both kinds with random settings.
+ *    several chains of every kind with random settings, reported distances
+ *    included.
  * 4. Degenerate geometry (target on the start joint, pole along the
  *    target, singular or almost zero joints, zero-length bones) writes only
  *    finite values.
@@ -61,7 +64,11 @@ function run(build: (typeof BUILDS)[number], chain: RandomChain, jobs: ChainJob[
   const scene = new IKScene(coreFor(build), chain, jobs);
   try {
     scene.solve();
-    return { ...scene.matrices(), reached: jobs.map((_, i) => scene.reached(i)) };
+    return {
+      ...scene.matrices(),
+      reached: jobs.map((_, i) => scene.reached(i)),
+      distance: jobs.map((_, i) => scene.distance(i)),
+    };
   } finally {
     scene.free();
   }
@@ -109,12 +116,13 @@ const reachableArb = fc.record({
   dir: unitVecArb,
   fraction: fc.double({ min: 0.05, max: 0.95, noNaN: true }),
   pole: unitVecArb,
+  restAxis: unitVecArb,
 });
 
 Deno.test("two-bone IK reaches reachable targets, keeps bones and the pole plane", () => {
   for (const build of BUILDS) {
     fc.assert(
-      fc.property(reachableArb, ({ chain, dir, fraction, pole }) => {
+      fc.property(reachableArb, ({ chain, dir, fraction, pole, restAxis }) => {
         const { l1, l2 } = lengths(chain.model, chain);
         const length = l1 + l2, s = position(chain.model, chain.start);
         const d = Math.abs(l1 - l2) + (length - Math.abs(l1 - l2)) * fraction;
@@ -122,19 +130,31 @@ Deno.test("two-bone IK reaches reachable targets, keeps bones and the pole plane
         fc.pre(angle(dir, pole) > 0.1 && angle(dir, pole) < Math.PI - 0.1);
         const axis = hingeAxis(chain.model, chain);
         fc.pre(axis.every(Number.isFinite));
-        const job: ChainJob = { kind: "twoBone", ...chain, target, pole, axis };
-        const after = run(build, chain, [job]);
-        const e = position(after.model, chain.end), m = position(after.model, chain.mid);
-        assert(norm(sub(e, target)) <= 1e-5 * length, `${build}: end is off the target`);
-        const now = lengths(after.model, chain);
-        assert(Math.abs(now.l1 - l1) <= 1e-5 * length && Math.abs(now.l2 - l2) <= 1e-5 * length);
-        const normal = unit(cross(sub(target, s), pole));
-        const knee = sub(m, s);
-        assert(Math.abs(dot(knee, normal)) <= 1e-5 * length, `${build}: knee off the pole plane`);
-        const t = unit(sub(target, s));
-        assert(dot(knee, pole) - dot(knee, t) * dot(t, pole) > 0, `${build}: knee not toward pole`);
-        assert(after.reached[0], `${build}: not reported reached`);
-        assertSubtree(chain, chain.start, after);
+        // ozz's solve about the bones' own hinge axis, and the pose-plane
+        // solve, whose row axis (any) serves only a straight limb.
+        for (
+          const job of [
+            { kind: "twoBone", ...chain, target, pole, axis },
+            { kind: "twoBone", ...chain, target, pole, axis: restAxis, poseAxis: true },
+          ] as ChainJob[]
+        ) {
+          const after = run(build, chain, [job]);
+          const e = position(after.model, chain.end), m = position(after.model, chain.mid);
+          assert(norm(sub(e, target)) <= 1e-5 * length, `${build}: end is off the target`);
+          const now = lengths(after.model, chain);
+          assert(Math.abs(now.l1 - l1) <= 1e-5 * length && Math.abs(now.l2 - l2) <= 1e-5 * length);
+          const normal = unit(cross(sub(target, s), pole));
+          const knee = sub(m, s);
+          assert(Math.abs(dot(knee, normal)) <= 1e-5 * length, `${build}: knee off the pole plane`);
+          const t = unit(sub(target, s));
+          assert(
+            dot(knee, pole) - dot(knee, t) * dot(t, pole) > 0,
+            `${build}: knee not toward pole`,
+          );
+          assert(after.reached[0], `${build}: not reported reached`);
+          assert(after.distance[0] <= 1e-5 * length, `${build}: distance ${after.distance[0]}`);
+          assertSubtree(chain, chain.start, after);
+        }
       }),
       fcParams(RUNS),
     );
@@ -242,6 +262,7 @@ const settingsArb = fc.record({
   twist: fc.oneof(fc.constant(0), uniform(-7, 7)),
   pole: unitVecArb,
   axis: unitVecArb,
+  poseAxis: fc.boolean(),
   up: unitVecArb,
   offset: unitVecArb.map((v) => v.map((x) => x * 0.5) as Vec3),
   pick: fc.tuple(fc.nat(), fc.nat(), fc.nat()),
@@ -270,6 +291,9 @@ Deno.test("solveIKBatch: every WebAssembly build equals the scalar reference", (
             assert(Math.abs(actual.local[i] - expected.local[i]) <= 1e-5 * scale, `local ${i}`);
           }
           assertEquals(actual.reached[0], expected.reached[0]);
+          expected.distance.forEach((d, i) => {
+            assert(Math.abs(actual.distance[i] - d) <= 1e-5 * scale, `distance ${i}`);
+          });
         }
       },
     ),

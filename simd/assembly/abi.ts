@@ -22,11 +22,28 @@ export const SKIN_RENORMALIZE = 4;
 /** Bytes per layer entry of `blendLayersBatch`: pose, mask, weight (f32), reference (0: none). */
 export const LAYER_ENTRY_BYTES = 16;
 /** Words per IK job row: one chain (see `simd/_abi.ts` for the fields). */
-export const IK_JOB_WORDS = 28;
+export const IK_JOB_WORDS = 29;
 /** Bytes per IK job row. */
-export const IK_JOB_BYTES = 112;
-/** IK job kind: two-bone IK (start, mid, end joints). */
+export const IK_JOB_BYTES = 116;
+/** IK job kind: two-bone IK (start, mid, end joints) about the row's hinge axis (ozz's). */
 export const IK_TWO_BONE = 0;
+/**
+ * IK job kind: two-bone IK about the bend plane of the pose being solved;
+ * the row's axis serves when the limb is straight.
+ */
+export const IK_TWO_BONE_POSE = 2;
+/**
+ * A chain reaches its target when, once corrected, the end joint is within
+ * this ratio of the chain's length (two-bone: the sum of the bones' lengths;
+ * aim: the aiming ray's origin to the target) of the target.
+ */
+export const IK_REACH_TOLERANCE = 1e-5;
+/**
+ * Below this sine of the angle between its bones, a two-bone chain is
+ * straight: its bend plane is rounding noise, and `IK_TWO_BONE_POSE` takes
+ * the row's axis (the rest pose's bend) instead.
+ */
+export const IK_STRAIGHT_SINE = 1e-4;
 /** IK job kind: aim IK (one joint). */
 export const IK_AIM = 1;
 

@@ -8,7 +8,7 @@
 // straight limb. So the solve is scalar f64; the corrections are applied to
 // the local rows and the subtree re-transformed with SIMD (`localToModel`).
 
-import { IK_AIM, IK_JOB_BYTES } from "./abi";
+import { IK_AIM, IK_JOB_BYTES, IK_REACH_TOLERANCE, IK_STRAIGHT_SINE, IK_TWO_BONE_POSE } from "./abi";
 import { localToModel } from "./skeleton";
 
 const MATRIX_BYTES: usize = 48;
@@ -32,12 +32,16 @@ const UP: usize = 80;
 const TWIST_SIN: usize = 92;
 const OFFSET: usize = 96;
 const REACHED: usize = 108;
+const DISTANCE: usize = 112;
 
 // The solvers' results and scratch, as globals: start quaternion s*, mid
-// quaternion m*, the last vector v*, and two inverse 3x3 parts with their
-// joint's translation.
+// quaternion m*, the reach achieved (distance to the target, reached), the
+// last vector v*, and two inverse 3x3 parts with their joint's translation
+// (and the second's determinant).
 let sx: f64 = 0, sy: f64 = 0, sz: f64 = 0, sw: f64 = 1;
 let mx: f64 = 0, my: f64 = 0, mz: f64 = 0, mw: f64 = 1;
+let distance: f64 = 0, reached: u32 = 0;
+let bdet: f64 = 0;
 let vx: f64 = 0, vy: f64 = 0, vz: f64 = 0;
 let a0: f64 = 0, a1: f64 = 0, a2: f64 = 0, a3: f64 = 0, a4: f64 = 0, a5: f64 = 0;
 let a6: f64 = 0, a7: f64 = 0, a8: f64 = 0, at0: f64 = 0, at1: f64 = 0, at2: f64 = 0;
@@ -63,7 +67,7 @@ function invert(p: usize, second: bool): bool {
   const i6 = c2 * r, i7 = (b * g - a * h) * r, i8 = (a * e - b * d) * r;
   if (second) {
     b0 = i0; b1 = i1; b2 = i2; b3 = i3; b4 = i4; b5 = i5; b6 = i6; b7 = i7; b8 = i8;
-    bt0 = f(p, 12); bt1 = f(p, 28); bt2 = f(p, 44);
+    bt0 = f(p, 12); bt1 = f(p, 28); bt2 = f(p, 44); bdet = det;
   } else {
     a0 = i0; a1 = i1; a2 = i2; a3 = i3; a4 = i4; a5 = i5; a6 = i6; a7 = i7; a8 = i8;
     at0 = f(p, 12); at1 = f(p, 28); at2 = f(p, 44);
@@ -194,15 +198,30 @@ function weigh(mid: bool, weight: f64): void {
   }
 }
 
-/** Two-bone IK of the row at `job`: -1 nothing to apply, else 1 reached, 0 not. */
+/** The reach of model-space point (x, y, z): `distance` to the row's target, `reached`. */
+function reach(job: usize, x: f64, y: f64, z: f64, length: f64): void {
+  const dx = f(job, TARGET) - x, dy = f(job, TARGET + 4) - y, dz = f(job, TARGET + 8) - z;
+  distance = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  reached = distance <= IK_REACH_TOLERANCE * length ? 1 : 0;
+}
+
+/** Distance between the translations of the matrices at `a` and `b`. */
+function between(a: usize, b: usize): f64 {
+  const x = f(b, 12) - f(a, 12), y = f(b, 28) - f(a, 28), z = f(b, 44) - f(a, 44);
+  return Math.sqrt(x * x + y * y + z * z);
+}
+
+/** Two-bone IK of the row at `job`, and its reach: 0 nothing to apply, else 1. */
 function twoBone(job: usize): i32 {
-  const weight = f(job, WEIGHT);
-  if (!(weight > 0)) return -1;
   const model = <usize>load<u32>(job + MODEL);
   const s = model + <usize>load<u32>(job + START) * MATRIX_BYTES;
   const m = model + <usize>load<u32>(job + MID) * MATRIX_BYTES;
   const e = model + <usize>load<u32>(job + END) * MATRIX_BYTES;
-  if (!invert(s, false) || !invert(m, true)) return -1;
+  const bones = between(s, m) + between(m, e);
+  reach(job, f(e, 12), f(e, 28), f(e, 44), bones);
+  const weight = f(job, WEIGHT);
+  if (!(weight > 0)) return 0;
+  if (!invert(s, false) || !invert(m, true)) return 0;
   toMid(f(s, 12), f(s, 28), f(s, 44));
   const smX = -vx, smY = -vy, smZ = -vz;
   toMid(f(e, 12), f(e, 28), f(e, 44));
@@ -215,12 +234,12 @@ function twoBone(job: usize): i32 {
   const dX = esX - msX, dY = esY - msY, dZ = esZ - msZ;
   const l2sq = dX * dX + dY * dY + dZ * dZ;
   const lesq = esX * esX + esY * esY + esZ * esZ;
-  if (!(l1sq > 0 && l2sq > 0)) return -1;
+  if (!(l1sq > 0 && l2sq > 0)) return 0;
 
   toStart(f(job, TARGET), f(job, TARGET + 4), f(job, TARGET + 8));
   let tX = vx, tY = vy, tZ = vz;
   const ltsq0 = tX * tX + tY * tY + tZ * tZ;
-  if (!(ltsq0 < Infinity)) return -1;
+  if (!(ltsq0 < Infinity)) return 0;
   const l1 = Math.sqrt(l1sq), l2 = Math.sqrt(l2sq), lt = Math.sqrt(ltsq0);
   const chain = l1 + l2;
   const soften = f(job, SOFTEN);
@@ -235,9 +254,31 @@ function twoBone(job: usize): i32 {
     const k = length / lt;
     tX *= k; tY *= k; tZ *= k;
   }
-  const reached: i32 = !(lt > da) && lt > Math.abs(l1 - l2) && weight >= 1 ? 1 : 0;
 
-  const ax = f(job, AXIS), ay = f(job, AXIS + 4), az = f(job, AXIS + 8);
+  let ax = f(job, AXIS), ay = f(job, AXIS + 4), az = f(job, AXIS + 8);
+  if (load<u32>(job + KIND) == IK_TWO_BONE_POSE) {
+    const sign: f64 = bdet < 0 ? -1 : 1;
+    const nX = (meY * smZ - meZ * smY) * sign, nY = (meZ * smX - meX * smZ) * sign;
+    const nZ = (meX * smY - meY * smX) * sign;
+    const n2 = nX * nX + nY * nY + nZ * nZ;
+    const me2 = meX * meX + meY * meY + meZ * meZ;
+    if (n2 > IK_STRAIGHT_SINE * IK_STRAIGHT_SINE * (smX * smX + smY * smY + smZ * smZ) * me2) {
+      const k = 1 / Math.sqrt(n2);
+      ax = nX * k; ay = nY * k; az = nZ * k;
+    } else {
+      const along = (ax * meX + ay * meY + az * meZ) / me2;
+      let pX = ax - along * meX, pY = ay - along * meY, pZ = az - along * meZ;
+      let p2 = pX * pX + pY * pY + pZ * pZ;
+      if (!(p2 > 1e-6)) {
+        const aside = Math.abs(meX) > Math.abs(meZ);
+        pX = aside ? -meY : 0; pY = aside ? meX : -meZ; pZ = aside ? 0 : meY;
+        p2 = pX * pX + pY * pY + pZ * pZ;
+      }
+      const k = 1 / Math.sqrt(p2);
+      ax = pX * k; ay = pY * k; az = pZ * k;
+    }
+  }
+
   const half = 0.5 / Math.sqrt(l1sq * l2sq);
   const cosTo = clampUnit((l1sq + l2sq - ltsq) * half);
   const cosFrom = clampUnit((l1sq + l2sq - lesq) * half);
@@ -262,29 +303,52 @@ function twoBone(job: usize): i32 {
   }
   weigh(false, weight);
   weigh(true, weight);
-  return reached;
+
+  rotate(mx, my, mz, mw, meX, meY, meZ);
+  toModelDirection(m, vx, vy, vz);
+  toStartDirection(vx, vy, vz);
+  rotate(sx, sy, sz, sw, msX + vx, msY + vy, msZ + vz);
+  toModelDirection(s, vx, vy, vz);
+  reach(job, f(s, 12) + vx, f(s, 28) + vy, f(s, 44) + vz, bones);
+  return 1;
 }
 
-/** Aim IK of the row at `job` into s; as {@link twoBone}. */
+/** Aim IK of the row at `job` into s, and its reach; as {@link twoBone}. */
 function aim(job: usize): i32 {
-  const weight = f(job, WEIGHT);
-  if (!(weight > 0)) return -1;
   const j = <usize>load<u32>(job + MODEL) + <usize>load<u32>(job + START) * MATRIX_BYTES;
-  if (!invert(j, false)) return -1;
+  sx = 0; sy = 0; sz = 0; sw = 1;
+  mx = 0; my = 0; mz = 0; mw = 1;
+  if (!invert(j, false)) {
+    reach(job, f(j, 12), f(j, 28), f(j, 44), 0);
+    return 0;
+  }
   toStart(f(job, TARGET), f(job, TARGET + 4), f(job, TARGET + 8));
   const tX = vx, tY = vy, tZ = vz;
   const t2 = tX * tX + tY * tY + tZ * tZ;
   const fx = f(job, AXIS), fy = f(job, AXIS + 4), fz = f(job, AXIS + 8);
   const ox = f(job, OFFSET), oy = f(job, OFFSET + 4), oz = f(job, OFFSET + 8);
+  const weight = f(job, WEIGHT);
   const along = fx * ox + fy * oy + fz * oz;
   const across2 = ox * ox + oy * oy + oz * oz - along * along;
-  if (across2 > t2 || !(t2 > 0 && t2 < Infinity)) return -1;
-  const k = Math.sqrt(t2 - across2) - along;
-  fromVectors(ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
-  rotate(sx, sy, sz, sw, f(job, UP), f(job, UP + 4), f(job, UP + 8));
-  turnPlane(job, tX, tY, tZ, t2, vy * tZ - vz * tY, vz * tX - vx * tZ, vx * tY - vy * tX, -1);
-  weigh(false, weight);
-  return 1;
+  const solved = weight > 0 && !(across2 > t2) && t2 > 0 && t2 < Infinity;
+  if (solved) {
+    const k = Math.sqrt(t2 - across2) - along;
+    fromVectors(ox + fx * k, oy + fy * k, oz + fz * k, tX, tY, tZ);
+    rotate(sx, sy, sz, sw, f(job, UP), f(job, UP + 4), f(job, UP + 8));
+    turnPlane(job, tX, tY, tZ, t2, vy * tZ - vz * tY, vz * tX - vx * tZ, vx * tY - vy * tX, -1);
+    weigh(false, weight);
+  }
+  rotate(sx, sy, sz, sw, ox, oy, oz);
+  const rX = vx, rY = vy, rZ = vz;
+  rotate(sx, sy, sz, sw, fx, fy, fz);
+  const wX = tX - rX, wY = tY - rY, wZ = tZ - rZ;
+  const k = Math.max(0, wX * vx + wY * vy + wZ * vz);
+  const nX = rX + vx * k, nY = rY + vy * k, nZ = rZ + vz * k;
+  toModelDirection(j, wX, wY, wZ);
+  const length = Math.sqrt(vx * vx + vy * vy + vz * vz);
+  toModelDirection(j, nX, nY, nZ);
+  reach(job, f(j, 12) + vx, f(j, 28) + vy, f(j, 44) + vz, length);
+  return solved ? 1 : 0;
 }
 
 /** `local = local * R(q)` for the matrix at `p`: rows times R, translations kept. */
@@ -315,15 +379,17 @@ function rotateLocal(p: usize, x: f64, y: f64, z: f64, w: f64): void {
 
 /**
  * For each of `count` IK job rows (`IK_JOB_BYTES` each): solves the chain,
- * writes whether it reached its target into the row, applies the
- * corrections to the local matrices and re-transforms joints start..last.
+ * writes how far from its target it ends and whether it reached it into the
+ * row, applies the corrections to the local matrices and re-transforms
+ * joints start..last.
  */
 export function solveIKBatch(jobs: usize, count: i32): void {
   for (let i = 0; i < count; i++, jobs += IK_JOB_BYTES) {
     const isAim = load<u32>(jobs + KIND) == IK_AIM;
-    const result = isAim ? aim(jobs) : twoBone(jobs);
-    store<u32>(jobs + REACHED, result == 1 ? 1 : 0);
-    if (result < 0) continue;
+    const applied = isAim ? aim(jobs) : twoBone(jobs);
+    store<u32>(jobs + REACHED, reached);
+    store<f32>(jobs + DISTANCE, <f32>distance);
+    if (applied == 0) continue;
     const local = <usize>load<u32>(jobs + LOCAL);
     const start = load<u32>(jobs + START);
     rotateLocal(local + <usize>start * MATRIX_BYTES, sx, sy, sz, sw);

@@ -11,26 +11,31 @@
 
 import type { CompactClip } from "./compact_clip.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
+import { compactClipInternals } from "./_asset_internals.ts";
+import { lifetimeOf } from "./_lifetime.ts";
 
 /** @internal A playback's view of a compact clip. */
 export class ClipSampler {
   /** The clip sampled. */
   readonly clip: CompactClip;
   readonly #memory: CoreMemory;
+  readonly #clipByteOffset: number;
   #cache: number;
 
   /** Acquires `clip` and allocates a cache for it in `memory` (the clip's core). */
   constructor(clip: CompactClip, memory: CoreMemory) {
-    clip.lifetime.acquire();
+    const { byteOffset, cacheTemplate: template } = compactClipInternals(clip);
+    lifetimeOf(clip).acquire();
     this.clip = clip;
+    this.#clipByteOffset = byteOffset;
     this.#memory = memory;
     try {
-      this.#cache = memory.alloc(clip.cacheTemplate.length);
+      this.#cache = memory.alloc(template.length);
     } catch (e) {
-      clip.lifetime.release();
+      lifetimeOf(clip).release();
       throw e;
     }
-    memory.views().u8.set(clip.cacheTemplate, this.#cache);
+    memory.views().u8.set(template, this.#cache);
   }
 
   /**
@@ -48,7 +53,7 @@ export class ClipSampler {
     blendInto = 0,
     weight = 0,
   ): void {
-    u32[at] = this.clip.byteOffset;
+    u32[at] = this.#clipByteOffset;
     u32[at + 1] = this.#cache;
     u32[at + 2] = out;
     u32[at + 3] = this.clip.groupCount;
@@ -62,6 +67,6 @@ export class ClipSampler {
     if (!this.#cache) return;
     this.#memory.free(this.#cache);
     this.#cache = 0;
-    this.clip.lifetime.release();
+    lifetimeOf(this.clip).release();
   }
 }

@@ -47,7 +47,8 @@
 
 import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-import { Lifetime, lifetimeOf } from "./_lifetime.ts";
+import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
+import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { ClipError, validateClip } from "./clip_validation.ts";
 import { reduceChannel } from "./_reduce.ts";
@@ -111,12 +112,6 @@ export class CompactClip {
   readonly tolerance: number;
   /** The virtual point distance it was built with (model units). */
   readonly virtualDistance: number;
-  /** @internal Byte offset of the clip in the core. */
-  readonly byteOffset: number;
-  /** @internal A playback's cache before its first sample: rest pose and held values. */
-  readonly cacheTemplate: Uint8Array;
-  /** @internal Players using it, and their release. */
-  readonly lifetime: Lifetime;
   /**
    * The largest distance between a joint or virtual point of the compact
    * clip and of the exact one (`sampleClip`), measured at every key time
@@ -224,20 +219,20 @@ export class CompactClip {
     this.maxError = error;
     this.trackCount = image.trackCount;
     this.keyCount = image.keyCount;
-    this.cacheTemplate = image.template;
     const budget = budgetOf(skeleton.core);
     const bytes = this.bytes = image.bytes.length;
     if (bytes > budget.limit - budget.used) {
       throw new ClipBudgetError(clip.name, skeleton, bytes, false, budget);
     }
     const memory = coreMemory(skeleton.core);
-    const block = this.byteOffset = memory.alloc(bytes);
+    const block = memory.alloc(bytes);
     memory.views().u8.set(image.bytes, block);
     budget.used += bytes;
-    this.lifetime = new Lifetime(this, () => {
+    attachLifetime(this, () => {
       memory.free(block);
       budget.used -= bytes;
     });
+    setCompactClipInternals(this, { byteOffset: block, cacheTemplate: image.template });
   }
 }
 
@@ -342,7 +337,7 @@ function contentKey(clip: Clip): string {
 function sharedBuild(clip: Clip, structure: string): CompactClip | undefined {
   const entry = byContent.get(`${structure}|${contentKey(clip)}`);
   const compact = entry?.ref.deref();
-  if (!compact || compact.lifetime.disposed) return undefined;
+  if (!compact || lifetimeOf(compact).disposed) return undefined;
   return entry!.hash === contentHash(clip) ? compact : undefined;
 }
 
@@ -366,7 +361,7 @@ export function compactClip(
   let byStructure = built.get(clip);
   if (!byStructure) built.set(clip, byStructure = new Map());
   let compact = byStructure.get(structure);
-  if (!compact || compact.lifetime.disposed) {
+  if (!compact || lifetimeOf(compact).disposed) {
     compact = options === undefined ? sharedBuild(clip, structure) : undefined;
     if (!compact) {
       compact = new CompactClip(clip, skeleton, options);
@@ -374,7 +369,7 @@ export function compactClip(
         const key = `${structure}|${contentKey(clip)}`;
         byContent.set(key, { ref: new WeakRef(compact), hash: contentHash(clip) });
         const ref = byContent.get(key)!;
-        compact.lifetime.onRelease(() => {
+        lifetimeOf(compact).onRelease(() => {
           if (byContent.get(key) === ref) byContent.delete(key);
         });
       }
@@ -386,8 +381,11 @@ export function compactClip(
   if (!registered.has(compact)) {
     registered.add(compact);
     const ref = new WeakRef(compact);
-    const cancel = lifetimeOf(skeleton).onRelease(() => ref.deref()?.lifetime.dispose());
-    compact.lifetime.onRelease(cancel);
+    const cancel = lifetimeOf(skeleton).onRelease(() => {
+      const live = ref.deref();
+      if (live) lifetimeOf(live).dispose();
+    });
+    lifetimeOf(compact).onRelease(cancel);
   }
   return compact;
 }
@@ -401,6 +399,6 @@ export function compactClip(
 export function disposeClip(clip: Clip): void {
   const bySkeleton = built.get(clip);
   if (!bySkeleton) return;
-  for (const compact of bySkeleton.values()) compact.lifetime.dispose();
+  for (const compact of bySkeleton.values()) lifetimeOf(compact).dispose();
   built.delete(clip);
 }

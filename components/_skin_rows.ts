@@ -16,6 +16,7 @@ import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import { checkedMatrices, checkedSkeleton, checkedSkin } from "./_access.ts";
 import type { AnimationComponents } from "./world.ts";
 import type { Owned, WorldState } from "./_world.ts";
+import { skinInternals } from "../animation/_asset_internals.ts";
 
 /** Words of a skinning job row the mesh fills: parts, part count, joints, weights, positions, normals, tangents. */
 const MESH_WORDS = 7;
@@ -145,8 +146,9 @@ export class SkinRowWriter {
   }
 
   #useSkin(asset: SkinAsset): void {
-    asset.mesh.writeKernelWords(this.#mesh, 0);
-    this.#meshJoints = asset.mesh.jointCount;
+    const { mesh } = skinInternals(asset);
+    mesh.writeKernelWords(this.#mesh, 0);
+    this.#meshJoints = mesh.jointCount;
     this.#asset = asset;
     let id = skinIds.get(asset);
     if (id === undefined) skinIds.set(asset, id = ++lastSkinId);

@@ -1,0 +1,82 @@
+/**
+ * What the library's own layers need inside its public assets (skeletons,
+ * skins, compact clips): blocks of the core, their lifetimes, templates. It
+ * lives in this module's WeakMaps, not on the objects, so that no public
+ * object leads to it: a getter tagged `@internal` let a game free a skin's
+ * mesh under the entities wearing it. The values never reference their
+ * asset, so that the asset stays collectable.
+ *
+ * @module
+ */
+
+import type { SkinMesh } from "../simd/immutable.ts";
+import { lifetimeOf } from "./_lifetime.ts";
+
+/** A skeleton's blocks in the core and its rest pose (never handed out). */
+export interface SkeletonInternals {
+  /** Byte offset of the parent indices. */
+  readonly parentsByteOffset: number;
+  /** Byte offset of the inverse bind matrices. */
+  readonly inverseBindByteOffset: number;
+  /** The rest pose (SoA×4), rotations normalized. */
+  readonly restPose: Float32Array;
+}
+
+/** A skin's collapsed-palette mesh in the core and its joints' bind-space boxes. */
+export interface SkinInternals {
+  /** The mesh the skinning kernels read. */
+  readonly mesh: SkinMesh;
+  /** 6 floats per joint (min xyz, max xyz); see `SkinAsset.jointBounds`. */
+  readonly jointBoxes: Float32Array;
+}
+
+/** A compact clip's block in the core and what its players share. */
+export interface CompactClipInternals {
+  /** Byte offset of the clip in the core. */
+  readonly byteOffset: number;
+  /** A playback's cache before its first sample: rest pose and held values. */
+  readonly cacheTemplate: Uint8Array;
+}
+
+const skeletons = new WeakMap<object, SkeletonInternals>();
+const skins = new WeakMap<object, SkinInternals>();
+const compactClips = new WeakMap<object, CompactClipInternals>();
+
+/** Records what `asset` (a SkeletonAsset) keeps out of reach. */
+export function setSkeletonInternals(asset: object, internals: SkeletonInternals): void {
+  skeletons.set(asset, internals);
+}
+
+/** Records what `asset` (a SkinAsset) keeps out of reach. */
+export function setSkinInternals(asset: object, internals: SkinInternals): void {
+  skins.set(asset, internals);
+}
+
+/** Records what `clip` (a CompactClip) keeps out of reach. */
+export function setCompactClipInternals(clip: object, internals: CompactClipInternals): void {
+  compactClips.set(clip, internals);
+}
+
+function live<T>(map: WeakMap<object, T>, asset: object, name: string): T {
+  const internals = map.get(asset);
+  if (!internals) throw new TypeError(`expected a ${name}`);
+  if (lifetimeOf(asset).released) throw new TypeError(`${name}: it was disposed`);
+  return internals;
+}
+
+/** The blocks of a live skeleton, or a TypeError once its memory is gone. */
+export function skeletonInternals(asset: object): SkeletonInternals {
+  return live(skeletons, asset, "SkeletonAsset");
+}
+
+/** The mesh and boxes of a live skin, or a TypeError once its memory is gone. */
+export function skinInternals(asset: object): SkinInternals {
+  return live(skins, asset, "SkinAsset");
+}
+
+/** What a compact clip's players share (`lifetimeOf(clip)` says whether it is live). */
+export function compactClipInternals(clip: object): CompactClipInternals {
+  const internals = compactClips.get(clip);
+  if (!internals) throw new TypeError("expected a CompactClip");
+  return internals;
+}

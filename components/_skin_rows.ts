@@ -26,11 +26,15 @@ const skinIds = new WeakMap<SkinAsset, number>();
 let lastSkinId = 0;
 
 /**
- * Per staging array of job rows, its writer: constructing one (a typed
- * array for the mesh words among its fields) cost about 260 ns, a quarter
- * of a skinning system's frame on one small character.
+ * Per world and staging array of job rows, its writer: constructing one (a
+ * typed array for the mesh words among its fields) cost about 260 ns, a
+ * quarter of a skinning system's frame on one small character. Keyed by the
+ * world's state first: a writer holds its state, and keyed by the staging
+ * array alone it was reachable from the world's resources, which the
+ * world's FinalizationRegistry holds, so a world that had skinned was never
+ * collected.
  */
-const writers = new WeakMap<Uint32Array, SkinRowWriter>();
+const writers = new WeakMap<WorldState, WeakMap<Uint32Array, SkinRowWriter>>();
 
 /**
  * Writes skinning job rows into a job table's staging array for one
@@ -78,10 +82,10 @@ export class SkinRowWriter {
    * tangents get (0 or `SkinFlags.RENORMALIZE`).
    */
   static for(state: WorldState, rows: Uint32Array, renormalize: number): SkinRowWriter {
-    let writer = writers.get(rows);
-    if (!writer || writer.#state !== state) {
-      writers.set(rows, writer = new SkinRowWriter(state, rows));
-    }
+    let ofState = writers.get(state);
+    if (!ofState) writers.set(state, ofState = new WeakMap());
+    let writer = ofState.get(rows);
+    if (!writer) ofState.set(rows, writer = new SkinRowWriter(state, rows));
     // The world's records and stores are looked up once per call: they are
     // replaced when the world grows.
     writer.#owned = state.owned;

@@ -52,9 +52,37 @@ export function setSkinInternals(asset: object, internals: SkinInternals): void 
   skins.set(asset, internals);
 }
 
-/** Records what `clip` (a CompactClip) keeps out of reach. */
+/** The compact clips built during the innermost {@linkcode undoBuildsOnThrow}. */
+let builtDuringCall: object[] | undefined;
+
+/** Records what `clip` (a CompactClip, just built) keeps out of reach. */
 export function setCompactClipInternals(clip: object, internals: CompactClipInternals): void {
   compactClips.set(clip, internals);
+  builtDuringCall?.push(clip);
+}
+
+/**
+ * Runs `call` (a game's call that may build compact clips); when it throws,
+ * gives back the compact clips built meanwhile that no player took, so that
+ * a failing call keeps no core memory (a failing `addLocomotionLayer` kept
+ * its points' clips, 352 to 1,504 bytes a call, until the clips were
+ * collected).
+ */
+export function undoBuildsOnThrow<T>(call: () => T): T {
+  const outer = builtDuringCall;
+  const built: object[] = builtDuringCall = [];
+  try {
+    return call();
+  } catch (error) {
+    for (const clip of built) {
+      const lifetime = lifetimeOf(clip);
+      if (lifetime.users === 0) lifetime.dispose();
+    }
+    throw error;
+  } finally {
+    builtDuringCall = outer;
+    outer?.push(...built);
+  }
 }
 
 function live<T>(map: WeakMap<object, T>, asset: object, name: string): T {

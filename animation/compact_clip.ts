@@ -49,8 +49,9 @@ import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
+import { unbuildableClipError } from "./_clip_refusal.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
-import { ClipError, validateClip } from "./clip_validation.ts";
+import { ClipError, revalidateClip } from "./clip_validation.ts";
 import { reduceChannel } from "./_reduce.ts";
 import { channelTolerances, measureError, skeletonGeometry } from "./_clip_error.ts";
 import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
@@ -132,7 +133,9 @@ export class CompactClip {
   constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
     // Checked here too, not only by playClip: a hand-made clip given
     // straight to compactClip must not lay out lanes past the skeleton's.
-    validateClip(clip);
+    // In full whatever validation remembers (the build costs far more): a
+    // clip changed since it was validated is refused, not built.
+    revalidateClip(clip);
     for (const [i, channel] of clip.channels.entries()) {
       if (channel.joint >= skeleton.jointCount) {
         throw new ClipError(
@@ -215,7 +218,8 @@ export class CompactClip {
       if (error <= this.tolerance) break;
       scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
     }
-    const { image, error } = best!;
+    if (!best?.image || !Number.isFinite(best.error)) throw unbuildableClipError(clip, skeleton);
+    const { image, error } = best;
     this.maxError = error;
     this.trackCount = image.trackCount;
     this.keyCount = image.keyCount;

@@ -57,7 +57,7 @@ export class ClipSampler {
     u32[at + 1] = this.#cache;
     u32[at + 2] = out;
     u32[at + 3] = this.clip.groupCount;
-    f32[at + 4] = time;
+    f32[at + 4] = floorToFloat32(time);
     u32[at + 5] = blendInto;
     f32[at + 6] = weight;
   }
@@ -69,4 +69,25 @@ export class ClipSampler {
     this.#cache = 0;
     lifetimeOf(this.clip).release();
   }
+}
+
+const float32 = new Float32Array(1), float32Bits = new Uint32Array(float32.buffer);
+
+/**
+ * The largest float32 not above `time`. Key times are float32s and the
+ * kernel compares in float32: rounded to nearest, a playback time up to
+ * half an ulp before a key (2.4e-8 s before a key near 1 s) reached it, and
+ * a STEP key switched early. Rounded down, `time >= key` in float32 exactly
+ * when it holds for the float64 time.
+ */
+export function floorToFloat32(time: number): number {
+  const nearest = Math.fround(time);
+  if (!(nearest > time)) return nearest;
+  float32[0] = nearest;
+  // The next float32 toward -Infinity: one unit of the bits down for a
+  // positive value, up for a negative one; below +0 is -(smallest).
+  if (nearest > 0) float32Bits[0]--;
+  else if (nearest === 0) float32Bits[0] = 0x80000001;
+  else float32Bits[0]++;
+  return float32[0];
 }

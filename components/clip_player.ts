@@ -210,9 +210,10 @@ export function makePlayback(
     }
   }
   const time = options?.time ?? 0, speed = options?.speed ?? 1, wrap = options?.wrap ?? "loop";
-  // Finite as 32-bit floats: the ClipPlayer store holds them so, and a
-  // speed of 1e300 stored as Infinity would stop every later frame.
-  if (typeof time !== "number" || !Number.isFinite(Math.fround(time))) {
+  // Times are float64 (the ClipPlayer store's); speeds finite as 32-bit
+  // floats, as their store holds them: a speed of 1e300 stored as Infinity
+  // would stop every later frame.
+  if (typeof time !== "number" || !Number.isFinite(time)) {
     throw new RangeError(`entity ${eid}: ClipPlayer: time must be finite, got ${time}`);
   }
   if (typeof speed !== "number" || !Number.isFinite(Math.fround(speed))) {

@@ -34,7 +34,8 @@ interface Stack {
 // sign of the next rotation is decided by rounding, a discontinuity.
 const weightArb = fc.oneof(uniform(0.01, 1), fc.constantFrom(0, 1));
 
-function stackArb(): fc.Arbitrary<Stack> {
+/** Random stacks of at least `minOverrides` override layers (a property's layers drawn, never skipped). */
+function stackArb(minOverrides = 0): fc.Arbitrary<Stack> {
   return fc.integer({ min: 1, max: 13 }).chain((jointCount) => {
     const lanes = Math.ceil(jointCount / 4) * 4;
     const pose = fc.array(trsArb({ translation: 5 }), { minLength: lanes, maxLength: lanes })
@@ -45,7 +46,7 @@ function stackArb(): fc.Arbitrary<Stack> {
     return fc.record({
       jointCount: fc.constant(jointCount),
       rest: pose,
-      overrides: fc.array(layer, { maxLength: 4 }),
+      overrides: fc.array(layer, { minLength: minOverrides, maxLength: Math.max(4, minOverrides) }),
       additives: fc.array(layer, { maxLength: 3 }),
       threshold: fc.oneof(uniform(0.01, 1), fc.constant(0.1)),
     }).map(({ jointCount, rest, overrides, additives, threshold }) => ({
@@ -160,8 +161,7 @@ for (const build of SIMD_BUILDS) {
 
 Deno.test("blendLayers of two full-weight override layers is blendPoses by their weight share", () => {
   fc.assert(
-    fc.property(stackArb(), uniform(0.05, 1), uniform(0.05, 1), (s, w1, w2) => {
-      if (s.layers.length < 2) return;
+    fc.property(stackArb(2), uniform(0.05, 1), uniform(0.05, 1), (s, w1, w2) => {
       const lanes = Math.ceil(s.jointCount / 4) * 4;
       const ones = new Float32Array(3 * lanes).fill(1);
       const a = s.layers[0].pose, b = s.layers[1].pose;
@@ -181,8 +181,7 @@ Deno.test("blendLayers of two full-weight override layers is blendPoses by their
 
 Deno.test("blendLayers: a full-weight additive layer multiplies by conjugate(reference) * pose", () => {
   fc.assert(
-    fc.property(stackArb(), (s) => {
-      if (s.layers.length < 3) return;
+    fc.property(stackArb(3), (s) => {
       const lanes = Math.ceil(s.jointCount / 4) * 4;
       const ones = new Float32Array(3 * lanes).fill(1);
       const [base, clip, ref] = s.layers.map((l) => l.pose);

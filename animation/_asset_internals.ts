@@ -10,7 +10,7 @@
  */
 
 import type { SkinMesh } from "../simd/immutable.ts";
-import { lifetimeOf } from "./_lifetime.ts";
+import { type Lifetime, lifetimeOf } from "./_lifetime.ts";
 
 /** A skeleton's blocks in the core and its rest pose (never handed out). */
 export interface SkeletonInternals {
@@ -38,18 +38,24 @@ export interface CompactClipInternals {
   readonly cacheTemplate: Uint8Array;
 }
 
-const skeletons = new WeakMap<object, SkeletonInternals>();
-const skins = new WeakMap<object, SkinInternals>();
+/** An asset's internals and its lifetime, read together on every frame's hot path. */
+interface Entry<T> {
+  readonly internals: T;
+  readonly lifetime: Lifetime;
+}
+
+const skeletons = new WeakMap<object, Entry<SkeletonInternals>>();
+const skins = new WeakMap<object, Entry<SkinInternals>>();
 const compactClips = new WeakMap<object, CompactClipInternals>();
 
 /** Records what `asset` (a SkeletonAsset) keeps out of reach. */
 export function setSkeletonInternals(asset: object, internals: SkeletonInternals): void {
-  skeletons.set(asset, internals);
+  skeletons.set(asset, { internals, lifetime: lifetimeOf(asset) });
 }
 
 /** Records what `asset` (a SkinAsset) keeps out of reach. */
 export function setSkinInternals(asset: object, internals: SkinInternals): void {
-  skins.set(asset, internals);
+  skins.set(asset, { internals, lifetime: lifetimeOf(asset) });
 }
 
 /** The compact clips built during the innermost {@linkcode undoBuildsOnThrow}. */
@@ -85,11 +91,11 @@ export function undoBuildsOnThrow<T>(call: () => T): T {
   }
 }
 
-function live<T>(map: WeakMap<object, T>, asset: object, name: string): T {
-  const internals = map.get(asset);
-  if (!internals) throw new TypeError(`expected a ${name}`);
-  if (lifetimeOf(asset).released) throw new TypeError(`${name}: it was disposed`);
-  return internals;
+function live<T>(map: WeakMap<object, Entry<T>>, asset: object, name: string): T {
+  const entry = map.get(asset);
+  if (!entry) throw new TypeError(`expected a ${name}`);
+  if (entry.lifetime.released) throw new TypeError(`${name}: it was disposed`);
+  return entry.internals;
 }
 
 /** The blocks of a live skeleton, or a TypeError once its memory is gone. */

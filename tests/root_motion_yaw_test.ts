@@ -11,6 +11,7 @@ import {
   addLayer,
   type Clip,
   createAnimationPipeline,
+  createClip,
   enableRootMotion,
   getRootMotion,
   playClip,
@@ -27,11 +28,8 @@ const HALF = Math.SQRT1_2;
 function rootClip(name: string, turns: boolean, negated = false): Clip {
   const w = turns ? (negated ? -HALF : HALF) : 1, y = turns ? (negated ? -HALF : HALF) : 0;
   const times = Float32Array.of(0, 1);
-  return {
+  return createClip({
     name,
-    animation: 0,
-    start: 0,
-    duration: 1,
     channels: [
       {
         joint: 0,
@@ -50,7 +48,7 @@ function rootClip(name: string, turns: boolean, negated = false): Clip {
         node: 0,
       },
     ],
-  };
+  });
 }
 
 for (const build of BUILDS) {

@@ -1,7 +1,7 @@
 /**
  * No public object leads to the library's internals: walking every property
  * and getter (own and inherited) of the objects a game holds — assets,
- * compact clips, the world's components, pipelines, what `getLayers`,
+ * compact clips, the world's components, pipelines, worker pools, what `getLayers`,
  * `getPlayback` and `importGltf` return — reaches no block of the core the
  * library owns (a `CoreBuffer` the game did not make), no lifetime and no
  * other internal handle. A getter tagged `@internal` on `SkinAsset` used to
@@ -16,6 +16,7 @@ import {
   compactClip,
   CoreBuffer,
   createAnimationPipeline,
+  createWorkerPool,
   getLayers,
   getPlayback,
   importGltf,
@@ -71,12 +72,15 @@ Deno.test("no public object reaches a core block, lifetime or sampler of the lib
   const animate = createAnimationPipeline();
   animate(scene.world, 1 / 60);
   const model = await importGltf(await Deno.readFile(new URL("RiggedSimple.glb", FIXTURE_DIR)));
+  using pool = await createWorkerPool({ workers: 1 });
   const roots = {
     skeleton: scene.skeleton,
     skin: scene.skin,
     compact: compactClip(clip, scene.skeleton),
     components: scene.components,
     animate,
+    pool,
+    pooled: createAnimationPipeline({ pool }),
     layers: getLayers(scene.world, eid),
     playback: getPlayback(scene.world, eid),
     model,

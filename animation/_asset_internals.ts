@@ -36,6 +36,12 @@ export interface CompactClipInternals {
   readonly byteOffset: number;
   /** A playback's cache before its first sample: rest pose and held values. */
   readonly cacheTemplate: Uint8Array;
+  /**
+   * Whether a channel holds STEP keys: its samplers pass the time rounded
+   * down to float32 (`floorToFloat32`) so that a key switches exactly at
+   * its time; others round to nearest, half the time error.
+   */
+  readonly steps: boolean;
 }
 
 /** An asset's internals and its lifetime, read together on every frame's hot path. */

@@ -20,14 +20,16 @@ export class ClipSampler {
   readonly clip: CompactClip;
   readonly #memory: CoreMemory;
   readonly #clipByteOffset: number;
+  readonly #steps: boolean;
   #cache: number;
 
   /** Acquires `clip` and allocates a cache for it in `memory` (the clip's core). */
   constructor(clip: CompactClip, memory: CoreMemory) {
-    const { byteOffset, cacheTemplate: template } = compactClipInternals(clip);
+    const { byteOffset, cacheTemplate: template, steps } = compactClipInternals(clip);
     lifetimeOf(clip).acquire();
     this.clip = clip;
     this.#clipByteOffset = byteOffset;
+    this.#steps = steps;
     this.#memory = memory;
     try {
       this.#cache = memory.alloc(template.length);
@@ -57,7 +59,7 @@ export class ClipSampler {
     u32[at + 1] = this.#cache;
     u32[at + 2] = out;
     u32[at + 3] = this.clip.groupCount;
-    f32[at + 4] = floorToFloat32(time);
+    f32[at + 4] = this.#steps ? floorToFloat32(time) : time;
     u32[at + 5] = blendInto;
     f32[at + 6] = weight;
   }
@@ -78,7 +80,9 @@ const float32 = new Float32Array(1), float32Bits = new Uint32Array(float32.buffe
  * kernel compares in float32: rounded to nearest, a playback time up to
  * half an ulp before a key (2.4e-8 s before a key near 1 s) reached it, and
  * a STEP key switched early. Rounded down, `time >= key` in float32 exactly
- * when it holds for the float64 time.
+ * when it holds for the float64 time. Clips without STEP keys round to
+ * nearest: their keys join continuously, and the time is off by half as
+ * much.
  */
 export function floorToFloat32(time: number): number {
   const nearest = Math.fround(time);

@@ -236,7 +236,11 @@ export class CompactClip {
       memory.free(block);
       budget.used -= bytes;
     });
-    setCompactClipInternals(this, { byteOffset: block, cacheTemplate: image.template });
+    setCompactClipInternals(this, {
+      byteOffset: block,
+      cacheTemplate: image.template,
+      steps: clip.channels.some((channel) => channel.interpolation === "STEP"),
+    });
   }
 }
 

@@ -1,9 +1,10 @@
 /**
  * Playback time is float64 from the game's call to the sampling kernel:
- * the ClipPlayer store, layers' and fades' times are float64, and the time
- * a kernel compares with float32 key times is the float64 time rounded
- * down (`floorToFloat32`), so a STEP key switches exactly at its time.
- * Rounded to nearest, a time 2.4e-8 s before a key near 1.3 s reached it.
+ * the ClipPlayer store, layers' and fades' times are float64, and for a
+ * clip with STEP keys the time a kernel compares with float32 key times is
+ * the float64 time rounded down (`floorToFloat32`), so a STEP key switches
+ * exactly at its time. Rounded to nearest, a time 2.4e-8 s before a key
+ * near 1.3 s reached it.
  */
 
 import fc from "fast-check";

@@ -11,26 +11,33 @@
 
 import type { CompactClip } from "./compact_clip.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
+import { compactClipInternals } from "./_asset_internals.ts";
+import { lifetimeOf } from "./_lifetime.ts";
 
 /** @internal A playback's view of a compact clip. */
 export class ClipSampler {
   /** The clip sampled. */
   readonly clip: CompactClip;
   readonly #memory: CoreMemory;
+  readonly #clipByteOffset: number;
+  readonly #steps: boolean;
   #cache: number;
 
   /** Acquires `clip` and allocates a cache for it in `memory` (the clip's core). */
   constructor(clip: CompactClip, memory: CoreMemory) {
-    clip.lifetime.acquire();
+    const { byteOffset, cacheTemplate: template, steps } = compactClipInternals(clip);
+    lifetimeOf(clip).acquire();
     this.clip = clip;
+    this.#clipByteOffset = byteOffset;
+    this.#steps = steps;
     this.#memory = memory;
     try {
-      this.#cache = memory.alloc(clip.cacheTemplate.length);
+      this.#cache = memory.alloc(template.length);
     } catch (e) {
-      clip.lifetime.release();
+      lifetimeOf(clip).release();
       throw e;
     }
-    memory.views().u8.set(clip.cacheTemplate, this.#cache);
+    memory.views().u8.set(template, this.#cache);
   }
 
   /**
@@ -48,11 +55,11 @@ export class ClipSampler {
     blendInto = 0,
     weight = 0,
   ): void {
-    u32[at] = this.clip.byteOffset;
+    u32[at] = this.#clipByteOffset;
     u32[at + 1] = this.#cache;
     u32[at + 2] = out;
     u32[at + 3] = this.clip.groupCount;
-    f32[at + 4] = time;
+    f32[at + 4] = this.#steps ? floorToFloat32(time) : time;
     u32[at + 5] = blendInto;
     f32[at + 6] = weight;
   }
@@ -62,6 +69,29 @@ export class ClipSampler {
     if (!this.#cache) return;
     this.#memory.free(this.#cache);
     this.#cache = 0;
-    this.clip.lifetime.release();
+    lifetimeOf(this.clip).release();
   }
+}
+
+const float32 = new Float32Array(1), float32Bits = new Uint32Array(float32.buffer);
+
+/**
+ * The largest float32 not above `time`. Key times are float32s and the
+ * kernel compares in float32: rounded to nearest, a playback time up to
+ * half an ulp before a key (2.4e-8 s before a key near 1 s) reached it, and
+ * a STEP key switched early. Rounded down, `time >= key` in float32 exactly
+ * when it holds for the float64 time. Clips without STEP keys round to
+ * nearest: their keys join continuously, and the time is off by half as
+ * much.
+ */
+export function floorToFloat32(time: number): number {
+  const nearest = Math.fround(time);
+  if (!(nearest > time)) return nearest;
+  float32[0] = nearest;
+  // The next float32 toward -Infinity: one unit of the bits down for a
+  // positive value, up for a negative one; below +0 is -(smallest).
+  if (nearest > 0) float32Bits[0]--;
+  else if (nearest === 0) float32Bits[0] = 0x80000001;
+  else float32Bits[0]++;
+  return float32[0];
 }

@@ -84,7 +84,9 @@ const validated = new WeakSet<Clip>();
  * `CUBICSPLINE`; a value that is not finite or beyond ±1e18; a `LINEAR` or
  * `STEP` rotation that is not a unit quaternion (within 1e-3); two
  * channels for the same joint and path. A clip that passed is remembered
- * (clips are treated as immutable once played).
+ * (clips are treated as immutable once played); building its compact form
+ * for a skeleton validates it again, so a clip changed since is refused
+ * then with the key it changed.
  */
 export function validateClip(clip: Clip): void {
   if (validated.has(clip)) return;
@@ -112,6 +114,15 @@ export function validateClip(clip: Clip): void {
   }
   if (clip.duration < 0) fail(-1, -1, `duration must be >= 0, got ${clip.duration}`);
   validated.add(clip);
+}
+
+/**
+ * @internal {@linkcode validateClip} again, whatever it remembers: for a
+ * clip that misbehaves after it passed (changed since).
+ */
+export function revalidateClip(clip: Clip): void {
+  validated.delete(clip);
+  validateClip(clip);
 }
 
 function validateChannel(

@@ -47,9 +47,11 @@
 
 import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-import { Lifetime, lifetimeOf } from "./_lifetime.ts";
+import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
+import { setCompactClipInternals } from "./_asset_internals.ts";
+import { unbuildableClipError } from "./_clip_refusal.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
-import { ClipError, validateClip } from "./clip_validation.ts";
+import { ClipError, revalidateClip } from "./clip_validation.ts";
 import { reduceChannel } from "./_reduce.ts";
 import { channelTolerances, measureError, skeletonGeometry } from "./_clip_error.ts";
 import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
@@ -111,12 +113,6 @@ export class CompactClip {
   readonly tolerance: number;
   /** The virtual point distance it was built with (model units). */
   readonly virtualDistance: number;
-  /** @internal Byte offset of the clip in the core. */
-  readonly byteOffset: number;
-  /** @internal A playback's cache before its first sample: rest pose and held values. */
-  readonly cacheTemplate: Uint8Array;
-  /** @internal Players using it, and their release. */
-  readonly lifetime: Lifetime;
   /**
    * The largest distance between a joint or virtual point of the compact
    * clip and of the exact one (`sampleClip`), measured at every key time
@@ -137,7 +133,9 @@ export class CompactClip {
   constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
     // Checked here too, not only by playClip: a hand-made clip given
     // straight to compactClip must not lay out lanes past the skeleton's.
-    validateClip(clip);
+    // In full whatever validation remembers (the build costs far more): a
+    // clip changed since it was validated is refused, not built.
+    revalidateClip(clip);
     for (const [i, channel] of clip.channels.entries()) {
       if (channel.joint >= skeleton.jointCount) {
         throw new ClipError(
@@ -220,23 +218,28 @@ export class CompactClip {
       if (error <= this.tolerance) break;
       scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
     }
-    const { image, error } = best!;
+    if (!best?.image || !Number.isFinite(best.error)) throw unbuildableClipError(clip, skeleton);
+    const { image, error } = best;
     this.maxError = error;
     this.trackCount = image.trackCount;
     this.keyCount = image.keyCount;
-    this.cacheTemplate = image.template;
     const budget = budgetOf(skeleton.core);
     const bytes = this.bytes = image.bytes.length;
     if (bytes > budget.limit - budget.used) {
       throw new ClipBudgetError(clip.name, skeleton, bytes, false, budget);
     }
     const memory = coreMemory(skeleton.core);
-    const block = this.byteOffset = memory.alloc(bytes);
+    const block = memory.alloc(bytes);
     memory.views().u8.set(image.bytes, block);
     budget.used += bytes;
-    this.lifetime = new Lifetime(this, () => {
+    attachLifetime(this, () => {
       memory.free(block);
       budget.used -= bytes;
+    });
+    setCompactClipInternals(this, {
+      byteOffset: block,
+      cacheTemplate: image.template,
+      steps: clip.channels.some((channel) => channel.interpolation === "STEP"),
     });
   }
 }
@@ -342,7 +345,7 @@ function contentKey(clip: Clip): string {
 function sharedBuild(clip: Clip, structure: string): CompactClip | undefined {
   const entry = byContent.get(`${structure}|${contentKey(clip)}`);
   const compact = entry?.ref.deref();
-  if (!compact || compact.lifetime.disposed) return undefined;
+  if (!compact || lifetimeOf(compact).disposed) return undefined;
   return entry!.hash === contentHash(clip) ? compact : undefined;
 }
 
@@ -366,7 +369,7 @@ export function compactClip(
   let byStructure = built.get(clip);
   if (!byStructure) built.set(clip, byStructure = new Map());
   let compact = byStructure.get(structure);
-  if (!compact || compact.lifetime.disposed) {
+  if (!compact || lifetimeOf(compact).disposed) {
     compact = options === undefined ? sharedBuild(clip, structure) : undefined;
     if (!compact) {
       compact = new CompactClip(clip, skeleton, options);
@@ -374,7 +377,7 @@ export function compactClip(
         const key = `${structure}|${contentKey(clip)}`;
         byContent.set(key, { ref: new WeakRef(compact), hash: contentHash(clip) });
         const ref = byContent.get(key)!;
-        compact.lifetime.onRelease(() => {
+        lifetimeOf(compact).onRelease(() => {
           if (byContent.get(key) === ref) byContent.delete(key);
         });
       }
@@ -386,8 +389,11 @@ export function compactClip(
   if (!registered.has(compact)) {
     registered.add(compact);
     const ref = new WeakRef(compact);
-    const cancel = lifetimeOf(skeleton).onRelease(() => ref.deref()?.lifetime.dispose());
-    compact.lifetime.onRelease(cancel);
+    const cancel = lifetimeOf(skeleton).onRelease(() => {
+      const live = ref.deref();
+      if (live) lifetimeOf(live).dispose();
+    });
+    lifetimeOf(compact).onRelease(cancel);
   }
   return compact;
 }
@@ -401,6 +407,6 @@ export function compactClip(
 export function disposeClip(clip: Clip): void {
   const bySkeleton = built.get(clip);
   if (!bySkeleton) return;
-  for (const compact of bySkeleton.values()) compact.lifetime.dispose();
+  for (const compact of bySkeleton.values()) lifetimeOf(compact).dispose();
   built.delete(clip);
 }

@@ -29,6 +29,7 @@ import { findNonFinitePose } from "../simd/_pose.ts";
 import { checkFinite } from "../simd/_checks.ts";
 import type { SkeletonDefinition } from "./definitions.ts";
 import { CoreAsset } from "./core_asset.ts";
+import { setSkeletonInternals } from "./_asset_internals.ts";
 
 export type { SkeletonDefinition } from "./definitions.ts";
 
@@ -94,6 +95,11 @@ export class SkeletonAsset extends CoreAsset {
     this.#parents = parentIndices;
     this.#inverseBind = inverseBindBuffer;
     this.#restPose = rest;
+    setSkeletonInternals(this, {
+      parentsByteOffset: parentIndices.byteOffset,
+      inverseBindByteOffset: inverseBindBuffer.byteOffset,
+      restPose: rest,
+    });
   }
 
   /** The core whose memory holds the skeleton. */
@@ -129,23 +135,6 @@ export class SkeletonAsset extends CoreAsset {
   /** Index of the joint called `name`, or -1. */
   jointIndex(name: string): number {
     return this.#names.indexOf(name);
-  }
-
-  /** @internal Byte offset of the parent indices in the core. */
-  get parentsByteOffset(): number {
-    this.checkLive("SkeletonAsset");
-    return this.#parents.byteOffset;
-  }
-
-  /** @internal Byte offset of the inverse bind matrices in the core. */
-  get inverseBindByteOffset(): number {
-    this.checkLive("SkeletonAsset");
-    return this.#inverseBind.byteOffset;
-  }
-
-  /** @internal Writes the rest pose into `target` without a copy. */
-  copyRestPoseTo(target: Float32Array): void {
-    target.set(this.#restPose);
   }
 }
 

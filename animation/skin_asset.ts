@@ -37,6 +37,7 @@ import { VERTEX_FLOATS } from "../simd/layout.ts";
 import type { SkinDefinition } from "./definitions.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
 import { lifetimeOf } from "./_lifetime.ts";
+import { setSkinInternals } from "./_asset_internals.ts";
 import { CoreAsset } from "./core_asset.ts";
 import { jointSpaceBoxes, prepareMesh } from "./_skin_prepare.ts";
 
@@ -179,6 +180,7 @@ export class SkinAsset extends CoreAsset {
     this.#maxInfluences = Math.max(...built.map((b) => b.maxInfluences));
     this.#outputIndex = outputIndex;
     this.#jointBoxes = jointBoxes;
+    setSkinInternals(this, { mesh, jointBoxes });
     this.method = method;
     this.vertexOrder = vertexOrder.slice();
     this.outputIndex = outputIndex.slice();
@@ -277,17 +279,6 @@ export class SkinAsset extends CoreAsset {
    */
   get jointBounds(): Float32Array {
     return this.#jointBoxes.slice();
-  }
-
-  /** @internal {@linkcode SkinAsset.jointBounds} without the copy. */
-  get jointBoxes(): Float32Array {
-    return this.#jointBoxes;
-  }
-
-  /** @internal The collapsed-palette mesh in the core. */
-  get mesh(): SkinMesh {
-    this.checkLive("SkinAsset");
-    return this.#mesh;
   }
 
   #range(mesh: number): SkinMeshRange {

@@ -24,6 +24,7 @@ import { coreMemory } from "../simd/_instance.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { Lifetime } from "../animation/_lifetime.ts";
 import { budgetOf, ClipBudgetError } from "../animation/clip_budget.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /** Baked samples per CUBICSPLINE key interval. */
 export const CUBIC_SUBDIVISIONS = 8;
@@ -212,7 +213,7 @@ export class BakedClip {
     for (let k = 0; k < count; k++) {
       this.at[k] = block + k * floats * 4;
       const frame = memory.views().f32.subarray(this.at[k] >> 2, (this.at[k] >> 2) + floats);
-      skeleton.copyRestPoseTo(frame);
+      frame.set(skeletonInternals(skeleton).restPose);
       sampleClip(clip, this.times[k], frame);
       if (!steps.length) {
         this.before[k] = this.at[k];

@@ -28,6 +28,7 @@ import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { checkPalettes, MAX_PALETTE_MAGNITUDE } from "../systems/_select.ts";
 import { prepareSkinning, runSkinCall, selectSkinned } from "../systems/skin.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 const CHARACTERS = 100;
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
@@ -211,7 +212,7 @@ for (const build of BUILDS) {
   };
   const multiply = words(entities.map((eid) => [
     JointMat.modelByteOffset[eid],
-    skeleton.inverseBindByteOffset,
+    skeletonInternals(skeleton).inverseBindByteOffset,
     JointMat.paletteByteOffset[eid],
     n,
   ]));

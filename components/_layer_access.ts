@@ -10,6 +10,7 @@ import { poseFloats } from "../simd/layout.ts";
 import { checkedPlayer, checkedSkeleton } from "./_access.ts";
 import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS } from "./_layers.ts";
 import type { PlayerState, WorldState } from "./_world.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /** @internal A RangeError naming the entity and the function. */
 export function fail(eid: number, caller: string, what: string): RangeError {
@@ -35,7 +36,7 @@ export function stackOf(
     const floats = poseFloats(skeleton.jointCount);
     const rest = memory.alloc(floats * 4);
     try {
-      skeleton.copyRestPoseTo(memory.views().f32.subarray(rest >> 2, (rest >> 2) + floats));
+      memory.views().f32.set(skeletonInternals(skeleton).restPose, rest >> 2);
       const base = allocateLayer(memory, skeleton.jointCount, {
         playback: undefined,
         blend: undefined,

@@ -31,6 +31,7 @@ import {
   type WorldResources,
   type WorldState,
 } from "./_world.ts";
+import { skeletonInternals, skinInternals } from "../animation/_asset_internals.ts";
 
 const BITECS_INTERNAL = Symbol.for("bitecs_internal");
 
@@ -169,7 +170,7 @@ function allocate(state: WorldState, name: ComponentName, eid: number): void {
     case "JointQuat": {
       const floats = poseFloats(n);
       const ptr = memory.alloc(floats * 4);
-      skeleton.copyRestPoseTo(memory.views().f32.subarray(ptr >> 2, (ptr >> 2) + floats));
+      memory.views().f32.set(skeletonInternals(skeleton).restPose, ptr >> 2);
       o.pose[eid] = c.JointQuat.byteOffset[eid] = ptr;
       return;
     }
@@ -195,7 +196,9 @@ function allocate(state: WorldState, name: ComponentName, eid: number): void {
       const stream = asset.vertexCount * VERTEX_FLOATS * 4;
       const streams = stream * (1 + +normals + +tangents);
       // Linear skins get the kernel's scratch for their palette transposed.
-      const columns = asset.method === "linear" ? asset.mesh.jointCount * JOINT_COLUMN_BYTES : 0;
+      const columns = asset.method === "linear"
+        ? skinInternals(asset).mesh.jointCount * JOINT_COLUMN_BYTES
+        : 0;
       const block = memory.alloc(streams + columns);
       lifetimeOf(asset).acquire();
       o.skin[eid] = asset;

@@ -16,6 +16,7 @@ import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import { checkedMatrices, checkedSkeleton, checkedSkin } from "./_access.ts";
 import type { AnimationComponents } from "./world.ts";
 import type { Owned, WorldState } from "./_world.ts";
+import { skinInternals } from "../animation/_asset_internals.ts";
 
 /** Words of a skinning job row the mesh fills: parts, part count, joints, weights, positions, normals, tangents. */
 const MESH_WORDS = 7;
@@ -25,11 +26,15 @@ const skinIds = new WeakMap<SkinAsset, number>();
 let lastSkinId = 0;
 
 /**
- * Per staging array of job rows, its writer: constructing one (a typed
- * array for the mesh words among its fields) cost about 260 ns, a quarter
- * of a skinning system's frame on one small character.
+ * Per world and staging array of job rows, its writer: constructing one (a
+ * typed array for the mesh words among its fields) cost about 260 ns, a
+ * quarter of a skinning system's frame on one small character. Keyed by the
+ * world's state first: a writer holds its state, and keyed by the staging
+ * array alone it was reachable from the world's resources, which the
+ * world's FinalizationRegistry holds, so a world that had skinned was never
+ * collected.
  */
-const writers = new WeakMap<Uint32Array, SkinRowWriter>();
+const writers = new WeakMap<WorldState, WeakMap<Uint32Array, SkinRowWriter>>();
 
 /**
  * Writes skinning job rows into a job table's staging array for one
@@ -77,10 +82,10 @@ export class SkinRowWriter {
    * tangents get (0 or `SkinFlags.RENORMALIZE`).
    */
   static for(state: WorldState, rows: Uint32Array, renormalize: number): SkinRowWriter {
-    let writer = writers.get(rows);
-    if (!writer || writer.#state !== state) {
-      writers.set(rows, writer = new SkinRowWriter(state, rows));
-    }
+    let ofState = writers.get(state);
+    if (!ofState) writers.set(state, ofState = new WeakMap());
+    let writer = ofState.get(rows);
+    if (!writer) ofState.set(rows, writer = new SkinRowWriter(state, rows));
     // The world's records and stores are looked up once per call: they are
     // replaced when the world grows.
     writer.#owned = state.owned;
@@ -145,8 +150,9 @@ export class SkinRowWriter {
   }
 
   #useSkin(asset: SkinAsset): void {
-    asset.mesh.writeKernelWords(this.#mesh, 0);
-    this.#meshJoints = asset.mesh.jointCount;
+    const { mesh } = skinInternals(asset);
+    mesh.writeKernelWords(this.#mesh, 0);
+    this.#meshJoints = mesh.jointCount;
     this.#asset = asset;
     let id = skinIds.get(asset);
     if (id === undefined) skinIds.set(asset, id = ++lastSkinId);

@@ -25,6 +25,7 @@ import { checkedPlayer, checkedSkeleton } from "./_access.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
 import type { Playback, WorldState } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
+import { undoBuildsOnThrow } from "../animation/_asset_internals.ts";
 
 /** How a clip plays. */
 export interface PlaybackOptions {
@@ -65,6 +66,15 @@ export function playClip(
   clip: Clip,
   options: PlaybackOptions = {},
 ): void {
+  return undoBuildsOnThrow(() => playClipUnguarded(world, eid, clip, options));
+}
+
+function playClipUnguarded(
+  world: object,
+  eid: number,
+  clip: Clip,
+  options: PlaybackOptions,
+): void {
   const state = stateOf(world, "playClip");
   const playback = makePlayback(world, state, eid, clip, options);
   const c = state.components.ClipPlayer;
@@ -101,6 +111,16 @@ export function crossFadeTo(
   clip: Clip,
   duration: number,
   options: PlaybackOptions = {},
+): void {
+  return undoBuildsOnThrow(() => crossFadeToUnguarded(world, eid, clip, duration, options));
+}
+
+function crossFadeToUnguarded(
+  world: object,
+  eid: number,
+  clip: Clip,
+  duration: number,
+  options: PlaybackOptions,
 ): void {
   const state = stateOf(world, "crossFadeTo");
   if (typeof duration !== "number" || !Number.isFinite(duration) || duration < 0) {
@@ -190,9 +210,10 @@ export function makePlayback(
     }
   }
   const time = options?.time ?? 0, speed = options?.speed ?? 1, wrap = options?.wrap ?? "loop";
-  // Finite as 32-bit floats: the ClipPlayer store holds them so, and a
-  // speed of 1e300 stored as Infinity would stop every later frame.
-  if (typeof time !== "number" || !Number.isFinite(Math.fround(time))) {
+  // Times are float64 (the ClipPlayer store's); speeds finite as 32-bit
+  // floats, as their store holds them: a speed of 1e300 stored as Infinity
+  // would stop every later frame.
+  if (typeof time !== "number" || !Number.isFinite(time)) {
     throw new RangeError(`entity ${eid}: ClipPlayer: time must be finite, got ${time}`);
   }
   if (typeof speed !== "number" || !Number.isFinite(Math.fround(speed))) {

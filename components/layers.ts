@@ -43,6 +43,7 @@ import { allocateLayer, type LayerMode, releaseLayer, startLayer } from "./_laye
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback, type PlaybackOptions } from "./clip_player.ts";
+import { undoBuildsOnThrow } from "../animation/_asset_internals.ts";
 
 export type { LayerMode } from "./_layers.ts";
 export { MAX_LAYERS } from "./_layers.ts";
@@ -91,6 +92,15 @@ export function addLayer(
   eid: number,
   clip: Clip,
   options: LayerOptions = {},
+): number {
+  return undoBuildsOnThrow(() => addLayerUnguarded(world, eid, clip, options));
+}
+
+function addLayerUnguarded(
+  world: object,
+  eid: number,
+  clip: Clip,
+  options: LayerOptions,
 ): number {
   const state = stateOf(world, "addLayer");
   checkedPlayer(state, eid);

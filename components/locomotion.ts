@@ -16,6 +16,7 @@ import { allocateLayer, MAX_LAYERS, startLayer } from "./_layers.ts";
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback } from "./clip_player.ts";
+import { undoBuildsOnThrow } from "../animation/_asset_internals.ts";
 
 /** One clip of a locomotion blend, at its place on the parameter's axis. */
 export interface LocomotionPoint {
@@ -56,19 +57,28 @@ export function addLocomotionLayer(
   points: readonly LocomotionPoint[],
   options: LocomotionOptions = {},
 ): number {
+  return undoBuildsOnThrow(() => addLocomotionLayerUnguarded(world, eid, points, options));
+}
+
+function addLocomotionLayerUnguarded(
+  world: object,
+  eid: number,
+  points: readonly LocomotionPoint[],
+  options: LocomotionOptions,
+): number {
   const state = stateOf(world, "addLocomotionLayer");
   checkedPlayer(state, eid);
   const n = checkedSkeleton(state, eid).jointCount;
   if (!Array.isArray(points) || points.length < 1 || points.length > MAX_LAYERS) {
     throw fail(eid, "addLocomotionLayer", `points: expected 1 to ${MAX_LAYERS} clips`);
   }
-  const sorted = points.map((point, i) => {
+  // Every argument is checked before a clip is built.
+  points.forEach((point, i) => {
     if (typeof point?.at !== "number" || !Number.isFinite(point.at)) {
       throw fail(eid, "addLocomotionLayer", `points[${i}].at: expected a finite number`);
     }
-    return { playback: makePlayback(world, state, eid, point.clip, {}), at: point.at };
-  }).sort((a, b) => a.at - b.at);
-  const parameter = options?.parameter ?? sorted[0].at;
+  });
+  const parameter = options?.parameter ?? Math.min(...points.map((point) => point.at));
   if (typeof parameter !== "number" || !Number.isFinite(parameter)) {
     throw fail(eid, "addLocomotionLayer", `parameter: expected a finite number, got ${parameter}`);
   }
@@ -86,6 +96,10 @@ export function addLocomotionLayer(
     : checkedMask(options.mask, n, `entity ${eid}: addLocomotionLayer: mask`);
   const { stack } = stackOf(state, eid);
   checkRoom(eid, stack, "addLocomotionLayer");
+  const sorted = points.map((point) => ({
+    playback: makePlayback(world, state, eid, point.clip, {}),
+    at: point.at,
+  })).sort((a, b) => a.at - b.at);
   const memory = state.resources.memory;
   const scratch = memory.alloc(poseFloats(n) * 4);
   let layer;

@@ -19,6 +19,7 @@ import { checkedMatrices, checkedSkeleton, checkedSkin } from "./_access.ts";
 import { forgetBounds, storedBounds } from "./_skin_bounds.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
 import { ComponentError } from "./errors.ts";
+import { skinInternals } from "../animation/_asset_internals.ts";
 
 /**
  * A joint whose skinning palette matrix is not a rotation times a uniform
@@ -182,7 +183,7 @@ export function getJointSkinBounds(world: object, eid: number): Bounds {
   const n = checkedSkeleton(state, eid).jointCount;
   const asset = checkedSkin(state, eid).asset;
   const model = state.memory.f32.subarray(checkedMatrices(state, eid, n) >> 2);
-  const boxes = asset.jointBoxes;
+  const boxes = skinInternals(asset).jointBoxes;
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   for (let j = 0; j < n; j++) {
     const b = j * 6;

@@ -61,8 +61,19 @@ function readGlb(ctx: ImportContext, bytes: Uint8Array, view: DataView): Contain
 }
 
 function parseJson(ctx: ImportContext, bytes: Uint8Array): unknown {
+  const limit = ctx.limits.maxJsonBytes;
+  if (bytes.byteLength > limit) {
+    ctx.fail(
+      "",
+      `the glTF JSON has ${bytes.byteLength} bytes, beyond limits.maxJsonBytes (${limit})`,
+    );
+  }
   let text = new TextDecoder().decode(bytes);
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const values = countJsonValues(text), maxValues = ctx.limits.maxJsonValues;
+  if (values > maxValues) {
+    ctx.fail("", `the glTF JSON has ${values} values, beyond limits.maxJsonValues (${maxValues})`);
+  }
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -72,4 +83,32 @@ function parseJson(ctx: ImportContext, bytes: Uint8Array): unknown {
       : "too deeply nested";
     return ctx.fail("", `the glTF JSON does not parse (${detail})`, e);
   }
+}
+
+/**
+ * The values in JSON `text` (each object, array, string, number and
+ * literal; a member's name not counted), by one pass over its characters:
+ * the root, one more per comma outside strings, and the first element or
+ * member of each non-empty object and array. Text that is not JSON gets
+ * some count; the parse then refuses it.
+ */
+export function countJsonValues(text: string): number {
+  let count = 1, inString = false, opened = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // an escape: the next character is not a quote
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (opened) {
+      opened = false;
+      if (c !== 0x7d && c !== 0x5d) count++;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) opened = true;
+    else if (c === 0x2c) count++;
+  }
+  return count;
 }

@@ -19,16 +19,16 @@ export function object(ctx: ImportContext, value: unknown, pointer: string): Jso
   return value as JsonObject;
 }
 
-/** `parent[key]` as an array of objects; `[]` when absent. */
+/** `parent[key]` as an array of objects, its length within its limit (`ctx.countList`); `[]` when absent. */
 export function objects(
   ctx: ImportContext,
   parent: JsonObject,
   key: string,
   pointer: string,
 ): JsonObject[] {
-  return array(ctx, parent[key], `${pointer}/${key}`).map((v, i) =>
-    object(ctx, v, `${pointer}/${key}/${i}`)
-  );
+  const list = array(ctx, parent[key], `${pointer}/${key}`);
+  ctx.countList(key, list.length, `${pointer}/${key}`);
+  return list.map((v, i) => object(ctx, v, `${pointer}/${key}/${i}`));
 }
 
 /** `value` as an array; `[]` when undefined. */

@@ -89,7 +89,7 @@ export {
 
 function checkedLimits(name: string, limits: GltfLimits | undefined): Required<GltfLimits> {
   const out = { ...DEFAULT_GLTF_LIMITS, ...limits };
-  for (const key of ["maxFileBytes", "maxValues"] as const) {
+  for (const key of Object.keys(DEFAULT_GLTF_LIMITS) as (keyof GltfLimits)[]) {
     if (!Number.isSafeInteger(out[key]) || out[key] < 1) {
       throw new GltfImportError(name, `limits.${key} must be a whole number >= 1, not ${out[key]}`);
     }
@@ -121,7 +121,7 @@ export async function parseGltf(
       `the file has ${bytes.byteLength} bytes, beyond limits.maxFileBytes (${limits.maxFileBytes})`,
     );
   }
-  const ctx = new ImportContext(name, limits.maxValues);
+  const ctx = new ImportContext(name, limits);
   try {
     const { document } = await readDocument(ctx, bytes, options.resolveUri, limits.maxFileBytes);
     return convert(ctx, document);

@@ -17,6 +17,7 @@ import { IK_JOB_WORDS } from "../simd/_abi.ts";
 import { IKField } from "../simd/_ik_solve.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import { IK_ENTITIES } from "./_select.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /**
  * Solves the IK chains of every entity with IK (Skeleton, JointMat and
@@ -66,7 +67,7 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
       f32.set(chain.row, at);
       u32[at + IKField.MODEL] = model;
       u32[at + IKField.LOCAL] = local;
-      u32[at + IKField.PARENTS] = skeleton.parentsByteOffset;
+      u32[at + IKField.PARENTS] = skeletonInternals(skeleton).parentsByteOffset;
       at += IK_JOB_WORDS;
     }
   }

@@ -10,6 +10,7 @@
  */
 
 import { runMatrixJobs, throwBeyondPalette } from "./_select.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /**
  * Computes the skinning palette of every entity with Skeleton and JointMat,
@@ -22,7 +23,11 @@ export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<nu
     "multiplyInverseBindSystem",
     entities,
     "multiplyMatricesCheckedBatch",
-    (model, palette, skeleton) => [model, skeleton.inverseBindByteOffset, palette],
+    (
+      model,
+      palette,
+      skeleton,
+    ) => [model, skeletonInternals(skeleton).inverseBindByteOffset, palette],
   );
   throwBeyondPalette(state, list, found);
 }

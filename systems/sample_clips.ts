@@ -55,14 +55,12 @@ export function checkFrameDelta(caller: string, deltaSeconds: number): void {
 }
 
 /**
- * `time`, or where the 32-bit ClipPlayer store cannot hold it (a huge speed
- * times a huge frame), the clip time it wraps to: the clip starts over by
- * `wrapTime`'s rule rather than every later frame refusing the entity.
+ * `time`, or where it overflowed (a huge speed times a huge frame), the
+ * clip time it wraps to: the clip starts over by `wrapTime`'s rule rather
+ * than every later frame refusing the entity.
  */
 function storableTime(time: number, playback: Playback): number {
-  return Number.isFinite(Math.fround(time))
-    ? time
-    : wrapTime(time, playback.compact.duration, playback.wrap);
+  return Number.isFinite(time) ? time : wrapTime(time, playback.compact.duration, playback.wrap);
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 
 import { runMatrixJobs } from "./_select.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /**
  * Runs local→model for every entity with Skeleton and JointMat, or for
@@ -18,6 +19,6 @@ export function transformSkeletonSystem(world: object, entities?: ArrayLike<numb
     "transformSkeletonSystem",
     entities,
     "localToModelBatch",
-    (model, palette, skeleton) => [palette, model, skeleton.parentsByteOffset],
+    (model, palette, skeleton) => [palette, model, skeletonInternals(skeleton).parentsByteOffset],
   );
 }

@@ -7,6 +7,7 @@
  */
 
 import { runMatrixJobs } from "./_select.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /**
  * Runs model→local for every entity with Skeleton and JointMat, or for
@@ -18,6 +19,6 @@ export function untransformSkeletonSystem(world: object, entities?: ArrayLike<nu
     "untransformSkeletonSystem",
     entities,
     "modelToLocalBatch",
-    (model, palette, skeleton) => [model, palette, skeleton.parentsByteOffset],
+    (model, palette, skeleton) => [model, palette, skeletonInternals(skeleton).parentsByteOffset],
   );
 }

@@ -23,6 +23,7 @@ import * as ref from "../simd/reference.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import { type ChainJob, solveReferenceIK } from "./_ik.ts";
+import { skeletonInternals, skinInternals } from "../animation/_asset_internals.ts";
 
 /** One kind of character: its assets and what its skin streams. */
 export interface Kind {
@@ -252,9 +253,9 @@ export function snapshot(h: Harness, entities: Iterable<number>): Map<string, Ui
   }
   h.kinds.forEach((kind, i) => {
     if (kind.skeleton.disposed || kind.skin.disposed) return;
-    take(`kind ${i} parents`, kind.skeleton.parentsByteOffset);
-    take(`kind ${i} inverse bind`, kind.skeleton.inverseBindByteOffset);
-    take(`kind ${i} mesh`, kind.skin.mesh.byteOffset);
+    take(`kind ${i} parents`, skeletonInternals(kind.skeleton).parentsByteOffset);
+    take(`kind ${i} inverse bind`, skeletonInternals(kind.skeleton).inverseBindByteOffset);
+    take(`kind ${i} mesh`, skinInternals(kind.skin).mesh.byteOffset);
   });
   return bytes;
 }

@@ -33,6 +33,7 @@ import {
   timeSequence,
 } from "./_compact.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
+import { lifetimeOf } from "../animation/_lifetime.ts";
 
 Deno.test("compact sampling: every SIMD build equals the scalar reference on random clips", () => {
   fc.assert(
@@ -127,12 +128,12 @@ Deno.test("compact clips: skeletons of one core with the same parents and rest p
   // b plays it; a's memory going disposes it, but it stays until b stops.
   const sampler = new ClipSampler(compactClip(clip, b), coreMemory(core));
   a.dispose();
-  assert(shared.lifetime.disposed);
+  assert(lifetimeOf(shared).disposed);
   assertEquals(clipBytes(core), shared.bytes + own.bytes);
   sampler.release();
   assertEquals(clipBytes(core), own.bytes);
   const rebuilt = compactClip(clip, b);
-  assert(rebuilt !== shared && !rebuilt.lifetime.disposed);
+  assert(rebuilt !== shared && !lifetimeOf(rebuilt).disposed);
   assertEquals(clipBytes(core), own.bytes + rebuilt.bytes);
 });
 
@@ -160,10 +161,10 @@ Deno.test("compact clips: a rig's clips on the same key arrays share one; option
   // Disposing one of the clips disposes the shared build; the other builds again.
   const before = clipBytes(core);
   disposeClip(clipA);
-  assert(shared.lifetime.disposed);
+  assert(lifetimeOf(shared).disposed);
   assertEquals(clipBytes(core), before - shared.bytes);
   const rebuilt = compactClip(clipB, skeletonB);
-  assert(rebuilt !== shared && !rebuilt.lifetime.disposed);
+  assert(rebuilt !== shared && !lifetimeOf(rebuilt).disposed);
   assertEquals(clipBytes(core), before);
 });
 

@@ -24,12 +24,14 @@ import {
   SIMD_BUILDS,
   timeSequence,
 } from "./_compact.ts";
+import { compactClipInternals } from "../animation/_asset_internals.ts";
 
 /** Per track record of `compact` (built in `core`): its flags and values offset. */
 function trackRecords(compact: ReturnType<typeof compactClip>, core: Core) {
   const u32 = coreMemory(core).views().u32;
-  const at = compact.byteOffset >> 2;
-  const count = u32[at + 1], records = (compact.byteOffset + u32[at + 3]) >> 2;
+  const at = compactClipInternals(compact).byteOffset >> 2;
+  const count = u32[at + 1],
+    records = (compactClipInternals(compact).byteOffset + u32[at + 3]) >> 2;
   return Array.from({ length: count }, (_, i) => ({
     flags: u32[records + (i * TRACK_BYTES) / 4 + 3],
     values: u32[records + (i * TRACK_BYTES) / 4 + 1],
@@ -72,7 +74,8 @@ Deno.test("compact clips: rotations too fine for 20-bit fields keep wide smalles
   const records = trackRecords(compact, core);
   const lanes = new Int16Array(
     coreMemory(core).views().u8.slice(
-      compact.byteOffset + coreMemory(core).views().u32[(compact.byteOffset >> 2) + 2],
+      compactClipInternals(compact).byteOffset +
+        coreMemory(core).views().u32[(compactClipInternals(compact).byteOffset >> 2) + 2],
     ).buffer,
     0,
     compact.groupCount * 12,
@@ -153,8 +156,8 @@ Deno.test("compact clips: rotations with wide keys at shared times form wide blo
   const options = { tolerance: 3e-6 };
   const core = Core.create("scalar");
   const compact = compactClip(clip, new SkeletonAsset(definition, core), options);
-  const u32 = coreMemory(core).views().u32, at = compact.byteOffset >> 2;
-  const records = (compact.byteOffset + u32[at + 5]) >> 2;
+  const u32 = coreMemory(core).views().u32, at = compactClipInternals(compact).byteOffset >> 2;
+  const records = (compactClipInternals(compact).byteOffset + u32[at + 5]) >> 2;
   const flags = Array.from(
     { length: u32[at + 4] },
     (_, b) => u32[records + (b * SYNC_BYTES) / 4 + 3],

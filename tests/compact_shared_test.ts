@@ -40,6 +40,7 @@ import {
   randomSkeleton,
   timeSequence,
 } from "./_compact.ts";
+import { compactClipInternals } from "../animation/_asset_internals.ts";
 
 /** Runs `fn` with the shared layout taken whatever it costs (`always`) or never. */
 function withShared<T>(always: boolean, fn: () => T): T {
@@ -102,8 +103,9 @@ function linearClip(joints: number, next: () => number, turn: number): Clip {
 
 /** How many of a shared clip's rotation blocks interpolate with and without the slerp correction. */
 function rotationKinds(compact: ReturnType<typeof compactClip>, core: Core): [number, number] {
-  const u32 = coreMemory(core).views().u32, at = compact.byteOffset >> 2;
-  const records = (compact.byteOffset + u32[at + CLIP_SHARED_GROUPS / 4]) >> 2;
+  const u32 = coreMemory(core).views().u32, at = compactClipInternals(compact).byteOffset >> 2;
+  const records = (compactClipInternals(compact).byteOffset + u32[at + CLIP_SHARED_GROUPS / 4]) >>
+    2;
   let slerp = 0, plain = 0;
   for (let g = 0; g < compact.groupCount; g++) {
     const record = records + (g * SHARED_GROUP_BYTES) / 4;
@@ -116,7 +118,8 @@ function rotationKinds(compact: ReturnType<typeof compactClip>, core: Core): [nu
 
 /** The header's shared key count of `compact` in `core`. */
 function sharedKeys(compact: ReturnType<typeof compactClip>, core: Core): number {
-  return coreMemory(core).views().u32[(compact.byteOffset + CLIP_SHARED_KEYS) >> 2];
+  return coreMemory(core).views()
+    .u32[(compactClipInternals(compact).byteOffset + CLIP_SHARED_KEYS) >> 2];
 }
 
 Deno.test("compact sampling: shared-timeline clips: every SIMD build equals the scalar reference", () => {
@@ -162,16 +165,16 @@ Deno.test("compact clips: a shared clip's keyed paths are four-lane float blocks
   withShared(true, () => {
     const core = Core.create("relaxed-simd");
     const compact = compactClip(clip, new SkeletonAsset(definition, core));
-    const u32 = coreMemory(core).views().u32, at = compact.byteOffset >> 2;
+    const u32 = coreMemory(core).views().u32, at = compactClipInternals(compact).byteOffset >> 2;
     const keys = u32[at + CLIP_SHARED_KEYS / 4];
     assert(keys > 0);
     assertEquals(u32[at + 6], 0, "no timeline entries");
     assertEquals(
-      compact.cacheTemplate.length,
+      compactClipInternals(compact).cacheTemplate.length,
       SHARED_CACHE_BYTES,
       "a playback's cache: its cursor",
     );
-    const syncs = (compact.byteOffset + u32[at + 5]) >> 2,
+    const syncs = (compactClipInternals(compact).byteOffset + u32[at + 5]) >> 2,
       groups = u32[at + CLIP_SHARED_GROUPS / 4];
     const paths = new Set<number>();
     for (let b = 0; b < u32[at + 4]; b++) {
@@ -189,7 +192,7 @@ Deno.test("compact clips: a shared clip's keyed paths are four-lane float blocks
     const found = [];
     for (let g = 0; g < compact.groupCount; g++) {
       for (let p = 0; p < 3; p++) {
-        const record = compact.byteOffset + groups + g * SHARED_GROUP_BYTES;
+        const record = compactClipInternals(compact).byteOffset + groups + g * SHARED_GROUP_BYTES;
         const values = u32[((record + SHARED_GROUP_VALUES) >> 2) + p];
         const keyed = clip.channels.some((c) =>
           c.joint >> 2 === g && ["translation", "rotation", "scale"][p] === c.path

@@ -14,12 +14,14 @@ import { SYNC_BYTES, SYNC_MASK_SHIFT } from "../simd/assembly/abi.ts";
 import { assertCovering } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
 import { assertSimdMatchesScalar, randomClip, randomSkeleton, timeSequence } from "./_compact.ts";
+import { compactClipInternals } from "../animation/_asset_internals.ts";
 
 /** The lane masks of the sync blocks of `clip`'s compact form for `skeleton`. */
 function blockMasks(compact: ReturnType<typeof compactClip>, core: Core): number[] {
   const u32 = coreMemory(core).views().u32;
-  const at = compact.byteOffset >> 2;
-  const count = u32[at + 4], records = (compact.byteOffset + u32[at + 5]) >> 2;
+  const at = compactClipInternals(compact).byteOffset >> 2;
+  const count = u32[at + 4],
+    records = (compactClipInternals(compact).byteOffset + u32[at + 5]) >> 2;
   return Array.from(
     { length: count },
     (_, b) => (u32[records + (b * SYNC_BYTES) / 4 + 3] >>> SYNC_MASK_SHIFT) & 15,
@@ -95,7 +97,7 @@ Deno.test("compact clips: rotations keyed at shared times become one block per g
 
 /** Timeline entries of `clip`'s compact form (blocks refilled in runs of shared key times). */
 function timelineLength(compact: ReturnType<typeof compactClip>, core: Core): number {
-  return coreMemory(core).views().u32[(compact.byteOffset >> 2) + 6];
+  return coreMemory(core).views().u32[(compactClipInternals(compact).byteOffset >> 2) + 6];
 }
 
 Deno.test("compact sampling: blocks keyed at the same times refill together (timelines): every SIMD build equals the scalar reference", () => {

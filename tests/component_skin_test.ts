@@ -17,6 +17,7 @@ import {
 } from "../mod.ts";
 import { createCylinder } from "../examples/cylinder.ts";
 import type { SkinDefinition } from "../animation/definitions.ts";
+import { skinInternals } from "../animation/_asset_internals.ts";
 
 function setup() {
   const core = Core.create("scalar");
@@ -55,7 +56,7 @@ Deno.test("SkinAsset renormalizes weights, sorts influences and orders vertices 
   assertEquals(Array.from(skin.remapIndices([0, 1, 2, 2])), [1, 0, 2, 2]);
   assertEquals(skin.maxInfluences, 3);
   const m = coreMemory(skeleton.core).views();
-  const o = skin.mesh.offsets;
+  const o = skinInternals(skin).mesh.offsets;
   assertEquals(Array.from(m.u32.subarray(o.parts >> 2, (o.parts >> 2) + 6)), [1, 1, 2, 1, 3, 1]);
   assertEquals(Array.from(m.u16.subarray(o.joints >> 1, (o.joints >> 1) + 6)), [3, 2, 1, 1, 0, 2]);
   assertEquals(Array.from(m.f32.subarray(o.weights >> 2, (o.weights >> 2) + 6)), [

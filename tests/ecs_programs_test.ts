@@ -66,6 +66,7 @@ import {
   snapshot,
 } from "./_ecs_programs.ts";
 import type { ChainJob } from "./_ik.ts";
+import { skinInternals } from "../animation/_asset_internals.ts";
 
 type Name = "Skeleton" | "JointQuat" | "JointMat" | "Skin" | "ClipPlayer" | "IK";
 const animate = createAnimationPipeline();
@@ -456,10 +457,10 @@ Deno.test("ECS programs: the scrambled kind is skinned from the palette transpos
     const block = stateOf(h.world, "test").owned.skinBlock[eid];
     const blockEnd = block + coreMemory(h.core).sizeOf(block)!;
     assert(
-      columns + skin.mesh.jointCount * JOINT_COLUMN_BYTES <= blockEnd,
+      columns + skinInternals(skin).mesh.jointCount * JOINT_COLUMN_BYTES <= blockEnd,
       `${build}: scratch past the block`,
     );
-    const joints = skin.mesh.jointCount, f32 = coreMemory(h.core).views().f32;
+    const joints = skinInternals(skin).mesh.jointCount, f32 = coreMemory(h.core).views().f32;
     assertEquals(
       Array.from(f32.subarray(columns >> 2, (columns >> 2) + joints * 16)),
       Array.from(paletteColumns(getSkinningPalette(h.world, eid), joints)),

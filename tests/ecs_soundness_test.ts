@@ -39,6 +39,7 @@ import {
 import { createCylinder } from "../examples/cylinder.ts";
 import { BUILDS, createScene } from "./_scene.ts";
 import { coreMemory } from "../simd/_instance.ts";
+import { skeletonInternals, skinInternals } from "../animation/_asset_internals.ts";
 
 const animate = createAnimationPipeline();
 
@@ -83,7 +84,7 @@ for (const build of BUILDS) {
     animate(scene.world, 1 / 60);
     assertEquals(snapshot(scene, eid), before);
     const parents = coreMemory(scene.core).views().i16;
-    assertEquals(parents[scene.skeleton.parentsByteOffset >> 1], -1);
+    assertEquals(parents[skeletonInternals(scene.skeleton).parentsByteOffset >> 1], -1);
   });
 
   Deno.test(`${build}: removeSkeleton with a clip playing, then a bigger skeleton and a fade`, () => {
@@ -242,10 +243,10 @@ Deno.test("buffer sizes and offsets are read-only in plain JavaScript too", () =
     skeleton.jointCount = 99;
   }, TypeError);
   assertThrows(() => {
-    (scene.skin.mesh as unknown as Record<string, unknown>).vertexCount = 1e9;
+    (skinInternals(scene.skin).mesh as unknown as Record<string, unknown>).vertexCount = 1e9;
   }, TypeError);
   assertThrows(() => {
-    (scene.skin.mesh.offsets as { positions: number }).positions = 0;
+    (skinInternals(scene.skin).mesh.offsets as { positions: number }).positions = 0;
   }, TypeError);
   assertEquals("parents" in skeleton, false, "no handle on the skeleton's blocks");
 });

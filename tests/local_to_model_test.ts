@@ -9,6 +9,11 @@
  * 2. The reference equals gl-matrix's `mat4.multiply` down the hierarchy.
  * 3. A three-joint chain worked by hand (exact in `f32`), siblings, forests.
  * 4. Bad input, `ParentIndices` included: `local_to_model_bad_input_test.ts`.
+ *
+ * The scalar build runs the reference's own functions, so its bitwise check
+ * in 1 finds only bugs of its wrapper (arguments, offsets, counts, what it
+ * writes); the arithmetic it shares with the reference is checked by 2,
+ * against an independent implementation.
  */
 
 import fc from "fast-check";

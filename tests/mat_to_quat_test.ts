@@ -11,6 +11,11 @@
  *    for negative ones.
  * 3. Known values, mat→quat→mat and pose→mat→pose round trips.
  * 4. Bad input: `mat_to_quat_bad_input_test.ts`.
+ *
+ * The scalar build runs the reference's own functions, so its bitwise check
+ * in 1 finds only bugs of its wrapper (arguments, offsets, counts, what it
+ * writes); the arithmetic it shares with the reference is checked by 2,
+ * against an independent implementation.
  */
 
 import fc from "fast-check";

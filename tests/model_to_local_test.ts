@@ -10,6 +10,11 @@
  * 3. Known values: a chain worked by hand, the rigid inverse
  *    `[R^T | -R^T t]`, local→model→local round trips, singular parents.
  * 4. Bad input: `model_to_local_bad_input_test.ts`.
+ *
+ * The scalar build runs the reference's own functions, so its bitwise check
+ * in 1 finds only bugs of its wrapper (arguments, offsets, counts, what it
+ * writes); the arithmetic it shares with the reference is checked by 2,
+ * against an independent implementation.
  */
 
 import fc from "fast-check";

@@ -8,6 +8,11 @@
  * 3. Known values: identities, products worked by hand, model × inverse
  *    bind = identity.
  * 4. Bad input: the right error, nothing written.
+ *
+ * The scalar build runs the reference's own functions, so its bitwise check
+ * in 1 finds only bugs of its wrapper (arguments, offsets, counts, what it
+ * writes); the arithmetic it shares with the reference is checked by 2,
+ * against an independent implementation.
  */
 
 import fc from "fast-check";

@@ -7,6 +7,11 @@
  * 2. The reference equals gl-matrix's `mat4.fromRotationTranslationScale`.
  * 3. Known values worked by hand.
  * 4. Bad input: `quat_to_mat_bad_input_test.ts`.
+ *
+ * The scalar build runs the reference's own functions, so its bitwise check
+ * in 1 finds only bugs of its wrapper (arguments, offsets, counts, what it
+ * writes); the arithmetic it shares with the reference is checked by 2,
+ * against an independent implementation.
  */
 
 import fc from "fast-check";

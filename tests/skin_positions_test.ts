@@ -12,6 +12,11 @@
  *    included (weights renormalized on the three.js side).
  * 3. Known values worked by hand, caps 1 and 2, bind pose = rest.
  * 4. Bad input (WeightedBases included): the right error, nothing written.
+ *
+ * The scalar build runs the reference's own functions, so its bitwise check
+ * in 1 finds only bugs of its wrapper (arguments, offsets, counts, what it
+ * writes); the arithmetic it shares with the reference is checked by 2,
+ * against an independent implementation.
  */
 
 import { coreMemory } from "../simd/_instance.ts";

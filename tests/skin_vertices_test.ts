@@ -16,6 +16,11 @@
  * 3. Known values: identity, rotations, scale with and without
  *    renormalize, zero vectors, caps 1 and 2, tangent handedness.
  * 4. Bad input (SkinMesh included): the right error, nothing written.
+ *
+ * The scalar build runs the reference's own functions, so its bitwise check
+ * in 1 finds only bugs of its wrapper (arguments, offsets, counts, what it
+ * writes); the arithmetic it shares with the reference is checked by 2,
+ * against an independent implementation.
  */
 
 import fc from "fast-check";

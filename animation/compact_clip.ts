@@ -48,10 +48,17 @@
 import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { Lifetime, lifetimeOf } from "./_lifetime.ts";
-import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
+import { budgetOf, ClipBudgetError, ClipWorkError } from "./clip_budget.ts";
 import { ClipError, validateClip } from "./clip_validation.ts";
 import { reduceChannel } from "./_reduce.ts";
-import { channelTolerances, measureError, skeletonGeometry } from "./_clip_error.ts";
+import {
+  channelTolerances,
+  ExactPoses,
+  measureError,
+  type SkeletonGeometry,
+  skeletonGeometry,
+} from "./_clip_error.ts";
+import { buildCounters, BuildWork, WorkExhausted } from "./_build_work.ts";
 import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
 import { sharedPolicy, sharesTimeline } from "./_sync_blocks.ts";
 import { coreMemory } from "../simd/_instance.ts";
@@ -129,9 +136,10 @@ export class CompactClip {
   /**
    * Builds `clip` for `skeleton` into its core; prefer {@linkcode compactClip},
    * which builds once and shares. Throws a `RangeError` for a bad number,
-   * a `TypeError` for a `sharedTimeline` that is not a boolean, and a
+   * a `TypeError` for a `sharedTimeline` that is not a boolean, a
    * `ClipBudgetError` (before allocating) when the clip would pass the
-   * core's clip budget. The clip must be valid for the skeleton
+   * core's clip budget, and a `ClipWorkError` (before allocating) when
+   * its build would take more work than about 1 s per MB of its keys. The clip must be valid for the skeleton
    * (`validateClip`; joints within the skeleton).
    */
   constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
@@ -150,7 +158,7 @@ export class CompactClip {
     }
     this.name = clip.name;
     this.duration = clip.duration;
-    const geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
+    const geometry = geometryOf(skeleton);
     this.tolerance = options.tolerance ?? DEFAULT_CLIP_TOLERANCE * geometry.size;
     this.virtualDistance = options.virtualDistance ?? DEFAULT_VIRTUAL_DISTANCE * geometry.size;
     for (
@@ -178,67 +186,103 @@ export class CompactClip {
     // on it: what is left is the candidates' own error (a curve the
     // candidate times cannot follow).
     let scale = 1, best: { image: ClipImage; error: number } | undefined, misses = 0;
-    const sharedBytes = sharedPolicy.fileFactor * keyArrayBytes(clip);
-    for (let attempt = 0; attempt <= MAX_ATTEMPTS && misses < 2; attempt++) {
-      const tolerances = channelTolerances(
-        clip,
-        geometry,
-        this.tolerance * scale,
-        this.virtualDistance,
-      );
-      const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
-      // One shared timeline where its floats fit the byte policy; then sync
-      // blocks. Keys at the union of the lanes' times, and wide
-      // smallest-three keys, can cost error: then fewer blocks, then none.
-      let image: ClipImage | undefined, error = Infinity, blocks = -1;
-      const joints = skeleton.jointCount;
-      const layouts: ClipLayout[] = [
-        ...(sharedTimeline && sharesTimeline(clip.channels, reduced)
-          ? [2, 0.5].map((slack) => ({
-            shared: { channels: clip.channels, tolerances, slack, maxBytes: sharedBytes },
-          }))
-          : []),
-        { sync: joints, wide: true },
-        { sync: joints, wide: false },
-        { sync: false, wide: false },
-      ];
-      for (const layout of layouts) {
-        const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
-        const shared = "shared" in layout;
-        if (!candidate || (shared && candidate.bytes.length > sharedBytes)) continue;
-        if (!shared) {
-          // A layout that came out as the one before has been measured.
-          if (candidate.syncCount === blocks) continue;
-          blocks = candidate.syncCount;
+    const keyBytes = keyArrayBytes(clip);
+    const sharedBytes = sharedPolicy.fileFactor * keyBytes;
+    const work = new BuildWork(keyBytes);
+    const exact = new ExactPoses(clip, geometry);
+    // Laying out an image reads every kept key and the skeleton's groups.
+    const imageWork = groups * 12 + clip.channels.reduce((n, c) => n + c.times.length, 0);
+    // The attempt's best layout so far.
+    let image: ClipImage | undefined, error = Infinity;
+    try {
+      for (let attempt = 0; attempt <= MAX_ATTEMPTS && misses < 2; attempt++) {
+        const tolerances = channelTolerances(
+          clip,
+          geometry,
+          this.tolerance * scale,
+          this.virtualDistance,
+        );
+        const reduced = clip.channels.map((channel, i) =>
+          reduceChannel(channel, tolerances[i], work)
+        );
+        // One shared timeline where its floats fit the byte policy; then sync
+        // blocks. Keys at the union of the lanes' times, and wide
+        // smallest-three keys, can cost error: then fewer blocks, then none.
+        let blocks = -1;
+        image = undefined, error = Infinity;
+        const joints = skeleton.jointCount;
+        const layouts: ClipLayout[] = [
+          ...(sharedTimeline && sharesTimeline(clip.channels, reduced)
+            ? [2, 0.5].map((slack) => ({
+              shared: { channels: clip.channels, tolerances, slack, maxBytes: sharedBytes },
+            }))
+            : []),
+          { sync: joints, wide: true },
+          { sync: joints, wide: false },
+          { sync: false, wide: false },
+        ];
+        for (const layout of layouts) {
+          work.spend(imageWork);
+          const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
+          const shared = "shared" in layout;
+          if (!candidate || (shared && candidate.bytes.length > sharedBytes)) continue;
+          if (!shared) {
+            // A layout that came out as the one before has been measured.
+            if (candidate.syncCount === blocks) continue;
+            blocks = candidate.syncCount;
+          }
+          const candidateError = measureError(
+            candidate,
+            exact,
+            this.virtualDistance,
+            (units) => (work.spend(units), true),
+          )!;
+          if (candidateError < error) image = candidate, error = candidateError;
+          if (error <= this.tolerance) break;
         }
-        const candidateError = measureError(candidate, clip, geometry, this.virtualDistance);
-        if (candidateError < error) image = candidate, error = candidateError;
+        if (image && (!best || error < best.error)) best = { image, error }, misses = 0;
+        else misses++;
         if (error <= this.tolerance) break;
+        scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
       }
-      if (!best || error < best.error) best = { image: image!, error }, misses = 0;
-      else misses++;
-      if (error <= this.tolerance) break;
-      scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
+    } catch (e) {
+      // Out of work: keep the best image measured, or refuse the clip.
+      if (!(e instanceof WorkExhausted)) throw e;
+      if (image && (!best || error < best.error)) best = { image, error };
+      if (!best) throw new ClipWorkError(clip.name, skeleton, e.wanted, work.limit);
     }
-    const { image, error } = best!;
-    this.maxError = error;
-    this.trackCount = image.trackCount;
-    this.keyCount = image.keyCount;
-    this.cacheTemplate = image.template;
+    const kept = best!;
+    this.maxError = kept.error;
+    this.trackCount = kept.image.trackCount;
+    this.keyCount = kept.image.keyCount;
+    this.cacheTemplate = kept.image.template;
     const budget = budgetOf(skeleton.core);
-    const bytes = this.bytes = image.bytes.length;
+    const bytes = this.bytes = kept.image.bytes.length;
     if (bytes > budget.limit - budget.used) {
       throw new ClipBudgetError(clip.name, skeleton, bytes, false, budget);
     }
     const memory = coreMemory(skeleton.core);
     const block = this.byteOffset = memory.alloc(bytes);
-    memory.views().u8.set(image.bytes, block);
+    memory.views().u8.set(kept.image.bytes, block);
     budget.used += bytes;
     this.lifetime = new Lifetime(this, () => {
       memory.free(block);
       budget.used -= bytes;
     });
+    buildCounters.builds++;
   }
+}
+
+/** Each skeleton's rest geometry, computed once (linear in its joints). */
+const geometries = new WeakMap<SkeletonAsset, SkeletonGeometry>();
+
+function geometryOf(skeleton: SkeletonAsset): SkeletonGeometry {
+  let geometry = geometries.get(skeleton);
+  if (!geometry) {
+    geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
+    geometries.set(skeleton, geometry);
+  }
+  return geometry;
 }
 
 /** Bytes of `clip`'s key arrays (times and values), each distinct array once. */

@@ -32,6 +32,8 @@ export interface SkeletonGeometry {
   readonly reach: Float64Array;
   /** Per joint: the scale of its parent's model matrix (largest axis). */
   readonly parentScale: Float64Array;
+  /** Ancestor steps walked to compute `reach` (at most {@linkcode EXACT_REACH_STEPS}). */
+  readonly reachSteps: number;
 }
 
 function modelMatrices(
@@ -83,7 +85,8 @@ export function skeletonGeometry(parents: Int16Array, restPose: Float32Array): S
     depth[j] = p >= 0 ? depth[p] + 1 : 0;
     steps += depth[j];
   }
-  if (steps <= EXACT_REACH_STEPS) {
+  const exact = steps <= EXACT_REACH_STEPS;
+  if (exact) {
     for (let j = 0; j < n; j++) {
       for (let a = parents[j]; a >= 0; a = parents[a]) {
         reach[a] = Math.max(
@@ -116,7 +119,15 @@ export function skeletonGeometry(parents: Int16Array, restPose: Float32Array): S
     }
   }
   const size = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) || 1;
-  return { jointCount: n, parents, restPose, size, reach, parentScale };
+  return {
+    jointCount: n,
+    parents,
+    restPose,
+    size,
+    reach,
+    parentScale,
+    reachSteps: exact ? steps : 0,
+  };
 }
 
 /**

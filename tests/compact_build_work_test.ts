@@ -20,7 +20,7 @@ import {
 } from "../mod.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 import { buildCounters, WORK_FLOOR, WORK_PER_BYTE } from "../animation/_build_work.ts";
-import { skeletonGeometry } from "../animation/_clip_error.ts";
+import { EXACT_REACH_STEPS, skeletonGeometry } from "../animation/_clip_error.ts";
 
 /** A chain of `joints` joints, each 1 cm above its parent. */
 function chain(joints: number, core: Core): SkeletonAsset {
@@ -125,4 +125,5 @@ Deno.test("compact build: a skeleton's reach is computed in work linear in its j
   // The subtree box bounds the reach from above: the chain's root reaches its tip.
   assert(geometry.reach[0] >= (joints - 1) * 0.01 * (1 - 1e-4));
   assert(geometry.reach[joints - 1] === 0);
+  assertLessOrEqual(geometry.reachSteps, EXACT_REACH_STEPS);
 });

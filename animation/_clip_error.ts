@@ -20,6 +20,7 @@ import { localToModel, quatToMat } from "../simd/reference.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { sampleCompact } from "../simd/reference_sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
+import type { SkeletonAsset } from "./skeleton_asset.ts";
 
 /** The skeleton's rest geometry that the tolerances need. */
 export interface SkeletonGeometry {
@@ -131,6 +132,18 @@ export function skeletonGeometry(parents: Int16Array, restPose: Float32Array): S
     parentScale,
     reachSteps: exact ? steps : 0,
   };
+}
+
+/** Each skeleton's rest geometry, computed once (linear in its joints). */
+const geometries = new WeakMap<SkeletonAsset, SkeletonGeometry>();
+
+export function geometryOf(skeleton: SkeletonAsset): SkeletonGeometry {
+  let geometry = geometries.get(skeleton);
+  if (!geometry) {
+    geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
+    geometries.set(skeleton, geometry);
+  }
+  return geometry;
 }
 
 /**

@@ -51,13 +51,8 @@ import { Lifetime, lifetimeOf } from "./_lifetime.ts";
 import { budgetOf, ClipBudgetError, ClipWorkError } from "./clip_budget.ts";
 import { ClipError, validateClip } from "./clip_validation.ts";
 import { reduceChannel } from "./_reduce.ts";
-import {
-  channelTolerances,
-  ExactPoses,
-  measureError,
-  type SkeletonGeometry,
-  skeletonGeometry,
-} from "./_clip_error.ts";
+import { channelTolerances, ExactPoses, geometryOf, measureError } from "./_clip_error.ts";
+import { contentHash, contentKey, keyArrayBytes } from "./_clip_bytes.ts";
 import { buildCounters, BuildWork, WorkExhausted } from "./_build_work.ts";
 import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
 import { sharedPolicy, sharesTimeline } from "./_sync_blocks.ts";
@@ -273,33 +268,6 @@ export class CompactClip {
   }
 }
 
-/** Each skeleton's rest geometry, computed once (linear in its joints). */
-const geometries = new WeakMap<SkeletonAsset, SkeletonGeometry>();
-
-function geometryOf(skeleton: SkeletonAsset): SkeletonGeometry {
-  let geometry = geometries.get(skeleton);
-  if (!geometry) {
-    geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
-    geometries.set(skeleton, geometry);
-  }
-  return geometry;
-}
-
-/** Bytes of `clip`'s key arrays (times and values), each distinct array once. */
-function keyArrayBytes(clip: Clip): number {
-  const seen = new Set<string>(), buffers = new Map<ArrayBufferLike, number>();
-  let bytes = 0;
-  for (const { times, values } of clip.channels) {
-    for (const array of [times, values]) {
-      let id = buffers.get(array.buffer);
-      if (id === undefined) buffers.set(array.buffer, id = buffers.size);
-      const key = `${id};${array.byteOffset};${array.byteLength}`;
-      if (!seen.has(key)) seen.add(key), bytes += array.byteLength;
-    }
-  }
-  return bytes;
-}
-
 const coreIds = new WeakMap<object, number>();
 let nextCoreId = 1;
 /** Each skeleton's {@linkcode structureKey}, computed once. */
@@ -332,8 +300,6 @@ function structureKey(skeleton: SkeletonAsset): string {
   return key;
 }
 
-const arrayIds = new WeakMap<object, number>();
-let nextArrayId = 1;
 /**
  * Compact clips built with the default options, by {@linkcode contentKey}
  * and structure: two clips made from one file animation for two skeletons
@@ -341,46 +307,6 @@ let nextArrayId = 1;
  * then their compact clip. Entries go when the compact clip's memory does.
  */
 const byContent = new Map<string, { ref: WeakRef<CompactClip>; hash: number }>();
-
-/**
- * A 53-bit hash of the bytes of `clip`'s key arrays: arrays can be written
- * in place after a build, so a new clip on the same arrays shares the
- * build only if their contents still hash the same.
- */
-function contentHash(clip: Clip): number {
-  let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
-  for (const channel of clip.channels) {
-    for (const array of [channel.times, channel.values]) {
-      const words = new Uint32Array(array.buffer, array.byteOffset, array.length);
-      for (let i = 0; i < words.length; i++) {
-        h1 = Math.imul(h1 ^ words[i], 2654435761);
-        h2 = Math.imul(h2 ^ words[i], 1597334677);
-      }
-      h1 = Math.imul(h1 ^ words.length, 2246822507);
-    }
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/**
- * What a compact clip depends on in `clip`: its name, duration and, per
- * channel, joint, path, interpolation and the identity of its key arrays.
- */
-function contentKey(clip: Clip): string {
-  const id = (array: object) => {
-    let n = arrayIds.get(array);
-    if (n === undefined) arrayIds.set(array, n = nextArrayId++);
-    return n;
-  };
-  return `${clip.duration};${
-    clip.channels.map((c) =>
-      `${c.joint},${c.path},${c.interpolation},${id(c.times)},${id(c.values)}`
-    )
-      .join(";")
-  };${clip.name}`;
-}
 
 /** A live compact clip built with default options for the same content and structure. */
 function sharedBuild(clip: Clip, structure: string): CompactClip | undefined {

@@ -113,6 +113,7 @@ export {
 export {
   ClipBudgetError,
   clipBytes,
+  ClipWorkError,
   DEFAULT_CLIP_BUDGET,
   setClipBudget,
 } from "./animation/clip_budget.ts";
@@ -124,6 +125,7 @@ export {
   DEFAULT_VIRTUAL_DISTANCE,
   disposeClip,
 } from "./animation/compact_clip.ts";
+export { prepareClip, prepareClips } from "./animation/prepare_clip.ts";
 export { addSkeleton, removeSkeleton } from "./components/skeleton.ts";
 export { addJointQuat, getPose, removeJointQuat, setJointPose } from "./components/joint_quat.ts";
 export {

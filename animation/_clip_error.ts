@@ -20,6 +20,7 @@ import { localToModel, quatToMat } from "../simd/reference.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { sampleCompact } from "../simd/reference_sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
+import type { SkeletonAsset } from "./skeleton_asset.ts";
 
 /** The skeleton's rest geometry that the tolerances need. */
 export interface SkeletonGeometry {
@@ -32,11 +33,17 @@ export interface SkeletonGeometry {
   readonly reach: Float64Array;
   /** Per joint: the scale of its parent's model matrix (largest axis). */
   readonly parentScale: Float64Array;
+  /** Ancestor steps walked to compute `reach` (at most {@linkcode EXACT_REACH_STEPS}). */
+  readonly reachSteps: number;
 }
 
-function modelMatrices(pose: Float32Array, parents: Int16Array): Float32Array {
+function modelMatrices(
+  pose: Float32Array,
+  parents: Int16Array,
+  local = new Float32Array(parents.length * MATRIX_FLOATS),
+  model = new Float32Array(parents.length * MATRIX_FLOATS),
+): Float32Array {
   const n = parents.length;
-  const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
   quatToMat(pose, local, n);
   localToModel(local, model, parents, 0, n - 1);
   return model;
@@ -44,7 +51,10 @@ function modelMatrices(pose: Float32Array, parents: Int16Array): Float32Array {
 
 /** Length of axis (column) `c` of the 3x4 row-major matrix at `m[o..]`; 1 when 0. */
 function axisLength(m: Float32Array, o: number, c: number): number {
-  return Math.hypot(m[o + c], m[o + 4 + c], m[o + 8 + c]) || 1;
+  // Not Math.hypot: three times slower, and the lengths divide a distance
+  // compared with a tolerance (a rounding in the last bit does not matter).
+  const x = m[o + c], y = m[o + 4 + c], z = m[o + 8 + c];
+  return Math.sqrt(x * x + y * y + z * z) || 1;
 }
 
 /** Largest axis length of the 3x4 row-major matrix at `m[o..]`. */
@@ -54,28 +64,86 @@ function axisScale(m: Float32Array, o: number): number {
   return s;
 }
 
-/** The rest geometry of a skeleton. */
+/**
+ * Most ancestor steps {@linkcode skeletonGeometry} walks for exact reaches
+ * (the sum of the joints' depths); deeper skeletons (long chains) take the
+ * bound of each joint's subtree box instead, in one pass.
+ */
+export const EXACT_REACH_STEPS = 1 << 20;
+
+/** The rest geometry of a skeleton, in work linear in its joints. */
 export function skeletonGeometry(parents: Int16Array, restPose: Float32Array): SkeletonGeometry {
   const n = parents.length;
   const model = modelMatrices(restPose, parents);
   const at = (j: number, c: number) => model[j * MATRIX_FLOATS + c * 4 + 3];
   const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
   const reach = new Float64Array(n), parentScale = new Float64Array(n);
+  const depth = new Int32Array(n);
+  let steps = 0;
   for (let j = 0; j < n; j++) {
     for (let c = 0; c < 3; c++) {
       min[c] = Math.min(min[c], at(j, c)), max[c] = Math.max(max[c], at(j, c));
     }
     const p = parents[j];
     parentScale[j] = p >= 0 ? axisScale(model, p * MATRIX_FLOATS) : 1;
-    for (let a = p; a >= 0; a = parents[a]) {
-      reach[a] = Math.max(
-        reach[a],
-        Math.hypot(at(j, 0) - at(a, 0), at(j, 1) - at(a, 1), at(j, 2) - at(a, 2)),
-      );
+    depth[j] = p >= 0 ? depth[p] + 1 : 0;
+    steps += depth[j];
+  }
+  const exact = steps <= EXACT_REACH_STEPS;
+  if (exact) {
+    for (let j = 0; j < n; j++) {
+      for (let a = parents[j]; a >= 0; a = parents[a]) {
+        reach[a] = Math.max(
+          reach[a],
+          Math.hypot(at(j, 0) - at(a, 0), at(j, 1) - at(a, 1), at(j, 2) - at(a, 2)),
+        );
+      }
+    }
+  } else {
+    // Children after parents: one backward pass gathers each joint's
+    // subtree box; its farthest corner bounds the reach from above, so
+    // tolerances stay safe.
+    const box = new Float64Array(n * 6);
+    for (let j = 0; j < n; j++) {
+      for (let c = 0; c < 3; c++) box[j * 6 + c] = box[j * 6 + 3 + c] = at(j, c);
+    }
+    for (let j = n - 1; j >= 0; j--) {
+      let far = 0;
+      for (let c = 0; c < 3; c++) {
+        const d = Math.max(at(j, c) - box[j * 6 + c], box[j * 6 + 3 + c] - at(j, c));
+        far += d * d;
+      }
+      reach[j] = Math.sqrt(far);
+      const p = parents[j];
+      if (p < 0) continue;
+      for (let c = 0; c < 3; c++) {
+        box[p * 6 + c] = Math.min(box[p * 6 + c], box[j * 6 + c]);
+        box[p * 6 + 3 + c] = Math.max(box[p * 6 + 3 + c], box[j * 6 + 3 + c]);
+      }
     }
   }
   const size = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) || 1;
-  return { jointCount: n, parents, restPose, size, reach, parentScale };
+  return {
+    jointCount: n,
+    parents,
+    restPose,
+    size,
+    reach,
+    parentScale,
+    reachSteps: exact ? steps : 0,
+  };
+}
+
+/** Each skeleton's rest geometry, computed once (linear in its joints). */
+const geometries = new WeakMap<SkeletonAsset, SkeletonGeometry>();
+
+export function geometryOf(skeleton: SkeletonAsset): SkeletonGeometry {
+  let geometry = geometries.get(skeleton);
+  if (!geometry) {
+    geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
+    geometries.set(skeleton, geometry);
+  }
+  return geometry;
 }
 
 /**
@@ -108,9 +176,23 @@ export function poseDistance(
   parents: Int16Array,
   virtualDistance: number,
 ): number {
-  const ma = modelMatrices(a, parents), mb = modelMatrices(b, parents);
+  return matrixDistance(
+    modelMatrices(a, parents),
+    modelMatrices(b, parents),
+    parents.length,
+    virtualDistance,
+  );
+}
+
+/** Largest distance between the joints and virtual points of two sets of model matrices. */
+function matrixDistance(
+  ma: Float32Array,
+  mb: Float32Array,
+  joints: number,
+  virtualDistance: number,
+): number {
   let worst = 0;
-  for (let j = 0; j < parents.length; j++) {
+  for (let j = 0; j < joints; j++) {
     const o = j * MATRIX_FLOATS;
     for (let axis = -1; axis < 3; axis++) {
       // Virtual points lie `virtualDistance` from the joint in model space,
@@ -157,32 +239,80 @@ export function exactPose(clip: Clip, restPose: Float32Array, time: number): Flo
   return pose;
 }
 
+/** Most floats of exact model matrices a build keeps between its measurements. */
+const EXACT_CACHE_FLOATS = 1 << 21;
+
+/**
+ * What one build's measurements share: the exact clip's model matrices at
+ * the times measured (a build measures several layouts and attempts at
+ * mostly the same times), up to {@linkcode EXACT_CACHE_FLOATS}.
+ */
+export class ExactPoses {
+  readonly #matrices = new Map<number, Float32Array<ArrayBuffer>>();
+  #floats = 0;
+  readonly #pose: Float32Array<ArrayBuffer>;
+  readonly #local: Float32Array<ArrayBuffer>;
+  readonly #scratch: Float32Array<ArrayBuffer>;
+
+  constructor(readonly clip: Clip, readonly geometry: SkeletonGeometry) {
+    const n = geometry.jointCount;
+    this.#pose = new Float32Array(geometry.restPose.length);
+    this.#local = new Float32Array(n * MATRIX_FLOATS);
+    this.#scratch = new Float32Array(n * MATRIX_FLOATS);
+  }
+
+  /** The exact clip's model matrices at `time` (valid until the next call when not kept). */
+  at(time: number): Float32Array {
+    const kept = this.#matrices.get(time);
+    if (kept) return kept;
+    const { parents, restPose } = this.geometry;
+    this.#pose.set(restPose);
+    sampleClip(this.clip, time, this.#pose);
+    const floats = parents.length * MATRIX_FLOATS;
+    const keep = this.#floats + floats <= EXACT_CACHE_FLOATS;
+    const model = keep ? new Float32Array(floats) : this.#scratch;
+    modelMatrices(this.#pose, parents, this.#local, model);
+    if (keep) this.#matrices.set(time, model), this.#floats += floats;
+    return model;
+  }
+}
+
+/** Units of work of measuring a clip of `channels` channels at `times` times: per time, each channel sampled and each joint's matrices twice. */
+export function measureWork(times: number, joints: number, channels: number): number {
+  return times * (3 * joints + channels);
+}
+
 /**
  * The largest distance between the joints and virtual points of `image`
  * (sampled by the scalar reference, forward) and of the exact clip, at the
- * times of {@linkcode measureTimes} over the clip's and the image's keys.
+ * times of {@linkcode measureTimes} over the clip's and the image's keys;
+ * undefined, having measured nothing, when `fits` refuses its work
+ * ({@linkcode measureWork}, counted before it runs).
  */
 export function measureError(
   image: ClipImage,
-  clip: Clip,
-  geometry: SkeletonGeometry,
+  exact: ExactPoses,
   virtualDistance: number,
-): number {
-  const { parents, restPose } = geometry;
-  const floats = poseFloats(parents.length);
+  fits: (units: number) => boolean = () => true,
+): number | undefined {
+  const { clip, geometry } = exact;
+  const { parents } = geometry;
+  const n = parents.length;
+  const times = measureTimes([...clip.channels.map((c) => c.times), ...image.keyTimes]);
+  if (!fits(measureWork(times.length, n, clip.channels.length))) return undefined;
+  const floats = poseFloats(n);
   const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
   const buffer = new ArrayBuffer(poseAt + floats * 4);
   new Uint8Array(buffer).set(image.bytes);
   new Uint8Array(buffer).set(image.template, cacheAt);
   const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
-  const groups = Math.ceil(parents.length / 4);
+  const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
+  const groups = Math.ceil(n / 4);
   let worst = 0;
-  for (const time of measureTimes([...clip.channels.map((c) => c.times), ...image.keyTimes])) {
+  for (const time of times) {
     sampleCompact(view, 0, cacheAt, poseAt, groups, time);
-    worst = Math.max(
-      worst,
-      poseDistance(pose, exactPose(clip, restPose, time), parents, virtualDistance),
-    );
+    const sampled = modelMatrices(pose, parents, local, model);
+    worst = Math.max(worst, matrixDistance(sampled, exact.at(time), n, virtualDistance));
   }
   return worst;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { arrayKey } from "./_array_key.ts";
 import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
 import type { ClipChannel } from "./clip.ts";
 import { sharedBlocks, type SyncBlock, syncBlocks } from "./_sync_blocks.ts";
@@ -182,7 +183,7 @@ function timelineEntries(blocks: readonly SyncBlock[]): number[] {
   blocks.forEach((b, i) => {
     // What the entry's fields hold (block: 16 bits, group: 14).
     if (i > 0xffff || b.group >= 1 << 14) return;
-    const key = b.times.join();
+    const key = arrayKey(b.times);
     runs.set(key, [...(runs.get(key) ?? []), i]);
   });
   return [...runs.values()].filter((run) => run.length > 1).flatMap((run) =>
@@ -220,13 +221,13 @@ function layOut(
   // alike) one copy of those.
   const sharedTimes = new Map<string, number>(), sharedValues = new Map<string, number>();
   const place = (times: Float32Array, bytes: Uint8Array, alignment: number) => {
-    const key = times.join();
+    const key = arrayKey(times);
     let timesAt = sharedTimes.get(key);
     if (timesAt === undefined) {
       sharedTimes.set(key, timesAt = end);
       end += times.byteLength;
     }
-    const content = `${alignment};${bytes.join()}`;
+    const content = `${alignment};${arrayKey(bytes)}`;
     let values = sharedValues.get(content);
     if (values === undefined) {
       sharedValues.set(content, values = align(end, alignment));

@@ -30,7 +30,9 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
 } from "../simd/assembly/abi.ts";
-import { bisectPiece, bisectPieceCount, pieceStart } from "../simd/reference_sample.ts";
+import { bisectPieceCount, pieceStart } from "../simd/reference_sample.ts";
+import { BisectedInterval } from "./_bisected_interval.ts";
+import { BuildWork } from "./_build_work.ts";
 
 /** Largest angle (radians) between candidate rotations of a LINEAR interval. */
 const CANDIDATE_ANGLE = 0.05;
@@ -89,23 +91,31 @@ function distance(a: ArrayLike<number>, ia: number, b: ArrayLike<number>, ib: nu
   return Math.sqrt(n === 4 ? Math.min(d, e) : d);
 }
 
-/** Candidate times of a channel, increasing (float32 values). */
-function candidateTimes(channel: ClipChannel): Float64Array {
+/**
+ * Candidate times of a channel, increasing (float32 values); their count
+ * is counted as work (three exact samples each) before they are made.
+ */
+function candidateTimes(channel: ClipChannel, work: BuildWork): Float64Array {
   const { times, values, interpolation, path } = channel;
-  const out: number[] = [];
-  for (let k = 0; k < times.length; k++) {
-    out.push(times[k]);
-    if (k + 1 === times.length || interpolation === "STEP") continue;
-    let parts = 1;
-    if (interpolation === "CUBICSPLINE") parts = CUBIC_CANDIDATES;
+  const parts = new Uint8Array(times.length).fill(1);
+  let count = times.length;
+  for (let k = 0; k + 1 < times.length && interpolation !== "STEP"; k++) {
+    if (interpolation === "CUBICSPLINE") parts[k] = CUBIC_CANDIDATES;
     else if (path === "rotation") {
       let dot = 0;
       for (let c = 0; c < 4; c++) dot += values[k * 4 + c] * values[k * 4 + 4 + c];
       const angle = 2 * Math.acos(Math.min(1, Math.abs(dot)));
-      parts = Math.min(MAX_ROTATION_CANDIDATES, Math.max(1, Math.ceil(angle / CANDIDATE_ANGLE)));
+      parts[k] = Math.min(MAX_ROTATION_CANDIDATES, Math.max(1, Math.ceil(angle / CANDIDATE_ANGLE)));
     }
-    for (let s = 1; s < parts; s++) {
-      const t = Math.fround(times[k] + ((times[k + 1] - times[k]) * s) / parts);
+    count += parts[k] - 1;
+  }
+  work.spend(3 * count);
+  const out: number[] = [];
+  for (let k = 0; k < times.length; k++) {
+    out.push(times[k]);
+    if (k + 1 === times.length || interpolation === "STEP") continue;
+    for (let s = 1; s < parts[k]; s++) {
+      const t = Math.fround(times[k] + ((times[k + 1] - times[k]) * s) / parts[k]);
       if (t > out[out.length - 1] && t < times[k + 1]) out.push(t);
     }
   }
@@ -133,37 +143,19 @@ function interpolate(
 }
 
 /**
- * The kernel's value of a bisected rotation interval from keys `i` to `j`
- * (at times `lo`, `hi`) at time `t`, float32 as it computes it: its
- * rounding of the pieces' bounds is part of the error the reduction bounds.
- */
-function interpolateBisected(
-  q: Float32Array,
-  i: number,
-  j: number,
-  lo: number,
-  hi: number,
-  t: number,
-  out: Float64Array,
-): void {
-  const f = Math.fround;
-  const a = Array.from(q.subarray(i * 4, i * 4 + 4)), b = Array.from(q.subarray(j * 4, j * 4 + 4));
-  const time = f(t), { start, end } = bisectPiece(a, b, lo, hi, time);
-  const w = f(f(time - start) * f(1 / f(end - start)));
-  let length = 0;
-  for (let c = 0; c < 4; c++) length += (out[c] = f(a[c] + f(f(b[c] - a[c]) * w))) ** 2;
-  for (let c = 0; c < 4; c++) out[c] /= Math.sqrt(length);
-}
-
-/**
  * Reduces `channel` so that its values stay within `tolerance` (a distance
  * between values: vectors, or quaternions with sign) of the exact ones.
  */
-export function reduceChannel(channel: ClipChannel, tolerance: number): ReducedChannel {
+export function reduceChannel(
+  channel: ClipChannel,
+  tolerance: number,
+  work: BuildWork = new BuildWork(Infinity),
+): ReducedChannel {
   const path = PATHS[channel.path], joint = channel.joint;
   const n = path === 1 ? 4 : 3;
   const step = channel.interpolation === "STEP";
-  const candidates = step ? Float64Array.from(channel.times) : candidateTimes(channel);
+  if (step) work.spend(3 * channel.times.length);
+  const candidates = step ? Float64Array.from(channel.times) : candidateTimes(channel, work);
   const m = candidates.length;
   // Exact values at the candidates, and halfway between neighbours.
   const exact = new Float64Array(m * n), halfway = new Float64Array(Math.max(0, m - 1) * n);
@@ -230,10 +222,10 @@ export function reduceChannel(channel: ClipChannel, tolerance: number): ReducedC
   }
   let kept = step
     ? [...candidates.keys()]
-    : keepKeys(candidates, exact, halfway, quantized, n, tolerance);
+    : keepKeys(candidates, exact, halfway, quantized, n, tolerance, work);
   let bisect = false;
   if (n === 4 && !step && kept.length > 2) {
-    const bisected = keepKeys(candidates, exact, halfway, quantized, n, tolerance, true);
+    const bisected = keepKeys(candidates, exact, halfway, quantized, n, tolerance, work, true);
     if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
   }
   const times = Float32Array.from(kept, (i) => candidates[i]);
@@ -278,17 +270,23 @@ function keepKeys(
   quantized: Float32Array,
   n: number,
   tolerance: number,
+  work: BuildWork,
   bisect = false,
 ): number[] {
   const m = times.length;
   const kept = [0];
-  const value = new Float64Array(4);
+  const value = new Float64Array(4), bisected = new BisectedInterval();
   const at = (i: number, j: number, t: number) => {
-    if (bisect) interpolateBisected(quantized, i, j, times[i], times[j], t, value);
-    else interpolate(quantized, i, j, (t - times[i]) / (times[j] - times[i]), n, value);
+    if (bisect) {
+      bisected.select(quantized, i, j, times[i], times[j]);
+      bisected.at(t, value);
+    } else interpolate(quantized, i, j, (t - times[i]) / (times[j] - times[i]), n, value);
     return value;
   };
+  // A bisected interpolation halves up to six times: it counts as four.
+  const unitsPerTime = bisect ? 8 : 2;
   const fits = (i: number, j: number) => {
+    work.spend((j - i) * unitsPerTime);
     for (let l = i; l < j; l++) {
       if (l > i && distance(at(i, j, times[l]), 0, exact, l * n, n) > tolerance) return false;
       if (distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance) {

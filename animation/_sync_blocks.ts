@@ -30,6 +30,7 @@
  * @module
  */
 
+import { arrayKey } from "./_array_key.ts";
 import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
 import { type ClipChannel, sampleChannel } from "./clip.ts";
 import {
@@ -192,8 +193,11 @@ function block(
   const span = used[used.length - 1][0] + 1;
   // Equal times are stored once per clip: times cost only where no track
   // outside the group path has them.
-  const here = new Map<string, number>();
-  for (const t of keyed) here.set(t.times.join(), (here.get(t.times.join()) ?? 0) + 1);
+  const here = new Map<string, number>(), lengths = new Map<string, number>();
+  for (const t of keyed) {
+    const key = arrayKey(t.times);
+    here.set(key, (here.get(key) ?? 0) + 1), lengths.set(key, t.times.length);
+  }
   const own = (key: string) => (timesUse.get(key) ?? 0) === (here.get(key) ?? 0);
   let perLane = 0;
   for (const t of keyed) {
@@ -201,9 +205,9 @@ function block(
       t.times.length * valueBytes(t.format, path);
   }
   for (const key of here.keys()) {
-    if (own(key)) perLane += key.split(",").length * 4;
+    if (own(key)) perLane += lengths.get(key)! * 4;
   }
-  const unionTimes = (timesUse.get(union.join()) ?? 0) > 0 && !own(union.join())
+  const unionTimes = (timesUse.get(arrayKey(union)) ?? 0) > 0 && !own(arrayKey(union))
     ? 0
     : union.byteLength;
   const keyBytes = span * valueBytes(format, path);
@@ -284,7 +288,7 @@ export function syncBlocks(
   const timesUse = new Map<string, number>();
   for (const r of reduced) {
     if ("keys" in r) {
-      timesUse.set(r.keys.times.join(), (timesUse.get(r.keys.times.join()) ?? 0) + 1);
+      timesUse.set(arrayKey(r.keys.times), (timesUse.get(arrayKey(r.keys.times)) ?? 0) + 1);
     }
   }
   const candidates: { block: SyncBlock; channels: ReducedChannel[] }[] = [];

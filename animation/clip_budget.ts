@@ -64,6 +64,43 @@ export class ClipBudgetError extends RangeError {
 }
 
 /**
+ * A clip whose compact build would take more work than its budget allows:
+ * about 1 s per MB of the clip's key arrays (keys × tracks × the work per
+ * key, counted before each step runs; a long chain below a short clip, or
+ * a huge clip with keys the reduction cannot drop). Thrown before the
+ * build has run long, and before anything is allocated in the core.
+ */
+export class ClipWorkError extends RangeError {
+  /** Name of the clip. */
+  readonly clip: string;
+  /** Joints of the skeleton it was to be built for. */
+  readonly jointCount: number;
+  /** Units of work the build would have needed at least. */
+  readonly work: number;
+  /** Units of work its budget allows. */
+  readonly limit: number;
+
+  /** Creates the error; the message names clip, skeleton, work and limit. */
+  constructor(
+    clip: string,
+    skeleton: { readonly jointCount: number; readonly names: readonly string[] },
+    work: number,
+    limit: number,
+  ) {
+    super(
+      `clip "${clip}": building it for the skeleton of ${skeleton.jointCount} joints (root "${
+        skeleton.names[0] ?? ""
+      }") takes at least ${work} units of work, beyond its budget of ${limit} (about 1 s per MB of the clip's keys)`,
+    );
+    this.name = "ClipWorkError";
+    this.clip = clip;
+    this.jointCount = skeleton.jointCount;
+    this.work = work;
+    this.limit = limit;
+  }
+}
+
+/**
  * Sets how many bytes of `core`'s memory compact clips may take together
  * (default 256 MiB). Playing a clip whose data would pass it throws a
  * {@linkcode ClipBudgetError} naming the clip, the skeleton and the

@@ -50,10 +50,12 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { unbuildableClipError } from "./_clip_refusal.ts";
-import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
+import { budgetOf, ClipBudgetError, ClipWorkError } from "./clip_budget.ts";
 import { ClipError, revalidateClip } from "./clip_validation.ts";
 import { reduceChannel } from "./_reduce.ts";
-import { channelTolerances, measureError, skeletonGeometry } from "./_clip_error.ts";
+import { channelTolerances, ExactPoses, geometryOf, measureError } from "./_clip_error.ts";
+import { contentHash, contentKey, keyArrayBytes } from "./_clip_bytes.ts";
+import { buildCounters, BuildWork, WorkExhausted } from "./_build_work.ts";
 import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
 import { sharedPolicy, sharesTimeline } from "./_sync_blocks.ts";
 import { coreMemory } from "../simd/_instance.ts";
@@ -125,9 +127,10 @@ export class CompactClip {
   /**
    * Builds `clip` for `skeleton` into its core; prefer {@linkcode compactClip},
    * which builds once and shares. Throws a `RangeError` for a bad number,
-   * a `TypeError` for a `sharedTimeline` that is not a boolean, and a
+   * a `TypeError` for a `sharedTimeline` that is not a boolean, a
    * `ClipBudgetError` (before allocating) when the clip would pass the
-   * core's clip budget. The clip must be valid for the skeleton
+   * core's clip budget, and a `ClipWorkError` (before allocating) when
+   * its build would take more work than about 1 s per MB of its keys. The clip must be valid for the skeleton
    * (`validateClip`; joints within the skeleton).
    */
   constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
@@ -148,7 +151,7 @@ export class CompactClip {
     }
     this.name = clip.name;
     this.duration = clip.duration;
-    const geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
+    const geometry = geometryOf(skeleton);
     this.tolerance = options.tolerance ?? DEFAULT_CLIP_TOLERANCE * geometry.size;
     this.virtualDistance = options.virtualDistance ?? DEFAULT_VIRTUAL_DISTANCE * geometry.size;
     for (
@@ -176,61 +179,84 @@ export class CompactClip {
     // on it: what is left is the candidates' own error (a curve the
     // candidate times cannot follow).
     let scale = 1, best: { image: ClipImage; error: number } | undefined, misses = 0;
-    const sharedBytes = sharedPolicy.fileFactor * keyArrayBytes(clip);
-    for (let attempt = 0; attempt <= MAX_ATTEMPTS && misses < 2; attempt++) {
-      const tolerances = channelTolerances(
-        clip,
-        geometry,
-        this.tolerance * scale,
-        this.virtualDistance,
-      );
-      const reduced = clip.channels.map((channel, i) => reduceChannel(channel, tolerances[i]));
-      // One shared timeline where its floats fit the byte policy; then sync
-      // blocks. Keys at the union of the lanes' times, and wide
-      // smallest-three keys, can cost error: then fewer blocks, then none.
-      let image: ClipImage | undefined, error = Infinity, blocks = -1;
-      const joints = skeleton.jointCount;
-      const layouts: ClipLayout[] = [
-        ...(sharedTimeline && sharesTimeline(clip.channels, reduced)
-          ? [2, 0.5].map((slack) => ({
-            shared: { channels: clip.channels, tolerances, slack, maxBytes: sharedBytes },
-          }))
-          : []),
-        { sync: joints, wide: true },
-        { sync: joints, wide: false },
-        { sync: false, wide: false },
-      ];
-      for (const layout of layouts) {
-        const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
-        const shared = "shared" in layout;
-        if (!candidate || (shared && candidate.bytes.length > sharedBytes)) continue;
-        if (!shared) {
-          // A layout that came out as the one before has been measured.
-          if (candidate.syncCount === blocks) continue;
-          blocks = candidate.syncCount;
+    const keyBytes = keyArrayBytes(clip);
+    const sharedBytes = sharedPolicy.fileFactor * keyBytes;
+    const work = new BuildWork(keyBytes);
+    const exact = new ExactPoses(clip, geometry);
+    // Laying out an image reads every kept key and the skeleton's groups.
+    const imageWork = groups * 12 + clip.channels.reduce((n, c) => n + c.times.length, 0);
+    // The attempt's best layout so far.
+    let image: ClipImage | undefined, error = Infinity;
+    try {
+      for (let attempt = 0; attempt <= MAX_ATTEMPTS && misses < 2; attempt++) {
+        const tolerances = channelTolerances(
+          clip,
+          geometry,
+          this.tolerance * scale,
+          this.virtualDistance,
+        );
+        const reduced = clip.channels.map((channel, i) =>
+          reduceChannel(channel, tolerances[i], work)
+        );
+        // One shared timeline where its floats fit the byte policy; then sync
+        // blocks. Keys at the union of the lanes' times, and wide
+        // smallest-three keys, can cost error: then fewer blocks, then none.
+        let blocks = -1;
+        image = undefined, error = Infinity;
+        const joints = skeleton.jointCount;
+        const layouts: ClipLayout[] = [
+          ...(sharedTimeline && sharesTimeline(clip.channels, reduced)
+            ? [2, 0.5].map((slack) => ({
+              shared: { channels: clip.channels, tolerances, slack, maxBytes: sharedBytes },
+            }))
+            : []),
+          { sync: joints, wide: true },
+          { sync: joints, wide: false },
+          { sync: false, wide: false },
+        ];
+        for (const layout of layouts) {
+          work.spend(imageWork);
+          const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
+          const shared = "shared" in layout;
+          if (!candidate || (shared && candidate.bytes.length > sharedBytes)) continue;
+          if (!shared) {
+            // A layout that came out as the one before has been measured.
+            if (candidate.syncCount === blocks) continue;
+            blocks = candidate.syncCount;
+          }
+          const candidateError = measureError(
+            candidate,
+            exact,
+            this.virtualDistance,
+            (units) => (work.spend(units), true),
+          )!;
+          if (candidateError < error) image = candidate, error = candidateError;
+          if (error <= this.tolerance) break;
         }
-        const candidateError = measureError(candidate, clip, geometry, this.virtualDistance);
-        if (candidateError < error) image = candidate, error = candidateError;
+        if (image && (!best || error < best.error)) best = { image, error }, misses = 0;
+        else misses++;
         if (error <= this.tolerance) break;
+        scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
       }
-      if (!best || error < best.error) best = { image: image!, error }, misses = 0;
-      else misses++;
-      if (error <= this.tolerance) break;
-      scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
+    } catch (e) {
+      // Out of work: keep the best image measured, or refuse the clip.
+      if (!(e instanceof WorkExhausted)) throw e;
+      if (image && (!best || error < best.error)) best = { image, error };
+      if (!best) throw new ClipWorkError(clip.name, skeleton, e.wanted, work.limit);
     }
     if (!best?.image || !Number.isFinite(best.error)) throw unbuildableClipError(clip, skeleton);
-    const { image, error } = best;
-    this.maxError = error;
-    this.trackCount = image.trackCount;
-    this.keyCount = image.keyCount;
+    const kept = best;
+    this.maxError = kept.error;
+    this.trackCount = kept.image.trackCount;
+    this.keyCount = kept.image.keyCount;
     const budget = budgetOf(skeleton.core);
-    const bytes = this.bytes = image.bytes.length;
+    const bytes = this.bytes = kept.image.bytes.length;
     if (bytes > budget.limit - budget.used) {
       throw new ClipBudgetError(clip.name, skeleton, bytes, false, budget);
     }
     const memory = coreMemory(skeleton.core);
     const block = memory.alloc(bytes);
-    memory.views().u8.set(image.bytes, block);
+    memory.views().u8.set(kept.image.bytes, block);
     budget.used += bytes;
     attachLifetime(this, () => {
       memory.free(block);
@@ -238,25 +264,11 @@ export class CompactClip {
     });
     setCompactClipInternals(this, {
       byteOffset: block,
-      cacheTemplate: image.template,
+      cacheTemplate: kept.image.template,
       steps: clip.channels.some((channel) => channel.interpolation === "STEP"),
     });
+    buildCounters.builds++;
   }
-}
-
-/** Bytes of `clip`'s key arrays (times and values), each distinct array once. */
-function keyArrayBytes(clip: Clip): number {
-  const seen = new Set<string>(), buffers = new Map<ArrayBufferLike, number>();
-  let bytes = 0;
-  for (const { times, values } of clip.channels) {
-    for (const array of [times, values]) {
-      let id = buffers.get(array.buffer);
-      if (id === undefined) buffers.set(array.buffer, id = buffers.size);
-      const key = `${id};${array.byteOffset};${array.byteLength}`;
-      if (!seen.has(key)) seen.add(key), bytes += array.byteLength;
-    }
-  }
-  return bytes;
 }
 
 const coreIds = new WeakMap<object, number>();
@@ -291,8 +303,6 @@ function structureKey(skeleton: SkeletonAsset): string {
   return key;
 }
 
-const arrayIds = new WeakMap<object, number>();
-let nextArrayId = 1;
 /**
  * Compact clips built with the default options, by {@linkcode contentKey}
  * and structure: two clips made from one file animation for two skeletons
@@ -300,46 +310,6 @@ let nextArrayId = 1;
  * then their compact clip. Entries go when the compact clip's memory does.
  */
 const byContent = new Map<string, { ref: WeakRef<CompactClip>; hash: number }>();
-
-/**
- * A 53-bit hash of the bytes of `clip`'s key arrays: arrays can be written
- * in place after a build, so a new clip on the same arrays shares the
- * build only if their contents still hash the same.
- */
-function contentHash(clip: Clip): number {
-  let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
-  for (const channel of clip.channels) {
-    for (const array of [channel.times, channel.values]) {
-      const words = new Uint32Array(array.buffer, array.byteOffset, array.length);
-      for (let i = 0; i < words.length; i++) {
-        h1 = Math.imul(h1 ^ words[i], 2654435761);
-        h2 = Math.imul(h2 ^ words[i], 1597334677);
-      }
-      h1 = Math.imul(h1 ^ words.length, 2246822507);
-    }
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/**
- * What a compact clip depends on in `clip`: its name, duration and, per
- * channel, joint, path, interpolation and the identity of its key arrays.
- */
-function contentKey(clip: Clip): string {
-  const id = (array: object) => {
-    let n = arrayIds.get(array);
-    if (n === undefined) arrayIds.set(array, n = nextArrayId++);
-    return n;
-  };
-  return `${clip.duration};${
-    clip.channels.map((c) =>
-      `${c.joint},${c.path},${c.interpolation},${id(c.times)},${id(c.values)}`
-    )
-      .join(";")
-  };${clip.name}`;
-}
 
 /** A live compact clip built with default options for the same content and structure. */
 function sharedBuild(clip: Clip, structure: string): CompactClip | undefined {

@@ -6,12 +6,14 @@
  * every player once per frame; `ClipPlayer.time[eid]` and
  * `ClipPlayer.speed[eid]` are the playing clip's, and yours to write.
  *
- * The first time a clip is played on a skeleton it is built into a compact
- * clip in the core's memory (`compactClip`, which also takes build options
- * and reports the clip's size and error), which allocates (read views
- * again afterwards) and counts against the core's clip budget
- * (`setClipBudget`); `disposeClip` gives the memory back. Each playback
- * also holds a small sampling cache in the core.
+ * A clip plays from its compact form in the core's memory (`compactClip`,
+ * which also takes build options and reports the clip's size and error),
+ * counted against the core's clip budget (`setClipBudget`); `disposeClip`
+ * gives the memory back. `createCharacterAssets` builds an imported file's
+ * clips; build clips made in code with `prepareClip` at load time, or the
+ * first play of each builds it inside the frame (a hitch), which allocates
+ * (read views again afterwards). Each playback also holds a small sampling
+ * cache in the core.
  *
  * @module
  */

@@ -8,6 +8,7 @@
 
 import { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { SkinAsset } from "../animation/skin_asset.ts";
+import { prepareClips } from "../animation/prepare_clip.ts";
 import type { GltfSkeleton, GltfSkinnedPrimitive } from "./types.ts";
 
 /** What {@linkcode createCharacterAssets} returns. */
@@ -27,7 +28,11 @@ export interface CharacterAssets {
 
 /**
  * Builds the assets of one imported skeleton that has skinned primitives
- * (`core` as for {@linkcode SkeletonAsset}); dispose both when done.
+ * (`core` as for {@linkcode SkeletonAsset}); dispose both when done. It
+ * also prepares every clip of the skeleton (`prepareClips`: their compact
+ * forms, in the core's memory), so that `playClip` builds nothing in a
+ * frame; it throws, disposing what it made, when one of them is over its
+ * budget (`ClipBudgetError`, `ClipWorkError`).
  *
  * @example
  * ```ts ignore
@@ -47,9 +52,13 @@ export function createCharacterAssets(
     );
   }
   const skeleton = new SkeletonAsset(gltfSkeleton.skeleton, core);
+  let skin: SkinAsset | undefined;
   try {
-    return { skeleton, skin: new SkinAsset(skeleton, primitives.map((p) => p.skin)), primitives };
+    skin = new SkinAsset(skeleton, primitives.map((p) => p.skin));
+    prepareClips(skeleton, gltfSkeleton.clips);
+    return { skeleton, skin, primitives };
   } catch (error) {
+    skin?.dispose();
     skeleton.dispose();
     throw error;
   }

@@ -535,28 +535,38 @@ export function sampleCompact(
       }
     }
     // A path with nothing keyed in any of its four lanes copies its held values.
-    const held = (p: number) =>
-      [0, 1, 2, 3].every((l) => view.getInt16(lanes + ((g * 3 + p) * 4 + l) * 2, true) === -1);
-    const heldPaths = [held(0), false, held(2)];
+    const held = (p: number) => {
+      for (let l = 0; l < 4; l++) {
+        if (view.getInt16(lanes + ((g * 3 + p) * 4 + l) * 2, true) !== -1) return false;
+      }
+      return true;
+    };
+    const heldTranslation = held(0), heldScale = held(2);
     for (let lane = 0; lane < 4; lane++) {
-      const weight = (p: number) => {
+      for (let p = 0; p < 3; p += 2) {
         const timing = group + CACHE_TIMING + p * 48 + lane * 4;
-        return f(f(t - get(timing)) * get(timing + 32));
-      };
-      const lerp = (at: number, w: number) => {
-        const a = get(group + at);
-        return f(a + f(f(get(group + at + CACHE_RIGHT) - a) * w));
-      };
-      for (const [p, fields] of [[0, [0, 16, 32]], [2, [112, 128, 144]]] as const) {
-        const w = weight(p);
-        for (const at of fields) {
-          const value = heldPaths[p] ? get(group + at + lane * 4) : lerp(at + lane * 4, w);
-          view.setFloat32(o + at + lane * 4, value, true);
+        const w = f(f(t - get(timing)) * get(timing + 32));
+        const heldPath = p === 0 ? heldTranslation : heldScale;
+        for (let c = 0; c < 3; c++) {
+          const at = (p === 0 ? 0 : 112) + c * 16 + lane * 4;
+          view.setFloat32(o + at, heldPath ? get(group + at) : lerpLane(view, group + at, w), true);
         }
       }
-      const w = weight(1);
-      const q = [48, 64, 80, 96].map((at) => lerp(at + lane * 4, w));
-      storeNormalized(view, q, o + 48 + lane * 4);
+      const timing = group + CACHE_TIMING + 48 + lane * 4;
+      const w = f(f(t - get(timing)) * get(timing + 32));
+      for (let c = 0; c < 4; c++) {
+        rotationScratch[c] = lerpLane(view, group + 48 + c * 16 + lane * 4, w);
+      }
+      storeNormalized(view, rotationScratch, o + 48 + lane * 4);
     }
   }
+}
+
+// Scratch of sampleCompact's rotations (synchronous, so sharing is safe).
+const rotationScratch = [0, 0, 0, 0];
+
+/** The cache's left value at `at` lerped toward its right one by `w` (float32, as the kernel). */
+function lerpLane(view: DataView, at: number, w: number): number {
+  const a = view.getFloat32(at, true);
+  return f(a + f(f(view.getFloat32(at + CACHE_RIGHT, true) - a) * w));
 }

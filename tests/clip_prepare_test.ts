@@ -1,0 +1,127 @@
+/**
+ * Clips are ready before they play: on the README's path (importGltf →
+ * createCharacterAssets → addCharacter → playClip / crossFadeTo → animate)
+ * no compact clip is built inside playClip, crossFadeTo or the frame, for
+ * every clip of every test model (the test-only ones when `../shared` has
+ * them). Builds are counted (`buildCounters` in `animation/_build_work.ts`),
+ * never timed. A clip made in code builds once: in `prepareClip`, or, left
+ * unprepared, in the `playClip` that first plays it.
+ */
+import { assertEquals, assertGreater } from "@std/assert";
+import { addEntity, createWorld } from "bitecs";
+import {
+  addCharacter,
+  createAnimation,
+  createAnimationPipeline,
+  createCharacterAssets,
+  createClip,
+  crossFadeTo,
+  importGltf,
+  playClip,
+  prepareClip,
+  prepareClips,
+  SkeletonAsset,
+  SkinAsset,
+} from "../mod.ts";
+import { createCylinder } from "../examples/cylinder.ts";
+import { buildCounters } from "../animation/_build_work.ts";
+import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
+
+const DT = 1 / 60;
+
+for (const file of listAssets()) {
+  testOnModels(
+    [file],
+    `${file}: no clip is built inside playClip, crossFadeTo or a frame`,
+    async () => {
+      const model = await importGltf(assetUrl(file));
+      const world = createWorld();
+      createAnimation(world);
+      const animate = createAnimationPipeline();
+      const characters = [];
+      const beforeAssets = buildCounters.builds;
+      let clipCount = 0;
+      for (const gltfSkeleton of model.skeletons) {
+        // The README path: characters are skeletons with skinned meshes.
+        if (gltfSkeleton.primitives.length === 0) continue;
+        const { skeleton, skin } = createCharacterAssets(gltfSkeleton);
+        const eid = addEntity(world);
+        addCharacter(world, eid, skeleton, skin);
+        characters.push({ eid, clips: gltfSkeleton.clips });
+        clipCount += gltfSkeleton.clips.length;
+      }
+      if (clipCount > 0) {
+        assertGreater(buildCounters.builds, beforeAssets, "createCharacterAssets prepares clips");
+      }
+      animate(world, DT);
+      const before = buildCounters.builds;
+      let played = 0;
+      for (const { eid, clips } of characters) {
+        clips.forEach((clip, i) => {
+          playClip(world, eid, clip, { time: 0.25 });
+          animate(world, DT);
+          crossFadeTo(world, eid, clips[(i + 1) % clips.length], 0.2);
+          animate(world, DT);
+          assertEquals(
+            buildCounters.builds,
+            before,
+            `${file}: clip "${clip.name}" was built in play`,
+          );
+          played++;
+        });
+      }
+      assertEquals(played, clipCount);
+    },
+  );
+}
+
+Deno.test("a clip made in code builds once: in prepareClip, else in its first playClip", () => {
+  const world = createWorld();
+  createAnimation(world);
+  const animate = createAnimationPipeline();
+  const cylinder = createCylinder({ joints: 8 });
+  const skeleton = new SkeletonAsset(cylinder.skeleton);
+  const skin = new SkinAsset(skeleton, cylinder.skin);
+  const eid = addEntity(world);
+  addCharacter(world, eid, skeleton, skin);
+  const clip = (name: string, angle: number) =>
+    createClip({
+      name,
+      channels: [{
+        joint: 2,
+        path: "rotation",
+        interpolation: "LINEAR",
+        times: new Float32Array([0, 0.5, 1]),
+        values: new Float32Array([
+          0,
+          0,
+          0,
+          1,
+          Math.sin(angle / 2),
+          0,
+          0,
+          Math.cos(angle / 2),
+          0,
+          0,
+          0,
+          1,
+        ]),
+      }],
+    });
+  const [prepared, listed, unprepared] = [clip("prepared", 1), clip("listed", 2), clip("bare", 3)];
+  const start = buildCounters.builds;
+  prepareClip(skeleton, prepared);
+  prepareClips(skeleton, [listed]);
+  assertEquals(buildCounters.builds, start + 2);
+  for (const c of [prepared, listed]) {
+    playClip(world, eid, c);
+    animate(world, DT);
+  }
+  assertEquals(buildCounters.builds, start + 2, "prepared clips build nothing in play");
+  playClip(world, eid, unprepared);
+  assertEquals(buildCounters.builds, start + 3, "an unprepared clip builds on first play");
+  animate(world, DT);
+  playClip(world, eid, unprepared);
+  animate(world, DT);
+  assertEquals(buildCounters.builds, start + 3, "and only then");
+});

@@ -10,6 +10,7 @@
  */
 import { Core, importGltf, SkeletonAsset } from "../mod.ts";
 import { CompactClip } from "../animation/compact_clip.ts";
+import { lifetimeOf } from "../animation/_lifetime.ts";
 import { animationBytes } from "./_clip_memory.ts";
 import { missingTestOnlyModels } from "../tests/_assets.ts";
 import { listAssets, readAsset } from "../tests/_three_gltf.ts";
@@ -38,7 +39,7 @@ for (const file of listAssets().filter((f) => !missingTestOnlyModels().includes(
     group,
     fn: () => {
       for (const { skeleton, clips } of builds) {
-        for (const clip of clips) new CompactClip(clip, skeleton).lifetime.dispose();
+        for (const clip of clips) lifetimeOf(new CompactClip(clip, skeleton)).dispose();
       }
     },
   });

@@ -152,11 +152,9 @@ export function checkImage(
         }
         blockPlace[b] = place;
         blockLanes[b] |= 1 << (i & 3);
-      } else {fail(
-          name,
-          byte,
-          `${entry} names no track (${trackCount}) or sync block (${syncCount})`,
-        );}
+      } else {
+        fail(name, byte, `${entry} names no track (${trackCount}) or block (${syncCount})`);
+      }
     }
   }
 

@@ -269,6 +269,36 @@ Deno.test("clip file: version, magic, flags, size, checksum, truncation and trai
     /^clips\[0\]\.image\.tracks$/,
     imageAt + 12,
   );
+  // A key time equal to the one before (a zero interval), a NaN value, a lane naming no track.
+  const image = new DataView(file.buffer, imageAt);
+  const track = image.getUint32(12, true), times = image.getUint32(track, true);
+  assert(image.getUint32(track + 8, true) >= 2);
+  assertRefused(
+    skeleton,
+    edited(
+      file,
+      (v) => v.setFloat32(imageAt + times + 4, v.getFloat32(imageAt + times, true), true),
+    ),
+    /^clips\[0\]\.image\.tracks\[0\]\.times$/,
+    imageAt + times + 4,
+  );
+  const raw = [...Array(image.getUint32(4, true)).keys()].find((t) =>
+    (image.getUint32(track + t * 16 + 12, true) & 15) === 0
+  )!;
+  const values = image.getUint32(track + raw * 16 + 4, true);
+  assertRefused(
+    skeleton,
+    edited(file, (v) => v.setFloat32(imageAt + values, NaN, true)),
+    new RegExp(`^clips\\[0\\]\\.image\\.tracks\\[${raw}\\]\\.values$`),
+    imageAt + values,
+  );
+  const lanes = image.getUint32(8, true);
+  assertRefused(
+    skeleton,
+    edited(file, (v) => v.setInt16(imageAt + lanes, 999, true)),
+    /^clips\[0\]\.image\.lanes\[0\]$/,
+    imageAt + lanes,
+  );
 });
 
 Deno.test("clip file: loaded clips play through the ECS without a build, bit for bit, and refuse another skeleton", () => {

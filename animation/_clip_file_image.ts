@@ -139,8 +139,8 @@ export function checkImage(
     for (let i = 0; i < 12; i++) {
       const byte = lanes + (g * 12 + i) * 2, p = i >> 2;
       const entry = view.getInt16(at + byte, true);
-      const name = `lanes[${g * 12 + i}]`;
       if (entry === -1) continue;
+      const name = `lanes[${g * 12 + i}]`;
       unheld[g] |= 1 << i;
       if (entry >= 0 && entry < trackCount) {
         if (trackPath[entry] >= 0) fail(name, byte, `track ${entry} is named by a second lane`);
@@ -162,9 +162,11 @@ export function checkImage(
   // the image's (arrays of distinct records that overlap are refused).
   const checkedTimes = new Map<number, number>(), checkedValues = new Map<number, number>();
   let budget = length;
-  const spend = (name: string, byte: number, bytes: number) => {
+  const spend = (name: string, field: string, byte: number, bytes: number) => {
     budget -= bytes;
-    if (budget < 0) fail(name, byte, "key arrays overlap: more bytes read than the image holds");
+    if (budget < 0) {
+      fail(`${name}.${field}`, byte, "key arrays overlap: more bytes read than the image holds");
+    }
   };
   const checkTimes = (name: string, byte: number, offset: number, n: number) => {
     if (n === 0) fail(`${name}.keyCount`, byte + 8, "a track needs at least one key");
@@ -173,7 +175,7 @@ export function checkImage(
     }
     if (checkedTimes.get(offset) === n) return;
     checkedTimes.set(offset, n);
-    spend(`${name}.times`, byte, n * 4);
+    spend(name, "times", byte, n * 4);
     let previous = -Infinity;
     for (let k = 0; k < n; k++) {
       const t = view.getFloat32(at + offset + k * 4, true);
@@ -202,7 +204,7 @@ export function checkImage(
     checkedValues.set(offset, end);
     if (format === TRACK_RANGED) {
       // min[3] then scale[3]: per track one float each, per block four lanes each.
-      spend(`${name}.values`, byte + 4, head);
+      spend(name, "values", byte + 4, head);
       const half = head / 2;
       for (let i = 0; i < half; i += 4) {
         const min = view.getFloat32(at + offset + i, true);
@@ -212,7 +214,7 @@ export function checkImage(
         }
       }
     } else if (format === TRACK_RAW) {
-      spend(`${name}.values`, byte + 4, bytes);
+      spend(name, "values", byte + 4, bytes);
       for (let i = offset; i < end; i += 4) {
         const v = view.getFloat32(at + i, true);
         if (!(Math.abs(v) <= MAX_VALUE)) fail(`${name}.values`, i, `key value ${v} out of bounds`);

@@ -15,7 +15,6 @@ import { checkImage } from "./_clip_file_image.ts";
 import { MAX_VALUE } from "./clip_validation.ts";
 import {
   cacheTemplate,
-  crc32,
   FILE_MAGIC,
   FILE_VERSION,
   HEADER,
@@ -26,6 +25,7 @@ import {
   RECORD_BYTES,
   RECORD_SHARED,
   restPoseHash,
+  xxhash32,
 } from "./_clip_file_format.ts";
 
 /** One clip of a file, checked for its skeleton. */
@@ -36,6 +36,22 @@ export interface ClipFileEntry {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** What a file must match of a skeleton (immutable), computed once per skeleton. */
+const identities = new WeakMap<
+  SkeletonAsset,
+  { rest: Float32Array; parents: Int16Array; hash: number }
+>();
+
+function identityOf(skeleton: SkeletonAsset) {
+  let identity = identities.get(skeleton);
+  if (!identity) {
+    const rest = skeleton.restPose;
+    identity = { rest, parents: skeleton.parentIndices, hash: restPoseHash(rest) };
+    identities.set(skeleton, identity);
+  }
+  return identity;
+}
 
 /** The clips of the compact clip file `bytes`, checked for `skeleton`. */
 export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFileEntry[] {
@@ -48,6 +64,11 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, length);
   const u32 = (at: number) => view.getUint32(at, true);
+  // The file's floats at a 4-aligned offset: a view where the bytes allow it.
+  const floats = (at: number, n: number) =>
+    (bytes.byteOffset + at) % 4 === 0
+      ? new Float32Array(bytes.buffer, bytes.byteOffset + at, n)
+      : Float32Array.from({ length: n }, (_, i) => view.getFloat32(at + i * 4, true));
   const expect = (field: string, at: number, got: number, wanted: number, what = "") => {
     if (got !== wanted) {
       throw new ClipFileError(field, at, `expected ${wanted}${what}, got ${got}`);
@@ -57,19 +78,19 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
   expect("version", HEADER.version, view.getUint16(HEADER.version, true), FILE_VERSION);
   expect("flags", HEADER.flags, view.getUint16(HEADER.flags, true), 0);
   expect("fileBytes", HEADER.fileBytes, u32(HEADER.fileBytes), length, " (the bytes given)");
-  const checksum = crc32(bytes.subarray(HEADER.jointCount));
-  expect("checksum", HEADER.checksum, u32(HEADER.checksum), checksum, " (CRC-32 of the file)");
+  const checksum = xxhash32(bytes.subarray(HEADER.jointCount));
+  expect("checksum", HEADER.checksum, u32(HEADER.checksum), checksum, " (xxHash32 of the file)");
   expect("reserved", HEADER.reserved, u32(HEADER.reserved), 0);
 
   // The skeleton's identity: joint count, parents, rest pose.
   const joints = skeleton.jointCount, groups = Math.ceil(joints / 4);
   expect("jointCount", HEADER.jointCount, u32(HEADER.jointCount), joints, " (the skeleton's)");
-  const rest = skeleton.restPose;
+  const { rest, parents, hash } = identityOf(skeleton);
   expect(
     "restPoseHash",
     HEADER.restPoseHash,
     u32(HEADER.restPoseHash),
-    restPoseHash(rest),
+    hash,
     " (the skeleton's rest pose)",
   );
   let at = HEADER_BYTES;
@@ -81,7 +102,6 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
   const zeros = (field: string, end: number) => {
     for (; at < end; at++) if (bytes[at] !== 0) throw new ClipFileError(field, at, "not 0");
   };
-  const parents = skeleton.parentIndices;
   need("parents", pad4(joints * 2));
   for (let j = 0; j < joints; j++, at += 2) {
     expect(`parents[${j}]`, at, view.getInt16(at, true), parents[j], " (the skeleton's)");
@@ -142,18 +162,19 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
       throw new ClipFileError(`${field}.flags`, record, "the shared flag does not match the image");
     }
     at += imageBytes;
-    let template: Uint8Array;
+    let template: Uint8Array | (() => Uint8Array);
     if (shared) template = cacheTemplate(groups, undefined, []);
     else {
+      const held = floats(heldAt, groups * 40);
       const keyed = new Uint16Array(groups);
-      for (let g = 0; g < groups; g++) {
-        for (let i = 0; i < 40; i++) {
-          const byte = heldAt + (g * 40 + i) * 4, v = view.getFloat32(byte, true);
-          // The rest pose's own values pass as they are (finite, checked by the skeleton).
-          if (!(Math.abs(v) <= MAX_VALUE) && !Object.is(v, rest[g * 40 + i])) {
-            throw new ClipFileError(`${field}.held`, byte, `value ${v} out of bounds`);
-          }
+      for (let i = 0; i < held.length; i++) {
+        const v = held[i];
+        // The rest pose's own values pass as they are (finite, checked by the skeleton).
+        if (!(Math.abs(v) <= MAX_VALUE) && !Object.is(v, rest[i])) {
+          throw new ClipFileError(`${field}.held`, heldAt + i * 4, `value ${v} out of bounds`);
         }
+      }
+      for (let g = 0; g < groups; g++) {
         keyed[g] = view.getUint16(keyedAt + g * 2, true);
         if (keyed[g] & ~image.unheld[g]) {
           throw new ClipFileError(
@@ -163,7 +184,9 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
           );
         }
       }
-      template = cacheTemplate(groups, bytes.subarray(heldAt, keyedAt), keyed);
+      // Made on the clip's first play (`compactClipFromParts`), from the file's copy.
+      const heldCopy = held.slice();
+      template = () => cacheTemplate(groups, heldCopy, keyed);
     }
     entries.push({
       animation,

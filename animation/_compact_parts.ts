@@ -24,12 +24,15 @@ export interface CompactClipParts {
   readonly maxError: number;
   /** The clip's bytes in the core (layout: `compact_clip.ts`). */
   readonly image: Uint8Array;
-  /** A playback's cache before its first sample. */
-  readonly cacheTemplate: Uint8Array;
+  /** A playback's cache before its first sample, or what makes it on first use. */
+  readonly cacheTemplate: Uint8Array | (() => Uint8Array);
 }
 
 /** The parts of `compact`, built for `skeleton`: its image is a copy of its bytes in the core. */
-export function compactClipParts(compact: CompactClip, skeleton: SkeletonAsset): CompactClipParts {
+export function compactClipParts(
+  compact: CompactClip,
+  skeleton: SkeletonAsset,
+): CompactClipParts & { readonly cacheTemplate: Uint8Array } {
   const { u8 } = coreMemory(skeleton.core).views();
   return {
     name: compact.name,
@@ -65,10 +68,35 @@ export function compactClipFromParts(
   memory.views().u8.set(parts.image, block);
   budget.used += bytes;
   const compact: CompactClip = Object.create(CompactClip.prototype);
+  const template = parts.cacheTemplate;
+  if (typeof template === "function") {
+    // Made on the first play: a skeleton's caches can outweigh its clips' bytes.
+    Object.defineProperty(compact, "cacheTemplate", {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        const value = template();
+        Object.defineProperty(compact, "cacheTemplate", { value, enumerable: true });
+        return value;
+      },
+    });
+  }
   const lifetime = new Lifetime(compact, () => {
     memory.free(block);
     budget.used -= bytes;
   });
-  const { image: _, ...fields } = parts;
-  return Object.assign(compact, { ...fields, bytes, byteOffset: block, lifetime });
+  return Object.assign(compact, {
+    name: parts.name,
+    duration: parts.duration,
+    groupCount: parts.groupCount,
+    trackCount: parts.trackCount,
+    keyCount: parts.keyCount,
+    bytes,
+    tolerance: parts.tolerance,
+    virtualDistance: parts.virtualDistance,
+    byteOffset: block,
+    ...(typeof template === "function" ? {} : { cacheTemplate: template }),
+    lifetime,
+    maxError: parts.maxError,
+  });
 }

@@ -6,7 +6,7 @@
  * {@linkcode loadCompactClips} checks a file as hostile input and gives
  * back clips to play, whose compact forms are copied into the skeleton's
  * core: a loaded clip samples bit for bit as the clip it was saved from,
- * on every core build. The format (versioned, little-endian, CRC-32
+ * on every core build. The format (versioned, little-endian, xxHash32
  * checked, tied to the skeleton's joint count, parents and rest pose) is
  * `docs/clip_file_format.md`; `deno task compact model.glb` writes the
  * files of a glTF model's skeletons.
@@ -43,7 +43,6 @@ import { compactClipFromParts, compactClipParts } from "./_compact_parts.ts";
 import { readClipFile } from "./_clip_file_read.ts";
 import {
   cacheTemplate,
-  crc32,
   FILE_MAGIC,
   FILE_VERSION,
   HEADER,
@@ -54,6 +53,7 @@ import {
   RECORD_BYTES,
   RECORD_SHARED,
   restPoseHash,
+  xxhash32,
 } from "./_clip_file_format.ts";
 import {
   CACHE_GROUP_BYTES,
@@ -107,7 +107,11 @@ export function saveCompactClips(skeleton: SkeletonAsset, clips: readonly Clip[]
     const { held, keyed } = shared
       ? { held: new Uint8Array(0), keyed: new Uint16Array(0) }
       : heldParts(parts.cacheTemplate, groups);
-    const rebuilt = cacheTemplate(groups, shared ? undefined : held, keyed);
+    const rebuilt = cacheTemplate(
+      groups,
+      shared ? undefined : new Float32Array(held.buffer),
+      keyed,
+    );
     if (rebuilt.join() !== parts.cacheTemplate.join()) {
       throw new Error(
         `saveCompactClips: clip "${clip.name}": its playback cache is not what format version ${FILE_VERSION} rebuilds (compact_clip.ts changed: update the format)`,
@@ -155,7 +159,7 @@ export function saveCompactClips(skeleton: SkeletonAsset, clips: readonly Clip[]
     file.set(parts.image, at);
     at += parts.image.length;
   }
-  view.setUint32(HEADER.checksum, crc32(file.subarray(HEADER.jointCount)), true);
+  view.setUint32(HEADER.checksum, xxhash32(file.subarray(HEADER.jointCount)), true);
   // What is saved loads: a clip the reader would refuse is refused here.
   readClipFile(skeleton, file);
   return file;

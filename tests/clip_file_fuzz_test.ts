@@ -34,7 +34,6 @@ import { randomClip, randomSkeleton, SIMD_BUILDS } from "./_compact.ts";
 import { playTimes, sampleImageBounded, samplePlayback } from "./_clip_file.ts";
 import { sharedPolicy, syncPolicy } from "../animation/_sync_blocks.ts";
 import {
-  crc32,
   HEADER,
   HEADER_BYTES,
   HELD_GROUP_BYTES,
@@ -42,6 +41,7 @@ import {
   RECORD,
   RECORD_BYTES,
   RECORD_SHARED,
+  xxhash32,
 } from "../animation/_clip_file_format.ts";
 import { SYNC_BYTES, TRACK_BYTES } from "../simd/assembly/abi.ts";
 
@@ -159,7 +159,7 @@ function mutate(source: Source, fields: number[], next: () => number): [Uint8Arr
   }
   // Most mutants get a right checksum, so that the checks behind it are reached.
   if (out.length >= HEADER_BYTES && next() < 0.85) {
-    view.setUint32(HEADER.checksum, crc32(out.subarray(HEADER.jointCount)), true);
+    view.setUint32(HEADER.checksum, xxhash32(out.subarray(HEADER.jointCount)), true);
   } else name += " (checksum as is)";
   return [out, name];
 }

@@ -37,7 +37,7 @@ import { randomClip, randomSkeleton, SIMD_BUILDS } from "./_compact.ts";
 import { playTimes, samplePlayback } from "./_clip_file.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
 import { HEADER, HEADER_BYTES, RECORD } from "../animation/_clip_file_format.ts";
-import { crc32 } from "../animation/_clip_file_format.ts";
+import { xxhash32 } from "../animation/_clip_file_format.ts";
 import { sharedPolicy, syncPolicy } from "../animation/_sync_blocks.ts";
 
 const BUILDS: CoreBuild[] = ["scalar", ...SIMD_BUILDS];
@@ -208,7 +208,7 @@ function edited(file: Uint8Array, edit: (view: DataView) => void): Uint8Array {
   const copy = file.slice();
   const view = new DataView(copy.buffer);
   edit(view);
-  view.setUint32(HEADER.checksum, crc32(copy.subarray(HEADER.jointCount)), true);
+  view.setUint32(HEADER.checksum, xxhash32(copy.subarray(HEADER.jointCount)), true);
   return copy;
 }
 
@@ -337,4 +337,20 @@ Deno.test("clip file: loaded clips play through the ECS without a build, bit for
   assertInstanceOf(assertThrows(() => compactClip(loaded[0], elsewhere)), ClipError);
   disposeClip(loaded[0]);
   assertThrows(() => compactClip(loaded[0], other), ClipError, "no keys to build from");
+});
+
+Deno.test("clip file: the checksum is xxHash32 (the reference's test vectors, aligned or not)", () => {
+  const text = (s: string) => new TextEncoder().encode(s);
+  const vectors: [string, number][] = [
+    ["", 0x02cc5d05],
+    ["a", 0x550d7456],
+    ["abc", 0x32d153ff],
+    ["Nobody inspects the spammish repetition", 0xe2293b2f],
+  ];
+  for (const [input, hash] of vectors) {
+    assertEquals(xxhash32(text(input)), hash, input);
+    const shifted = new Uint8Array(input.length + 1);
+    shifted.set(text(input), 1);
+    assertEquals(xxhash32(shifted.subarray(1)), hash, `${input}, unaligned`);
+  }
 });

@@ -56,7 +56,8 @@ export const HELD_GROUP_BYTES = 160;
 
 /** `n` rounded up to a multiple of 4. */
 export function pad4(n: number): number {
-  return (n + 3) & ~3;
+  // Not `(n + 3) & ~3`: a hostile u32 size would wrap in 32-bit arithmetic.
+  return Math.ceil(n / 4) * 4;
 }
 
 const P1 = 2654435761, P2 = 2246822519, P3 = 3266489917, P4 = 668265263, P5 = 374761393;

@@ -6,7 +6,13 @@
  * of another version, damaged or truncated; a loaded clip plays through
  * the ECS without a build, and refuses another skeleton.
  */
-import { assert, assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertInstanceOf,
+  assertStringIncludes,
+  assertThrows,
+} from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
@@ -36,7 +42,7 @@ import { random } from "./_scene.ts";
 import { randomClip, randomSkeleton, SIMD_BUILDS } from "./_compact.ts";
 import { playTimes, samplePlayback } from "./_clip_file.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
-import { HEADER, HEADER_BYTES, RECORD } from "../animation/_clip_file_format.ts";
+import { HEADER, HEADER_BYTES, RECORD, RECORD_BYTES } from "../animation/_clip_file_format.ts";
 import { xxhash32 } from "../animation/_clip_file_format.ts";
 import { sharedPolicy, syncPolicy } from "../animation/_sync_blocks.ts";
 
@@ -193,12 +199,19 @@ function cylinderFile(joints = 6) {
 }
 
 /** Asserts that loading `bytes` for `skeleton` throws a ClipFileError on `field` and allocates nothing. */
-function assertRefused(skeleton: SkeletonAsset, bytes: Uint8Array, field: RegExp, byte?: number) {
+function assertRefused(
+  skeleton: SkeletonAsset,
+  bytes: Uint8Array,
+  field: RegExp,
+  byte?: number,
+  message?: string,
+) {
   const memory = coreMemory(skeleton.core);
   const before = memory.allocatedBytes;
   const e = assertThrows(() => loadCompactClips(skeleton, bytes), ClipFileError);
   assert(field.test(e.field), `field ${e.field}: ${e.message}`);
   if (byte !== undefined) assertEquals(e.byteOffset, byte, e.message);
+  if (message !== undefined) assertStringIncludes(e.message, message);
   assert(e.message.startsWith(`clip file: byte ${e.byteOffset}: ${e.field}: `), e.message);
   assertEquals(memory.allocatedBytes, before, "nothing allocated");
 }
@@ -256,6 +269,13 @@ Deno.test("clip file: version, magic, flags, size, checksum, truncation and trai
     skeleton,
     edited(file, (v) => v.setUint32(first + RECORD.imageBytes, 1 << 30, true)),
     /^clips\[0\]\.image$/,
+  );
+  assertRefused(
+    skeleton,
+    edited(file, (v) => v.setUint32(first + RECORD.nameBytes, 0xfffffffe, true)),
+    /^clips\[0\]\.name$/,
+    first + RECORD_BYTES,
+    "4294967296 bytes past the end of the file",
   );
   assertRefused(
     skeleton,

@@ -12,6 +12,7 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 import type { CompactClipParts } from "./_compact_parts.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkImage } from "./_clip_file_image.ts";
+import { type ClipExtras, readExtras } from "./_clip_file_extras.ts";
 import { MAX_VALUE } from "./clip_validation.ts";
 import {
   cacheTemplate,
@@ -33,6 +34,7 @@ export interface ClipFileEntry {
   readonly animation: number;
   readonly start: number;
   readonly parts: CompactClipParts;
+  readonly extras: ClipExtras;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -94,11 +96,12 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
     " (the skeleton's rest pose)",
   );
   let at = HEADER_BYTES;
-  const need = (field: string, bytes: number) => {
-    if (at + bytes > length) {
-      throw new ClipFileError(field, at, `${bytes} bytes past the end of the file (${length})`);
+  const needAt = (field: string, from: number, bytes: number) => {
+    if (from + bytes > length) {
+      throw new ClipFileError(field, from, `${bytes} bytes past the end of the file (${length})`);
     }
   };
+  const need = (field: string, bytes: number) => needAt(field, at, bytes);
   const zeros = (field: string, end: number) => {
     for (; at < end; at++) if (bytes[at] !== 0) throw new ClipFileError(field, at, "not 0");
   };
@@ -162,6 +165,16 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
       throw new ClipFileError(`${field}.flags`, record, "the shared flag does not match the image");
     }
     at += imageBytes;
+    const [extras, end] = readExtras({
+      bytes,
+      view,
+      field,
+      jointCount: joints,
+      name,
+      duration,
+      need: needAt,
+    }, at);
+    at = end;
     let template: Uint8Array | (() => Uint8Array);
     if (shared) template = cacheTemplate(groups, undefined, []);
     else {
@@ -191,6 +204,7 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
     entries.push({
       animation,
       start,
+      extras,
       parts: {
         name,
         duration,

@@ -39,8 +39,12 @@ import { SkeletonAsset } from "./skeleton_asset.ts";
 import { adoptCompactClip, type CompactClip, compactClip } from "./compact_clip.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { lifetimeOf } from "./_lifetime.ts";
+import { resolveJoint } from "./joint_mask.ts";
 import { compactClipFromParts, compactClipParts } from "./_compact_parts.ts";
 import { readClipFile } from "./_clip_file_read.ts";
+import { clipExtras, extrasBytes, writeExtras } from "./_clip_file_extras.ts";
+import { describeKeylessClip } from "./_keyless_clip.ts";
+import { setClipMarkers } from "./markers.ts";
 import {
   cacheTemplate,
   FILE_MAGIC,
@@ -86,6 +90,28 @@ function heldParts(template: Uint8Array, groups: number) {
   return { held, keyed };
 }
 
+/** Options of {@linkcode saveCompactClips}. */
+export interface SaveCompactClipsOptions {
+  /**
+   * The joints (indices or names) whose root motion the loaded clips give
+   * as the clips saved (`enableRootMotion`'s `joint`): the file keeps the
+   * keys of their translation and rotation channels. Default: the
+   * skeleton's roots (joints without a parent), `enableRootMotion`'s
+   * default joint among them. About other joints a loaded clip has no
+   * root motion.
+   */
+  readonly rootMotionJoints?: readonly (number | string)[];
+}
+
+function checkedJoints(skeleton: SkeletonAsset, joints: readonly (number | string)[]): number[] {
+  if (!Array.isArray(joints)) {
+    throw new TypeError("saveCompactClips: options.rootMotionJoints: expected an array");
+  }
+  return joints.map((joint, i) =>
+    resolveJoint(skeleton, joint, `saveCompactClips: options.rootMotionJoints[${i}]`)
+  );
+}
+
 /**
  * The compact clip file of `clips` for `skeleton`: each clip's compact form
  * (built now, with the default options, when it was not built for the
@@ -94,9 +120,18 @@ function heldParts(template: Uint8Array, groups: number) {
  * the same joint count, parents and rest pose. Throws what building throws
  * (`ClipError`, `ClipBudgetError`).
  */
-export function saveCompactClips(skeleton: SkeletonAsset, clips: readonly Clip[]): Uint8Array {
+export function saveCompactClips(
+  skeleton: SkeletonAsset,
+  clips: readonly Clip[],
+  options?: SaveCompactClipsOptions,
+): Uint8Array {
   checkSkeleton(skeleton, "saveCompactClips");
   if (!Array.isArray(clips)) throw new TypeError("saveCompactClips: clips: expected an array");
+  const motionJoints = new Set(
+    options?.rootMotionJoints === undefined
+      ? Array.from(skeleton.parentIndices).flatMap((parent, joint) => parent < 0 ? [joint] : [])
+      : checkedJoints(skeleton, options.rootMotionJoints),
+  );
   const groups = Math.ceil(skeleton.jointCount / 4);
   const encoder = new TextEncoder();
   const records = clips.map((clip) => {
@@ -119,8 +154,10 @@ export function saveCompactClips(skeleton: SkeletonAsset, clips: readonly Clip[]
     }
     const name = encoder.encode(clip.name);
     const heldBytes = shared ? 0 : held.length + pad4(groups * 2);
-    const size = RECORD_BYTES + pad4(name.length) + heldBytes + image.length;
-    return { clip, parts, shared, held, keyed, name, size };
+    const extras = clipExtras(clip, motionJoints);
+    const size = RECORD_BYTES + pad4(name.length) + heldBytes + image.length +
+      extrasBytes(extras, groups);
+    return { clip, parts, shared, held, keyed, name, extras, size };
   });
   const parentsBytes = pad4(skeleton.jointCount * 2);
   const length = HEADER_BYTES + parentsBytes + records.reduce((n, r) => n + r.size, 0);
@@ -135,7 +172,7 @@ export function saveCompactClips(skeleton: SkeletonAsset, clips: readonly Clip[]
   let at = HEADER_BYTES;
   skeleton.parentIndices.forEach((p, j) => view.setInt16(at + j * 2, p, true));
   at += parentsBytes;
-  for (const { clip, parts, shared, held, keyed, name } of records) {
+  for (const { clip, parts, shared, held, keyed, name, extras } of records) {
     view.setUint32(at + RECORD.flags, shared ? RECORD_SHARED : 0, true);
     view.setFloat64(at + RECORD.duration, parts.duration, true);
     view.setFloat64(at + RECORD.start, clip.start, true);
@@ -158,6 +195,7 @@ export function saveCompactClips(skeleton: SkeletonAsset, clips: readonly Clip[]
     }
     file.set(parts.image, at);
     at += parts.image.length;
+    at = writeExtras(view, at, extras, groups);
   }
   view.setUint32(HEADER.checksum, xxhash32(file.subarray(HEADER.jointCount)), true);
   // What is saved loads: a clip the reader would refuse is refused here.
@@ -175,10 +213,14 @@ export function saveCompactClips(skeleton: SkeletonAsset, clips: readonly Clip[]
  * or foreign file throws a {@linkcode ClipFileError} naming the field and
  * its byte offset; clips over the core's clip budget, a `ClipBudgetError`.
  *
- * A loaded clip has the name, duration, start and animation index of the
- * clip saved, and no channels: it holds no keys, only its compact form, so
- * root motion and a layer's animated-property mask, which read keys, see
- * none. Played on a skeleton of another structure or core, or after
+ * A loaded clip has the name, duration, start, animation index and
+ * markers of the clip saved, and no channels: it holds no keys, only its
+ * compact form. It plays as the clip saved does, bit for bit, everywhere a
+ * clip is played (layers of every mode, masked or not, additive
+ * references, locomotion, sync, markers): the file keeps which properties
+ * of which joints the clip animates, and the keys root motion reads (of
+ * the joints `rootMotionJoints` named when saving). Played on a skeleton
+ * of another structure or core, or after
  * `disposeClip` (or the skeleton's disposal) freed its compact form, it
  * throws a `ClipError`: load the file again.
  */
@@ -192,7 +234,7 @@ export function loadCompactClips(skeleton: SkeletonAsset, bytes: Uint8Array): Cl
   }
   const made: CompactClip[] = [];
   try {
-    return entries.map(({ animation, start, parts }) => {
+    return entries.map(({ animation, start, parts, extras }) => {
       const compact = compactClipFromParts(skeleton, parts);
       made.push(compact);
       const clip: Clip = Object.freeze({
@@ -203,6 +245,8 @@ export function loadCompactClips(skeleton: SkeletonAsset, bytes: Uint8Array): Cl
         channels: Object.freeze([]),
       });
       adoptCompactClip(clip, skeleton, compact);
+      describeKeylessClip(clip, extras);
+      if (extras.markers.length > 0) setClipMarkers(clip, extras.markers);
       return clip;
     });
   } catch (e) {

@@ -25,6 +25,7 @@ import {
   importGltf,
   loadCompactClips,
   saveCompactClips,
+  setClipMarkers,
   SkeletonAsset,
   type SkeletonDefinition,
 } from "../mod.ts";
@@ -61,11 +62,22 @@ async function modelSource(name: string): Promise<Source> {
   const model = await importGltf(new URL(name, FIXTURES));
   const character = model.skeletons.find((s) => s.clips.length > 0)!;
   using skeleton = new SkeletonAsset(character.skeleton, Core.create("scalar"));
+  withMarkers(character.clips);
   return {
     name,
     definition: character.skeleton,
     file: saveCompactClips(skeleton, character.clips),
   };
+}
+
+/** Sets two markers on each clip, so that the files' marker sections are mutated too. */
+function withMarkers(clips: readonly Clip[]): void {
+  for (const clip of clips) {
+    setClipMarkers(clip, [{ name: "step", time: clip.duration / 3 }, {
+      name: "ü",
+      time: clip.duration,
+    }]);
+  }
 }
 
 /** Random clips built with blocks and shared timelines wherever they can be. */
@@ -77,6 +89,7 @@ function randomSource(): Source {
   try {
     using skeleton = new SkeletonAsset(definition, Core.create("scalar"));
     const clips = [randomClip(7, next), randomClip(7, next, true), randomClip(7, next, true)];
+    withMarkers(clips);
     return { name: "random clips", definition, file: saveCompactClips(skeleton, clips) };
   } finally {
     Object.assign(syncPolicy, saved);
@@ -106,6 +119,26 @@ function fieldOffsets(file: Uint8Array, joints: number): number[] {
     }
     for (let e = 0; e < u32(24); e++) fields.push(at + u32(28) + e * 4);
     at += imageBytes;
+    // The sections after the image: animated lanes, markers, root motion keys.
+    fields.push(at);
+    at += pad4(groups * 2);
+    fields.push(at);
+    const markers = view.getUint32(at, true);
+    at += 4;
+    for (let m = 0; m < markers; m++) {
+      fields.push(at, at + 4, at + 8);
+      at += 12 + pad4(view.getUint32(at + 8, true));
+    }
+    fields.push(at);
+    const motion = view.getUint32(at, true);
+    at += 4;
+    for (let c = 0; c < motion; c++) {
+      fields.push(at, at + 4, at + 8, at + 12, at + 16);
+      const keys = view.getUint32(at + 4, true);
+      const size = view.getUint8(at + 2) === 1 ? 4 : 3,
+        perKey = view.getUint8(at + 3) === 2 ? 3 : 1;
+      at += 16 + keys * 4 * (1 + size * perKey);
+    }
   }
   return fields;
 }

@@ -9,17 +9,21 @@
  * the field, when those sections are bad.
  */
 import { assert, assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
+import { createCylinder } from "../examples/cylinder.ts";
+import { HEADER, xxhash32 } from "../animation/_clip_file_format.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
   addLayer,
   addLocomotionLayer,
   type Clip,
+  clipBytes,
   ClipFileError,
   Core,
   type CoreBuild,
   createAnimation,
   createAnimationPipeline,
+  createClip,
   crossFadeTo,
   enableRootMotion,
   getClipMarkers,
@@ -177,3 +181,65 @@ testOnModels(
     }
   },
 );
+
+Deno.test("clip file: bad animated bits, markers and root keys are refused at their bytes, nothing allocated", () => {
+  const { skeleton: definition } = createCylinder({ joints: 3 });
+  using skeleton = new SkeletonAsset(definition, Core.create("scalar"));
+  const clip = createClip({
+    name: "walk",
+    channels: [{
+      joint: 0,
+      path: "translation",
+      interpolation: "LINEAR",
+      times: Float32Array.of(0, 1),
+      values: Float32Array.of(0, 0, 0, 1, 0, 2),
+    }, {
+      joint: 1,
+      path: "rotation",
+      interpolation: "LINEAR",
+      times: Float32Array.of(0, 1),
+      values: Float32Array.of(0, 0, 0, 1, 0, 1, 0, 0),
+    }],
+  });
+  setClipMarkers(clip, [{ name: "hit", time: 0.5 }]);
+  const file = saveCompactClips(skeleton, [clip]);
+  // The record's last sections: animated (u16, padded), 1 marker (12 + 4 bytes), 1 motion channel
+  // (16 + 2 times + 6 values).
+  const animatedAt = file.length - (4 + 4 + 16 + 4 + 16 + 32);
+  const markerAt = animatedAt + 8, motionAt = markerAt + 16 + 4;
+  const view = new DataView(file.buffer);
+  assertEquals(
+    view.getUint16(animatedAt, true),
+    0b10_0001,
+    "joint 0 translation, joint 1 rotation",
+  );
+  assertEquals(view.getUint32(motionAt - 4, true), 1, "one motion channel: the root's translation");
+  const refused = (
+    change: (view: DataView) => void,
+    field: string,
+    at: number,
+  ) => {
+    const bad = file.slice();
+    const v = new DataView(bad.buffer);
+    change(v);
+    v.setUint32(HEADER.checksum, xxhash32(bad.subarray(HEADER.jointCount)), true);
+    const before = clipBytes(skeleton.core);
+    const e = assertThrows(() => loadCompactClips(skeleton, bad));
+    assertInstanceOf(e, ClipFileError);
+    assertEquals([e.field, e.byteOffset], [field, at], e.message);
+    assertEquals(clipBytes(skeleton.core), before);
+  };
+  refused((v) => v.setUint16(animatedAt, 0b10_1001, true), "clips[0].animated[0]", animatedAt);
+  refused((v) => v.setUint8(animatedAt + 2, 1), "clips[0].animated.padding", animatedAt + 2);
+  refused((v) => v.setUint32(markerAt - 4, 1025, true), "clips[0].markerCount", markerAt - 4);
+  refused((v) => v.setFloat64(markerAt, 1.5, true), "clips[0].markers[0].time", markerAt);
+  refused((v) => v.setUint8(markerAt + 12, 0xff), "clips[0].markers[0].name", markerAt + 12);
+  refused((v) => v.setUint16(animatedAt, 0b10_0000, true), "clips[0].motion[0]", motionAt);
+  refused((v) => v.setUint8(motionAt + 2, 2), "clips[0].motion[0]", motionAt + 2);
+  refused((v) => v.setUint16(motionAt, 3, true), "clips[0].motion[0]", motionAt);
+  refused((v) => v.setUint32(motionAt + 4, 1e6, true), "clips[0].motion[0]", motionAt + 4);
+  refused((v) => v.setFloat32(motionAt + 20, NaN, true), "clips[0].motion[0]", motionAt);
+  refused((v) => v.setFloat32(motionAt + 24, 1e30, true), "clips[0].motion[0]", motionAt);
+  const [loaded] = loadCompactClips(skeleton, file);
+  assertEquals(getClipMarkers(loaded), [{ name: "hit", time: 0.5 }]);
+});

@@ -32,14 +32,33 @@ const MOTION_HEADER_BYTES = 16;
 const encoder = new TextEncoder();
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The extras of `clip`, root motion kept for the joints in `motionJoints`. */
-export function clipExtras(clip: Clip, motionJoints: ReadonlySet<number>): ClipExtras {
+/**
+ * The extras of `clip`, root motion kept for the joints in `motionJoints`,
+ * or by default for the skeleton's roots and the topmost joints the clip
+ * moves (a translation or rotation channel, none on an ancestor: a
+ * character's hips under an unanimated armature node).
+ */
+export function clipExtras(
+  clip: Clip,
+  parents: ArrayLike<number>,
+  motionJoints?: ReadonlySet<number>,
+): ClipExtras {
+  const moving = motionChannels(clip).filter((c) =>
+    c.path === "translation" || c.path === "rotation"
+  );
+  let joints = motionJoints;
+  if (!joints) {
+    const moved = new Set(moving.map((c) => c.joint));
+    const topmost = (joint: number) => {
+      for (let p = parents[joint]; p >= 0; p = parents[p]) if (moved.has(p)) return false;
+      return true;
+    };
+    joints = new Set([...moved].filter(topmost));
+  }
   return {
     animated: animatedProperties(clip),
     markers: getClipMarkers(clip),
-    motion: motionChannels(clip).filter((c) =>
-      motionJoints.has(c.joint) && (c.path === "translation" || c.path === "rotation")
-    ),
+    motion: moving.filter((c) => joints.has(c.joint)),
   };
 }
 

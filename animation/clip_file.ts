@@ -95,9 +95,10 @@ export interface SaveCompactClipsOptions {
   /**
    * The joints (indices or names) whose root motion the loaded clips give
    * as the clips saved (`enableRootMotion`'s `joint`): the file keeps the
-   * keys of their translation and rotation channels. Default: the
-   * skeleton's roots (joints without a parent), `enableRootMotion`'s
-   * default joint among them. About other joints a loaded clip has no
+   * keys of their translation and rotation channels. Default, per clip:
+   * the topmost joints it moves (with a translation or rotation channel
+   * and none on an ancestor: a root, or a character's hips under an
+   * unanimated armature node). About other joints a loaded clip has no
    * root motion.
    */
   readonly rootMotionJoints?: readonly (number | string)[];
@@ -127,11 +128,10 @@ export function saveCompactClips(
 ): Uint8Array {
   checkSkeleton(skeleton, "saveCompactClips");
   if (!Array.isArray(clips)) throw new TypeError("saveCompactClips: clips: expected an array");
-  const motionJoints = new Set(
-    options?.rootMotionJoints === undefined
-      ? Array.from(skeleton.parentIndices).flatMap((parent, joint) => parent < 0 ? [joint] : [])
-      : checkedJoints(skeleton, options.rootMotionJoints),
-  );
+  const motionJoints = options?.rootMotionJoints === undefined
+    ? undefined
+    : new Set(checkedJoints(skeleton, options.rootMotionJoints));
+  const parents = skeleton.parentIndices;
   const groups = Math.ceil(skeleton.jointCount / 4);
   const encoder = new TextEncoder();
   const records = clips.map((clip) => {
@@ -154,7 +154,7 @@ export function saveCompactClips(
     }
     const name = encoder.encode(clip.name);
     const heldBytes = shared ? 0 : held.length + pad4(groups * 2);
-    const extras = clipExtras(clip, motionJoints);
+    const extras = clipExtras(clip, parents, motionJoints);
     const size = RECORD_BYTES + pad4(name.length) + heldBytes + image.length +
       extrasBytes(extras, groups);
     return { clip, parts, shared, held, keyed, name, extras, size };

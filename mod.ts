@@ -124,7 +124,12 @@ export {
   DEFAULT_VIRTUAL_DISTANCE,
   disposeClip,
 } from "./animation/compact_clip.ts";
-export { ClipFileError, loadCompactClips, saveCompactClips } from "./animation/clip_file.ts";
+export {
+  ClipFileError,
+  loadCompactClips,
+  saveCompactClips,
+  type SaveCompactClipsOptions,
+} from "./animation/clip_file.ts";
 export { addSkeleton, removeSkeleton } from "./components/skeleton.ts";
 export { addJointQuat, getPose, removeJointQuat, setJointPose } from "./components/joint_quat.ts";
 export {

@@ -211,7 +211,11 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
     at += MOTION_HEADER_BYTES;
     const read = (n: number) => {
       need(where, at, n * 4);
-      const out = Float32Array.from({ length: n }, (_, i) => view.getFloat32(at + i * 4, true));
+      // A copy: the clip outlives the file's bytes. Little-endian, as the core's views are.
+      const aligned = (bytes.byteOffset + at) % 4 === 0;
+      const out = aligned
+        ? new Float32Array(bytes.buffer, bytes.byteOffset + at, n).slice()
+        : Float32Array.from({ length: n }, (_, i) => view.getFloat32(at + i * 4, true));
       at += n * 4;
       return out;
     };

@@ -126,6 +126,12 @@ export {
   disposeClip,
 } from "./animation/compact_clip.ts";
 export { prepareClip, prepareClips } from "./animation/prepare_clip.ts";
+export {
+  ClipFileError,
+  loadCompactClips,
+  saveCompactClips,
+  type SaveCompactClipsOptions,
+} from "./animation/clip_file.ts";
 export { addSkeleton, removeSkeleton } from "./components/skeleton.ts";
 export { addJointQuat, getPose, removeJointQuat, setJointPose } from "./components/joint_quat.ts";
 export {

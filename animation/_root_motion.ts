@@ -9,6 +9,7 @@
 
 import { type Clip, type ClipChannel, sampleChannel, type WrapMode, wrapTime } from "./clip.ts";
 import { PoseField, poseIndex } from "../simd/layout.ts";
+import { motionChannels } from "./_keyless_clip.ts";
 
 /** The yaw of quaternion (x, y, z, w): its twist about +y, in radians. */
 export function yawOf(qy: number, qw: number): number {
@@ -32,8 +33,8 @@ function rootChannels(clip: Clip, joint: number): [ClipChannel?, ClipChannel?] {
   let found = byJoint.get(joint);
   if (!found) {
     found = [
-      clip.channels.find((c) => c.joint === joint && c.path === "translation"),
-      clip.channels.find((c) => c.joint === joint && c.path === "rotation"),
+      motionChannels(clip).find((c) => c.joint === joint && c.path === "translation"),
+      motionChannels(clip).find((c) => c.joint === joint && c.path === "rotation"),
     ];
     byJoint.set(joint, found);
   }

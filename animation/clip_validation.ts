@@ -59,7 +59,7 @@ const INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE
 /** Largest joint index a clip may name (the largest skeleton has 32767 joints). */
 const MAX_JOINT = 32766;
 /** Largest magnitude of a key value: what a pose can hold without overflowing a palette. */
-const MAX_VALUE = 1e18;
+export const MAX_VALUE = 1e18;
 /** How far a LINEAR or STEP rotation key may be from unit length. */
 const UNIT_TOLERANCE = 1e-3;
 /**

@@ -340,6 +340,14 @@ export function compactClip(
   if (!byStructure) built.set(clip, byStructure = new Map());
   let compact = byStructure.get(structure);
   if (!compact || lifetimeOf(compact).disposed) {
+    if (loaded.has(clip)) {
+      throw new ClipError(
+        clip.name,
+        -1,
+        -1,
+        "was loaded from a compact clip file for another skeleton, or its compact form was disposed: it has no keys to build from (load the file for this skeleton)",
+      );
+    }
     compact = options === undefined ? sharedBuild(clip, structure) : undefined;
     if (!compact) {
       compact = new CompactClip(clip, skeleton, options);
@@ -366,6 +374,21 @@ export function compactClip(
     lifetimeOf(compact).onRelease(cancel);
   }
   return compact;
+}
+
+/** Clips loaded from a compact clip file (`clip_file.ts`): compact forms without keys. */
+const loaded = new WeakSet<Clip>();
+
+/**
+ * @internal Makes `compact` the compact form of the keyless `clip` for
+ * `skeleton` and the skeletons of its structure (a loaded clip): tied to
+ * the skeleton's memory as a build is; played elsewhere, or once the form
+ * is gone, the clip throws a `ClipError` rather than build from no keys.
+ */
+export function adoptCompactClip(clip: Clip, skeleton: SkeletonAsset, compact: CompactClip): void {
+  loaded.add(clip);
+  built.set(clip, new Map([[structureKey(skeleton), compact]]));
+  compactClip(clip, skeleton);
 }
 
 /**

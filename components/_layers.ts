@@ -9,6 +9,7 @@
 
 import type { Clip } from "../animation/clip.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
+import { animatedProperties } from "../animation/_keyless_clip.ts";
 import { poseFloats } from "../simd/layout.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import type { Playback } from "./_world.ts";
@@ -150,8 +151,8 @@ function animated(clip: Clip, jointCount: number): Uint32Array {
   const lanes = lanesOf(jointCount);
   if (!slots || slots.lanes !== lanes) {
     const list = Uint32Array.from(
-      clip.channels,
-      (channel) => MASK_PART[channel.path] * lanes + channel.joint,
+      animatedProperties(clip),
+      (property) => MASK_PART[property.path] * lanes + property.joint,
     );
     animatedSlots.set(clip, slots = { lanes, list });
   }

@@ -34,7 +34,7 @@
  */
 
 import type { Clip } from "../animation/clip.ts";
-import { sampleClip } from "../animation/clip.ts";
+import { sampleCompactPose } from "../animation/_compact_pose.ts";
 import { checkedMask } from "../animation/joint_mask.ts";
 import type { MarkerHit } from "../animation/markers.ts";
 import { poseFloats } from "../simd/layout.ts";
@@ -118,13 +118,12 @@ function addLayerUnguarded(
   const mask = options?.mask === undefined
     ? undefined
     : checkedMask(options.mask, n, `entity ${eid}: addLayer: mask`);
-  let reference: Float32Array | undefined;
+  let reference: Float32Array | undefined, referenceTime: number | undefined;
   if (mode === "additive") {
     const ref = options?.reference ?? 0;
     if (typeof ref === "number") {
       if (!Number.isFinite(ref)) throw fail(eid, "addLayer", `reference: time is ${ref}`);
-      reference = skeleton.restPose;
-      sampleClip(clip, ref, reference);
+      referenceTime = ref;
     } else {
       if (!(ref instanceof Float32Array) || ref.length !== poseFloats(n)) {
         throw fail(
@@ -143,6 +142,16 @@ function addLayerUnguarded(
   const { stack } = stackOf(state, eid);
   checkRoom(eid, stack, "addLayer");
   const playback = makePlayback(world, state, eid, clip, options);
+  if (referenceTime !== undefined) {
+    // The compact form's pose, as the layer plays it: it adds nothing at that time.
+    reference = skeleton.restPose;
+    try {
+      sampleCompactPose(clip, skeleton, referenceTime, reference);
+    } catch (e) {
+      playback.sampler?.release();
+      throw e;
+    }
+  }
   const memory = state.resources.memory;
   const layer = allocateLayer(memory, n, {
     playback,

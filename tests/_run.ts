@@ -79,6 +79,7 @@ const DOC_FILES = [
   "simd/core.ts",
   "simd/kernels.ts",
   "animation/skeleton_asset.ts",
+  "animation/clip_file.ts",
   "systems/pipeline.ts",
   "examples/cylinder.ts",
 ];

@@ -4,12 +4,16 @@
  * The palette is what GPU skinning and the skinning systems use; it is
  * checked before it is published: an entry that is not finite or beyond
  * ±1e18 (a pose that overflows, like a scale of 1e38) is a `PoseError`
- * naming entity and joint.
+ * naming entity and joint. In the world's default `"isolate"` fault mode
+ * it goes to the world's faults (`getFaults`) and the entity's JointMat is
+ * put back to its last good values (each good frame's are kept for that);
+ * in the `"throw"` mode it is thrown. Entities quarantined by the quat→mat
+ * system for a bad pose are skipped.
  *
  * @module
  */
 
-import { runMatrixJobs, throwBeyondPalette } from "./_select.ts";
+import { runMatrixJobs, settlePalettes, SKIP_QUARANTINED } from "./_select.ts";
 
 /**
  * Computes the skinning palette of every entity with Skeleton and JointMat,
@@ -23,6 +27,7 @@ export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<nu
     entities,
     "multiplyMatricesCheckedBatch",
     (model, palette, skeleton) => [model, skeleton.inverseBindByteOffset, palette],
+    SKIP_QUARANTINED,
   );
-  throwBeyondPalette(state, list, found);
+  settlePalettes(state, list, found, "multiplyInverseBindSystem", SKIP_QUARANTINED);
 }

@@ -119,6 +119,9 @@ for (const build of BUILDS) {
     });
     const animate = createAnimationPipeline(), controlAnimate = createAnimationPipeline();
     const frame = () => {
+      // The healthy entity moves every frame: a callback run mid-frame would see it behind.
+      getPose(faulty.world, healthy)[poseIndex(1, PoseField.TX)] += 0.125;
+      getPose(control.world, control.entities[2])[poseIndex(1, PoseField.TX)] += 0.125;
       seenSkin = undefined;
       animate(faulty.world, DT);
       controlAnimate(control.world, DT);

@@ -180,6 +180,8 @@ for (const build of BUILDS) {
     const scene = createScene(build, 3, undefined, { normals: false, tangents: false });
     const { world, entities, components } = scene;
     const animate = createAnimationPipeline();
+    // Away from the rest pose, whose palette is the identity a JointMat starts with.
+    for (const eid of entities) getPose(world, eid)[poseIndex(2, PoseField.QZ)] = 0.5;
     animate(world, DT);
     // A palette written through its view: the standalone skinning system skips it.
     const positions = entities.map((eid) => getSkinnedPositions(world, eid).slice());

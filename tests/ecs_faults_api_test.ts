@@ -137,6 +137,11 @@ for (const build of BUILDS) {
       getPose(control.world, control.entities[i])[poseIndex(2, PoseField.TY)] += i;
     }
     getPose(faulty.world, victim)[poseIndex(3, PoseField.QX)] = Infinity;
+    // Written through the JointMat views too: the quarantine puts the last good values back.
+    getSkinningPalette(faulty.world, victim)[7] = NaN;
+    getModelMatrices(faulty.world, victim)[3] = -Infinity;
+    const model = getModelMatrices(faulty.world, victim).slice();
+    model[3] = getModelMatrices(control.world, control.entities[1])[3];
     frame();
     frame();
     assertEquals(seen.length, 1, "one callback per new fault");
@@ -149,6 +154,7 @@ for (const build of BUILDS) {
     assertEquals(fault.error.message, `entity ${victim}: JointQuat joint 3 qx is Infinity`);
     assertEquals(getSkinnedPositions(faulty.world, victim), before, "last good skin");
     assertEquals(getSkinningPalette(faulty.world, victim), palette, "last good palette");
+    assertEquals(getModelMatrices(faulty.world, victim), model, "last good model matrices");
     clearFaults(faulty.world, victim + 1);
     assertEquals(getFaults(faulty.world).length, 1, "another entity's clear keeps it");
     clearFaults(faulty.world, victim);

@@ -45,6 +45,14 @@ interface Pair {
   readonly h: Harness;
   readonly c: Harness;
   readonly victims: Set<number>;
+  /** Victims given a bad value (a view or store write): only these may have faults. */
+  readonly hurt: Set<number>;
+  /** Victims whose model matrices were written through the view since the last frame. */
+  readonly written: Set<number>;
+  /** What each victim published after the last frame (at its spawn before the first). */
+  readonly before: Map<number, Float32Array[]>;
+  /** Victims that have been through a frame. */
+  readonly framed: Set<number>;
   frames: number;
   injected: number;
 }
@@ -57,8 +65,9 @@ const BAD = [NaN, Infinity, -Infinity, 1e20, -1e30, 1e38, 3e38] as const;
 const character = fc.tuple(fc.nat(KIND_COUNT - 1), fc.boolean(), fc.boolean(), fc.boolean())
   .map(([kind, clip, layer, victim]) =>
     [`character ${kind} ${clip} ${layer} ${victim}`, (p: Pair) => {
+      let eid = 0;
       for (const h of [p.h, p.c]) {
-        const eid = addEntity(h.world);
+        eid = addEntity(h.world);
         const { skeleton, skin, clips } = h.kinds[kind];
         addCharacter(h.world, eid, skeleton, skin, { normals: h.kinds[kind].normals });
         h.entities.set(eid, { kind, pose: true, matrices: true, skin: true, player: clip, ik: [] });
@@ -66,6 +75,7 @@ const character = fc.tuple(fc.nat(KIND_COUNT - 1), fc.boolean(), fc.boolean(), f
         if (clip && layer) addLayer(h.world, eid, clips[0], { weight: 0.4 });
         if (victim) p.victims.add(eid);
       }
+      if (victim) p.before.set(eid, published(p.h, eid));
     }] as [string, Step]
   );
 
@@ -133,6 +143,8 @@ const faultSteps: fc.Arbitrary<[string, Step]>[] = [
       : getSkinningPalette(p.h.world, eid);
     if (!array) return;
     array[index % array.length] = value;
+    p.hurt.add(eid);
+    if (view === "model") p.written.add(eid);
     p.injected++;
   }]),
   fc.tuple(fc.nat(), fc.constantFrom("time", "speed"), fc.constantFrom(NaN, Infinity, -Infinity))
@@ -140,6 +152,7 @@ const faultSteps: fc.Arbitrary<[string, Step]>[] = [
       const eid = victim(p, pick);
       if (eid === undefined || !p.h.entities.get(eid)!.player) return;
       p.h.components.ClipPlayer[field][eid] = value;
+      p.hurt.add(eid);
       p.injected++;
     }]),
   fc.tuple(fc.nat(), fc.constantFrom(1e-40, 1e-22, 5e-324, 1e-7)).map(([pick, tiny]) => [
@@ -170,6 +183,7 @@ const faultSteps: fc.Arbitrary<[string, Step]>[] = [
     addSkin(p.h.world, eid, skin);
     p.h.entities.set(eid, { kind, pose: false, matrices: true, skin: true, player: false, ik: [] });
     p.victims.add(eid);
+    p.before.set(eid, published(p.h, eid));
     p.injected++;
   }]),
   fc.tuple(fc.nat(), fc.constantFrom("setJointPose", "setLayerWeight", "setIKTarget", "play"))
@@ -189,34 +203,62 @@ const faultSteps: fc.Arbitrary<[string, Step]>[] = [
     }]),
 ];
 
+/** Whether `a` and `b` hold the same bits; else a message naming the first difference. */
+function sameBits(a: Float32Array[], b: Float32Array[]): string | undefined {
+  if (a.length !== b.length) return `${a.length} outputs, expected ${b.length}`;
+  for (let i = 0; i < a.length; i++) {
+    const x = new Uint32Array(a[i].buffer), y = new Uint32Array(b[i].buffer);
+    const k = x.findIndex((bits, j) => bits !== y[j]);
+    if (k >= 0 || x.length !== y.length) return `output ${i}[${k}]: ${a[i][k]} != ${b[i][k]}`;
+  }
+  return undefined;
+}
+
 function frame(p: Pair, dt: number): void {
+  const counts = new Map(getFaults(p.h.world).map((f) => [`${f.entity} ${f.system}`, f.count]));
   animate(p.h.world, dt);
   animate(p.c.world, dt);
   p.frames++;
+  const faulted = new Set<number>();
+  for (const fault of getFaults(p.h.world)) {
+    assert(p.hurt.has(fault.entity), `a fault of entity ${fault.entity}: ${fault.error.message}`);
+    assert(fault.error.message.includes(`entity ${fault.entity}`), fault.error.message);
+    // A clip time fault only stops the clip; a pose or palette fault quarantines.
+    const quarantined = fault.system !== "sampleClipsSystem";
+    if (quarantined && fault.count !== counts.get(`${fault.entity} ${fault.system}`)) {
+      faulted.add(fault.entity);
+    }
+  }
+  assertEquals(getFaults(p.c.world), [], "the control world has no faults");
   for (const eid of p.h.entities.keys()) {
     const out = published(p.h, eid);
     if (p.victims.has(eid)) {
       // The pose is the game's (or the sampler's) input; the rest is published.
-      const m = p.h.entities.get(eid)!;
-      for (const array of out.slice(m.pose ? 1 : 0)) {
+      const m = p.h.entities.get(eid)!, outputs = out.slice(m.pose ? 1 : 0);
+      for (const array of outputs) {
         const k = array.findIndex((v) => !(Math.abs(v) < 1e18));
         assert(k < 0, `victim ${eid} publishes ${array[k]}`);
       }
+      // Quarantined this frame: what it published before. An orphan nobody
+      // wrote to: the same model matrices (its palette and skin follow from them).
+      const before = p.before.get(eid)!.slice(-outputs.length);
+      if (faulted.has(eid)) {
+        // Skinned from its last good palette: before its first frame, there was no skin.
+        const kept = p.framed.has(eid) ? outputs.length : 2;
+        const difference = sameBits(outputs.slice(0, kept), before.slice(0, kept));
+        assert(!difference, `victim ${eid} (quarantined): ${difference}`);
+      } else if (!m.pose && !p.written.has(eid)) {
+        const difference = sameBits(outputs.slice(0, 1), before.slice(0, 1));
+        assert(!difference, `victim ${eid} (orphan): ${difference}`);
+      }
+      p.before.set(eid, out);
+      p.framed.add(eid);
       continue;
     }
-    const expected = published(p.c, eid);
-    assertEquals(out.length, expected.length);
-    out.forEach((array, i) => {
-      const a = new Uint32Array(array.buffer), e = new Uint32Array(expected[i].buffer);
-      const k = a.findIndex((bits, j) => bits !== e[j]);
-      assert(k < 0, `healthy ${eid}: output ${i}[${k}]: ${array[k]} != ${expected[i][k]}`);
-    });
+    const difference = sameBits(out, published(p.c, eid));
+    assert(!difference, `healthy ${eid}: ${difference}`);
   }
-  for (const fault of getFaults(p.h.world)) {
-    assert(p.victims.has(fault.entity), `a fault of healthy entity ${fault.entity}`);
-    assert(fault.error.message.includes(`entity ${fault.entity}`), fault.error.message);
-  }
-  assertEquals(getFaults(p.c.world), [], "the control world has no faults");
+  p.written.clear();
 }
 
 const program = fc.oneof(
@@ -243,6 +285,10 @@ for (const build of BUILDS) {
             h: createHarness(build),
             c: createHarness(build),
             victims: new Set(),
+            hurt: new Set(),
+            written: new Set(),
+            before: new Map(),
+            framed: new Set(),
             frames: 0,
             injected: 0,
           };

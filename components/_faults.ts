@@ -8,6 +8,10 @@
  * @module
  */
 
+import type { WorldState } from "./_world.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
+import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+
 /** How a world's systems treat a problem in one entity's data. */
 export type FaultMode = "isolate" | "throw";
 
@@ -108,24 +112,37 @@ export class FaultLog {
 
 /**
  * @internal Blocks of `jointCount` matrices in a JointMat's allocation:
- * model, palette, and the last good copy of both, which a fault restores.
+ * model, palette, and the last good model matrices, which a fault puts
+ * back (the palette is then computed from them again, by the same kernel:
+ * the same bits as the last good palette).
  */
-export const JOINT_MAT_BLOCKS = 4;
-
-/** Floats of one block of `jointCount` 3x4 matrices. */
-const blockFloats = (jointCount: number) => jointCount * 12;
+export const JOINT_MAT_BLOCKS = 3;
 
 /**
- * @internal Copies the model matrices and palette of the JointMat at byte
- * `matrices` (`jointCount` joints) into its last good copy.
+ * @internal Copies the model matrices of the JointMat at byte `matrices`
+ * (`jointCount` joints) into its last good copy.
  */
 export function saveLastGood(f32: Float32Array, matrices: number, jointCount: number): void {
-  const from = matrices >> 2, floats = blockFloats(jointCount);
-  f32.copyWithin(from + 2 * floats, from, from + 2 * floats);
+  const from = matrices >> 2, floats = jointCount * 12;
+  f32.copyWithin(from + 2 * floats, from, from + floats);
 }
 
-/** @internal Puts back the model matrices and palette of the last good copy. */
-export function restoreLastGood(f32: Float32Array, matrices: number, jointCount: number): void {
-  const from = matrices >> 2, floats = blockFloats(jointCount);
-  f32.copyWithin(from, from + 2 * floats, from + 4 * floats);
+/**
+ * @internal Puts back entity `eid`'s last good model matrices, and
+ * computes its palette from them (the checked multiply's row; nothing else
+ * of the frame is touched).
+ */
+export function restoreLastGood(state: WorldState, eid: number): void {
+  const skeleton = state.owned.skeleton[eid]!, n = skeleton.jointCount;
+  const matrices = state.owned.matrices[eid], floats = n * 12;
+  const f32 = state.memory.f32, from = matrices >> 2;
+  f32.copyWithin(from, from + 2 * floats, from + 3 * floats);
+  const table = state.jobs("restoreLastGood");
+  table.begin(1, JOB_WORDS);
+  const u32 = state.memory.u32, at = table.ptr >> 2;
+  u32[at] = matrices;
+  u32[at + 1] = skeleton.inverseBindByteOffset;
+  u32[at + 2] = matrices + floats * 4;
+  u32[at + 3] = n;
+  state.kernels.multiplyMatricesCheckedBatch(table.ptr, 1, MAX_MESH_MAGNITUDE);
 }

@@ -3,8 +3,8 @@
  * memory: model space, and the skinning palette (model × inverse bind).
  * Needs a Skeleton. Between the quat→mat and multiply-inverse-bind systems
  * the palette holds the local matrices, which saves a third block per
- * entity. (Two more blocks keep the last good model matrices and palette,
- * which a fault puts back: see `getFaults`.)
+ * entity. (A third block keeps the last good model matrices, which a fault
+ * puts back: see `getFaults`.)
  *
  * An entity with a JointMat but no JointQuat (`addSkeleton` +
  * `addJointMat`, or a `removeJointQuat`) has model matrices that are the

@@ -103,7 +103,6 @@ export function checkPalettes(
   scan.commit(list.length * JOB_WORDS);
   const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, MAX_PALETTE_MAGNITUDE);
   if (first < 0) return list;
-  const f32 = state.memory.f32;
   let kept = first;
   for (let i = first; i < list.length; i++) {
     const eid = list[i], error = beyondPalette(state, eid);
@@ -112,7 +111,7 @@ export function checkPalettes(
       continue;
     }
     state.faults.report(eid, system, "JointMat", error.field, error);
-    restoreLastGood(f32, matrices[eid], skeletons[eid]!.jointCount);
+    restoreLastGood(state, eid);
   }
   list.length = kept;
   state.faults.notify();
@@ -163,7 +162,8 @@ export function settlePalettes(
 ): void {
   const faults = state.faults, isolates = faults.isolates;
   if (!isolates && found < 0) return;
-  const owned = state.owned, f32 = state.memory.f32;
+  const owned = state.owned;
+  let f32 = state.memory.f32;
   for (let i = 0, row = 0; i < list.length; i++) {
     const eid = list[i];
     if (skip(owned, eid)) continue;
@@ -171,7 +171,8 @@ export function settlePalettes(
     const error = found >= 0 && row++ >= found ? beyondPalette(state, eid) : undefined;
     if (error) {
       faults.report(eid, system, "JointMat", error.field, error);
-      restoreLastGood(f32, matrices, n);
+      restoreLastGood(state, eid);
+      f32 = state.memory.f32; // the restore may grow the memory
     } else if (isolates) {
       saveLastGood(f32, matrices, n);
     }

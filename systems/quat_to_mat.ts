@@ -66,11 +66,12 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
   let rows = list.length;
   if (first >= 0) {
     // The scan covers whole groups; padding lanes are not part of a pose.
-    const f32 = state.memory.f32;
     rows = first;
     for (let i = first; i < list.length; i++) {
       const eid = list[i];
       const n = owned.skeleton[eid]!.jointCount;
+      // Fresh views: a restore below may grow the memory.
+      const { f32, u32 } = state.memory;
       const bad = findNonFinitePose(f32, n, owned.pose[eid] >> 2);
       if (!bad) {
         quarantine[eid] &= ~Quarantine.Pose;
@@ -84,7 +85,7 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
       faults.report(eid, "quatToMatSystem", "JointQuat", bad[1], new PoseError(eid, ...bad));
       quarantine[eid] |= Quarantine.Pose;
       // A write through a JointMat view since the last frame is undone too.
-      restoreLastGood(f32, owned.matrices[eid], n);
+      restoreLastGood(state, eid);
     }
   }
   if (rows > 0) state.kernels.quatToMatBatch(table.ptr, rows);

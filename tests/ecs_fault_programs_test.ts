@@ -243,8 +243,9 @@ function frame(p: Pair, dt: number): void {
       // wrote to: the same model matrices (its palette and skin follow from them).
       const before = p.before.get(eid)!.slice(-outputs.length);
       if (faulted.has(eid)) {
-        // Skinned from its last good palette: before its first frame, there was no skin.
-        const kept = p.framed.has(eid) ? outputs.length : 2;
+        // Before its first frame, only the model matrices (identity) were good: the
+        // palette is made from them, the skin from that.
+        const kept = p.framed.has(eid) ? outputs.length : 1;
         const difference = sameBits(outputs.slice(0, kept), before.slice(0, kept));
         assert(!difference, `victim ${eid} (quarantined): ${difference}`);
       } else if (!m.pose && !p.written.has(eid)) {

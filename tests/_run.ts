@@ -80,6 +80,7 @@ const DOC_FILES = [
   "simd/kernels.ts",
   "animation/skeleton_asset.ts",
   "systems/pipeline.ts",
+  "components/faults.ts",
   "examples/cylinder.ts",
 ];
 /** Child processes: no update check (it would reach for the network). */

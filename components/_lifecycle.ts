@@ -98,6 +98,8 @@ export function stateOf(world: object, caller: string): WorldState {
     for (const unobserve of state.unobserve) unobserve();
     state.resources.releaseAll();
     state.forgetJobs();
+    // The entities the faults name are gone with the reset.
+    state.faults.clear();
     for (const name of COMPONENT_NAMES) {
       for (let eid = 0; eid < state.resources.capacity; eid++) state.clearStore(name, eid);
     }

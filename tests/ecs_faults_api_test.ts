@@ -7,7 +7,7 @@
  * retry, the `"throw"` mode, standalone systems).
  */
 import { assert, assertEquals, assertInstanceOf, assertLess, assertThrows } from "@std/assert";
-import { addEntity } from "bitecs";
+import { addEntity, resetWorld } from "bitecs";
 import {
   addAimIK,
   addJointMat,
@@ -224,5 +224,14 @@ for (const build of BUILDS) {
     assertThrows(() => animate(world, DT), RangeError, `entity ${entities[0]}: ClipPlayer: speed`);
     assertEquals(getFaults(world).length, 1, "only the isolated one was recorded");
     void Core;
+  });
+
+  Deno.test(`fault API (${build}): a world reset forgets the faults of the entities it removed`, () => {
+    const { world, entities } = createScene(build, 2);
+    getPose(world, entities[0])[poseIndex(1, PoseField.QW)] = NaN;
+    createAnimationPipeline()(world, DT);
+    assertEquals(getFaults(world).length, 1);
+    resetWorld(world);
+    assertEquals(getFaults(world), []);
   });
 }

@@ -11,6 +11,7 @@
 import type { WorldState } from "./_world.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+import { MATRIX_FLOATS } from "../simd/layout.ts";
 
 /** How a world's systems treat a problem in one entity's data. */
 export type FaultMode = "isolate" | "throw";
@@ -119,12 +120,12 @@ export class FaultLog {
 export const JOINT_MAT_BLOCKS = 3;
 
 /**
- * @internal Copies the model matrices of the JointMat at byte `matrices`
- * (`jointCount` joints) into its last good copy.
+ * @internal Byte offset of the last good model matrices of the JointMat at
+ * byte `matrices` (`jointCount` joints): the multiply-inverse-bind kernel
+ * saves each good row's model matrices there as it reads them.
  */
-export function saveLastGood(f32: Float32Array, matrices: number, jointCount: number): void {
-  const from = matrices >> 2, floats = jointCount * 12;
-  f32.copyWithin(from + 2 * floats, from, from + floats);
+export function lastGoodByteOffset(matrices: number, jointCount: number): number {
+  return matrices + 2 * jointCount * MATRIX_FLOATS * 4;
 }
 
 /**
@@ -134,9 +135,9 @@ export function saveLastGood(f32: Float32Array, matrices: number, jointCount: nu
  */
 export function restoreLastGood(state: WorldState, eid: number): void {
   const skeleton = state.owned.skeleton[eid]!, n = skeleton.jointCount;
-  const matrices = state.owned.matrices[eid], floats = n * 12;
+  const matrices = state.owned.matrices[eid], floats = n * MATRIX_FLOATS;
   const f32 = state.memory.f32, from = matrices >> 2;
-  f32.copyWithin(from, from + 2 * floats, from + 3 * floats);
+  f32.copyWithin(from, lastGoodByteOffset(matrices, n) >> 2, from + 3 * floats);
   const table = state.jobs("restoreLastGood");
   table.begin(1, JOB_WORDS);
   const u32 = state.memory.u32, at = table.ptr >> 2;
@@ -144,5 +145,6 @@ export function restoreLastGood(state: WorldState, eid: number): void {
   u32[at + 1] = skeleton.inverseBindByteOffset;
   u32[at + 2] = matrices + floats * 4;
   u32[at + 3] = n;
+  u32[at + 4] = 0; // saves nothing: these are the last good model matrices
   state.kernels.multiplyMatricesCheckedBatch(table.ptr, 1, MAX_MESH_MAGNITUDE);
 }

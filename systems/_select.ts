@@ -16,7 +16,7 @@ import {
 import { stateOf } from "../components/_lifecycle.ts";
 import { PoseError } from "../components/errors.ts";
 import type { Owned, WorldState } from "../components/_world.ts";
-import { Quarantine, restoreLastGood, saveLastGood } from "../components/_faults.ts";
+import { lastGoodByteOffset, Quarantine, restoreLastGood } from "../components/_faults.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
@@ -151,7 +151,8 @@ function beyondPalette(state: WorldState, eid: number): PoseError | undefined {
  * entity with a palette entry not finite or beyond ±1e18 is a
  * {@linkcode PoseError} (thrown in the `"throw"` fault mode; in the
  * `"isolate"` mode recorded for `system` and its JointMat put back to its
- * last good values), every other one's JointMat becomes its last good copy.
+ * last good values). The multiply itself saved every other one's model
+ * matrices as its last good copy (its rows' `keep` word).
  */
 export function settlePalettes(
   state: WorldState,
@@ -160,21 +161,14 @@ export function settlePalettes(
   system: string,
   skip: MatrixSkip,
 ): void {
-  const faults = state.faults, isolates = faults.isolates;
-  if (!isolates && found < 0) return;
-  const owned = state.owned;
-  let f32 = state.memory.f32;
-  for (let i = 0, row = 0; i < list.length; i++) {
+  const faults = state.faults, owned = state.owned;
+  for (let i = 0, row = 0; found >= 0 && i < list.length; i++) {
     const eid = list[i];
-    if (skip(owned, eid)) continue;
-    const n = owned.skeleton[eid]!.jointCount, matrices = owned.matrices[eid];
-    const error = found >= 0 && row++ >= found ? beyondPalette(state, eid) : undefined;
+    if (skip(owned, eid) || row++ < found) continue;
+    const error = beyondPalette(state, eid);
     if (error) {
       faults.report(eid, system, "JointMat", error.field, error);
       restoreLastGood(state, eid);
-      f32 = state.memory.f32; // the restore may grow the memory
-    } else if (isolates) {
-      saveLastGood(f32, matrices, n);
     }
   }
   faults.notify();
@@ -196,12 +190,17 @@ export const SKIP_QUARANTINED: MatrixSkip = (owned, eid) =>
 export const SKIP_UNPOSED: MatrixSkip = (owned, eid) =>
   owned.pose[eid] === 0 || (owned.quarantine[eid] & Quarantine.Pose) !== 0;
 
-/** The words of one job row of a matrix system, from an entity's blocks. */
+/**
+ * The words of one job row of a matrix system, from an entity's blocks;
+ * `lastGood` is its block of last good model matrices in the `"isolate"`
+ * fault mode, else 0 (a fourth word, the checked multiply's `keep`).
+ */
 export type MatrixRow = (
   model: number,
   palette: number,
   skeleton: SkeletonAsset,
-) => readonly [number, number, number];
+  lastGood: number,
+) => readonly [number, number, number] | readonly [number, number, number, number];
 
 /**
  * Runs a batch kernel whose rows are three offsets and the joint count,
@@ -222,7 +221,7 @@ export function runMatrixJobs(
   if (list.length === 0) return { state, list, found: -1 };
   const table = state.jobs(kernel);
   table.begin(list.length, JOB_WORDS);
-  const u32 = state.memory.u32, owned = state.owned;
+  const u32 = state.memory.u32, owned = state.owned, isolates = state.faults.isolates;
   let rows = 0;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
@@ -231,11 +230,13 @@ export function runMatrixJobs(
     const model = checkedMatrices(state, eid, n);
     if (skip(owned, eid)) continue;
     const at = (table.ptr >> 2) + rows++ * JOB_WORDS;
-    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton);
+    const lastGood = isolates ? lastGoodByteOffset(model, n) : 0;
+    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton, lastGood);
     u32[at] = words[0];
     u32[at + 1] = words[1];
     u32[at + 2] = words[2];
     u32[at + 3] = n;
+    u32[at + 4] = words[3] ?? 0;
   }
   if (rows === 0) return { state, list, found: -1 };
   // The checked multiply's limit; the other two kernels take no third argument.

@@ -100,6 +100,7 @@ export type {
   SkinComponent,
 } from "./components/world.ts";
 export { type AnimationOptions, createAnimation, disposeAnimation } from "./components/world.ts";
+export { clearFaults, type Fault, type FaultMode, getFaults } from "./components/faults.ts";
 export * from "./components/errors.ts";
 export type { SkeletonDefinition, SkinDefinition } from "./animation/definitions.ts";
 export { CoreAsset } from "./animation/core_asset.ts";
@@ -174,6 +175,7 @@ export {
   type LayerMode,
   type LayerOptions,
   MAX_LAYERS,
+  MIN_BLEND_THRESHOLD,
   removeLayer,
   setBlendThreshold,
   setLayerMask,

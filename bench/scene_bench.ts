@@ -215,6 +215,7 @@ for (const build of BUILDS) {
     skeletonInternals(skeleton).inverseBindByteOffset,
     JointMat.paletteByteOffset[eid],
     n,
+    0, // keep: no last good copy
   ]));
   const scan = words(entities.map((eid) => [JointMat.paletteByteOffset[eid], n * MATRIX_FLOATS]));
   const group = "per entity overhead (multiplyInverseBind, 1,000 entities × 20 joints)";

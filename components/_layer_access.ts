@@ -17,12 +17,17 @@ export function fail(eid: number, caller: string, what: string): RangeError {
   return new RangeError(`entity ${eid}: ${caller}: ${what}`);
 }
 
+/** @internal A layer weight, checked to be in [0, 1]; one too small for float32 becomes 0. */
 export function checkWeight(eid: number, caller: string, weight: unknown): number {
   if (typeof weight !== "number" || !(weight >= 0 && weight <= 1)) {
     throw fail(eid, caller, `weight: expected a number in [0, 1], got ${weight}`);
   }
-  return weight;
+  // A weight float32 holds only as a subnormal (or not at all) weighs nothing.
+  return weight < MIN_NORMAL_FLOAT32 ? 0 : weight;
 }
+
+/** The least normal float32, 2^-126: smaller weights are flushed to 0. */
+const MIN_NORMAL_FLOAT32 = 2 ** -126;
 
 /** The entity's player and layer stack, the stack created (layer 0 only) on first use. */
 export function stackOf(

@@ -24,6 +24,7 @@ import { entityExists, observe, onAdd, onRemove, query, removeComponent } from "
 import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
 import { ComponentError } from "./errors.ts";
+import { JOINT_MAT_BLOCKS } from "./_faults.ts";
 import { lifetimeOf } from "../animation/_lifetime.ts";
 import {
   COMPONENT_NAMES,
@@ -98,6 +99,8 @@ export function stateOf(world: object, caller: string): WorldState {
     for (const unobserve of state.unobserve) unobserve();
     state.resources.releaseAll();
     state.forgetJobs();
+    // The entities the faults name are gone with the reset.
+    state.faults.clear();
     for (const name of COMPONENT_NAMES) {
       for (let eid = 0; eid < state.resources.capacity; eid++) state.clearStore(name, eid);
     }
@@ -175,10 +178,11 @@ function allocate(state: WorldState, name: ComponentName, eid: number): void {
       return;
     }
     case "JointMat": {
+      // Model, palette, and their last good copy (restored on a fault).
       const bytes = n * MATRIX_FLOATS * 4;
-      const ptr = memory.alloc(bytes * 2);
+      const ptr = memory.alloc(bytes * JOINT_MAT_BLOCKS);
       const f32 = memory.views().f32;
-      for (let m = ptr >> 2; m < (ptr + bytes * 2) >> 2; m += MATRIX_FLOATS) {
+      for (let m = ptr >> 2; m < (ptr + bytes * JOINT_MAT_BLOCKS) >> 2; m += MATRIX_FLOATS) {
         f32[m] = f32[m + 5] = f32[m + 10] = 1;
       }
       o.matrices[eid] = c.JointMat.modelByteOffset[eid] = ptr;

@@ -28,6 +28,7 @@ import { clearEntity, createStore, growStore, type Store } from "./_stores.ts";
 import { type LayerStack, releaseStack } from "./_layers.ts";
 import type { MarkerHit } from "../animation/markers.ts";
 import type { RootMotionState } from "./root_motion.ts";
+import { FaultLog } from "./_faults.ts";
 
 /** Shapes of the public stores. */
 const SHAPES = {
@@ -113,6 +114,8 @@ const OWNED = {
   ik: "objects",
   /** Marks entities already listed in the current system call. */
   stamp: Uint32Array,
+  /** `Quarantine` flags: what the systems skip until the entity's data is good again. */
+  quarantine: Uint8Array,
   /**
    * Bumped whenever the entity's Skeleton, JointMat or Skin is released: a
    * copy of its palette taken before (a task-parallel pipeline's snapshot)
@@ -158,6 +161,7 @@ export class WorldResources {
       case "JointQuat":
         if (o.pose[eid]) this.memory.free(o.pose[eid]);
         o.pose[eid] = 0;
+        o.quarantine[eid] = 0;
         break;
       case "JointMat":
         if (o.matrices[eid]) this.memory.free(o.matrices[eid]);
@@ -217,6 +221,8 @@ export class WorldState {
   } = {};
   /** bitecs queries of the systems, by their terms; a world reset drops them. */
   readonly queries = new Map<string, { readonly dense: ArrayLike<number> }>();
+  /** Per-entity problems the systems found, the fault mode and its callback. */
+  readonly faults: FaultLog = new FaultLog();
   #stamp = 0;
   readonly #tables = new Map<string, JobTable>();
 

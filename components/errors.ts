@@ -25,8 +25,10 @@ export class ComponentError extends TypeError {
  * A value that would make skinned output non-finite: a non-finite value in
  * an entity's local pose (JointQuat), or a skinning palette entry (JointMat)
  * that is not finite or beyond ±1e18, which an overflowing pose (a scale of
- * 1e38) produces. Raised by the system that would consume it, before it
- * writes anything.
+ * 1e38) produces. Found by the system that would consume it, before it
+ * writes anything: in the world's default `"isolate"` fault mode it is
+ * recorded in the world's faults (`getFaults`) and the entity skipped; in
+ * the `"throw"` mode (`createAnimation`'s `faults` option) it is thrown.
  */
 export class PoseError extends RangeError {
   /** The entity at fault. */

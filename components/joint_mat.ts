@@ -3,7 +3,14 @@
  * memory: model space, and the skinning palette (model × inverse bind).
  * Needs a Skeleton. Between the quat→mat and multiply-inverse-bind systems
  * the palette holds the local matrices, which saves a third block per
- * entity.
+ * entity. (A third block keeps the last good model matrices, which a fault
+ * puts back: see `getFaults`.)
+ *
+ * An entity with a JointMat but no JointQuat (`addSkeleton` +
+ * `addJointMat`, or a `removeJointQuat`) has model matrices that are the
+ * game's: write them through {@linkcode getModelMatrices}. The transform
+ * skeleton and IK systems leave them as they are; the multiply-inverse-bind
+ * system makes the palette from them, and the skinning systems skin it.
  *
  * @module
  */

@@ -5,8 +5,11 @@
  *
  * Write it through {@linkcode setJointPose} (validated, rotation
  * normalized) or through the view of {@linkcode getPose} (fast, unchecked:
- * the quat→mat system rejects a non-finite value with a `PoseError` naming
- * entity, joint and field before it writes anything).
+ * the quat→mat system finds a non-finite value, a `PoseError` naming
+ * entity, joint and field, before it writes anything: by default the
+ * entity is isolated and the error recorded in the world's faults, see
+ * `getFaults`). Without a JointQuat, an entity's JointMat holds model
+ * matrices that are the game's own (`components/joint_mat.ts`).
  *
  * @module
  */

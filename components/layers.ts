@@ -183,7 +183,7 @@ export function setLayerWeight(
 ): void {
   const state = stateOf(world, "setLayerWeight");
   const target = layerOf(state, eid, layer, "setLayerWeight");
-  checkWeight(eid, "setLayerWeight", weight);
+  weight = checkWeight(eid, "setLayerWeight", weight);
   if (typeof fadeSeconds !== "number" || !(fadeSeconds >= 0 && fadeSeconds < Infinity)) {
     throw fail(
       eid,
@@ -242,8 +242,20 @@ export function setLayerTime(
 }
 
 /**
+ * Least blend threshold the blend uses: {@linkcode setBlendThreshold}
+ * raises a smaller one to it. The blend divides by the total weight, which
+ * the rest pose fills up to the threshold, and normalizes a rotation summed
+ * with that weight: below about 1e-19 its squared length underflows float32
+ * (a threshold of 1e-22 moved a character 0.18 m, 1e-40 gave NaN), and
+ * below float32's precision the threshold means nothing anyway.
+ */
+export const MIN_BLEND_THRESHOLD = 1e-6;
+
+/**
  * Sets the total weight below which the rest pose fills in (in (0, 1];
- * default 0.1, ozz-animation's; 1 blends as three.js's mixer does).
+ * default 0.1, ozz-animation's; 1 blends as three.js's mixer does). A
+ * threshold below {@linkcode MIN_BLEND_THRESHOLD} is raised to it; one
+ * outside (0, 1] is a `RangeError` naming the argument.
  */
 export function setBlendThreshold(world: object, eid: number, threshold: number): void {
   const state = stateOf(world, "setBlendThreshold");
@@ -254,7 +266,7 @@ export function setBlendThreshold(world: object, eid: number, threshold: number)
       `threshold: expected a number in (0, 1], got ${threshold}`,
     );
   }
-  stackOf(state, eid).stack.threshold = threshold;
+  stackOf(state, eid).stack.threshold = Math.max(threshold, MIN_BLEND_THRESHOLD);
 }
 
 /** Removes layer `layer` (1 and up); the layers above it move down one index. */

@@ -36,6 +36,7 @@ import {
   stateOf,
 } from "./_lifecycle.ts";
 import { COMPONENT_NAMES, WorldState } from "./_world.ts";
+import type { Fault, FaultMode } from "./_faults.ts";
 
 /**
  * The Skeleton component: which shared skeleton an entity animates. Needs
@@ -125,12 +126,27 @@ export interface AnimationComponents {
 export interface AnimationOptions {
   /** The core whose memory holds the entities' data. Default: `Core.default`. */
   readonly core?: Core;
+  /**
+   * What the systems do with a problem in one entity's data (a non-finite
+   * pose, an overflowing palette, a non-finite clip time): `"isolate"`
+   * (default) skips the entity, keeps its outputs at their last good
+   * values and records the problem (`getFaults`); `"throw"` throws its
+   * typed error (`PoseError`, `RangeError`) from the system, as a game that
+   * prefers exceptions asks.
+   */
+  readonly faults?: FaultMode;
+  /**
+   * Called with each new fault (`getFaults`) once the system call or
+   * pipeline frame that found it is over; an error it throws propagates
+   * from that call.
+   */
+  readonly onFault?: (fault: Fault) => void;
 }
 
 /**
  * Makes `world` (a bitecs world the game created) animatable and returns
  * Marrow's components for it. Calling it again for the same world returns
- * the same components. The world's core memory is released by
+ * the same components (and sets the fault options it is given). The world's core memory is released by
  * {@linkcode disposeAnimation}, or when the world is garbage collected.
  */
 export function createAnimation(
@@ -140,20 +156,45 @@ export function createAnimation(
   if (world === null || typeof world !== "object" || !isBitecsWorld(world)) {
     throw new TypeError("createAnimation: world: expected a bitecs world (createWorld())");
   }
+  checkFaultOptions(options);
   const existing = existingState(world);
   if (existing) {
     if (options?.core && options.core !== existing.core) {
       throw new TypeError("createAnimation: this world already uses another core");
     }
-    return stateOf(world, "createAnimation").components;
+    const state = stateOf(world, "createAnimation");
+    applyFaultOptions(state, options);
+    return state.components;
   }
   const core = options?.core ?? Core.default;
   if (!(core instanceof Core)) {
     throw new TypeError("createAnimation: options.core: expected a Core");
   }
   const state = new WorldState(core);
+  applyFaultOptions(state, options);
   registerWorld(world, state);
   return state.components;
+}
+
+function checkFaultOptions(options: AnimationOptions): void {
+  if (options === null || options === undefined) return;
+  if (typeof options !== "object") {
+    throw new TypeError("createAnimation: options: expected an object");
+  }
+  const { faults, onFault } = options;
+  if (faults !== undefined && faults !== "isolate" && faults !== "throw") {
+    throw new RangeError(
+      `createAnimation: options.faults: expected "isolate" or "throw", got ${String(faults)}`,
+    );
+  }
+  if (onFault !== undefined && typeof onFault !== "function") {
+    throw new TypeError("createAnimation: options.onFault: expected a function");
+  }
+}
+
+function applyFaultOptions(state: WorldState, options: AnimationOptions): void {
+  if (options?.faults !== undefined) state.faults.mode = options.faults;
+  if (options?.onFault !== undefined) state.faults.onFault = options.onFault;
 }
 
 /**

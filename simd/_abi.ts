@@ -17,9 +17,11 @@
  * | localToModelBatch     | local, model, parents, count (joints 0..count-1)      |
  * | modelToLocalBatch     | model, local, parents, count                          |
  * | multiplyMatricesBatch | a, b, out, count                                      |
- * | multiplyMatrices-     | as multiplyMatricesBatch; returns the first job whose |
+ * | multiplyMatrices-     | a, b, out, count, keep; returns the first job whose   |
  * | CheckedBatch          | output holds a float whose magnitude is not below     |
- * |                       | `limit`, or -1 (firstBeyondBatch fused in)            |
+ * |                       | `limit`, or -1 (firstBeyondBatch fused in); a job     |
+ * |                       | whose output is all below copies `a` to `keep` when   |
+ * |                       | `keep` is not 0                                       |
  * | skinPositionsBatch    | model, bases, joints, counts, out, vertexCount        |
  * | blendPosesBatch       | a, b, out, jointCount, weight (f32 bits)              |
  * | blendLayersBatch      | two tables: blendPosesBatch jobs, then out,           |

@@ -299,9 +299,14 @@ function scalarKernels(memory: CoreMemory): CoreKernels {
     multiplyMatricesCheckedBatch(jobs, jobCount, limit) {
       let first = -1;
       for (let i = 0; i < jobCount; i++) {
-        const [a, b, out, count] = job(jobs, i);
+        const [a, b, out, count, keep] = job(jobs, i);
         kernels.multiplyMatrices(a, b, out, count);
-        if (first < 0 && kernels.firstBeyond(out, count * MATRIX_FLOATS, limit) >= 0) first = i;
+        if (kernels.firstBeyond(out, count * MATRIX_FLOATS, limit) >= 0) {
+          if (first < 0) first = i;
+        } else if (keep !== 0) {
+          const { f32 } = memory.views();
+          f32.copyWithin(keep >> 2, a >> 2, (a >> 2) + count * MATRIX_FLOATS);
+        }
       }
       return first;
     },

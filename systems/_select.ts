@@ -15,7 +15,8 @@ import {
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { PoseError } from "../components/errors.ts";
-import type { WorldState } from "../components/_world.ts";
+import type { Owned, WorldState } from "../components/_world.ts";
+import { lastGoodByteOffset, Quarantine, restoreLastGood } from "../components/_faults.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
@@ -74,11 +75,18 @@ export function withMatrices(
 export const MAX_PALETTE_MAGNITUDE = MAX_MESH_MAGNITUDE;
 
 /**
- * Throws a {@linkcode PoseError} for the first palette entry of `list`'s
- * entities that is not finite or beyond ±1e18 (an overflowing pose), so
- * that no skinned output is computed from it.
+ * Checks the palettes of `list`'s entities: one that is not finite or
+ * beyond ±1e18 (an overflowing pose) is a {@linkcode PoseError}, thrown in
+ * the world's `"throw"` fault mode; in the `"isolate"` mode it is recorded
+ * for `system`, the entity's JointMat is put back to its last good values
+ * and the entity is taken out of `list`, so that no skinned output is
+ * computed from it. Returns `list`.
  */
-export function checkPalettes(state: WorldState, list: ArrayLike<number>): void {
+export function checkPalettes(
+  state: WorldState,
+  list: number[],
+  system = "skinSystem",
+): number[] {
   const scan = state.jobs("paletteScan");
   scan.begin(list.length, JOB_WORDS);
   const rows = scan.staging(list.length * JOB_WORDS);
@@ -93,32 +101,39 @@ export function checkPalettes(state: WorldState, list: ArrayLike<number>): void 
     rows[at + 1] = n * MATRIX_FLOATS;
   }
   scan.commit(list.length * JOB_WORDS);
-  throwBeyondPalette(
-    state,
-    list,
-    state.kernels.firstBeyondBatch(scan.ptr, list.length, MAX_PALETTE_MAGNITUDE),
-  );
+  const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, MAX_PALETTE_MAGNITUDE);
+  if (first < 0) return list;
+  let kept = first;
+  for (let i = first; i < list.length; i++) {
+    const eid = list[i], error = beyondPalette(state, eid);
+    if (!error) {
+      list[kept++] = eid;
+      continue;
+    }
+    state.faults.report(eid, system, "JointMat", error.field, error);
+    restoreLastGood(state, eid);
+  }
+  list.length = kept;
+  state.faults.notify();
+  return list;
 }
 
 /**
- * The {@linkcode PoseError} of entity `list[first]`'s first palette entry
- * that is not finite or beyond ±1e18, when a scan found one (`first` is
- * not -1).
+ * The {@linkcode PoseError} of entity `eid`'s first palette entry that is
+ * not finite or beyond ±1e18, or undefined.
  */
-export function throwBeyondPalette(
-  state: WorldState,
-  list: ArrayLike<number>,
-  first: number,
-): void {
-  if (first < 0) return;
-  const eid = list[first], f32 = state.memory.f32;
+function beyondPalette(state: WorldState, eid: number): PoseError | undefined {
   const n = checkedSkeleton(state, eid).jointCount;
   const palette = (state.owned.matrices[eid] >> 2) + n * MATRIX_FLOATS;
+  if (state.kernels.firstBeyond(palette << 2, n * MATRIX_FLOATS, MAX_PALETTE_MAGNITUDE) < 0) {
+    return undefined;
+  }
+  const f32 = state.memory.f32;
   for (let k = 0; k < n * MATRIX_FLOATS; k++) {
     const value = f32[palette + k];
     if (!(Math.abs(value) < MAX_PALETTE_MAGNITUDE)) {
       const element = k % MATRIX_FLOATS;
-      throw new PoseError(
+      return new PoseError(
         eid,
         Math.floor(k / MATRIX_FLOATS),
         `m${element >> 2}${element & 3}`,
@@ -127,18 +142,71 @@ export function throwBeyondPalette(
       );
     }
   }
+  return undefined;
 }
 
-/** The words of one job row of a matrix system, from an entity's blocks. */
+/**
+ * After a checked multiply whose rows were `list`'s entities but those
+ * `skip` leaves out, and whose first bad row was `found` (-1: none): each
+ * entity with a palette entry not finite or beyond ±1e18 is a
+ * {@linkcode PoseError} (thrown in the `"throw"` fault mode; in the
+ * `"isolate"` mode recorded for `system` and its JointMat put back to its
+ * last good values). The multiply itself saved every other one's model
+ * matrices as its last good copy (its rows' `keep` word).
+ */
+export function settlePalettes(
+  state: WorldState,
+  list: ArrayLike<number>,
+  found: number,
+  system: string,
+  skip: MatrixSkip,
+): void {
+  const faults = state.faults, owned = state.owned;
+  for (let i = 0, row = 0; found >= 0 && i < list.length; i++) {
+    const eid = list[i];
+    if (skip(owned, eid) || row++ < found) continue;
+    const error = beyondPalette(state, eid);
+    if (error) {
+      faults.report(eid, system, "JointMat", error.field, error);
+      restoreLastGood(state, eid);
+    }
+  }
+  faults.notify();
+}
+
+/** Whether a matrix system leaves entity `eid` out of its rows. */
+export type MatrixSkip = (owned: Owned, eid: number) => boolean;
+
+/** No entity left out. */
+export const SKIP_NONE: MatrixSkip = () => false;
+/** Entities quarantined for a bad pose (`Quarantine.Pose`). */
+export const SKIP_QUARANTINED: MatrixSkip = (owned, eid) =>
+  (owned.quarantine[eid] & Quarantine.Pose) !== 0;
+/**
+ * Entities whose local matrices are not the quat→mat system's: those
+ * quarantined, and those without a JointQuat, whose model matrices are the
+ * game's (an orphaned JointMat: never compounded).
+ */
+export const SKIP_UNPOSED: MatrixSkip = (owned, eid) =>
+  owned.pose[eid] === 0 || (owned.quarantine[eid] & Quarantine.Pose) !== 0;
+
+/**
+ * The words of one job row of a matrix system, from an entity's blocks;
+ * `lastGood` is its block of last good model matrices in the `"isolate"`
+ * fault mode, else 0 (a fourth word, the checked multiply's `keep`).
+ */
 export type MatrixRow = (
   model: number,
   palette: number,
   skeleton: SkeletonAsset,
-) => readonly [number, number, number];
+  lastGood: number,
+) => readonly [number, number, number] | readonly [number, number, number, number];
 
 /**
  * Runs a batch kernel whose rows are three offsets and the joint count,
- * for every entity with a JointMat (or those of `entities`), checked.
+ * for every entity with a JointMat (or those of `entities`) but those
+ * `skip` leaves out, checked. `found`: the checked multiply's first bad
+ * row (rows count only the entities not left out), else -1.
  */
 export function runMatrixJobs(
   world: object,
@@ -146,26 +214,32 @@ export function runMatrixJobs(
   entities: ArrayLike<number> | undefined,
   kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesCheckedBatch",
   row: MatrixRow,
+  skip: MatrixSkip = SKIP_NONE,
 ): { state: WorldState; list: ArrayLike<number>; found: number } {
   const state = stateOf(world, caller);
   const list = withMatrices(world, state, caller, entities);
   if (list.length === 0) return { state, list, found: -1 };
   const table = state.jobs(kernel);
   table.begin(list.length, JOB_WORDS);
-  const u32 = state.memory.u32;
+  const u32 = state.memory.u32, owned = state.owned, isolates = state.faults.isolates;
+  let rows = 0;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     const skeleton = checkedSkeleton(state, eid);
     const n = skeleton.jointCount;
     const model = checkedMatrices(state, eid, n);
-    const at = (table.ptr >> 2) + i * JOB_WORDS;
-    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton);
+    if (skip(owned, eid)) continue;
+    const at = (table.ptr >> 2) + rows++ * JOB_WORDS;
+    const lastGood = isolates ? lastGoodByteOffset(model, n) : 0;
+    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton, lastGood);
     u32[at] = words[0];
     u32[at + 1] = words[1];
     u32[at + 2] = words[2];
     u32[at + 3] = n;
+    u32[at + 4] = words[3] ?? 0;
   }
+  if (rows === 0) return { state, list, found: -1 };
   // The checked multiply's limit; the other two kernels take no third argument.
-  const found = state.kernels[kernel](table.ptr, list.length, MAX_PALETTE_MAGNITUDE) ?? -1;
+  const found = state.kernels[kernel](table.ptr, rows, MAX_PALETTE_MAGNITUDE) ?? -1;
   return { state, list, found };
 }

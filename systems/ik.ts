@@ -7,6 +7,11 @@
  * systems, while the palette still holds the local matrices that quat→mat
  * wrote; entities without IK cost nothing.
  *
+ * Entities without a JointQuat (model matrices that are the game's own,
+ * which the transform skeleton system leaves alone) and entities the
+ * quat→mat system quarantined for a bad pose are skipped: the palette does
+ * not hold their local matrices. Their chains report not reached.
+ *
  * @module
  */
 
@@ -16,7 +21,7 @@ import { ComponentError } from "../components/errors.ts";
 import { IK_JOB_WORDS } from "../simd/_abi.ts";
 import { IKField } from "../simd/_ik_solve.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
-import { IK_ENTITIES } from "./_select.ts";
+import { IK_ENTITIES, SKIP_UNPOSED } from "./_select.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /**
@@ -37,7 +42,8 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
   let rows = 0;
   for (let i = 0; i < list.length; i++) {
     const chains = owned.ik[list[i]];
-    if (chains) { for (const chain of chains) if (chain.target && chain.weight > 0) rows++; }
+    if (!chains || SKIP_UNPOSED(owned, list[i])) continue;
+    for (const chain of chains) if (chain.target && chain.weight > 0) rows++;
   }
   if (rows === 0) {
     for (let i = 0; i < list.length; i++) {
@@ -57,6 +63,7 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
     const skeleton = checkedSkeleton(state, eid);
     const model = checkedMatrices(state, eid, skeleton.jointCount);
     const local = model + skeleton.jointCount * MATRIX_FLOATS * 4;
+    if (SKIP_UNPOSED(owned, eid)) continue;
     for (const chain of owned.ik[eid]!) {
       if (!chain.target || !(chain.weight > 0)) continue;
       // The joints were checked against this skeleton when the chain was
@@ -75,10 +82,11 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
   const { u32: words, f32: floats } = state.memory;
   at = table.ptr >> 2;
   for (let i = 0; i < list.length; i++) {
+    const skipped = SKIP_UNPOSED(owned, list[i]);
     for (const chain of owned.ik[list[i]]!) {
       chain.reached = false;
       chain.distance = NaN;
-      if (!chain.target || !(chain.weight > 0)) continue;
+      if (skipped || !chain.target || !(chain.weight > 0)) continue;
       chain.reached = words[at + IKField.REACHED] === 1;
       chain.distance = floats[at + IKField.DISTANCE];
       at += IK_JOB_WORDS;

@@ -4,12 +4,17 @@
  * The palette is what GPU skinning and the skinning systems use; it is
  * checked before it is published: an entry that is not finite or beyond
  * ±1e18 (a pose that overflows, like a scale of 1e38) is a `PoseError`
- * naming entity and joint.
+ * naming entity and joint. In the world's default `"isolate"` fault mode
+ * it goes to the world's faults (`getFaults`) and the entity's JointMat is
+ * put back to its last good values (the multiply saves each good frame's
+ * model matrices for that, as it reads them);
+ * in the `"throw"` mode it is thrown. Entities quarantined by the quat→mat
+ * system for a bad pose are skipped.
  *
  * @module
  */
 
-import { runMatrixJobs, throwBeyondPalette } from "./_select.ts";
+import { runMatrixJobs, settlePalettes, SKIP_QUARANTINED } from "./_select.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /**
@@ -17,17 +22,20 @@ import { skeletonInternals } from "../animation/_asset_internals.ts";
  * or of those of `entities` (others are skipped).
  */
 export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<number>): void {
-  // The palette is checked as it is written (firstBeyondBatch fused into the multiply).
+  // The palette is checked as it is written (firstBeyondBatch fused into the
+  // multiply), and a good row's model matrices saved as they are read.
   const { state, list, found } = runMatrixJobs(
     world,
     "multiplyInverseBindSystem",
     entities,
     "multiplyMatricesCheckedBatch",
-    (
+    (model, palette, skeleton, lastGood) => [
       model,
+      skeletonInternals(skeleton).inverseBindByteOffset,
       palette,
-      skeleton,
-    ) => [model, skeletonInternals(skeleton).inverseBindByteOffset, palette],
+      lastGood,
+    ],
+    SKIP_QUARANTINED,
   );
-  throwBeyondPalette(state, list, found);
+  settlePalettes(state, list, found, "multiplyInverseBindSystem", SKIP_QUARANTINED);
 }

@@ -18,6 +18,7 @@
 
 import { checkEntities, selectEntities } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
+import type { FaultLog } from "../components/_faults.ts";
 import { ikSystem } from "./ik.ts";
 import { multiplyInverseBindSystem } from "./multiply_inverse_bind.ts";
 import { quatToMatSystem } from "./quat_to_mat.ts";
@@ -100,6 +101,14 @@ export interface AnimationPipelineOptions extends Omit<SkinSystemOptions, "entit
  * is not a finite number >= 0 (`animate(world)` without it would let clips
  * silently stand still; to play backwards, give a clip a negative speed),
  * before anything is written.
+ *
+ * A problem in one entity's data (a non-finite pose, a palette that
+ * overflows, a non-finite clip time) does not stop the frame: in the
+ * world's default `"isolate"` fault mode the entity is skipped, its outputs
+ * keep their last good values, the problem goes to the world's faults
+ * (`getFaults`), and the `onFault` callback of `createAnimation` is called
+ * once the frame is over. `createAnimation(world, { faults: "throw" })`
+ * makes such a problem throw its typed error instead.
  */
 export function createAnimationPipeline(
   options: AnimationPipelineOptions = {},
@@ -162,18 +171,39 @@ export function createAnimationPipeline(
     skinEntities(world, "skinSystem", skinOptions, false, true);
     skinEntities(world, "skinWithTangentsSystem", skinOptions, true, true);
   };
+  // The fault callback runs once the frame is over: what it does to the
+  // world (removing the entity, say) cannot meet a frame half done.
   const pipeline = (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
-    const steps = frame(world, deltaSeconds, entities, false);
-    if (steps) runBlocking(steps);
+    const faults = stateOf(world, "animate").faults;
+    faults.depth++;
+    try {
+      const steps = frame(world, deltaSeconds, entities, false);
+      if (steps) runBlocking(steps);
+    } finally {
+      faults.depth--;
+    }
+    faults.notify();
+  };
+  const settle = async (faults: FaultLog, frame: Promise<void>) => {
+    try {
+      await frame;
+    } finally {
+      faults.depth--;
+    }
+    faults.notify();
   };
   return Object.defineProperties(pipeline, {
     systems: { value: systems, enumerable: true },
     async: {
       value: (world: object, deltaSeconds: number, entities?: ArrayLike<number>) => {
+        let faults: FaultLog | undefined;
         try {
+          faults = stateOf(world, "animate").faults;
+          faults.depth++;
           const steps = frame(world, deltaSeconds, entities, true)!;
-          return runAwaiting(steps, stateOf(world, "animate").resources.memory);
+          return settle(faults, runAwaiting(steps, stateOf(world, "animate").resources.memory));
         } catch (error) {
+          if (faults) faults.depth--;
           return Promise.reject(error);
         }
       },

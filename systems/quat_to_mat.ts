@@ -18,12 +18,17 @@ import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { findNonFinitePose } from "../simd/_pose.ts";
 import { POSED_ENTITIES } from "./_select.ts";
+import { Quarantine, restoreLastGood } from "../components/_faults.ts";
 
 /**
  * Runs quat→mat for every entity with Skeleton, JointQuat and JointMat, or
  * for those of `entities` (a game's own query; others are skipped). First
- * checks every pose: a non-finite value throws a {@linkcode PoseError}
- * naming entity, joint and field, and nothing is written.
+ * checks every pose: a non-finite value is a {@linkcode PoseError} naming
+ * entity, joint and field. By default (the world's `"isolate"` fault mode)
+ * the entity is recorded in the world's faults (`getFaults`) and
+ * quarantined: this and the later joint systems skip it, its JointMat
+ * keeps its last good values, and it is checked again on the next call.
+ * In the `"throw"` mode the error is thrown and nothing is written.
  */
 export function quatToMatSystem(world: object, entities?: ArrayLike<number>): void {
   const state = stateOf(world, "quatToMatSystem");
@@ -51,13 +56,38 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
     u32[(table.ptr >> 2) + at + 1] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
     u32[(table.ptr >> 2) + at + 2] = n;
   }
+  const faults = state.faults, quarantine = owned.quarantine;
   const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, Infinity);
-  // The scan covers whole groups; padding lanes are not part of a pose.
-  for (let i = first; i >= 0 && i < list.length; i++) {
-    const eid = list[i];
-    const n = owned.skeleton[eid]!.jointCount;
-    const bad = findNonFinitePose(state.memory.f32, n, owned.pose[eid] >> 2);
-    if (bad) throw new PoseError(eid, ...bad);
+  // Entities before the first bad pose have good ones: a flag left from an
+  // earlier call is cleared (retried every call, the scan runs anyway).
+  for (let i = 0; i < (first < 0 ? list.length : first); i++) {
+    quarantine[list[i]] &= ~Quarantine.Pose;
   }
-  state.kernels.quatToMatBatch(table.ptr, list.length);
+  let rows = list.length;
+  if (first >= 0) {
+    // The scan covers whole groups; padding lanes are not part of a pose.
+    rows = first;
+    for (let i = first; i < list.length; i++) {
+      const eid = list[i];
+      const n = owned.skeleton[eid]!.jointCount;
+      // Fresh views: a restore below may grow the memory.
+      const { f32, u32 } = state.memory;
+      const bad = findNonFinitePose(f32, n, owned.pose[eid] >> 2);
+      if (!bad) {
+        quarantine[eid] &= ~Quarantine.Pose;
+        u32.copyWithin(
+          (table.ptr >> 2) + rows++ * JOB_WORDS,
+          (table.ptr >> 2) + i * JOB_WORDS,
+          (table.ptr >> 2) + (i + 1) * JOB_WORDS,
+        );
+        continue;
+      }
+      faults.report(eid, "quatToMatSystem", "JointQuat", bad[1], new PoseError(eid, ...bad));
+      quarantine[eid] |= Quarantine.Pose;
+      // A write through a JointMat view since the last frame is undone too.
+      restoreLastGood(state, eid);
+    }
+  }
+  if (rows > 0) state.kernels.quatToMatBatch(table.ptr, rows);
+  faults.notify();
 }

@@ -39,6 +39,7 @@ import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { PLAYING_ENTITIES } from "./_select.ts";
 import type { Playback } from "../components/_world.ts";
+import { Quarantine } from "../components/_faults.ts";
 
 /**
  * Throws a `RangeError` unless `deltaSeconds` is a finite number >= 0. A
@@ -67,8 +68,13 @@ function storableTime(time: number, playback: Playback): number {
  * Advances every clip player (or those of `entities`; others are skipped)
  * by `deltaSeconds` times its speed, and writes the sampled poses. Throws a
  * `RangeError` for a delta that is not a finite number >= 0 (play
- * backwards with a negative speed), and for a `ClipPlayer.time` or `speed`
- * that game code set to a non-finite value, before anything is written.
+ * backwards with a negative speed), before anything is written. A
+ * `ClipPlayer.time` or `speed` that game code set to a non-finite value is
+ * a `RangeError` naming the entity and field: in the world's default
+ * `"isolate"` fault mode it goes to the world's faults (`getFaults`) and
+ * the entity is not advanced or sampled (its pose stays as it is; checked
+ * again every call); in the `"throw"` mode it is thrown before anything is
+ * written.
  */
 export function sampleClipsSystem(
   world: object,
@@ -86,21 +92,31 @@ export function sampleClipsSystem(
     entities,
   );
   if (list.length === 0) return;
+  const quarantine = owned.quarantine;
+  let skipped = false;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     checkedPlayer(state, eid);
     checkedPose(state, eid);
     checkedSkeleton(state, eid);
-    if (!Number.isFinite(c.time[eid])) {
-      throw new RangeError(`entity ${eid}: ClipPlayer: time is ${c.time[eid]}`);
-    }
-    if (!Number.isFinite(c.speed[eid])) {
-      throw new RangeError(`entity ${eid}: ClipPlayer: speed is ${c.speed[eid]}`);
-    }
+    quarantine[eid] &= ~Quarantine.Clip;
+    const field = !Number.isFinite(c.time[eid])
+      ? "time"
+      : !Number.isFinite(c.speed[eid])
+      ? "speed"
+      : undefined;
+    if (field === undefined) continue;
+    const value = field === "time" ? c.time[eid] : c.speed[eid];
+    const error = new RangeError(`entity ${eid}: ClipPlayer: ${field} is ${value}`);
+    state.faults.report(eid, "sampleClipsSystem", "ClipPlayer", field, error);
+    // Isolated: this call leaves the entity's pose as it is.
+    quarantine[eid] |= Quarantine.Clip;
+    skipped = true;
   }
   const memory = state.memory;
   let rowCapacity = 0, entryCapacity = 0, layered = 0;
   for (let i = 0; i < list.length; i++) {
+    if (skipped && quarantine[list[i]] & Quarantine.Clip) continue;
     const player = owned.player[list[i]]!;
     if (!player.stack) {
       rowCapacity += 2;
@@ -122,6 +138,7 @@ export function sampleClipsSystem(
   let extended = false;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
+    if (skipped && quarantine[eid] & Quarantine.Clip) continue;
     const player = owned.player[eid]!;
     const joints = owned.skeleton[eid]!.jointCount;
     const pose = owned.pose[eid];
@@ -189,9 +206,11 @@ export function sampleClipsSystem(
   if (extended) {
     for (let i = 0; i < list.length; i++) {
       const eid = list[i], player = owned.player[eid]!;
+      if (skipped && quarantine[eid] & Quarantine.Clip) continue;
       if (player.extras?.rootMotion) {
         extractRootMotion(memory, player, owned.pose[eid], owned.skeleton[eid]!.jointCount);
       }
     }
   }
+  state.faults.notify();
 }

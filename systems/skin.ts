@@ -5,8 +5,11 @@
  * positions of the entities whose Skin has no normal or tangent stream;
  * {@linkcode skinWithTangentsSystem} skins positions, normals and tangents
  * of the others. Before skinning, each entity's palette is checked: an
- * entry that is not finite or beyond ±1e18 is a `PoseError`, and nothing
- * is written.
+ * entry that is not finite or beyond ±1e18 is a `PoseError`; in the
+ * world's default `"isolate"` fault mode it is recorded (`getFaults`), the
+ * entity's JointMat is put back to its last good values and the entity is
+ * not skinned (its outputs keep their last values); in the `"throw"` mode
+ * it is thrown and nothing is written.
  *
  * Paper 002's other method, weighted base vectors with the model matrices
  * (section 3, the `skinPositions` kernel), saves the inverse-bind multiply
@@ -99,7 +102,7 @@ export function prepareSkinning(
   const state = stateOf(world, caller);
   const skinned = selectSkinned(world, state, caller, options, directions);
   if (skinned.length === 0) return undefined;
-  if (!palettesChecked) checkPalettes(state, skinned);
+  if (!palettesChecked && checkPalettes(state, skinned, caller).length === 0) return undefined;
   const dual = state.jobs(tableName(table, "dual quaternions"));
   let dualAt = 0;
   const sizeDual = (dualJoints: number) => {

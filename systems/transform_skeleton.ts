@@ -1,17 +1,26 @@
 /**
  * The transform skeleton system: local matrices (left in the palette by
  * quat→mat) to model space, `model[i] = model[parent[i]] * local[i]`, for
- * every entity with Skeleton and JointMat, in one call into the core.
+ * every entity with Skeleton, JointQuat and JointMat, in one call into the
+ * core.
+ *
+ * An entity with a JointMat but no JointQuat (`addSkeleton` + `addJointMat`,
+ * or a `removeJointQuat`) has model matrices that are the game's own: this
+ * system leaves them as they are (they are not local matrices, and
+ * transforming them again would compound them every frame); the
+ * multiply-inverse-bind and skinning systems use them as they are. So are
+ * entities the quat→mat system quarantined for a bad pose.
  *
  * @module
  */
 
-import { runMatrixJobs } from "./_select.ts";
+import { runMatrixJobs, SKIP_UNPOSED } from "./_select.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /**
- * Runs local→model for every entity with Skeleton and JointMat, or for
- * those of `entities` (others are skipped).
+ * Runs local→model for every entity with Skeleton, JointQuat and
+ * JointMat, or for those of `entities` (others are skipped, and so are
+ * entities without a JointQuat: their model matrices are the game's).
  */
 export function transformSkeletonSystem(world: object, entities?: ArrayLike<number>): void {
   runMatrixJobs(
@@ -20,5 +29,6 @@ export function transformSkeletonSystem(world: object, entities?: ArrayLike<numb
     entities,
     "localToModelBatch",
     (model, palette, skeleton) => [palette, model, skeletonInternals(skeleton).parentsByteOffset],
+    SKIP_UNPOSED,
   );
 }

@@ -14,6 +14,11 @@ import {
   Core,
   type CoreBuild,
   createAnimation,
+  getModelMatrices,
+  getPose,
+  getSkinnedNormals,
+  getSkinnedPositions,
+  getSkinningPalette,
   SkeletonAsset,
   SkinAsset,
   type SkinDefinition,
@@ -269,4 +274,23 @@ export function assertUnchanged(before: Map<string, Uint8Array>, after: Map<stri
       if (bytes[i] !== now[i]) throw new Error(`${key}: byte ${i} changed`);
     }
   }
+}
+
+/**
+ * What entity `eid` of `h` publishes, copied: its pose, model matrices,
+ * palette and skinned streams (those it has), for the fault programs'
+ * comparison with a control world.
+ */
+export function published(h: Harness, eid: number): Float32Array[] {
+  const m = h.entities.get(eid)!, out: Float32Array[] = [];
+  if (m.pose) out.push(getPose(h.world, eid).slice());
+  if (m.matrices) {
+    out.push(getModelMatrices(h.world, eid).slice(), getSkinningPalette(h.world, eid).slice());
+  }
+  if (m.skin) {
+    out.push(getSkinnedPositions(h.world, eid).slice());
+    const normals = getSkinnedNormals(h.world, eid);
+    if (normals) out.push(normals.slice());
+  }
+  return out;
 }

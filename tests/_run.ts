@@ -81,6 +81,7 @@ const DOC_FILES = [
   "animation/skeleton_asset.ts",
   "animation/clip_file.ts",
   "systems/pipeline.ts",
+  "components/faults.ts",
   "examples/cylinder.ts",
 ];
 /** Child processes: no update check (it would reach for the network). */

@@ -8,6 +8,7 @@ import {
   type Clip,
   clipBytes,
   ComponentError,
+  createAnimation,
   createAnimationPipeline,
   crossFadeTo,
   disposeAnimation,
@@ -76,6 +77,7 @@ Deno.test("ClipPlayer.time and speed are the playing clip's, and checked every f
   assertEquals(getPlayback(world, eid).time, 0.5);
   const pose = getPose(world, eid).slice();
   ClipPlayer.time[eid] = NaN;
+  createAnimation(world, { faults: "throw" });
   assertThrows(
     () => sampleClipsSystem(world, 0.1),
     RangeError,

@@ -185,8 +185,9 @@ for (const build of BUILDS) {
     }
   });
 
-  Deno.test(`${build}: an overflowing pose is a PoseError, not a NaN palette`, () => {
+  Deno.test(`${build}: an overflowing pose is a PoseError, not a NaN palette ("throw" fault mode)`, () => {
     const scene = createScene(build, 2);
+    createAnimation(scene.world, { faults: "throw" });
     const [eid] = scene.entities;
     getPose(scene.world, eid)[poseIndex(2, PoseField.SX)] = 1e38;
     getPose(scene.world, eid)[poseIndex(3, PoseField.SX)] = 1e38;

@@ -4,7 +4,9 @@
  * on random job tables whose inputs hold NaN, infinities and values whose
  * products overflow: the matrices written are bit for bit those of
  * `multiplyMatricesBatch`, and the job returned is the one an independent
- * scan of the scalar reference's products finds.
+ * scan of the scalar reference's products finds. With a `keep` word, a good
+ * job's `a` matrices are copied there bit for bit, and a bad job's `keep`
+ * block is left as it was (the fault isolation's last good copy).
  */
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
@@ -36,8 +38,13 @@ const limitArb = fc.constantFrom(1e18, Infinity, 4);
 
 /** The index of the first job whose reference product has `!(|x| < limit)`, or -1. */
 function expectedFirst(jobs: { a: Float32Array[]; b: Float32Array[] }[], limit: number): number {
+  return badJobs(jobs, limit).indexOf(true);
+}
+
+/** Whether each job's reference product has `!(|x| < limit)`. */
+function badJobs(jobs: { a: Float32Array[]; b: Float32Array[] }[], limit: number): boolean[] {
   const bound = Math.fround(limit);
-  return jobs.findIndex(({ a, b }) => {
+  return jobs.map(({ a, b }) => {
     const out = new Float32Array(a.length * MATRIX_FLOATS);
     const flat = (m: Float32Array[]) => {
       const f = new Float32Array(m.length * MATRIX_FLOATS);
@@ -55,6 +62,7 @@ function run(
   jobs: { a: Float32Array[]; b: Float32Array[] }[],
   checked: boolean,
   limit: number,
+  keep = false,
 ) {
   const core = Core.create(build), memory = coreMemory(core);
   const table = memory.alloc(Math.max(1, jobs.length) * JOB_WORDS * 4);
@@ -64,10 +72,13 @@ function run(
     const { f32 } = memory.views();
     a.forEach((m, i) => f32.set(m, (at.a >> 2) + i * MATRIX_FLOATS));
     b.forEach((m, i) => f32.set(m, (at.b >> 2) + i * MATRIX_FLOATS));
-    return { ...at, count: a.length };
+    const kept = keep ? memory.alloc(bytes) : 0;
+    // Each keep block starts with a value no product or input holds.
+    if (kept) memory.views().f32.fill(KEEP_SENTINEL, kept >> 2, (kept + bytes) >> 2);
+    return { ...at, kept, count: a.length };
   });
   const { u32 } = memory.views();
-  outs.forEach((o, i) => u32.set([o.a, o.b, o.out, o.count], (table >> 2) + i * JOB_WORDS));
+  outs.forEach((o, i) => u32.set([o.a, o.b, o.out, o.count, o.kept], (table >> 2) + i * JOB_WORDS));
   const kernels = coreKernels(core);
   const result = checked
     ? kernels.multiplyMatricesCheckedBatch(table, jobs.length, limit)
@@ -76,8 +87,11 @@ function run(
   return {
     result,
     outputs: outs.map((o) => f32.slice(o.out >> 2, (o.out >> 2) + o.count * MATRIX_FLOATS)),
+    kept: outs.map((o) => f32.slice(o.kept >> 2, (o.kept >> 2) + o.count * MATRIX_FLOATS)),
   };
 }
+
+const KEEP_SENTINEL = 12345.5;
 
 Deno.test("multiplyMatricesCheckedBatch writes multiplyMatricesBatch's bits and finds the first bad job", () => {
   fc.assert(
@@ -91,6 +105,29 @@ Deno.test("multiplyMatricesCheckedBatch writes multiplyMatricesBatch's bits and 
             new Uint32Array(out.buffer),
             new Uint32Array(plain.outputs[i].buffer),
             `${build}: job ${i}`,
+          );
+        });
+      }
+    }),
+    fcParams(100),
+  );
+});
+
+Deno.test("multiplyMatricesCheckedBatch copies a good job's a to its keep block, not a bad job's", () => {
+  fc.assert(
+    fc.property(fc.array(jobArb, { maxLength: 6 }), limitArb, (jobs, limit) => {
+      const bad = badJobs(jobs, limit);
+      for (const build of BUILDS) {
+        const { result, kept } = run(build, jobs, true, limit, true);
+        assertEquals(result, bad.indexOf(true), `${build}: first job`);
+        kept.forEach((block, i) => {
+          const expected = new Float32Array(jobs[i].a.length * MATRIX_FLOATS);
+          if (bad[i]) expected.fill(KEEP_SENTINEL);
+          else jobs[i].a.forEach((m, k) => expected.set(m, k * MATRIX_FLOATS));
+          assertEquals(
+            new Uint32Array(block.buffer),
+            new Uint32Array(expected.buffer),
+            `${build}: job ${i} (${bad[i] ? "bad" : "good"})`,
           );
         });
       }

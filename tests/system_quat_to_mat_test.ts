@@ -1,5 +1,6 @@
 import { assertEquals, assertInstanceOf, assertLess, assertThrows } from "@std/assert";
 import {
+  createAnimation,
   getPose,
   getSkinningPalette,
   PoseError,
@@ -39,8 +40,9 @@ for (const build of BUILDS) {
     }
   });
 
-  Deno.test(`quatToMatSystem (${build}) rejects a non-finite pose and writes nothing`, () => {
+  Deno.test(`quatToMatSystem (${build}) rejects a non-finite pose and writes nothing ("throw" fault mode)`, () => {
     const { world, entities } = createScene(build, 3);
+    createAnimation(world, { faults: "throw" });
     quatToMatSystem(world);
     const before = entities.map((eid) => getSkinningPalette(world, eid).slice());
     setJointPose(world, entities[0], 2, [1, 2, 3], [0, 0, 0, 1]);

@@ -16,6 +16,7 @@ import {
   addCharacter,
   addSkin,
   Core,
+  createAnimation,
   createAnimationPipeline,
   createWorkerPool,
   disposeAnimation,
@@ -286,6 +287,7 @@ Deno.test("task-parallel: a PoseError in the joint work is the single-threaded e
   };
   const { make, move } = SCENES["wave scene"];
   const plainScene = await make(Core.create(BUILD));
+  createAnimation(plainScene.world, { faults: "throw" });
   const plainAnimate = createAnimationPipeline();
   move!(plainScene, 0);
   plainAnimate(plainScene.world, DT);
@@ -298,6 +300,7 @@ Deno.test("task-parallel: a PoseError in the joint work is the single-threaded e
     const pool = await createWorkerPool({ workers, build: BUILD });
     try {
       const scene = await make(pool.core);
+      createAnimation(scene.world, { faults: "throw" });
       const animate = createAnimationPipeline({ pool, taskParallel: true });
       move!(scene, 0);
       animate(scene.world, DT);

@@ -16,6 +16,7 @@ import {
   addLayer,
   addLocomotionLayer,
   Core,
+  createAnimation,
   createAnimationPipeline,
   createWorkerPool,
   crossFadeTo,
@@ -112,6 +113,7 @@ for (const [name, make] of Object.entries(SCENES)) {
 
 Deno.test("workers: a PoseError found by a worker's palette scan is the single-threaded error, and nothing is skinned", async () => {
   const poison = (scene: WorkerScene) => {
+    createAnimation(scene.world, { faults: "throw" });
     const animate = createAnimationPipeline();
     animate(scene.world, 0);
     // An entity in the last thread's share: a translation whose palette overflows ±1e18.

@@ -11,8 +11,8 @@ export {
   modelToLocalBatch,
   multiplyMatrices,
   multiplyMatricesBatch,
-  multiplyMatricesCheckedBatch,
 } from "./skeleton";
+export { multiplyMatricesCheckedBatch } from "./skeleton_checked";
 export { skinPositions, skinPositionsBatch } from "./skin_positions";
 export { skinDualQuaternionsBatch, skinVertices, skinVerticesBatch } from "./skin_vertices";
 export { copyVertices } from "./copy";

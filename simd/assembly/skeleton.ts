@@ -11,7 +11,8 @@
 import { JOB_BYTES } from "./abi";
 import { madd } from "./common";
 
-const MATRIX_BYTES: usize = 48;
+/** Bytes of one 3x4 matrix. */
+export const MATRIX_BYTES: usize = 48;
 
 /** c - a * b, four lanes (fused in the relaxed build). */
 // @ts-ignore: decorator
@@ -54,7 +55,7 @@ const MATRIX_BYTES: usize = 48;
 
 /** Row `a` of A times B as a chain of multiply-adds: fewest operations. */
 // @ts-ignore: decorator
-@inline function rowChain(
+@inline export function rowChain(
   a: v128,
   b0: v128,
   b1: v128,
@@ -77,7 +78,7 @@ const MATRIX_BYTES: usize = 48;
  * caller's loop runs, so that V8 keeps it in a register.
  */
 // @ts-ignore: decorator
-@inline function zeroFrom(n: i32): v128 {
+@inline export function zeroFrom(n: i32): v128 {
   return i32x4.splat(<i32>(<u32>n >> 31));
 }
 
@@ -323,80 +324,4 @@ export function multiplyMatricesBatch(jobs: usize, jobCount: i32): void {
       load<i32>(jobs, 12),
     );
   }
-}
-
-/**
- * {@link multiplyOne}, returning `ok` with the lanes cleared where a row
- * it wrote has a magnitude not below `bound` (NaN included): compares, as
- * `firstBeyond` makes them, not a running maximum (whose NaN rule costs
- * several instructions a lane).
- */
-// @ts-ignore: decorator
-@inline function multiplyOneBounded(
-  a: usize,
-  b: usize,
-  out: usize,
-  zero: v128,
-  bound: v128,
-  ok: v128,
-): v128 {
-  const b0 = v128.load(b);
-  const b1 = v128.load(b, 16);
-  const b2 = v128.load(b, 32);
-  const r0 = rowChain(v128.load(a), b0, b1, b2, zero);
-  const r1 = rowChain(v128.load(a, 16), b0, b1, b2, zero);
-  const r2 = rowChain(v128.load(a, 32), b0, b1, b2, zero);
-  v128.store(out, r0);
-  v128.store(out, r1, 16);
-  v128.store(out, r2, 32);
-  const below = v128.and(
-    f32x4.lt(f32x4.abs(r0), bound),
-    v128.and(f32x4.lt(f32x4.abs(r1), bound), f32x4.lt(f32x4.abs(r2), bound)),
-  );
-  return v128.and(ok, below);
-}
-
-/**
- * {@link multiplyMatricesBatch} that checks what it writes, as
- * `firstBeyondBatch` would afterwards without reading it again: the first
- * job whose output holds a float whose magnitude is not below `limit` (NaN
- * included), or -1. Every job is computed either way.
- */
-export function multiplyMatricesCheckedBatch(jobs: usize, jobCount: i32, limit: f32): i32 {
-  const bound = f32x4.splat(limit);
-  let first = -1;
-  for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
-    let a = <usize>load<u32>(jobs), b = <usize>load<u32>(jobs, 4), out = <usize>load<u32>(jobs, 8);
-    const count = load<i32>(jobs, 12);
-    const zero = zeroFrom(count);
-    let ok = i32x4.splat(-1);
-    let i = 0;
-    // Four per iteration, as multiplyMatrices: the loop's overhead shared.
-    for (; i + 4 <= count; i += 4) {
-      ok = multiplyOneBounded(a, b, out, zero, bound, ok);
-      a += MATRIX_BYTES;
-      b += MATRIX_BYTES;
-      out += MATRIX_BYTES;
-      ok = multiplyOneBounded(a, b, out, zero, bound, ok);
-      a += MATRIX_BYTES;
-      b += MATRIX_BYTES;
-      out += MATRIX_BYTES;
-      ok = multiplyOneBounded(a, b, out, zero, bound, ok);
-      a += MATRIX_BYTES;
-      b += MATRIX_BYTES;
-      out += MATRIX_BYTES;
-      ok = multiplyOneBounded(a, b, out, zero, bound, ok);
-      a += MATRIX_BYTES;
-      b += MATRIX_BYTES;
-      out += MATRIX_BYTES;
-    }
-    for (; i < count; i++) {
-      ok = multiplyOneBounded(a, b, out, zero, bound, ok);
-      a += MATRIX_BYTES;
-      b += MATRIX_BYTES;
-      out += MATRIX_BYTES;
-    }
-    if (first < 0 && !v128.all_true<i32>(ok)) first = j;
-  }
-  return first;
 }

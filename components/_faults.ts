@@ -1,0 +1,151 @@
+/**
+ * A world's fault log: where the systems put a per-entity problem (a
+ * non-finite pose, an overflowing palette, a non-finite clip time) instead
+ * of throwing, and the quarantine flags that keep the entity's outputs at
+ * their last good values for the frame. Allocates only when a fault
+ * happens.
+ *
+ * @module
+ */
+
+import type { WorldState } from "./_world.ts";
+import { JOB_WORDS } from "../simd/_abi.ts";
+import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
+
+/** How a world's systems treat a problem in one entity's data. */
+export type FaultMode = "isolate" | "throw";
+
+/**
+ * A problem in one entity's data that a system found: the entity was
+ * skipped (its outputs keep their last good values), and `error` is what
+ * the system throws in the `"throw"` fault mode.
+ */
+export interface Fault {
+  /** The entity at fault. */
+  readonly entity: number;
+  /** The system that found it, by function name (`"quatToMatSystem"`). */
+  readonly system: string;
+  /** The component holding the bad value (`"JointQuat"`, `"JointMat"`, `"ClipPlayer"`). */
+  readonly component: string;
+  /** The field at fault (`"qx"`, `"m03"`, `"time"`, …), as the error names it. */
+  readonly field: string;
+  /** The typed error the system throws in the `"throw"` mode, naming the entity. */
+  readonly error: Error;
+  /** System calls that found it since it was recorded (retried every call). */
+  readonly count: number;
+}
+
+/** A fault as the log keeps it: its error and count move on. */
+interface FaultRecord {
+  entity: number;
+  system: string;
+  component: string;
+  field: string;
+  error: Error;
+  count: number;
+}
+
+/** Quarantine flags of an entity (`Owned.quarantine`). */
+export const enum Quarantine {
+  /** Its pose is not finite: quat→mat, transform, IK and inverse bind skip it. */
+  Pose = 1,
+  /** Its ClipPlayer time or speed is not finite: the sample clips system skips it. */
+  Clip = 2,
+}
+
+/** @internal A world's faults, its fault mode, and its callback. */
+export class FaultLog {
+  mode: FaultMode = "isolate";
+  onFault: ((fault: Fault) => void) | undefined = undefined;
+  /** Frames under way: callbacks wait until the outermost one ends. */
+  depth = 0;
+  readonly #records: FaultRecord[] = [];
+  #unsent: FaultRecord[] = [];
+
+  /** Whether problems are recorded (else thrown). */
+  get isolates(): boolean {
+    return this.mode === "isolate";
+  }
+
+  /**
+   * Records `error` for entity `eid` found by `system`, or throws it in
+   * the `"throw"` mode. One record per entity and system: a repeat
+   * updates it.
+   */
+  report(eid: number, system: string, component: string, field: string, error: Error): void {
+    if (this.mode === "throw") throw error;
+    for (const record of this.#records) {
+      if (record.entity === eid && record.system === system) {
+        record.component = component, record.field = field, record.error = error;
+        record.count++;
+        return;
+      }
+    }
+    const record = { entity: eid, system, component, field, error, count: 1 };
+    this.#records.push(record);
+    if (this.onFault) this.#unsent.push(record);
+  }
+
+  /** Copies of the records, oldest first. */
+  list(): Fault[] {
+    return this.#records.map((record) => ({ ...record }));
+  }
+
+  /** Forgets every record, or entity `eid`'s. */
+  clear(eid?: number): void {
+    for (let i = this.#records.length - 1; i >= 0; i--) {
+      if (eid === undefined || this.#records[i].entity === eid) this.#records.splice(i, 1);
+    }
+  }
+
+  /**
+   * Calls the callback for the records made since the last call, unless a
+   * frame is still under way (the pipeline calls it when its frame ends).
+   */
+  notify(): void {
+    if (this.depth > 0 || this.#unsent.length === 0) return;
+    const unsent = this.#unsent;
+    this.#unsent = [];
+    for (const record of unsent) this.onFault?.({ ...record });
+  }
+}
+
+/**
+ * @internal Blocks of `jointCount` matrices in a JointMat's allocation:
+ * model, palette, and the last good model matrices, which a fault puts
+ * back (the palette is then computed from them again, by the same kernel:
+ * the same bits as the last good palette).
+ */
+export const JOINT_MAT_BLOCKS = 3;
+
+/**
+ * @internal Byte offset of the last good model matrices of the JointMat at
+ * byte `matrices` (`jointCount` joints): the multiply-inverse-bind kernel
+ * saves each good row's model matrices there as it reads them.
+ */
+export function lastGoodByteOffset(matrices: number, jointCount: number): number {
+  return matrices + 2 * jointCount * MATRIX_FLOATS * 4;
+}
+
+/**
+ * @internal Puts back entity `eid`'s last good model matrices, and
+ * computes its palette from them (the checked multiply's row; nothing else
+ * of the frame is touched).
+ */
+export function restoreLastGood(state: WorldState, eid: number): void {
+  const skeleton = state.owned.skeleton[eid]!, n = skeleton.jointCount;
+  const matrices = state.owned.matrices[eid], floats = n * MATRIX_FLOATS;
+  const f32 = state.memory.f32, from = matrices >> 2;
+  f32.copyWithin(from, lastGoodByteOffset(matrices, n) >> 2, from + 3 * floats);
+  const table = state.jobs("restoreLastGood");
+  table.begin(1, JOB_WORDS);
+  const u32 = state.memory.u32, at = table.ptr >> 2;
+  u32[at] = matrices;
+  u32[at + 1] = skeletonInternals(skeleton).inverseBindByteOffset;
+  u32[at + 2] = matrices + floats * 4;
+  u32[at + 3] = n;
+  u32[at + 4] = 0; // saves nothing: these are the last good model matrices
+  state.kernels.multiplyMatricesCheckedBatch(table.ptr, 1, MAX_MESH_MAGNITUDE);
+}

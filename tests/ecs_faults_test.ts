@@ -1,0 +1,237 @@
+/**
+ * Fault isolation, issue 27's "Done means": a world of 4 characters, one of
+ * them corrupted in each of the issue's ways (a `removeJointQuat` on a
+ * playing character that keeps its JointMat; `setBlendThreshold(1e-40)`
+ * with every layer weight 0; NaN and 1e20 written through `getPose` on a
+ * character that plays no clip; NaN and -1e20 at once), runs 10 frames without a throw on every
+ * build, on the calling thread, on 2 worker threads and task-parallel
+ * (blocking and awaited frames); every frame the 3 healthy characters are
+ * bit for bit those of a control world without the corruption, the
+ * corrupted one publishes no NaN or infinity (model matrices, palette,
+ * skinned positions and normals), and a value the frame cannot use is in
+ * the world's faults with a typed error naming the entity.
+ */
+import { assert, assertEquals, assertInstanceOf } from "@std/assert";
+import { addEntity, createWorld } from "bitecs";
+import {
+  addCharacter,
+  addLayer,
+  type AnimationPipeline,
+  type Clip,
+  Core,
+  type CoreBuild,
+  createAnimation,
+  createAnimationPipeline,
+  createWorkerPool,
+  getFaults,
+  getModelMatrices,
+  getPose,
+  getSkinnedNormals,
+  getSkinnedPositions,
+  getSkinningPalette,
+  playClip,
+  PoseError,
+  PoseField,
+  poseIndex,
+  removeClipPlayer,
+  removeJointQuat,
+  setBlendThreshold,
+  setLayerWeight,
+  SkeletonAsset,
+  SkinAsset,
+  type WorkerPool,
+} from "../mod.ts";
+import { createCylinder } from "../examples/cylinder.ts";
+import { BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
+import { BUILDS, wander } from "./_scene.ts";
+
+/** The four characters of a world, on `core`, each playing a clip with a second layer. */
+function characters(core: Core): { world: object; entities: number[] } {
+  const world = createWorld();
+  createAnimation(world, { core });
+  const cylinder = createCylinder({ joints: 8, segments: 6, rings: 6, influences: 2 });
+  const skeleton = new SkeletonAsset(cylinder.skeleton, core);
+  const skin = new SkinAsset(skeleton, cylinder.skin);
+  const clips: Clip[] = [wander("walk", 1, 1), wander("wave", 2, 3)];
+  const entities = Array.from({ length: 4 }, (_, i) => {
+    const eid = addEntity(world);
+    addCharacter(world, eid, skeleton, skin, { normals: i % 2 === 1 });
+    playClip(world, eid, clips[0], { time: i * 0.3 });
+    addLayer(world, eid, clips[1], { weight: 0.5 });
+    return eid;
+  });
+  return { world, entities };
+}
+
+/** What an entity publishes, copied: its joints' matrices, and its skinned streams. */
+function outputs(world: object, eid: number): { joints: Float32Array[]; skin: Float32Array[] } {
+  const normals = getSkinnedNormals(world, eid);
+  return {
+    joints: [getModelMatrices(world, eid).slice(), getSkinningPalette(world, eid).slice()],
+    skin: [getSkinnedPositions(world, eid).slice(), ...(normals ? [normals.slice()] : [])],
+  };
+}
+
+function assertSameBits(actual: Float32Array[], expected: Float32Array[], what: string): void {
+  assertEquals(actual.length, expected.length, what);
+  actual.forEach((array, i) => {
+    const a = new Uint32Array(array.buffer, array.byteOffset, array.length);
+    const e = new Uint32Array(expected[i].buffer, expected[i].byteOffset, expected[i].length);
+    for (let k = 0; k < a.length; k++) {
+      if (a[k] !== e[k]) {
+        throw new Error(`${what}: output ${i}[${k}]: ${array[k]} != ${expected[i][k]}`);
+      }
+    }
+  });
+}
+
+/** Every value finite and within ±1e18, the bound a published palette keeps. */
+function assertBounded(arrays: Float32Array[], what: string): void {
+  arrays.forEach((array, i) => {
+    const k = array.findIndex((v) => !(Math.abs(v) < 1e18));
+    assert(k < 0, `${what}: output ${i}[${k}] is ${array[k]}`);
+  });
+}
+
+/**
+ * The issue's corruptions; `faulted`: whether the frame finds a value it
+ * cannot use. A pose written through `getPose` is the game's only on a
+ * character that plays no clip (sampling rewrites every field of it each
+ * frame): `prepare` stops its clip, in the control world too.
+ */
+const CORRUPTIONS: Record<string, {
+  faulted: boolean;
+  prepare?: (world: object, eid: number) => void;
+  corrupt: (world: object, eid: number) => void;
+}> = {
+  "removeJointQuat on a playing character": {
+    faulted: false,
+    corrupt: (world, eid) => removeJointQuat(world, eid),
+  },
+  "setBlendThreshold 1e-40, every weight 0": {
+    faulted: false,
+    corrupt: (world, eid) => {
+      setLayerWeight(world, eid, 0, 0);
+      setLayerWeight(world, eid, 1, 0);
+      setBlendThreshold(world, eid, 1e-40);
+    },
+  },
+  "NaN through getPose": {
+    faulted: true,
+    prepare: (world, eid) => removeClipPlayer(world, eid),
+    corrupt: (world, eid) => void (getPose(world, eid)[poseIndex(2, PoseField.QY)] = NaN),
+  },
+  "1e20 through getPose": {
+    faulted: true,
+    prepare: (world, eid) => removeClipPlayer(world, eid),
+    corrupt: (world, eid) => void (getPose(world, eid)[poseIndex(5, PoseField.TX)] = 1e20),
+  },
+  "NaN and -1e20 at once": {
+    faulted: true,
+    prepare: (world, eid) => removeClipPlayer(world, eid),
+    corrupt: (world, eid) => {
+      getPose(world, eid)[poseIndex(1, PoseField.SZ)] = NaN;
+      getPose(world, eid)[poseIndex(6, PoseField.TY)] = -1e20;
+    },
+  },
+};
+
+type Threads = "calling thread" | "2 workers" | "task-parallel";
+const THREADS: readonly Threads[] = ["calling thread", "2 workers", "task-parallel"];
+
+async function withThreads(
+  build: CoreBuild,
+  threads: Threads,
+  run: (core: Core, pipeline: () => AnimationPipeline) => Promise<void>,
+): Promise<void> {
+  if (threads === "calling thread") {
+    return run(Core.create(build), () => createAnimationPipeline());
+  }
+  // The scalar build has no shared memory: its pool is the calling thread.
+  const pool: WorkerPool = await createWorkerPool({ workers: 2, build });
+  const thresholds = { ...minSplitCost };
+  // Every batch split across the threads, however small.
+  for (const name of BATCH_NAMES) minSplitCost[name] = 0;
+  try {
+    await run(
+      pool.core,
+      () => createAnimationPipeline({ pool, taskParallel: threads === "task-parallel" }),
+    );
+  } finally {
+    Object.assign(minSplitCost, thresholds);
+    pool.close();
+  }
+}
+
+for (const build of BUILDS) {
+  for (const threads of THREADS) {
+    Deno.test(`faults (${build}, ${threads}): one corrupted character of 4 never stops the frame`, async () => {
+      await withThreads(build, threads, async (core, pipeline) => {
+        for (const [how, { faulted, prepare, corrupt }] of Object.entries(CORRUPTIONS)) {
+          // The control world: the same characters, uncorrupted, on a core
+          // of its own, in the plain frame on the calling thread.
+          const faulty = characters(core), control = characters(Core.create(build));
+          const animate = pipeline(), controlAnimate = createAnimationPipeline();
+          const victim = faulty.entities[2];
+          prepare?.(faulty.world, victim);
+          prepare?.(control.world, control.entities[2]);
+          // Two frames played first: removeJointQuat meets a character mid-clip.
+          for (let f = 0; f < 2; f++) {
+            animate(faulty.world, 1 / 60);
+            controlAnimate(control.world, 1 / 60);
+          }
+          // Task-parallel skins the previous frame: its skin is the control's of one frame before.
+          let controlBefore = control.entities.map((eid) => outputs(control.world, eid));
+          corrupt(faulty.world, victim);
+          let lastModel = getModelMatrices(faulty.world, victim).slice();
+          for (let frame = 0; frame < 10; frame++) {
+            const dt = frame === 4 ? 0.25 : 1 / 60;
+            if (threads !== "calling thread" && frame % 2 === 1) {
+              await animate.async(faulty.world, dt);
+            } else {
+              animate(faulty.world, dt);
+            }
+            controlAnimate(control.world, dt);
+            const controlNow = control.entities.map((eid) => outputs(control.world, eid));
+            const at = `${how}: frame ${frame}`;
+            faulty.entities.forEach((eid, i) => {
+              if (eid === victim) return;
+              const actual = outputs(faulty.world, eid);
+              const skin = (threads === "task-parallel" ? controlBefore : controlNow)[i].skin;
+              assertSameBits(actual.joints, controlNow[i].joints, `${at}: healthy ${eid}'s joints`);
+              assertSameBits(actual.skin, skin, `${at}: healthy ${eid}'s skin`);
+            });
+            controlBefore = controlNow;
+            const published = outputs(faulty.world, victim);
+            assertBounded([...published.joints, ...published.skin], `${at}: the victim`);
+            if (how.startsWith("removeJointQuat")) {
+              // Its JointMat is the game's now: kept as it was, never compounded.
+              assertSameBits(
+                [getModelMatrices(faulty.world, victim)],
+                [lastModel],
+                `${at}: the orphaned model matrices`,
+              );
+            }
+            if (how.startsWith("setBlendThreshold")) {
+              assertBounded([getPose(faulty.world, victim)], `${at}: the pose`);
+            }
+            lastModel = getModelMatrices(faulty.world, victim).slice();
+            const faults = getFaults(faulty.world);
+            if (!faulted) {
+              assertEquals(faults, [], `${at}: a defined case, not a fault`);
+              continue;
+            }
+            assert(faults.length > 0, `${at}: no fault recorded`);
+            for (const fault of faults) {
+              assertEquals(fault.entity, victim, `${at}: ${fault.error.message}`);
+              assertInstanceOf(fault.error, PoseError);
+              assertEquals((fault.error as PoseError).entity, victim);
+              assert(fault.error.message.startsWith(`entity ${victim}: `), fault.error.message);
+              assertEquals(fault.count, frame + 1, `${at}: retried every frame`);
+            }
+          }
+        }
+      });
+    });
+  }
+}

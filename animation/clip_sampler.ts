@@ -15,22 +15,56 @@ import type { CoreMemory } from "../simd/_memory.ts";
 /** @internal A playback's view of a compact clip. */
 export class ClipSampler {
   /** The clip sampled. */
-  readonly clip: CompactClip;
+  #clip: CompactClip;
   readonly #memory: CoreMemory;
-  #cache: number;
+  #cache = 0;
+  #capacity = 0;
+  #attached = false;
 
   /** Acquires `clip` and allocates a cache for it in `memory` (the clip's core). */
   constructor(clip: CompactClip, memory: CoreMemory) {
-    clip.lifetime.acquire();
-    this.clip = clip;
+    this.#clip = clip;
     this.#memory = memory;
-    try {
-      this.#cache = memory.alloc(clip.cacheTemplate.length);
-    } catch (e) {
-      clip.lifetime.release();
-      throw e;
+    this.attach(clip);
+  }
+
+  /** The clip sampled. */
+  get clip(): CompactClip {
+    return this.#clip;
+  }
+
+  /**
+   * Samples `clip` from now on (after {@linkcode detach}, or a first time
+   * from the constructor): acquires it and resets the cache from its
+   * template, in the block the sampler has when it is large enough, so
+   * that a recycled sampler replaying a clip allocates nothing.
+   */
+  attach(clip: CompactClip): void {
+    if (this.#attached) throw new TypeError("attach: the sampler already samples a clip");
+    clip.lifetime.acquire();
+    const bytes = clip.cacheTemplate.length;
+    if (this.#capacity < bytes || this.#cache === 0) {
+      let cache: number;
+      try {
+        cache = this.#memory.alloc(bytes);
+      } catch (e) {
+        clip.lifetime.release();
+        throw e;
+      }
+      if (this.#cache) this.#memory.free(this.#cache);
+      this.#cache = cache;
+      this.#capacity = bytes;
     }
-    memory.views().u8.set(clip.cacheTemplate, this.#cache);
+    this.#clip = clip;
+    this.#attached = true;
+    this.#memory.views().u8.set(clip.cacheTemplate, this.#cache);
+  }
+
+  /** Lets the clip go but keeps the cache block, for a later {@linkcode attach}; idempotent. */
+  detach(): void {
+    if (!this.#attached) return;
+    this.#attached = false;
+    this.#clip.lifetime.release();
   }
 
   /**
@@ -48,10 +82,11 @@ export class ClipSampler {
     blendInto = 0,
     weight = 0,
   ): void {
-    u32[at] = this.clip.byteOffset;
+    const clip = this.#clip;
+    u32[at] = clip.byteOffset;
     u32[at + 1] = this.#cache;
     u32[at + 2] = out;
-    u32[at + 3] = this.clip.groupCount;
+    u32[at + 3] = clip.groupCount;
     f32[at + 4] = time;
     u32[at + 5] = blendInto;
     f32[at + 6] = weight;
@@ -59,9 +94,10 @@ export class ClipSampler {
 
   /** Frees the cache and lets the clip go; idempotent. */
   release(): void {
+    this.detach();
     if (!this.#cache) return;
     this.#memory.free(this.#cache);
     this.#cache = 0;
-    this.clip.lifetime.release();
+    this.#capacity = 0;
   }
 }

@@ -129,16 +129,32 @@ export function throwBeyondPalette(
   }
 }
 
-/** The words of one job row of a matrix system, from an entity's blocks. */
+/**
+ * Writes the first three words of one job row of a matrix system at
+ * `u32[at]`, from an entity's blocks. A module-level function, not a
+ * closure made per call: the frame allocates nothing.
+ */
 export type MatrixRow = (
+  u32: Uint32Array,
+  at: number,
   model: number,
   palette: number,
   skeleton: SkeletonAsset,
-) => readonly [number, number, number];
+) => void;
+
+/** What {@linkcode runMatrixJobs} ran: one object, rewritten by every call. */
+export interface MatrixJobs {
+  state: WorldState;
+  list: ArrayLike<number>;
+  /** What the kernel returned (the checked multiply's first entry beyond its limit), else -1. */
+  found: number;
+}
+const matrixJobs: MatrixJobs = { state: undefined!, list: [], found: -1 };
 
 /**
  * Runs a batch kernel whose rows are three offsets and the joint count,
  * for every entity with a JointMat (or those of `entities`), checked.
+ * Returns an object that the next call rewrites.
  */
 export function runMatrixJobs(
   world: object,
@@ -146,10 +162,11 @@ export function runMatrixJobs(
   entities: ArrayLike<number> | undefined,
   kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesCheckedBatch",
   row: MatrixRow,
-): { state: WorldState; list: ArrayLike<number>; found: number } {
+): MatrixJobs {
   const state = stateOf(world, caller);
   const list = withMatrices(world, state, caller, entities);
-  if (list.length === 0) return { state, list, found: -1 };
+  matrixJobs.state = state, matrixJobs.list = list, matrixJobs.found = -1;
+  if (list.length === 0) return matrixJobs;
   const table = state.jobs(kernel);
   table.begin(list.length, JOB_WORDS);
   const u32 = state.memory.u32;
@@ -159,13 +176,10 @@ export function runMatrixJobs(
     const n = skeleton.jointCount;
     const model = checkedMatrices(state, eid, n);
     const at = (table.ptr >> 2) + i * JOB_WORDS;
-    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton);
-    u32[at] = words[0];
-    u32[at + 1] = words[1];
-    u32[at + 2] = words[2];
+    row(u32, at, model, model + n * MATRIX_FLOATS * 4, skeleton);
     u32[at + 3] = n;
   }
   // The checked multiply's limit; the other two kernels take no third argument.
-  const found = state.kernels[kernel](table.ptr, list.length, MAX_PALETTE_MAGNITUDE) ?? -1;
-  return { state, list, found };
+  matrixJobs.found = state.kernels[kernel](table.ptr, list.length, MAX_PALETTE_MAGNITUDE) ?? -1;
+  return matrixJobs;
 }

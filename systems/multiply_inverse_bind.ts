@@ -9,7 +9,12 @@
  * @module
  */
 
-import { runMatrixJobs, throwBeyondPalette } from "./_select.ts";
+import { type MatrixRow, runMatrixJobs, throwBeyondPalette } from "./_select.ts";
+
+/** Row of `multiplyMatricesCheckedBatch`: model matrices × inverse bind matrices → palette. */
+const multiplyInverseBindRow: MatrixRow = (u32, at, model, palette, skeleton) => {
+  u32[at] = model, u32[at + 1] = skeleton.inverseBindByteOffset, u32[at + 2] = palette;
+};
 
 /**
  * Computes the skinning palette of every entity with Skeleton and JointMat,
@@ -22,7 +27,7 @@ export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<nu
     "multiplyInverseBindSystem",
     entities,
     "multiplyMatricesCheckedBatch",
-    (model, palette, skeleton) => [model, skeleton.inverseBindByteOffset, palette],
+    multiplyInverseBindRow,
   );
   throwBeyondPalette(state, list, found);
 }

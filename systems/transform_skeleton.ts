@@ -6,7 +6,12 @@
  * @module
  */
 
-import { runMatrixJobs } from "./_select.ts";
+import { type MatrixRow, runMatrixJobs } from "./_select.ts";
+
+/** Row of `localToModelBatch`: local matrices (the palette block), model matrices, parents. */
+const localToModelRow: MatrixRow = (u32, at, model, palette, skeleton) => {
+  u32[at] = palette, u32[at + 1] = model, u32[at + 2] = skeleton.parentsByteOffset;
+};
 
 /**
  * Runs local→model for every entity with Skeleton and JointMat, or for
@@ -18,6 +23,6 @@ export function transformSkeletonSystem(world: object, entities?: ArrayLike<numb
     "transformSkeletonSystem",
     entities,
     "localToModelBatch",
-    (model, palette, skeleton) => [palette, model, skeleton.parentsByteOffset],
+    localToModelRow,
   );
 }

@@ -6,7 +6,12 @@
  * @module
  */
 
-import { runMatrixJobs } from "./_select.ts";
+import { type MatrixRow, runMatrixJobs } from "./_select.ts";
+
+/** Row of `modelToLocalBatch`: model matrices, local matrices (the palette block), parents. */
+const modelToLocalRow: MatrixRow = (u32, at, model, palette, skeleton) => {
+  u32[at] = model, u32[at + 1] = palette, u32[at + 2] = skeleton.parentsByteOffset;
+};
 
 /**
  * Runs model→local for every entity with Skeleton and JointMat, or for
@@ -18,6 +23,6 @@ export function untransformSkeletonSystem(world: object, entities?: ArrayLike<nu
     "untransformSkeletonSystem",
     entities,
     "modelToLocalBatch",
-    (model, palette, skeleton) => [model, palette, skeleton.parentsByteOffset],
+    modelToLocalRow,
   );
 }

@@ -23,19 +23,22 @@ const MAX_SPARES = 3;
  * sampler is freed.
  */
 export function retirePlayback(player: PlayerState, playback: Playback): void {
-  const spares = player.spares ??= [];
-  if (spares.length >= MAX_SPARES) {
-    playback.sampler?.release();
-    return;
+  // Slots, never pushed or popped: an array that empties gives its store back.
+  const spares = player.spares ??= Array<Playback | undefined>(MAX_SPARES).fill(undefined);
+  for (let i = 0; i < MAX_SPARES; i++) {
+    if (spares[i] === undefined) {
+      playback.sampler?.detach();
+      spares[i] = playback;
+      return;
+    }
   }
-  playback.sampler?.detach();
-  spares.push(playback);
+  playback.sampler?.release();
 }
 
 /**
- * A spare playback of `player` set to play `fields` (its sampler attached
- * to `fields.compact`), or undefined when it has none. A sampler that
- * cannot attach (the core's budget) stays a spare, and the error is thrown.
+ * A spare playback of `player` set to play `clip` (its sampler attached to
+ * `compact`), or undefined when it has none. A sampler that cannot attach
+ * (the core's budget) stays a spare, and the error is thrown.
  */
 export function reusePlayback(
   player: PlayerState | undefined,
@@ -46,15 +49,15 @@ export function reusePlayback(
   wrap: Playback["wrap"],
 ): Playback | undefined {
   const spares = player?.spares;
-  if (!spares || spares.length === 0) return undefined;
-  const spare = spares.pop()!;
-  try {
+  if (!spares) return undefined;
+  for (let i = 0; i < MAX_SPARES; i++) {
+    const spare = spares[i];
+    if (spare === undefined) continue;
     spare.sampler!.attach(compact);
-  } catch (error) {
-    spares.push(spare);
-    throw error;
+    spares[i] = undefined;
+    spare.clip = clip, spare.compact = compact;
+    spare.time = time, spare.speed = speed, spare.wrap = wrap;
+    return spare;
   }
-  spare.clip = clip, spare.compact = compact;
-  spare.time = time, spare.speed = speed, spare.wrap = wrap;
-  return spare;
+  return undefined;
 }

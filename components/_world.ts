@@ -92,7 +92,7 @@ export interface PlayerState {
    * blocks: the next `playClip`/`crossFadeTo` reuses one instead of
    * allocating (`components/_playbacks.ts`); freed with the player.
    */
-  spares?: Playback[];
+  spares?: (Playback | undefined)[];
 }
 
 /** @internal Per-frame outputs of a player, written by the sample clips system. */
@@ -190,7 +190,7 @@ export class WorldResources {
         if (player.stack) releaseStack(this.memory, player.stack);
         player.current.sampler!.release();
         player.next?.sampler?.release();
-        for (const spare of player.spares ?? []) spare.sampler?.release();
+        for (const spare of player.spares ?? []) spare?.sampler?.release();
         o.player[eid] = undefined;
         break;
       }

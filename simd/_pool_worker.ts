@@ -107,9 +107,21 @@ function workerMain(): void {
       for (let chunk = Atomics.add(i32, 1, 1); chunk < i32[2]; chunk = Atomics.add(i32, 1, 1)) {
         const at = chunksAt + chunk * chunkInts;
         try {
-          args.length = i32[4];
-          for (let a = 0; a < args.length; a++) args[a] = f64[at / 2 + a];
-          i32[at + resultAt] = kernels[i32[3]](...args) ?? 0;
+          // Eight arguments always, NaN past the task's (a WebAssembly
+          // parameter reads NaN as it reads a missing one): no spread, no
+          // garbage a chunk.
+          for (let a = 0; a < 8; a++) args[a] = a < i32[4] ? f64[at / 2 + a] : NaN;
+          i32[at + resultAt] = kernels[i32[3]](
+            args[0],
+            args[1],
+            args[2],
+            args[3],
+            args[4],
+            args[5],
+            args[6],
+            args[7],
+          ) ??
+            0;
         } catch (error) {
           // Chunks are claimed in increasing order: the first error is this worker's lowest.
           if (i32[base + 2] === 0) {

@@ -194,7 +194,7 @@ export function parallelKernels(
     const parallel = (jobs: number, count: number, a?: number, b?: number): number => {
       // While a task is out (a task-parallel frame's skinning), this
       // thread's kernels run here alone.
-      if (pool.closed || pool.busy || count < 2) return serial(jobs, count, a!, b!);
+      if (pool.closed || pool.busy || count < 2) return callSerial(serial, jobs, count, a, b);
       const u32 = memory.views().u32;
       const extra = b !== undefined ? 2 : a !== undefined ? 1 : 0;
       rest.length = extra;
@@ -205,7 +205,7 @@ export function parallelKernels(
       for (let i = 0; i < count; i++) {
         total += costs[i] = cost(u32, (jobs >> 2) + i * JOB_WORDS, rest);
       }
-      if (total < minSplitCost[name]) return serial(jobs, count, a!, b!);
+      if (total < minSplitCost[name]) return callSerial(serial, jobs, count, a, b);
       chunkBoundsInto(bounds, costs, count, pool.maxChunks, join, u32, jobs >> 2);
       sharesInto(chunks, args, name, bounds, jobs, rest);
       const results = pool.run(index, chunks, serial);
@@ -220,6 +220,19 @@ export function parallelKernels(
   });
   threadsOfKernels.set(kernels, { pool, serial: base });
   return kernels;
+}
+
+/** `serial` called with as many arguments as it was given: its own arity, nothing boxed. */
+function callSerial(
+  serial: (jobs: number, count: number, ...rest: number[]) => number,
+  jobs: number,
+  count: number,
+  a: number | undefined,
+  b: number | undefined,
+): number {
+  if (b !== undefined) return serial(jobs, count, a!, b);
+  if (a !== undefined) return serial(jobs, count, a);
+  return serial(jobs, count);
 }
 
 /**

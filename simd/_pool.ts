@@ -52,6 +52,24 @@ function canBlock(): boolean {
 /** One chunk of a task: its kernel arguments (undefined: no rows). */
 export type Share = readonly number[] | undefined;
 
+/**
+ * `fn(...args)` without a spread for up to four arguments: a call of the
+ * kernel's own arity allocates nothing (a spread makes an array, and a
+ * WebAssembly call of another arity boxes its arguments).
+ */
+function callWith(fn: (...args: number[]) => number, args: readonly number[]): number {
+  switch (args.length) {
+    case 2:
+      return fn(args[0], args[1]);
+    case 3:
+      return fn(args[0], args[1], args[2]);
+    case 4:
+      return fn(args[0], args[1], args[2], args[3]);
+    default:
+      return fn(...args);
+  }
+}
+
 /** The worker threads of a pool; the calling thread is thread 0. */
 export class ThreadPool {
   /** Threads that share a task, the calling thread included. */
@@ -214,10 +232,7 @@ export class ThreadPool {
       const args = chunks[c];
       this.#localChunks++;
       try {
-        // Arguments beyond a chunk's are undefined, as if not passed: no spread, no garbage.
-        i32[this.#chunksAt + c * CHUNK_INTS + RESULT_AT] = args
-          ? local(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7])
-          : 0;
+        i32[this.#chunksAt + c * CHUNK_INTS + RESULT_AT] = args ? callWith(local, args) : 0;
       } catch (error) {
         if (this.#localChunk < 0) [this.#localChunk, this.#localError] = [c, error];
       }

@@ -32,7 +32,6 @@ import {
 import { wavePose } from "../examples/cylinder.ts";
 import { createScene } from "./_scene.ts";
 import { findModel } from "./_assets.ts";
-import { BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
 import type { Clip } from "../animation/clip.ts";
 
 /** Frames measured. */
@@ -63,8 +62,6 @@ if (import.meta.main) {
   if (!gc) throw new Error("run with --v8-flags=--expose-gc");
   const build = Deno.args[0] as CoreBuild, threads = Deno.args[1];
   const pool = threads === "workers" ? await createWorkerPool({ workers: 2, build }) : undefined;
-  // Every batch call split however small: the split path is the one measured.
-  if (pool) { for (const name of BATCH_NAMES) minSplitCost[name] = 0; }
   const core = pool?.core ?? Core.create(build);
   const animate = createAnimationPipeline({ pool });
 

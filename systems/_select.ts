@@ -179,7 +179,10 @@ export function runMatrixJobs(
     row(u32, at, model, model + n * MATRIX_FLOATS * 4, skeleton);
     u32[at + 3] = n;
   }
-  // The checked multiply's limit; the other two kernels take no third argument.
-  matrixJobs.found = state.kernels[kernel](table.ptr, list.length, MAX_PALETTE_MAGNITUDE) ?? -1;
+  // The checked multiply's limit; the other two kernels take no third argument,
+  // and are not given one (a call of another arity boxes its arguments).
+  matrixJobs.found = kernel === "multiplyMatricesCheckedBatch"
+    ? state.kernels[kernel](table.ptr, list.length, MAX_PALETTE_MAGNITUDE)
+    : (state.kernels[kernel](table.ptr, list.length), -1);
   return matrixJobs;
 }

@@ -14,7 +14,7 @@
  * adapters make a view per job row), the task-parallel pipeline
  * (`taskParallel: true`: its snapshot map and generator), a batch call
  * split across threads whose kernel takes a float argument (the
- * transform, inverse-bind and palette-scan calls box it per chunk: the
+ * inverse-bind multiply and the palette scans box it per chunk: the
  * default split thresholds leave them on one thread in these scenes), and
  * dual-quaternion skins (their conversion runs in TypeScript).
  */

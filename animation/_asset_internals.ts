@@ -64,37 +64,40 @@ export function setSkinInternals(asset: object, internals: SkinInternals): void 
   skins.set(asset, { internals, lifetime: lifetimeOf(asset) });
 }
 
-/** The compact clips built during the innermost {@linkcode undoBuildsOnThrow}. */
-let builtDuringCall: object[] | undefined;
+/** The compact clips built since the outermost {@linkcode guardBuilds} (none outside one). */
+const builtDuringCalls: object[] = [];
+let guardDepth = 0;
 
 /** Records what `clip` (a CompactClip, just built) keeps out of reach. */
 export function setCompactClipInternals(clip: object, internals: CompactClipInternals): void {
   compactClips.set(clip, internals);
-  builtDuringCall?.push(clip);
+  if (guardDepth > 0) builtDuringCalls.push(clip);
 }
 
 /**
- * Runs `call` (a game's call that may build compact clips); when it throws,
- * gives back the compact clips built meanwhile that no player took, so that
- * a failing call keeps no core memory (a failing `addLocomotionLayer` kept
- * its points' clips, 352 to 1,504 bytes a call, until the clips were
- * collected).
+ * Begins a game's call that may build compact clips; returns the mark that
+ * {@linkcode settleBuilds} takes when the call ends. A failing call gives
+ * back the compact clips it built that no player took, so that it keeps no
+ * core memory (a failing `addLocomotionLayer` kept its points' clips, 352
+ * to 1,504 bytes a call, until the clips were collected). A mark and a
+ * flag, not a callback: a replayed clip's `playClip` allocates nothing.
  */
-export function undoBuildsOnThrow<T>(call: () => T): T {
-  const outer = builtDuringCall;
-  const built: object[] = builtDuringCall = [];
-  try {
-    return call();
-  } catch (error) {
-    for (const clip of built) {
-      const lifetime = lifetimeOf(clip);
+export function guardBuilds(): number {
+  guardDepth++;
+  return builtDuringCalls.length;
+}
+
+/** Ends the call begun at `mark`; when it `failed`, disposes the clips it built and nobody uses. */
+export function settleBuilds(mark: number, failed: boolean): void {
+  if (failed) {
+    for (let i = mark; i < builtDuringCalls.length; i++) {
+      const lifetime = lifetimeOf(builtDuringCalls[i]);
       if (lifetime.users === 0) lifetime.dispose();
     }
-    throw error;
-  } finally {
-    builtDuringCall = outer;
-    outer?.push(...built);
+    builtDuringCalls.length = mark;
   }
+  // The clips a call built that succeeded belong to the call around it, if any.
+  if (--guardDepth === 0) builtDuringCalls.length = 0;
 }
 
 function live<T>(map: WeakMap<object, Entry<T>>, asset: object, name: string): T {

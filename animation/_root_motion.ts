@@ -105,14 +105,20 @@ export function restRoot(restPose: Float32Array, joint: number): Float64Array {
 }
 
 /**
- * Removes root motion from `pose` (SoA×4): the root's x and z become the
- * rest pose's, and its yaw the rest pose's (`q = yaw(rest - yaw(q)) * q`).
+ * Removes root motion from the pose (SoA×4) at float `offset` of `pose`:
+ * the root's x and z become the rest pose's, and its yaw the rest pose's
+ * (`q = yaw(rest - yaw(q)) * q`).
  */
-export function removeRootMotion(pose: Float32Array, joint: number, rest: ArrayLike<number>): void {
-  pose[poseIndex(joint, PoseField.TX)] = rest[0];
-  pose[poseIndex(joint, PoseField.TZ)] = rest[1];
-  const ix = poseIndex(joint, PoseField.QX), iy = poseIndex(joint, PoseField.QY);
-  const iz = poseIndex(joint, PoseField.QZ), iw = poseIndex(joint, PoseField.QW);
+export function removeRootMotion(
+  pose: Float32Array,
+  joint: number,
+  rest: ArrayLike<number>,
+  offset = 0,
+): void {
+  pose[offset + poseIndex(joint, PoseField.TX)] = rest[0];
+  pose[offset + poseIndex(joint, PoseField.TZ)] = rest[1];
+  const ix = offset + poseIndex(joint, PoseField.QX), iy = offset + poseIndex(joint, PoseField.QY);
+  const iz = offset + poseIndex(joint, PoseField.QZ), iw = offset + poseIndex(joint, PoseField.QW);
   const x = pose[ix], y = pose[iy], z = pose[iz], w = pose[iw];
   const half = (rest[2] - yawOf(y, w)) / 2;
   const s = Math.sin(half), c = Math.cos(half);

@@ -17,27 +17,62 @@ import { lifetimeOf } from "./_lifetime.ts";
 /** @internal A playback's view of a compact clip. */
 export class ClipSampler {
   /** The clip sampled. */
-  readonly clip: CompactClip;
+  #clip: CompactClip;
   readonly #memory: CoreMemory;
-  readonly #clipByteOffset: number;
-  readonly #steps: boolean;
-  #cache: number;
+  #clipByteOffset = 0;
+  #steps = false;
+  #cache = 0;
+  #capacity = 0;
+  #attached = false;
 
   /** Acquires `clip` and allocates a cache for it in `memory` (the clip's core). */
   constructor(clip: CompactClip, memory: CoreMemory) {
+    this.#clip = clip;
+    this.#memory = memory;
+    this.attach(clip);
+  }
+
+  /** The clip sampled. */
+  get clip(): CompactClip {
+    return this.#clip;
+  }
+
+  /**
+   * Samples `clip` from now on (after {@linkcode detach}, or a first time
+   * from the constructor): acquires it and resets the cache from its
+   * template, in the block the sampler has when it is large enough, so
+   * that a recycled sampler replaying a clip allocates nothing.
+   */
+  attach(clip: CompactClip): void {
+    if (this.#attached) throw new TypeError("attach: the sampler already samples a clip");
     const { byteOffset, cacheTemplate: template, steps } = compactClipInternals(clip);
-    lifetimeOf(clip).acquire();
-    this.clip = clip;
+    const lifetime = lifetimeOf(clip);
+    lifetime.acquire();
+    const bytes = template.length;
+    if (this.#capacity < bytes || this.#cache === 0) {
+      let cache: number;
+      try {
+        cache = this.#memory.alloc(bytes);
+      } catch (e) {
+        lifetime.release();
+        throw e;
+      }
+      if (this.#cache) this.#memory.free(this.#cache);
+      this.#cache = cache;
+      this.#capacity = bytes;
+    }
+    this.#clip = clip;
     this.#clipByteOffset = byteOffset;
     this.#steps = steps;
-    this.#memory = memory;
-    try {
-      this.#cache = memory.alloc(template.length);
-    } catch (e) {
-      lifetimeOf(clip).release();
-      throw e;
-    }
-    memory.views().u8.set(template, this.#cache);
+    this.#attached = true;
+    this.#memory.views().u8.set(template, this.#cache);
+  }
+
+  /** Lets the clip go but keeps the cache block, for a later {@linkcode attach}; idempotent. */
+  detach(): void {
+    if (!this.#attached) return;
+    this.#attached = false;
+    lifetimeOf(this.#clip).release();
   }
 
   /**
@@ -58,7 +93,7 @@ export class ClipSampler {
     u32[at] = this.#clipByteOffset;
     u32[at + 1] = this.#cache;
     u32[at + 2] = out;
-    u32[at + 3] = this.clip.groupCount;
+    u32[at + 3] = this.#clip.groupCount;
     f32[at + 4] = this.#steps ? floorToFloat32(time) : time;
     u32[at + 5] = blendInto;
     f32[at + 6] = weight;
@@ -66,10 +101,11 @@ export class ClipSampler {
 
   /** Frees the cache and lets the clip go; idempotent. */
   release(): void {
+    this.detach();
     if (!this.#cache) return;
     this.#memory.free(this.#cache);
     this.#cache = 0;
-    lifetimeOf(this.clip).release();
+    this.#capacity = 0;
   }
 }
 

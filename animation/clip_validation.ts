@@ -89,7 +89,12 @@ const validated = new WeakSet<Clip>();
  * then with the key it changed.
  */
 export function validateClip(clip: Clip): void {
-  if (validated.has(clip)) return;
+  // The check of a clip played before stays apart from the closures below,
+  // which would make every call allocate their context.
+  if (!validated.has(clip)) validateNewClip(clip);
+}
+
+function validateNewClip(clip: Clip): void {
   if (!clip || typeof clip !== "object") {
     throw new ClipError(String(clip), -1, -1, "expected a Clip object");
   }

@@ -171,11 +171,7 @@ export function selectEntities(
   if (entities === undefined) {
     // bitecs' query() hashes its terms on every call; the registered query
     // is the same set, kept until a resetWorld (which stateOf notices).
-    let cached = state.queries.get(key);
-    if (!cached) {
-      cached = registerQuery(world, terms.map((name) => state.components[name]));
-      state.queries.set(key, cached);
-    }
+    const cached = state.queries.get(key) ?? registerTerms(world, state, terms, key);
     commitRemovals(world);
     return cached.dense;
   }
@@ -197,6 +193,21 @@ export function selectEntities(
     if (has(owned, eid)) selected.push(eid);
   }
   return selected;
+}
+
+/**
+ * Registers the query of `terms` under `key`. Its own function: a closure
+ * in {@linkcode selectEntities} would make every call allocate a context.
+ */
+function registerTerms(
+  world: object,
+  state: WorldState,
+  terms: readonly ComponentName[],
+  key: string,
+): { readonly dense: ArrayLike<number> } {
+  const query = registerQuery(world, terms.map((name) => state.components[name]));
+  state.queries.set(key, query);
+  return query;
 }
 
 /**

@@ -62,7 +62,7 @@ export interface Layer {
   readonly maskPtr: number;
   readonly reference: number;
   /** What the effective mask was last built from: clips and the game's mask. */
-  maskKey: readonly unknown[];
+  maskKey: unknown[];
 }
 
 /** @internal All layers of an entity. */
@@ -162,28 +162,29 @@ function animated(clip: Clip, jointCount: number): Uint32Array {
 /**
  * @internal Writes the layer's effective mask into the core when its inputs
  * changed: the game's mask, per property (translation, rotation, scale) of
- * each joint, and 0 for the properties none of `clips` animates (a layer
- * leaves those to the other layers, as three.js leaves a property an action
- * has no track for).
+ * each joint, and 0 for the properties neither `clip` nor `other` (a
+ * cross-fade's or 1D blend's second clip, if any) animates (a layer leaves
+ * those to the other layers, as three.js leaves a property an action has
+ * no track for). Allocates nothing: a cross-fade changes the inputs every
+ * time it starts and ends.
  */
 export function updateMask(
   memory: CoreMemory,
   layer: Layer,
-  clips: readonly Clip[],
+  clip: Clip,
+  other: Clip | undefined,
   jointCount: number,
 ): void {
-  const key = [layer.mask, ...clips];
-  if (key.length === layer.maskKey.length && key.every((k, i) => k === layer.maskKey[i])) return;
-  layer.maskKey = key;
-  const out = memory.views().f32.subarray(
-    layer.maskPtr >> 2,
-    (layer.maskPtr >> 2) + maskFloats(jointCount),
-  );
-  out.fill(0);
-  const lanes = lanesOf(jointCount);
-  for (const clip of clips) {
-    for (const slot of animated(clip, jointCount)) {
-      out[slot] = layer.mask ? layer.mask[slot % lanes] : 1;
+  const key = layer.maskKey;
+  if (key.length === 3 && key[0] === layer.mask && key[1] === clip && key[2] === other) return;
+  key[0] = layer.mask, key[1] = clip, key[2] = other;
+  const f32 = memory.views().f32, at = layer.maskPtr >> 2;
+  f32.fill(0, at, at + maskFloats(jointCount));
+  const lanes = lanesOf(jointCount), mask = layer.mask;
+  for (let c = 0; c < 2; c++) {
+    const slots = c === 0 ? animated(clip, jointCount) : other && animated(other, jointCount);
+    for (let i = 0; slots && i < slots.length; i++) {
+      f32[at + slots[i]] = mask ? mask[slots[i] % lanes] : 1;
     }
   }
 }

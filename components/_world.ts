@@ -65,11 +65,12 @@ export const COMPONENT_NAMES: readonly ComponentName[] = [
  * store's `time` and `speed` are the truth; these are the fading-in clip's.
  */
 export interface Playback {
-  readonly clip: Clip;
-  readonly compact: CompactClip;
+  // Not readonly: a player's playbacks are recycled (`components/_playbacks.ts`).
+  clip: Clip;
+  compact: CompactClip;
   /** Its sampler (cache in the core), from when the playback starts until it stops. */
   sampler?: ClipSampler;
-  readonly wrap: WrapMode;
+  wrap: WrapMode;
   time: number;
   speed: number;
 }
@@ -87,6 +88,12 @@ export interface PlayerState {
   stack?: LayerStack;
   /** Extensions of the player (markers crossed, root motion), freed with it. */
   extras?: PlayerExtras;
+  /**
+   * Playbacks it stopped, their samplers detached but keeping their cache
+   * blocks: the next `playClip`/`crossFadeTo` reuses one instead of
+   * allocating (`components/_playbacks.ts`); freed with the player.
+   */
+  spares?: (Playback | undefined)[];
 }
 
 /** @internal Per-frame outputs of a player, written by the sample clips system. */
@@ -187,6 +194,7 @@ export class WorldResources {
         if (player.stack) releaseStack(this.memory, player.stack);
         player.current.sampler!.release();
         player.next?.sampler?.release();
+        for (const spare of player.spares ?? []) spare?.sampler?.release();
         o.player[eid] = undefined;
         break;
       }
@@ -302,6 +310,10 @@ export class JobTable {
   count = 0;
   #capacity = 0;
   #staged = new Uint32Array(0);
+  #stagedPrefix: Uint32Array | undefined;
+  #stagedFloats: Float32Array | undefined;
+  #tableView: Uint32Array | undefined;
+  #tableViewOf: Uint32Array | undefined;
   readonly #memory: CoreMemory;
 
   constructor(memory: CoreMemory) {
@@ -333,19 +345,53 @@ export class JobTable {
 
   /** Copies the first `words` staged words into the table. */
   commit(words: number): void {
-    this.#memory.views().u32.set(this.#staged.subarray(0, words), this.ptr >> 2);
+    const u32 = this.#memory.views().u32;
+    if (words === this.#staged.length) u32.set(this.#staged, this.ptr >> 2);
+    else u32.set(this.#stagedView(words), this.ptr >> 2);
   }
 
   /** The table's first `words` words (what a kernel wrote), copied into the staging array. */
   readBack(words: number): Uint32Array {
-    const staged = this.staging(words), from = this.ptr >> 2;
-    staged.set(this.#memory.views().u32.subarray(from, from + words));
+    const staged = this.staging(words), u32 = this.#memory.views().u32, from = this.ptr >> 2;
+    // The view of the table is kept while the table and the core's views stay: no garbage a frame.
+    let view = this.#tableView;
+    if (
+      view === undefined || this.#tableViewOf !== u32 || view.byteOffset !== this.ptr ||
+      view.length !== words
+    ) {
+      view = this.#tableView = u32.subarray(from, from + words);
+      this.#tableViewOf = u32;
+    }
+    staged.set(view);
     return staged;
+  }
+
+  /** {@linkcode readBack} read as floats (the same staging array). */
+  readBackFloats(words: number): Float32Array {
+    const staged = this.readBack(words);
+    if (this.#stagedFloats?.buffer !== staged.buffer) {
+      this.#stagedFloats = new Float32Array(staged.buffer);
+    }
+    return this.#stagedFloats;
+  }
+
+  /** The first `words` staged words, a view kept while their count stays. */
+  #stagedView(words: number): Uint32Array {
+    let view = this.#stagedPrefix;
+    if (view === undefined || view.buffer !== this.#staged.buffer || view.length !== words) {
+      view = this.#stagedPrefix = this.#staged.subarray(0, words);
+    }
+    return view;
   }
 
   free(): void {
     if (this.ptr) this.#memory.free(this.ptr);
     this.ptr = this.#capacity = this.count = 0;
     this.#staged = new Uint32Array(0);
+    this.#stagedPrefix =
+      this.#stagedFloats =
+      this.#tableView =
+      this.#tableViewOf =
+        undefined;
   }
 }

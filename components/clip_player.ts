@@ -25,9 +25,10 @@ import { compactClip } from "../animation/compact_clip.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { checkedPlayer, checkedSkeleton } from "./_access.ts";
 import { checkEntity, stateOf } from "./_lifecycle.ts";
-import type { Playback, WorldState } from "./_world.ts";
+import type { Playback, PlayerState, WorldState } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
-import { undoBuildsOnThrow } from "../animation/_asset_internals.ts";
+import { guardBuilds, settleBuilds } from "../animation/_asset_internals.ts";
+import { retirePlayback, reusePlayback } from "./_playbacks.ts";
 
 /** How a clip plays. */
 export interface PlaybackOptions {
@@ -66,21 +67,28 @@ export function playClip(
   world: object,
   eid: number,
   clip: Clip,
-  options: PlaybackOptions = {},
+  options?: PlaybackOptions,
 ): void {
-  return undoBuildsOnThrow(() => playClipUnguarded(world, eid, clip, options));
+  const mark = guardBuilds();
+  let failed = true;
+  try {
+    playClipUnguarded(world, eid, clip, options);
+    failed = false;
+  } finally {
+    settleBuilds(mark, failed);
+  }
 }
 
 function playClipUnguarded(
   world: object,
   eid: number,
   clip: Clip,
-  options: PlaybackOptions,
+  options: PlaybackOptions | undefined,
 ): void {
   const state = stateOf(world, "playClip");
-  const playback = makePlayback(world, state, eid, clip, options);
-  const c = state.components.ClipPlayer;
   const player = state.owned.player[eid];
+  const playback = makePlayback(world, state, eid, clip, options, player);
+  const c = state.components.ClipPlayer;
   if (!player) {
     state.pending.ClipPlayer = playback;
     try {
@@ -90,9 +98,9 @@ function playClipUnguarded(
     }
     return;
   }
-  playback.sampler = new ClipSampler(playback.compact, state.resources.memory);
-  player.current.sampler!.release();
-  player.next?.sampler?.release();
+  playback.sampler ??= new ClipSampler(playback.compact, state.resources.memory);
+  retirePlayback(player, player.current);
+  if (player.next) retirePlayback(player, player.next);
   player.current = playback;
   player.next = undefined;
   player.fade = 0;
@@ -112,9 +120,16 @@ export function crossFadeTo(
   eid: number,
   clip: Clip,
   duration: number,
-  options: PlaybackOptions = {},
+  options?: PlaybackOptions,
 ): void {
-  return undoBuildsOnThrow(() => crossFadeToUnguarded(world, eid, clip, duration, options));
+  const mark = guardBuilds();
+  let failed = true;
+  try {
+    crossFadeToUnguarded(world, eid, clip, duration, options);
+    failed = false;
+  } finally {
+    settleBuilds(mark, failed);
+  }
 }
 
 function crossFadeToUnguarded(
@@ -122,7 +137,7 @@ function crossFadeToUnguarded(
   eid: number,
   clip: Clip,
   duration: number,
-  options: PlaybackOptions,
+  options: PlaybackOptions | undefined,
 ): void {
   const state = stateOf(world, "crossFadeTo");
   if (typeof duration !== "number" || !Number.isFinite(duration) || duration < 0) {
@@ -132,17 +147,17 @@ function crossFadeToUnguarded(
   }
   const player = state.owned.player[eid];
   if (!player) return playClip(world, eid, clip, options);
-  const playback = makePlayback(world, state, eid, clip, options);
-  playback.sampler = new ClipSampler(playback.compact, state.resources.memory);
+  const playback = makePlayback(world, state, eid, clip, options, player);
+  playback.sampler ??= new ClipSampler(playback.compact, state.resources.memory);
   const c = state.components.ClipPlayer;
   if (player.next && player.fade >= 0.5) {
     // The clip fading in already dominates: it becomes the one fading out.
-    player.current.sampler!.release();
+    retirePlayback(player, player.current);
     player.current = player.next;
     c.time[eid] = player.next.time;
     c.speed[eid] = player.next.speed;
-  } else {
-    player.next?.sampler?.release();
+  } else if (player.next) {
+    retirePlayback(player, player.next);
   }
   player.next = playback;
   player.fade = 0;
@@ -173,15 +188,17 @@ export function removeClipPlayer(world: object, eid: number): void {
 }
 
 /**
- * @internal A checked playback of `clip` for entity `eid`, its clip built;
- * no sampler yet (nothing acquired).
+ * @internal A checked playback of `clip` for entity `eid`, its clip built:
+ * one of `player`'s spares, its sampler attached, when it has one; else a
+ * new one with no sampler yet (nothing acquired).
  */
 export function makePlayback(
   world: object,
   state: WorldState,
   eid: number,
   clip: Clip,
-  options: PlaybackOptions,
+  options: PlaybackOptions | undefined,
+  player?: PlayerState,
 ): Playback {
   checkEntity(world, eid, "ClipPlayer");
   if (!state.owned.skeleton[eid]) {
@@ -199,7 +216,8 @@ export function makePlayback(
     throw new ComponentError(eid, "ClipPlayer", "expected a Clip");
   }
   validateClip(clip);
-  for (const [i, channel] of clip.channels.entries()) {
+  for (let i = 0; i < clip.channels.length; i++) {
+    const channel = clip.channels[i];
     if (
       !(Number.isInteger(channel?.joint) && channel.joint >= 0 &&
         channel.joint < skeleton.jointCount)
@@ -224,5 +242,8 @@ export function makePlayback(
   if (wrap !== "loop" && wrap !== "clamp") {
     throw new RangeError(`entity ${eid}: ClipPlayer: wrap must be "loop" or "clamp", got ${wrap}`);
   }
-  return { clip, compact: compactClip(clip, skeleton), time, speed, wrap };
+  const compact = compactClip(clip, skeleton);
+  // A player's spare, its sampler attached: replaying a clip allocates nothing.
+  return reusePlayback(player, clip, compact, time, speed, wrap) ??
+    { clip, compact, time, speed, wrap };
 }

@@ -43,7 +43,7 @@ import { allocateLayer, type LayerMode, releaseLayer, startLayer } from "./_laye
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback, type PlaybackOptions } from "./clip_player.ts";
-import { undoBuildsOnThrow } from "../animation/_asset_internals.ts";
+import { guardBuilds, settleBuilds } from "../animation/_asset_internals.ts";
 
 export type { LayerMode } from "./_layers.ts";
 export { MAX_LAYERS } from "./_layers.ts";
@@ -93,7 +93,15 @@ export function addLayer(
   clip: Clip,
   options: LayerOptions = {},
 ): number {
-  return undoBuildsOnThrow(() => addLayerUnguarded(world, eid, clip, options));
+  const mark = guardBuilds();
+  let failed = true;
+  try {
+    const result = addLayerUnguarded(world, eid, clip, options);
+    failed = false;
+    return result;
+  } finally {
+    settleBuilds(mark, failed);
+  }
 }
 
 function addLayerUnguarded(

@@ -16,7 +16,7 @@ import { allocateLayer, MAX_LAYERS, startLayer } from "./_layers.ts";
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback } from "./clip_player.ts";
-import { undoBuildsOnThrow } from "../animation/_asset_internals.ts";
+import { guardBuilds, settleBuilds } from "../animation/_asset_internals.ts";
 
 /** One clip of a locomotion blend, at its place on the parameter's axis. */
 export interface LocomotionPoint {
@@ -57,7 +57,15 @@ export function addLocomotionLayer(
   points: readonly LocomotionPoint[],
   options: LocomotionOptions = {},
 ): number {
-  return undoBuildsOnThrow(() => addLocomotionLayerUnguarded(world, eid, points, options));
+  const mark = guardBuilds();
+  let failed = true;
+  try {
+    const result = addLocomotionLayerUnguarded(world, eid, points, options);
+    failed = false;
+    return result;
+  } finally {
+    settleBuilds(mark, failed);
+  }
 }
 
 function addLocomotionLayerUnguarded(

@@ -43,7 +43,8 @@ type RowCost = (u32: Uint32Array, at: number, rest: readonly number[]) => number
 const word = (offset: number): RowCost => (u32, at) => u32[at + offset];
 
 /** Influences times streams of a skinning row, at the call's influence cap. */
-const skinCost: RowCost = (u32, at, [maxInfluences]) => {
+const skinCost: RowCost = (u32, at, rest) => {
+  const maxInfluences = rest[0];
   const parts = u32[at + 1] >> 2, partCount = u32[at + 2], flags = u32[at + 11];
   const streams = 1 + (flags & SKIN_NORMALS ? 1 : 0) + (flags & SKIN_TANGENTS ? 1 : 0);
   let cost = 0;
@@ -64,7 +65,7 @@ export const ROW_COSTS: Record<BatchName, RowCost> = {
   multiplyMatricesCheckedBatch: word(3),
   blendPosesBatch: word(3),
   sampleCompactBatch: (u32, at) => u32[at + 3] * 4,
-  skinPositionsBatch: (u32, at, [max]) => u32[at + 5] * max,
+  skinPositionsBatch: (u32, at, rest) => u32[at + 5] * rest[0],
   skinVerticesBatch: skinCost,
   skinDualQuaternionsBatch: skinCost,
 };
@@ -179,28 +180,34 @@ export function parallelKernels(
   pool: ThreadPool,
 ): CoreKernels {
   const kernels: CoreKernels = { ...base };
-  const costs: number[] = [];
+  // Grown, never shrunk: rows' costs of the call being split.
+  let costs = new Float64Array(64);
   BATCH_NAMES.forEach((name, index) => {
     const cost = ROW_COSTS[name];
     const serial = base[name] as (jobs: number, count: number, ...rest: number[]) => number;
-    const parallel = (jobs: number, count: number, ...rest: number[]): number => {
+    // Made once per kernel and rewritten by every call: a split call allocates nothing.
+    const rest: number[] = [], bounds: number[] = [];
+    const chunks: Share[] = [], args: number[][] = [];
+    const join = JOINED[name];
+    // At most two arguments after the rows (the skinning's level of detail
+    // and bounds): fixed parameters, since a rest parameter is an array a call.
+    const parallel = (jobs: number, count: number, a?: number, b?: number): number => {
       // While a task is out (a task-parallel frame's skinning), this
       // thread's kernels run here alone.
-      if (pool.closed || pool.busy || count < 2) return serial(jobs, count, ...rest);
+      if (pool.closed || pool.busy || count < 2) return callSerial(serial, jobs, count, a, b);
       const u32 = memory.views().u32;
-      costs.length = count;
+      const extra = b !== undefined ? 2 : a !== undefined ? 1 : 0;
+      rest.length = extra;
+      if (extra > 0) rest[0] = a!;
+      if (extra > 1) rest[1] = b!;
+      if (costs.length < count) costs = new Float64Array(count * 2);
       let total = 0;
       for (let i = 0; i < count; i++) {
         total += costs[i] = cost(u32, (jobs >> 2) + i * JOB_WORDS, rest);
       }
-      if (total < minSplitCost[name]) return serial(jobs, count, ...rest);
-      const join = JOINED[name];
-      const bounds = chunkBounds(
-        costs,
-        pool.maxChunks,
-        join && ((row) => join(u32, (jobs >> 2) + row * JOB_WORDS)),
-      );
-      const chunks = sharesOf(name, bounds, jobs, rest);
+      if (total < minSplitCost[name]) return callSerial(serial, jobs, count, a, b);
+      chunkBoundsInto(bounds, costs, count, pool.maxChunks, join, u32, jobs >> 2);
+      sharesInto(chunks, args, name, bounds, jobs, rest);
       const results = pool.run(index, chunks, serial);
       if (!FIRST_FOUND.has(name)) return 0;
       // The first row found, in row order: the first chunk that found one.
@@ -213,6 +220,75 @@ export function parallelKernels(
   });
   threadsOfKernels.set(kernels, { pool, serial: base });
   return kernels;
+}
+
+/** `serial` called with as many arguments as it was given: its own arity, nothing boxed. */
+function callSerial(
+  serial: (jobs: number, count: number, ...rest: number[]) => number,
+  jobs: number,
+  count: number,
+  a: number | undefined,
+  b: number | undefined,
+): number {
+  if (b !== undefined) return serial(jobs, count, a!, b);
+  if (a !== undefined) return serial(jobs, count, a);
+  return serial(jobs, count);
+}
+
+/**
+ * {@linkcode chunkBounds} of the first `count` costs into `out`, with rows joined where `join` says of
+ * the job row at word `(row) * JOB_WORDS + first` of `u32`: no closure, no
+ * garbage.
+ */
+function chunkBoundsInto(
+  out: number[],
+  costs: ArrayLike<number>,
+  count: number,
+  chunks: number,
+  join: ((u32: Uint32Array, at: number) => boolean) | undefined,
+  u32: Uint32Array,
+  first: number,
+): void {
+  const threads = Math.max(1, Math.min(chunks, count));
+  let total = 0;
+  for (let i = 0; i < count; i++) total += costs[i];
+  // balance() with head 0 (`made`: the bounds it would have), dropping
+  // repeated bounds as chunkBounds() does.
+  let n = 0, made = 1, before = 0;
+  out[n++] = 0;
+  for (let i = 0; i < count; i++) {
+    const middle = before + costs[i] / 2;
+    const cut = i > 0 && !(join !== undefined && join(u32, first + i * JOB_WORDS));
+    while (cut && made < threads && middle > (total * made) / threads) {
+      if (out[n - 1] !== i) out[n++] = i;
+      made++;
+    }
+    before += costs[i];
+  }
+  if (out[n - 1] !== count) out[n++] = count;
+  out.length = n;
+}
+
+/** {@linkcode sharesOf} into `out`, each share's array kept in `args` from call to call. */
+function sharesInto(
+  out: Share[],
+  args: number[][],
+  name: BatchName,
+  bounds: readonly number[],
+  jobs: number,
+  rest: readonly number[],
+): void {
+  out.length = bounds.length - 1;
+  for (let t = 0; t + 1 < bounds.length; t++) {
+    const first = bounds[t], rows = bounds[t + 1] - first;
+    const share = args[t] ??= [];
+    share.length = 2 + rest.length;
+    share[0] = jobs + first * JOB_BYTES, share[1] = rows;
+    for (let r = 0; r < rest.length; r++) share[2 + r] = rest[r];
+    // The skinning bounds table runs beside the job table, one entry per row.
+    if (name.startsWith("skin") && rest[1]) share[3] = rest[1] + first * BOUNDS_BYTES;
+    out[t] = share;
+  }
 }
 
 /** The pool and the unsplit kernels behind split kernels. */

@@ -52,6 +52,24 @@ function canBlock(): boolean {
 /** One chunk of a task: its kernel arguments (undefined: no rows). */
 export type Share = readonly number[] | undefined;
 
+/**
+ * `fn(...args)` without a spread for up to four arguments: a call of the
+ * kernel's own arity allocates nothing (a spread makes an array, and a
+ * WebAssembly call of another arity boxes its arguments).
+ */
+function callWith(fn: (...args: number[]) => number, args: readonly number[]): number {
+  switch (args.length) {
+    case 2:
+      return fn(args[0], args[1]);
+    case 3:
+      return fn(args[0], args[1], args[2]);
+    case 4:
+      return fn(args[0], args[1], args[2], args[3]);
+    default:
+      return fn(...args);
+  }
+}
+
 /** The worker threads of a pool; the calling thread is thread 0. */
 export class ThreadPool {
   /** Threads that share a task, the calling thread included. */
@@ -70,6 +88,7 @@ export class ThreadPool {
   #localChunks = 0;
   #closed = false;
   #busy = false;
+  readonly #resultsOut: number[] = [];
   /** Most chunks a task has. */
   readonly maxChunks: number;
 
@@ -148,8 +167,9 @@ export class ThreadPool {
   /**
    * Runs `chunks` (calls of kernel `kernel`) on every thread, `local` being
    * the kernel on this one, and returns once every chunk is done: the
-   * chunks' return values. The error of the first chunk (in chunk order)
-   * that threw is thrown after every chunk has finished.
+   * chunks' return values (an array the next task rewrites). The error of
+   * the first chunk (in chunk order) that threw is thrown after every chunk
+   * has finished.
    */
   run(kernel: number, chunks: readonly Share[], local: (...args: number[]) => number): number[] {
     this.start(kernel, chunks);
@@ -170,7 +190,7 @@ export class ThreadPool {
       throw new RangeError(`worker pool: a task has at most ${this.maxChunks} chunks`);
     }
     let argCount = 0;
-    for (const args of chunks) if (args) argCount = args.length;
+    for (let c = 0; c < chunks.length; c++) if (chunks[c]) argCount = chunks[c]!.length;
     if (argCount > MAX_ARGS) {
       throw new RangeError(`worker pool: a kernel takes at most ${MAX_ARGS} arguments here`);
     }
@@ -212,9 +232,7 @@ export class ThreadPool {
       const args = chunks[c];
       this.#localChunks++;
       try {
-        i32[this.#chunksAt + c * CHUNK_INTS + RESULT_AT] = args
-          ? local(...args as [number, ...number[]])
-          : 0;
+        i32[this.#chunksAt + c * CHUNK_INTS + RESULT_AT] = args ? callWith(local, args) : 0;
       } catch (error) {
         if (this.#localChunk < 0) [this.#localChunk, this.#localError] = [c, error];
       }
@@ -274,10 +292,12 @@ export class ThreadPool {
       }
       if (slot > 0) throw this.#errorOf(slot * SLOT_INTS);
       if (first < chunks.length) throw this.#localError;
-      const results: number[] = [];
+      // One array for every task, rewritten: valid until the next task.
+      const results = this.#resultsOut;
       for (let c = 0; c < chunks.length; c++) {
-        results.push(i32[this.#chunksAt + c * CHUNK_INTS + RESULT_AT]);
+        results[c] = i32[this.#chunksAt + c * CHUNK_INTS + RESULT_AT];
       }
+      results.length = chunks.length;
       return results;
     } finally {
       this.#busy = false;

@@ -107,9 +107,19 @@ function workerMain(): void {
       for (let chunk = Atomics.add(i32, 1, 1); chunk < i32[2]; chunk = Atomics.add(i32, 1, 1)) {
         const at = chunksAt + chunk * chunkInts;
         try {
-          args.length = i32[4];
-          for (let a = 0; a < args.length; a++) args[a] = f64[at / 2 + a];
-          i32[at + resultAt] = kernels[i32[3]](...args) ?? 0;
+          // The task's arguments passed as they are, no spread: a call of
+          // the kernel's own arity allocates nothing.
+          const kernel = kernels[i32[3]], n = i32[4], f = at / 2;
+          let result: number | undefined;
+          if (n === 2) result = kernel(f64[f], f64[f + 1]);
+          else if (n === 3) result = kernel(f64[f], f64[f + 1], f64[f + 2]);
+          else if (n === 4) result = kernel(f64[f], f64[f + 1], f64[f + 2], f64[f + 3]);
+          else {
+            args.length = n;
+            for (let a = 0; a < n; a++) args[a] = f64[f + a];
+            result = kernel(...args);
+          }
+          i32[at + resultAt] = result ?? 0;
         } catch (error) {
           // Chunks are claimed in increasing order: the first error is this worker's lowest.
           if (i32[base + 2] === 0) {

@@ -8,10 +8,9 @@
 import type { PlayerState } from "../components/_world.ts";
 import { anyMarkers, crossMarkers } from "../animation/markers.ts";
 import { addRootMotion, removeRootMotion } from "../animation/_root_motion.ts";
-import { poseFloats } from "../simd/layout.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import { extrasOf } from "../components/root_motion.ts";
-import type { PlaybackStep } from "./_layers.ts";
+import type { PlaybackSteps } from "./_layers.ts";
 import { MAX_LAYERS } from "../components/_layers.ts";
 
 /**
@@ -22,10 +21,11 @@ import { MAX_LAYERS } from "../components/_layers.ts";
 export function recordSteps(
   memory: CoreMemory,
   player: PlayerState,
-  steps: readonly PlaybackStep[],
+  steps: PlaybackSteps,
 ): boolean {
   if (player.extras) player.extras.hits.length = 0;
-  for (const step of steps) {
+  for (let i = 0; i < steps.count; i++) {
+    const step = steps.at(i);
     if (step.fires && anyMarkers(step.clip)) {
       crossMarkers(
         step.clip,
@@ -43,7 +43,8 @@ export function recordSteps(
   delta.fill(0);
   const layers = player.stack?.layers;
   const shares = layerShares(memory, player, root);
-  for (const step of steps) {
+  for (let i = 0; i < steps.count; i++) {
+    const step = steps.at(i);
     const weight = step.share * (layers ? shares[step.layer] : 1);
     if (weight === 0) continue;
     addRootMotion(
@@ -98,9 +99,8 @@ export function extractRootMotion(
   memory: CoreMemory,
   player: PlayerState,
   pose: number,
-  joints: number,
 ): void {
   const motion = player.extras!.rootMotion!;
-  const view = memory.f32.subarray(pose >> 2, (pose >> 2) + poseFloats(joints));
-  removeRootMotion(view, motion.joint, motion.rest);
+  // In place in the core's view (a subarray per entity would be garbage every frame).
+  removeRootMotion(memory.f32, motion.joint, motion.rest, pose >> 2);
 }

@@ -19,32 +19,69 @@ import { samplePlayback, type SampleRows } from "./_sample_playback.ts";
 
 /** A playback's step in the frame, and the share of the pose it drives. */
 export interface PlaybackStep {
-  readonly clip: Clip;
-  readonly playback: Playback;
-  readonly from: number;
-  readonly to: number;
+  clip: Clip;
+  playback: Playback;
+  from: number;
+  to: number;
   /** Layer index. */
-  readonly layer: number;
+  layer: number;
   /** Its weight inside its layer (cross-fade, 1D blend), 1 otherwise. */
-  readonly share: number;
+  share: number;
   /** Whether its markers fire (of a 1D blend's two clips, only the heavier's do). */
-  readonly fires: boolean;
+  fires: boolean;
 }
 
-/** Where the stage writes: sampling rows, layer entries and layer jobs. */
+/**
+ * An entity's steps of the frame, in step objects kept from frame to frame
+ * (one list for the system: a frame allocates nothing once it has held as
+ * many steps as the most an entity takes).
+ */
+export class PlaybackSteps {
+  /** Steps `0 .. count - 1` are this entity's. */
+  count = 0;
+  readonly #steps: PlaybackStep[] = [];
+
+  /** Step `i` (below `count`). */
+  at(i: number): PlaybackStep {
+    return this.#steps[i];
+  }
+
+  /**
+   * Adds a step and returns it for the caller to set `from`, `to` and
+   * `share`: doubles are stored, not passed, since an argument of a call
+   * the compiler does not inline is boxed (a 16-byte heap number each).
+   */
+  add(clip: Clip, playback: Playback, layer: number, fires: boolean): PlaybackStep {
+    let step = this.#steps[this.count];
+    if (step === undefined) {
+      this.#steps.push(step = { clip, playback, from: 0.5, to: 0.5, layer, share: 0.5, fires });
+    }
+    step.clip = clip, step.playback = playback, step.layer = layer, step.fires = fires;
+    this.count++;
+    return step;
+  }
+}
+
+/**
+ * Where the stage writes: sampling rows, layer entries and layer jobs; and
+ * the entity's player time (a field, not an argument: see
+ * {@linkcode PlaybackSteps.add}).
+ */
 export interface LayerOutput {
-  readonly memory: CoreMemory;
+  memory: CoreMemory;
+  /** The entity's ClipPlayer time this frame. */
+  time: number;
   readonly rows: SampleRows;
-  readonly entries: JobTable;
-  readonly jobs: JobTable;
+  entries: JobTable;
+  jobs: JobTable;
 }
 
-/** Rows and entries an entity's layers need at most, for sizing the tables. */
-export function layerCapacity(player: PlayerState): { rows: number; entries: number } {
-  const layers = player.stack?.layers ?? [];
+/** Sampling rows an entity's layers need at most, for sizing the table (one entry per layer). */
+export function layerRows(player: PlayerState): number {
+  const layers = player.stack!.layers;
   let rows = 2;
-  for (const layer of layers) rows += layer.blend ? 2 : 1;
-  return { rows, entries: layers.length };
+  for (let i = 0; i < layers.length; i++) rows += layers[i].blend ? 2 : 1;
+  return rows;
 }
 
 /** Moves a layer's weight toward its target at its fade rate. */
@@ -65,33 +102,35 @@ export function writeLayers(
   out: LayerOutput,
   player: PlayerState,
   stack: LayerStack,
-  time: number,
   joints: number,
   pose: number,
   dt: number,
-  steps: PlaybackStep[],
+  steps: PlaybackSteps,
 ): void {
-  const { memory, rows } = out;
+  const memory = out.memory, rows = out.rows;
   const base = stack.layers[0];
   fade(base, dt);
   const next = player.next;
-  samplePlayback(rows, player.current, time, base.block);
+  rows.time = out.time;
+  samplePlayback(rows, player.current, base.block);
   if (next) {
-    samplePlayback(rows, next, next.time, player.scratch, {
-      into: base.block,
-      weight: player.fade,
-    });
+    rows.time = next.time, rows.weight = player.fade;
+    samplePlayback(rows, next, player.scratch, base.block);
   }
-  updateMask(memory, base, next ? [player.current.clip, next.clip] : [player.current.clip], joints);
+  updateMask(memory, base, player.current.clip, next?.clip, joints);
   for (let i = 1; i < stack.layers.length; i++) {
     const layer = stack.layers[i];
     fade(layer, dt);
     if (layer.playback) {
       const p = layer.playback, from = p.time;
       p.time += dt * p.speed;
-      steps.push({ clip: p.clip, playback: p, from, to: p.time, layer: i, share: 1, fires: true });
-      if (layer.weight > 0) samplePlayback(rows, p, p.time, layer.block);
-      updateMask(memory, layer, [p.clip], joints);
+      const step = steps.add(p.clip, p, i, true);
+      step.from = from, step.to = p.time, step.share = 1;
+      if (layer.weight > 0) {
+        rows.time = p.time;
+        samplePlayback(rows, p, layer.block);
+      }
+      updateMask(memory, layer, p.clip, undefined, joints);
     } else if (layer.blend) {
       const blend = layer.blend, points = blend.points;
       let k = 0;
@@ -104,20 +143,38 @@ export function writeLayers(
       const cycle = a.clip.duration * (1 - alpha) + b.clip.duration * alpha;
       const from = blend.phase;
       blend.phase += cycle > 0 ? (dt * blend.speed) / cycle : 0;
-      for (const [p, share] of [[a, 1 - alpha], [b, alpha]] as const) {
-        const f = from * p.clip.duration, t = blend.phase * p.clip.duration;
-        p.time = t;
-        const fires = p === a ? alpha < 0.5 : alpha >= 0.5;
-        steps.push({ clip: p.clip, playback: p, from: f, to: t, layer: i, share, fires });
-      }
+      a.time = blend.phase * a.clip.duration;
+      const stepA = steps.add(a.clip, a, i, alpha < 0.5);
+      stepA.from = from * a.clip.duration, stepA.to = a.time, stepA.share = 1 - alpha;
+      b.time = blend.phase * b.clip.duration;
+      // `b` may be `a` (a one-clip blend): its markers fire as `a`'s.
+      const stepB = steps.add(b.clip, b, i, b === a ? alpha < 0.5 : alpha >= 0.5);
+      stepB.from = from * b.clip.duration, stepB.to = b.time, stepB.share = alpha;
       if (layer.weight > 0) {
-        samplePlayback(rows, a, a.time, layer.block);
-        samplePlayback(rows, b, b.time, blend.scratch, { into: layer.block, weight: alpha });
+        rows.time = a.time;
+        samplePlayback(rows, a, layer.block);
+        rows.time = b.time, rows.weight = alpha;
+        samplePlayback(rows, b, blend.scratch, layer.block);
       }
-      updateMask(memory, layer, [a.clip, b.clip], joints);
+      updateMask(memory, layer, a.clip, b.clip, joints);
     }
   }
   writeJob(out, stack, joints, pose);
+}
+
+/** Writes the entries of `stack`'s blend layers, or (`onTop`) the others in order; returns how many. */
+function writeEntries(out: LayerOutput, stack: LayerStack, onTop: boolean): number {
+  const { u32, f32 } = out.memory;
+  let written = 0;
+  for (let i = 0; i < stack.layers.length; i++) {
+    const layer = stack.layers[i];
+    if ((layer.mode !== "blend") !== onTop || layer.weight === 0) continue;
+    const at = (out.entries.ptr + out.entries.count++ * LAYER_ENTRY_BYTES) >> 2;
+    u32[at] = layer.block, u32[at + 1] = layer.maskPtr;
+    f32[at + 2] = layer.weight, u32[at + 3] = layer.reference;
+    written++;
+  }
+  return written;
 }
 
 /**
@@ -128,19 +185,11 @@ export function writeLayers(
 function writeJob(out: LayerOutput, stack: LayerStack, joints: number, pose: number): void {
   const { u32, f32 } = out.memory;
   const first = out.entries.count;
-  let blends = 0;
-  for (const onTop of [false, true]) {
-    for (const layer of stack.layers) {
-      if ((layer.mode !== "blend") !== onTop || layer.weight === 0) continue;
-      const at = (out.entries.ptr + out.entries.count++ * LAYER_ENTRY_BYTES) >> 2;
-      u32[at] = layer.block, u32[at + 1] = layer.maskPtr;
-      f32[at + 2] = layer.weight, u32[at + 3] = layer.reference;
-      if (!onTop) blends++;
-    }
-  }
+  const blends = writeEntries(out, stack, false);
+  const tops = writeEntries(out, stack, true);
   const at = (out.jobs.ptr >> 2) + out.jobs.count++ * JOB_WORDS;
   u32[at] = pose, u32[at + 1] = joints, u32[at + 2] = stack.rest;
   u32[at + 3] = out.entries.ptr + first * LAYER_ENTRY_BYTES;
-  u32[at + 4] = blends, u32[at + 5] = out.entries.count - first - blends;
+  u32[at + 4] = blends, u32[at + 5] = tops;
   f32[at + 6] = stack.threshold;
 }

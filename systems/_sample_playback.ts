@@ -11,67 +11,66 @@ import { wrapTime } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 
-/** Rows of `sampleCompactBatch`, written into a job table. */
+/**
+ * Rows of `sampleCompactBatch`, written into a job table; one per world,
+ * begun again every frame (a frame allocates nothing).
+ */
 export class SampleRows {
   count = 0;
-  readonly #table: JobTable;
-  readonly #memory: CoreMemory;
+  /**
+   * The playback time (before wrapping) and blend weight of the next
+   * {@linkcode samplePlayback}: fields, not arguments, since a double
+   * passed to a call the compiler does not inline is boxed (16 bytes a
+   * call, per entity per frame).
+   */
+  time = 0.5;
+  weight = 0.5;
+  #table: JobTable | undefined;
+  #memory: CoreMemory | undefined;
 
   /** Empties `table` and makes room for `capacity` rows. */
-  constructor(table: JobTable, memory: CoreMemory, capacity: number) {
+  begin(table: JobTable, memory: CoreMemory, capacity: number): void {
     table.begin(capacity, JOB_WORDS);
     this.#table = table;
     this.#memory = memory;
+    this.count = 0;
   }
 
   /** Byte offset of the rows. */
   get ptr(): number {
-    return this.#table.ptr;
+    return this.#table!.ptr;
   }
 
   /** Word index of the next row, counted as written. */
   next(): number {
-    return (this.#table.ptr >> 2) + this.count++ * JOB_WORDS;
+    return (this.#table!.ptr >> 2) + this.count++ * JOB_WORDS;
   }
 
   /** The core's memory, whose views the rows are written through. */
   get memory(): CoreMemory {
-    return this.#memory;
+    return this.#memory!;
   }
 }
 
-/** A pose that a sample is blended into by a weight, in the same core call. */
-export interface BlendInto {
-  /** Byte offset of the pose blended, which the blend overwrites. */
-  readonly into: number;
-  /** Weight of the sample: 0 keeps `into`, 1 is the sample. */
-  readonly weight: number;
-}
-
 /**
- * Samples `playback`'s clip at playback time `time` (before wrapping) into
- * the pose at byte offset `out` through the playback's sampler (its cache),
- * as a row of `rows`; with `blend`, the kernel then blends pose
- * `blend.into` toward that sample by `blend.weight` (a cross-fade, a 1D
- * blend's pair). Rows run in order, so a blend row may read the pose an
- * earlier row wrote. Every sampling of a playback goes through here.
+ * Samples `playback`'s clip at playback time `rows.time` (before wrapping)
+ * into the pose at byte offset `out` through the playback's sampler (its
+ * cache), as a row of `rows`; when `into` is not 0, the kernel then blends
+ * pose `into` toward that sample by `rows.weight` (0 keeps `into`, 1 is
+ * the sample: a cross-fade, a 1D blend's pair), overwriting it. Rows run
+ * in order, so a blend row may read the pose an earlier row wrote. Every
+ * sampling of a playback goes through here.
  */
-export function samplePlayback(
-  rows: SampleRows,
-  playback: Playback,
-  time: number,
-  out: number,
-  blend?: BlendInto,
-): void {
-  const { u32, f32 } = rows.memory;
-  const clipTime = wrapTime(time, playback.compact.duration, playback.wrap);
+export function samplePlayback(rows: SampleRows, playback: Playback, out: number, into = 0): void {
+  const memory = rows.memory;
+  const clipTime = wrapTime(rows.time, playback.compact.duration, playback.wrap);
   playback.sampler!.emit(
-    u32,
-    f32,
+    memory.u32,
+    memory.f32,
     rows.next(),
     clipTime,
     out,
-    blend?.into ?? 0,
-    blend?.weight ?? 0,
+    into,
+    into === 0 ? 0 : rows.weight,
   );
 }

@@ -191,22 +191,35 @@ export const SKIP_UNPOSED: MatrixSkip = (owned, eid) =>
   owned.pose[eid] === 0 || (owned.quarantine[eid] & Quarantine.Pose) !== 0;
 
 /**
- * The words of one job row of a matrix system, from an entity's blocks;
- * `lastGood` is its block of last good model matrices in the `"isolate"`
- * fault mode, else 0 (a fourth word, the checked multiply's `keep`).
+ * Writes the first three words of one job row of a matrix system at
+ * `u32[at]`, from an entity's blocks. A module-level function, not a
+ * closure made per call: the frame allocates nothing.
  */
 export type MatrixRow = (
+  u32: Uint32Array,
+  at: number,
   model: number,
   palette: number,
   skeleton: SkeletonAsset,
-  lastGood: number,
-) => readonly [number, number, number] | readonly [number, number, number, number];
+) => void;
+
+/** What {@linkcode runMatrixJobs} ran: one object, rewritten by every call. */
+export interface MatrixJobs {
+  state: WorldState;
+  list: ArrayLike<number>;
+  /** What the kernel returned (the checked multiply's first row beyond its limit), else -1. */
+  found: number;
+}
+const matrixJobs: MatrixJobs = { state: undefined!, list: [], found: -1 };
 
 /**
  * Runs a batch kernel whose rows are three offsets and the joint count,
  * for every entity with a JointMat (or those of `entities`) but those
  * `skip` leaves out, checked. `found`: the checked multiply's first bad
- * row (rows count only the entities not left out), else -1.
+ * row (rows count only the entities not left out), else -1. The checked
+ * multiply's rows get a fifth word, `keep`: the entity's block of last
+ * good model matrices in the `"isolate"` fault mode, else 0. Returns an
+ * object that the next call rewrites.
  */
 export function runMatrixJobs(
   world: object,
@@ -215,10 +228,11 @@ export function runMatrixJobs(
   kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesCheckedBatch",
   row: MatrixRow,
   skip: MatrixSkip = SKIP_NONE,
-): { state: WorldState; list: ArrayLike<number>; found: number } {
+): MatrixJobs {
   const state = stateOf(world, caller);
   const list = withMatrices(world, state, caller, entities);
-  if (list.length === 0) return { state, list, found: -1 };
+  matrixJobs.state = state, matrixJobs.list = list, matrixJobs.found = -1;
+  if (list.length === 0) return matrixJobs;
   const table = state.jobs(kernel);
   table.begin(list.length, JOB_WORDS);
   const u32 = state.memory.u32, owned = state.owned, isolates = state.faults.isolates;
@@ -230,16 +244,17 @@ export function runMatrixJobs(
     const model = checkedMatrices(state, eid, n);
     if (skip(owned, eid)) continue;
     const at = (table.ptr >> 2) + rows++ * JOB_WORDS;
-    const lastGood = isolates ? lastGoodByteOffset(model, n) : 0;
-    const words = row(model, model + n * MATRIX_FLOATS * 4, skeleton, lastGood);
-    u32[at] = words[0];
-    u32[at + 1] = words[1];
-    u32[at + 2] = words[2];
+    row(u32, at, model, model + n * MATRIX_FLOATS * 4, skeleton);
     u32[at + 3] = n;
-    u32[at + 4] = words[3] ?? 0;
+    u32[at + 4] = isolates && kernel === "multiplyMatricesCheckedBatch"
+      ? lastGoodByteOffset(model, n)
+      : 0;
   }
-  if (rows === 0) return { state, list, found: -1 };
-  // The checked multiply's limit; the other two kernels take no third argument.
-  const found = state.kernels[kernel](table.ptr, rows, MAX_PALETTE_MAGNITUDE) ?? -1;
-  return { state, list, found };
+  if (rows === 0) return matrixJobs;
+  // The checked multiply's limit; the other two kernels take no third argument,
+  // and are not given one (a call of another arity boxes its arguments).
+  matrixJobs.found = kernel === "multiplyMatricesCheckedBatch"
+    ? state.kernels[kernel](table.ptr, rows, MAX_PALETTE_MAGNITUDE)
+    : (state.kernels[kernel](table.ptr, rows), -1);
+  return matrixJobs;
 }

@@ -291,7 +291,7 @@ export function* taskParallelFrame(
         "animate: new",
         fresh,
         options,
-        (eid) => copies.get(eid)!.at,
+        { at: (eid) => copies.get(eid)!.at },
       );
       for (const call of jobs.calls) runSkinCall(state, call);
       jobs.publish();
@@ -299,7 +299,9 @@ export function* taskParallelFrame(
     snapshots.set(next, { owner, copies });
   };
   if (previous.length === 0) return during();
-  const jobs = writeSkinJobs(state, "animate", previous, options, (eid) => held.get(eid)!.at);
+  const jobs = writeSkinJobs(state, "animate", previous, options, {
+    at: (eid) => held.get(eid)!.at,
+  });
   try {
     yield* skinWhile(state, jobs.calls, during);
   } catch (error) {

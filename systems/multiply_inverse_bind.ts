@@ -14,8 +14,14 @@
  * @module
  */
 
-import { runMatrixJobs, settlePalettes, SKIP_QUARANTINED } from "./_select.ts";
+import { type MatrixRow, runMatrixJobs, settlePalettes, SKIP_QUARANTINED } from "./_select.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
+
+/** Row of `multiplyMatricesCheckedBatch`: model matrices × inverse bind matrices → palette. */
+const multiplyInverseBindRow: MatrixRow = (u32, at, model, palette, skeleton) => {
+  u32[at] = model, u32[at + 1] = skeletonInternals(skeleton).inverseBindByteOffset;
+  u32[at + 2] = palette;
+};
 
 /**
  * Computes the skinning palette of every entity with Skeleton and JointMat,
@@ -29,12 +35,7 @@ export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<nu
     "multiplyInverseBindSystem",
     entities,
     "multiplyMatricesCheckedBatch",
-    (model, palette, skeleton, lastGood) => [
-      model,
-      skeletonInternals(skeleton).inverseBindByteOffset,
-      palette,
-      lastGood,
-    ],
+    multiplyInverseBindRow,
     SKIP_QUARANTINED,
   );
   settlePalettes(state, list, found, "multiplyInverseBindSystem", SKIP_QUARANTINED);

@@ -133,6 +133,18 @@ export function createAnimationPipeline(
   ];
   const owner = {};
   const jointSystems = systems.filter(({ name }) => !name.startsWith("skin"));
+  // The frame's arguments, for `joints` and the skinning options: made once
+  // per pipeline and rewritten every frame, so that a frame allocates nothing.
+  let frameWorld: object = owner, frameDelta = 0;
+  let frameEntities: ArrayLike<number> | undefined;
+  const skinOptions: { -readonly [K in keyof SkinSystemOptions]: SkinSystemOptions[K] } = {
+    ...options,
+  };
+  const joints = () => {
+    for (let i = 0; i < jointSystems.length; i++) {
+      jointSystems[i].run(frameWorld, frameDelta, frameEntities);
+    }
+  };
   /** The frame's checks, then its steps (none left for the plain blocking frame). */
   const frame = (
     world: object,
@@ -158,14 +170,13 @@ export function createAnimationPipeline(
         entities,
       ),
     );
-    const joints = () => {
-      for (const system of jointSystems) system.run(world, deltaSeconds, entities);
-    };
-    const skinOptions = { ...options, entities };
+    frameWorld = world, frameDelta = deltaSeconds, frameEntities = entities;
+    skinOptions.entities = entities;
     if (options.taskParallel) {
       return taskParallelFrame(world, state, owner, skinOptions, joints);
     }
-    if (awaiting) return skinAfter(world, skinOptions, joints);
+    // The awaited frame's skinning options are its own: the next frame may start before it ends.
+    if (awaiting) return skinAfter(world, { ...options, entities }, joints);
     joints();
     // The multiply-inverse-bind system has just checked these palettes.
     skinEntities(world, "skinSystem", skinOptions, false, true);

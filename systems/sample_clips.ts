@@ -33,13 +33,19 @@ import {
 import { stateOf } from "../components/_lifecycle.ts";
 import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
 import { samplePlayback, SampleRows } from "./_sample_playback.ts";
-import { layerCapacity, type LayerOutput, type PlaybackStep, writeLayers } from "./_layers.ts";
+import { type LayerOutput, layerRows, PlaybackSteps, writeLayers } from "./_layers.ts";
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { PLAYING_ENTITIES } from "./_select.ts";
-import type { Playback } from "../components/_world.ts";
+import type { Playback, WorldState } from "../components/_world.ts";
 import { Quarantine } from "../components/_faults.ts";
+import { retirePlayback } from "../components/_playbacks.ts";
+
+/** Each world's outputs, begun again every frame: the frame allocates nothing. */
+const outputs = new WeakMap<WorldState, LayerOutput>();
+/** The entity's steps, the one being sampled (the system runs to the end before it runs again). */
+const steps = new PlaybackSteps();
 
 /**
  * Throws a `RangeError` unless `deltaSeconds` is a finite number >= 0. A
@@ -122,19 +128,24 @@ export function sampleClipsSystem(
       rowCapacity += 2;
       continue;
     }
-    const { rows, entries } = layerCapacity(player);
-    rowCapacity += rows, entryCapacity += entries, layered++;
+    rowCapacity += layerRows(player), entryCapacity += player.stack.layers.length, layered++;
   }
-  const rows = new SampleRows(state.jobs("sampleClips"), memory, rowCapacity);
-  const out: LayerOutput = {
-    memory,
-    rows,
-    entries: state.jobs("sampleClips.entries"),
-    jobs: state.jobs("sampleClips.layers"),
-  };
+  let out = outputs.get(state);
+  if (!out) {
+    const table = state.jobs("sampleClips.entries");
+    outputs.set(
+      state,
+      out = { memory, time: 0.5, rows: new SampleRows(), entries: table, jobs: table },
+    );
+  }
+  // Tables looked up each frame: a world reset forgets them.
+  out.memory = memory;
+  out.rows.begin(state.jobs("sampleClips"), memory, rowCapacity);
+  out.entries = state.jobs("sampleClips.entries");
+  out.jobs = state.jobs("sampleClips.layers");
+  const rows = out.rows;
   out.entries.begin(entryCapacity, LAYER_ENTRY_BYTES / 4);
   out.jobs.begin(layered, JOB_WORDS);
-  const steps: PlaybackStep[] = [];
   let extended = false;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
@@ -142,7 +153,7 @@ export function sampleClipsSystem(
     const player = owned.player[eid]!;
     const joints = owned.skeleton[eid]!.jointCount;
     const pose = owned.pose[eid];
-    steps.length = 0;
+    steps.count = 0;
     const from = c.time[eid];
     c.time[eid] = storableTime(from + deltaSeconds * c.speed[eid], player.current);
     const next = player.next;
@@ -155,32 +166,18 @@ export function sampleClipsSystem(
         : 1;
     }
     if (track) {
-      steps.push({
-        clip: player.current.clip,
-        playback: player.current,
-        from,
-        to: c.time[eid],
-        layer: 0,
-        share: next ? 1 - player.fade : 1,
-        fires: true,
-      });
+      const step = steps.add(player.current.clip, player.current, 0, true);
+      step.from = from, step.to = c.time[eid], step.share = next ? 1 - player.fade : 1;
     }
     if (next) {
       const nextFrom = next.time;
       next.time += deltaSeconds * next.speed;
       if (track) {
-        steps.push({
-          clip: next.clip,
-          playback: next,
-          from: nextFrom,
-          to: next.time,
-          layer: 0,
-          share: player.fade,
-          fires: true,
-        });
+        const step = steps.add(next.clip, next, 0, true);
+        step.from = nextFrom, step.to = next.time, step.share = player.fade;
       }
       if (player.fade >= 1) {
-        player.current.sampler!.release();
+        retirePlayback(player, player.current);
         player.current = next;
         player.next = undefined;
         player.fade = 0;
@@ -189,14 +186,14 @@ export function sampleClipsSystem(
       }
     }
     if (player.stack) {
-      writeLayers(out, player, player.stack, c.time[eid], joints, pose, deltaSeconds, steps);
+      out.time = c.time[eid];
+      writeLayers(out, player, player.stack, joints, pose, deltaSeconds, steps);
     } else {
-      samplePlayback(rows, player.current, c.time[eid], pose);
+      rows.time = c.time[eid];
+      samplePlayback(rows, player.current, pose);
       if (player.next) {
-        samplePlayback(rows, player.next, player.next.time, player.scratch, {
-          into: pose,
-          weight: player.fade,
-        });
+        rows.time = player.next.time, rows.weight = player.fade;
+        samplePlayback(rows, player.next, player.scratch, pose);
       }
     }
     if (track) extended = recordSteps(memory, player, steps) || extended;
@@ -208,7 +205,7 @@ export function sampleClipsSystem(
       const eid = list[i], player = owned.player[eid]!;
       if (skipped && quarantine[eid] & Quarantine.Clip) continue;
       if (player.extras?.rootMotion) {
-        extractRootMotion(memory, player, owned.pose[eid], owned.skeleton[eid]!.jointCount);
+        extractRootMotion(memory, player, owned.pose[eid]);
       }
     }
   }

@@ -31,7 +31,7 @@ import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
 import { DUAL_QUATERNION_FLOATS, paletteToDualQuaternions } from "../simd/reference_dq.ts";
 import { DualQuaternionError } from "../components/skin.ts";
-import type { WorldState } from "../components/_world.ts";
+import type { JobTable, WorldState } from "../components/_world.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {
@@ -80,7 +80,7 @@ export function skinEntities(
   const skinning = prepareSkinning(world, caller, options, directions, caller, palettesChecked);
   if (!skinning) return;
   const state = stateOf(world, caller);
-  for (const call of skinning.calls) runSkinCall(state, call);
+  for (let i = 0; i < skinning.calls.length; i++) runSkinCall(state, skinning.calls[i]);
   skinning.publish();
 }
 
@@ -89,7 +89,8 @@ export function skinEntities(
  * selected, their palettes checked (unless `palettesChecked`) and turned into dual quaternions where
  * asked), the job rows written into job table `table`; `publish` stores
  * the bounds once the calls have run. Undefined when there is nothing to
- * skin.
+ * skin. What it returns is the table's: the next call for the same table
+ * rewrites it (a frame allocates nothing).
  */
 export function prepareSkinning(
   world: object,
@@ -100,27 +101,53 @@ export function prepareSkinning(
   palettesChecked = false,
 ): SkinJobs | undefined {
   const state = stateOf(world, caller);
-  const skinned = selectSkinned(world, state, caller, options, directions);
+  const skinned = selectSkinned(world, state, caller, options, directions, table);
   if (skinned.length === 0) return undefined;
   if (!palettesChecked && checkPalettes(state, skinned, caller).length === 0) return undefined;
-  const dual = state.jobs(tableName(table, "dual quaternions"));
-  let dualAt = 0;
-  const sizeDual = (dualJoints: number) => {
+  const palettes = DualPalettes.of(state, tableName(table, "dual quaternions"));
+  return writeSkinJobs(state, table, skinned, options, palettes);
+}
+
+/** The palettes as they are, or turned into dual quaternions in a table of their own. */
+class DualPalettes implements PaletteSource {
+  static #all = new WeakMap<WorldState, Map<string, DualPalettes>>();
+  readonly #state: WorldState;
+  readonly #table: string;
+  #at = 0;
+
+  private constructor(state: WorldState, table: string) {
+    this.#state = state;
+    this.#table = table;
+  }
+
+  /** The one for job table `table` of `state`. */
+  static of(state: WorldState, table: string): DualPalettes {
+    let byTable = DualPalettes.#all.get(state);
+    if (!byTable) DualPalettes.#all.set(state, byTable = new Map());
+    let palettes = byTable.get(table);
+    if (!palettes) byTable.set(table, palettes = new DualPalettes(state, table));
+    return palettes;
+  }
+
+  size(dualJoints: number): void {
+    const dual = this.#state.jobs(this.#table);
     if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
-    dualAt = dual.ptr;
-  };
-  return writeSkinJobs(state, table, skinned, options, (eid, n, isDual, palette) => {
+    this.#at = dual.ptr;
+  }
+
+  at(eid: number, n: number, isDual: boolean, palette: number): number {
     if (!isDual) return palette;
-    const at = dualAt;
-    dualAt += n * DUAL_QUATERNION_FLOATS * 4;
-    return toDualQuaternions(state, eid, palette, n, at);
-  }, sizeDual);
+    const at = this.#at;
+    this.#at += n * DUAL_QUATERNION_FLOATS * 4;
+    return toDualQuaternions(this.#state, eid, palette, n, at);
+  }
 }
 
 /**
  * @internal The entities a skinning system skins (those with positions
  * only, or those with normals or tangents when `directions`), after
- * checking the options.
+ * checking the options; in a list kept for job table `table` of the world,
+ * which the next call for the same table rewrites.
  */
 export function selectSkinned(
   world: object,
@@ -128,6 +155,7 @@ export function selectSkinned(
   caller: string,
   options: SkinSystemOptions,
   directions: boolean,
+  table: string = caller,
 ): number[] {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`${caller}: options: expected an object`);
@@ -146,13 +174,26 @@ export function selectSkinned(
   );
   // Filtered on the owned stream pointers, not the checked record: an entity
   // of the other system costs no checks here (they run once, below).
-  const skinned: number[] = [];
+  const skinned = listFor(state, table);
   const normals = owned.skinNormals, tangents = owned.skinTangents;
+  let count = 0;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    if ((normals[eid] !== 0 || tangents[eid] !== 0) === directions) skinned.push(eid);
+    if ((normals[eid] !== 0 || tangents[eid] !== 0) === directions) skinned[count++] = eid;
   }
+  // Written over, then cut: `length = 0` and pushes would reallocate its store every frame.
+  if (skinned.length !== count) skinned.length = count;
   return skinned;
+}
+
+const lists = new WeakMap<WorldState, Map<string, number[]>>();
+/** The entity list kept for job table `table` of `state`. */
+function listFor(state: WorldState, table: string): number[] {
+  let byTable = lists.get(state);
+  if (!byTable) lists.set(state, byTable = new Map());
+  let list = byTable.get(table);
+  if (!list) byTable.set(table, list = []);
+  return list;
 }
 
 /**
@@ -203,36 +244,44 @@ export interface SkinJobs {
 }
 
 /**
+ * @internal Where each skinned entity's palette is: `at(eid, jointCount,
+ * dualQuaternion, palette)` gives the byte offset its rows read (`palette`:
+ * that of its checked palette); `size`, when there is one, gets the joint
+ * count of the dual-quaternion skins (their skeletons checked) before the
+ * first `at`.
+ */
+export interface PaletteSource {
+  size?(dualJoints: number): void;
+  at(eid: number, jointCount: number, dual: boolean, palette: number): number;
+}
+
+/**
  * @internal Writes the job rows that skin `skinned` (checked here, in the
- * order skinned) with each entity's palette where `paletteOf(eid,
- * jointCount, dualQuaternion, palette)` says (`palette`: the byte offset of
- * its checked palette), into job table `name` (and its bounds table).
- * `sizeDual`, when given, gets the joint count of the dual-quaternion
- * skins (their skeletons checked) before the first `paletteOf`.
+ * order skinned; sorted in place by level of detail when they differ) with
+ * each entity's palette where `palettes` says, into job table `name` (and
+ * its bounds table). Returns the table's {@linkcode SkinJobs}, which the
+ * next call for the same table rewrites.
  */
 export function writeSkinJobs(
   state: WorldState,
   name: string,
   skinned: number[],
   options: SkinSystemOptions,
-  paletteOf: (eid: number, jointCount: number, dual: boolean, palette: number) => number,
-  sizeDual?: (dualJoints: number) => void,
+  palettes: PaletteSource,
 ): SkinJobs {
   const lods = state.components.Skin.maxInfluences, skins = state.owned.skin;
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
-  const withBounds = options.bounds ?? true;
   // One batch call per level of detail and method: the kernel takes it per
   // call. A frame of one key (the usual) skips the sort and the grouping.
-  const keyOf = (eid: number) => skinKey(cap, lods, skins, eid);
-  const firstKey = keyOf(skinned[0]);
+  const firstKey = skinKey(cap, lods, skins, skinned[0]);
   let mixed = false, dualJoints = 0;
   for (let i = 0; i < skinned.length; i++) {
-    const eid = skinned[i], key = keyOf(eid);
+    const eid = skinned[i], key = skinKey(cap, lods, skins, eid);
     if (key !== firstKey) mixed = true;
-    if (key & 1 && sizeDual) dualJoints += checkedSkeleton(state, eid).jointCount;
+    if (key & 1 && palettes.size) dualJoints += checkedSkeleton(state, eid).jointCount;
   }
-  sizeDual?.(dualJoints);
-  if (mixed) skinned.sort((a, b) => keyOf(a) - keyOf(b));
+  palettes.size?.(dualJoints);
+  if (mixed) sortByKey(skinned, cap, lods, skins);
   const table = state.jobs(name);
   table.begin(skinned.length, JOB_WORDS);
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
@@ -244,37 +293,90 @@ export function writeSkinJobs(
   for (let i = 0, at = 0; i < skinned.length; i++, at += JOB_WORDS) {
     const eid = skinned[i];
     writer.write(eid, i);
-    rows[at] = paletteOf(eid, writer.jointCount, writer.dual, writer.palette);
+    rows[at] = palettes.at(eid, writer.jointCount, writer.dual, writer.palette);
     if (eid > maxEid) maxEid = eid;
   }
   table.commit(skinned.length * JOB_WORDS);
-  const call = (first: number, end: number, key: number): SkinCall => ({
-    jobs: table.ptr + first * JOB_WORDS * 4,
-    count: end - first,
-    maxInfluences: key >> 1,
-    dual: (key & 1) === 1,
-    bounds: withBounds ? bounds.ptr + first * BOUNDS_FLOATS * 4 : 0,
-  });
-  const calls: SkinCall[] = [];
-  if (!mixed) calls.push(call(0, skinned.length, firstKey));
-  for (let first = 0; mixed && first < skinned.length;) {
-    const key = keyOf(skinned[first]);
-    let end = first + 1;
-    while (end < skinned.length && keyOf(skinned[end]) === key) end++;
-    calls.push(call(first, end, key));
+  const jobs = SkinBatch.of(state, name);
+  jobs.begin(skinned, maxEid, options.bounds ?? true, bounds);
+  for (let first = 0; first < skinned.length;) {
+    const key = mixed ? skinKey(cap, lods, skins, skinned[first]) : firstKey;
+    let end = mixed ? first + 1 : skinned.length;
+    while (end < skinned.length && skinKey(cap, lods, skins, skinned[end]) === key) end++;
+    jobs.add(table.ptr + first * JOB_WORDS * 4, first, end - first, key);
     first = end;
   }
-  const publish = () => {
-    const stored = boundsFloats(state, maxEid);
-    if (!withBounds) {
-      for (const eid of skinned) stored.fill(NaN, eid * BOUNDS_FLOATS, (eid + 1) * BOUNDS_FLOATS);
+  jobs.end();
+  return jobs;
+}
+
+/** A mutable {@linkcode SkinCall}, kept from frame to frame. */
+interface SkinCallRecord {
+  jobs: number;
+  count: number;
+  maxInfluences: number;
+  dual: boolean;
+  bounds: number;
+}
+
+/** A job table's {@linkcode SkinJobs}: one object per world and table, its calls reused. */
+class SkinBatch implements SkinJobs {
+  static #all = new WeakMap<WorldState, Map<string, SkinBatch>>();
+  readonly calls: SkinCallRecord[] = [];
+  readonly #state: WorldState;
+  #count = 0;
+  #skinned: number[] = [];
+  #maxEid = 0;
+  #withBounds = true;
+  #bounds: JobTable | undefined;
+
+  private constructor(state: WorldState) {
+    this.#state = state;
+  }
+
+  /** The one of job table `table` of `state`. */
+  static of(state: WorldState, table: string): SkinBatch {
+    let byTable = SkinBatch.#all.get(state);
+    if (!byTable) SkinBatch.#all.set(state, byTable = new Map());
+    let batch = byTable.get(table);
+    if (!batch) byTable.set(table, batch = new SkinBatch(state));
+    return batch;
+  }
+
+  begin(skinned: number[], maxEid: number, withBounds: boolean, bounds: JobTable): void {
+    this.#count = 0;
+    this.#skinned = skinned, this.#maxEid = maxEid;
+    this.#withBounds = withBounds, this.#bounds = bounds;
+  }
+
+  add(jobs: number, first: number, count: number, key: number): void {
+    let call = this.calls[this.#count];
+    if (!call) {
+      this.calls.push(call = { jobs: 0, count: 0, maxInfluences: 0, dual: false, bounds: 0 });
+    }
+    call.jobs = jobs, call.count = count, call.maxInfluences = key >> 1;
+    call.dual = (key & 1) === 1;
+    call.bounds = this.#withBounds ? this.#bounds!.ptr + first * BOUNDS_FLOATS * 4 : 0;
+    this.#count++;
+  }
+
+  end(): void {
+    if (this.calls.length !== this.#count) this.calls.length = this.#count;
+  }
+
+  publish(): void {
+    const skinned = this.#skinned;
+    const stored = boundsFloats(this.#state, this.#maxEid);
+    if (!this.#withBounds) {
+      for (let i = 0; i < skinned.length; i++) {
+        stored.fill(NaN, skinned[i] * BOUNDS_FLOATS, (skinned[i] + 1) * BOUNDS_FLOATS);
+      }
       return;
     }
     // Unrolled copies per entity (a loop over the 8 floats measured 4 % of a
     // frame of 1,000 small characters), from one copy of the whole table:
     // reads from the core's resizable buffer cost more.
-    const computed = bounds.readBack(skinned.length * BOUNDS_FLOATS);
-    const f32 = new Float32Array(computed.buffer);
+    const f32 = this.#bounds!.readBackFloats(skinned.length * BOUNDS_FLOATS);
     for (let i = 0; i < skinned.length; i++) {
       const to = skinned[i] * BOUNDS_FLOATS, from = i * BOUNDS_FLOATS;
       stored[to] = f32[from];
@@ -286,8 +388,7 @@ export function writeSkinJobs(
       stored[to + 6] = f32[from + 6];
       stored[to + 7] = f32[from + 7];
     }
-  };
-  return { calls, publish };
+  }
 }
 
 const BOUNDS_FLOATS = 8;
@@ -303,6 +404,27 @@ function tableName(table: string, part: "bounds" | "dual quaternions"): string {
   return names[part] ||= `${table}: ${part}`;
 }
 const companionNames = new Map<string, Record<"bounds" | "dual quaternions", string>>();
+
+/** Entities per key, then where each key starts: the counting sort's scratch. */
+const keyCounts = new Uint32Array(MAX_INFLUENCES * 2 + 3);
+const sortScratch: number[] = [];
+
+/** Sorts `skinned` in place by batch call key, stably (a counting sort: no comparator, no garbage). */
+function sortByKey(
+  skinned: number[],
+  cap: number,
+  lods: Uint8Array,
+  skins: readonly (SkinAsset | undefined)[],
+): void {
+  keyCounts.fill(0);
+  for (let i = 0; i < skinned.length; i++) keyCounts[skinKey(cap, lods, skins, skinned[i]) + 1]++;
+  for (let k = 1; k < keyCounts.length; k++) keyCounts[k] += keyCounts[k - 1];
+  for (let i = 0; i < skinned.length; i++) sortScratch[i] = skinned[i];
+  for (let i = 0; i < skinned.length; i++) {
+    const eid = sortScratch[i];
+    skinned[keyCounts[skinKey(cap, lods, skins, eid)]++] = eid;
+  }
+}
 
 /** An entity's batch call: level of detail × 2, + 1 for dual quaternions. */
 function skinKey(

@@ -14,8 +14,14 @@
  * @module
  */
 
-import { runMatrixJobs, SKIP_UNPOSED } from "./_select.ts";
+import { type MatrixRow, runMatrixJobs, SKIP_UNPOSED } from "./_select.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
+
+/** Row of `localToModelBatch`: local matrices (the palette block), model matrices, parents. */
+const localToModelRow: MatrixRow = (u32, at, model, palette, skeleton) => {
+  u32[at] = palette, u32[at + 1] = model;
+  u32[at + 2] = skeletonInternals(skeleton).parentsByteOffset;
+};
 
 /**
  * Runs local→model for every entity with Skeleton, JointQuat and
@@ -28,7 +34,7 @@ export function transformSkeletonSystem(world: object, entities?: ArrayLike<numb
     "transformSkeletonSystem",
     entities,
     "localToModelBatch",
-    (model, palette, skeleton) => [palette, model, skeletonInternals(skeleton).parentsByteOffset],
+    localToModelRow,
     SKIP_UNPOSED,
   );
 }

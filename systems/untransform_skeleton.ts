@@ -6,8 +6,14 @@
  * @module
  */
 
-import { runMatrixJobs } from "./_select.ts";
+import { type MatrixRow, runMatrixJobs } from "./_select.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
+
+/** Row of `modelToLocalBatch`: model matrices, local matrices (the palette block), parents. */
+const modelToLocalRow: MatrixRow = (u32, at, model, palette, skeleton) => {
+  u32[at] = model, u32[at + 1] = palette;
+  u32[at + 2] = skeletonInternals(skeleton).parentsByteOffset;
+};
 
 /**
  * Runs model→local for every entity with Skeleton and JointMat, or for
@@ -19,6 +25,6 @@ export function untransformSkeletonSystem(world: object, entities?: ArrayLike<nu
     "untransformSkeletonSystem",
     entities,
     "modelToLocalBatch",
-    (model, palette, skeleton) => [model, palette, skeletonInternals(skeleton).parentsByteOffset],
+    modelToLocalRow,
   );
 }

@@ -68,7 +68,8 @@ import {
 const ROOT = new URL("../", import.meta.url);
 const DENO = Deno.execPath();
 const PROBE_TIMEOUT_MS = 30_000;
-const TEST_PERMISSIONS = ["--allow-read", "--allow-env"];
+/** Running Deno itself only: the zero-allocation test runs its scene in a child with V8 flags. */
+const TEST_PERMISSIONS = ["--allow-read", "--allow-env", `--allow-run=${DENO}`];
 const TEST_DIR = "tests/";
 /** Every public module whose docs carry examples, and the README. */
 const DOC_FILES = [

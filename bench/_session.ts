@@ -1,0 +1,280 @@
+/**
+ * `deno task bench:session`: the game-session benchmark (group `session:`).
+ * 200 characters of the test models, mixed (Fox, CesiumMan,
+ * RobotExpressive; Xbot and Soldier when `../shared` has them), each
+ * switching clip every 1–4 s (seeded) with a 0.3 s cross-fade; a third
+ * carry a masked upper-body layer; the humans (Xbot, Soldier) run foot IK;
+ * 3,000 frames of 1/60 s. Marrow runs its whole frame (sampling, layers,
+ * IK, skinning with normals) single-threaded and on 2 threads; beside it,
+ * three.js's `AnimationMixer` animates the same 200 characters (animation
+ * and world matrices, no skinning) as the floor of what a JavaScript game
+ * pays today. Every frame is timed, the game's clip switches included;
+ * printed per row: mean, median, p99 and worst frame after a warm-up of
+ * `WARMUP` frames, bytes allocated per frame (heap used over a run of
+ * frames in a young generation large enough that nothing is collected:
+ * the task passes `--min-semi-space-size`), and per Marrow cross-fade.
+ * The machine is shared and noisy: compare the rows of one run.
+ *
+ * @module
+ */
+
+import { addEntity, createWorld } from "bitecs";
+import * as THREE from "three";
+import { clone as cloneScene } from "three/examples/jsm/utils/SkeletonUtils.js";
+import {
+  addCharacter,
+  addLayer,
+  type Clip,
+  Core,
+  createAnimation,
+  createAnimationPipeline,
+  createCharacterAssets,
+  createWorkerPool,
+  crossFadeTo,
+  importGltf,
+  jointMask,
+  playClip,
+  type SkeletonAsset,
+  type WorkerPool,
+} from "../mod.ts";
+import { findModel } from "../tests/_assets.ts";
+import { loadThree } from "../tests/_three_gltf.ts";
+import { random } from "../tests/_scene.ts";
+import { addFootIK } from "./_foot_ik.ts";
+
+const CHARACTERS = 200;
+const FRAMES = 3000;
+const WARMUP = 120;
+const DT = 1 / 60;
+const FADE = 0.3;
+const SEED = 26;
+const MODELS = ["Fox.glb", "CesiumMan.glb", "RobotExpressive.glb", "Xbot.glb", "Soldier.glb"]
+  .filter((file) => findModel(file) !== undefined);
+const HUMANS = new Set(["Xbot.glb", "Soldier.glb"]);
+
+/** One row of the table. */
+export interface SessionRow {
+  readonly name: string;
+  readonly mean: number;
+  readonly median: number;
+  readonly p99: number;
+  readonly worst: number;
+  readonly bytesPerFrame: number;
+  readonly bytesPerCrossFade?: number;
+}
+
+/** The seeded schedule every row follows: which model each character is, and when it switches. */
+function schedule() {
+  const next = random(SEED);
+  return Array.from({ length: CHARACTERS }, (_, i) => ({
+    model: MODELS[i % MODELS.length],
+    layered: i % 3 === 0,
+    first: Math.floor(next() * 1000),
+    /** Frames until each switch: 1–4 s. */
+    intervals: Array.from({ length: 64 }, () => Math.round((1 + next() * 3) / DT)),
+  }));
+}
+
+/** Times `frames` frames of `frame`: statistics in ms after the warm-up. */
+function timeFrames(frame: (f: number) => void): Omit<SessionRow, "name" | "bytesPerFrame"> {
+  const times = new Float64Array(FRAMES);
+  for (let f = 0; f < FRAMES; f++) {
+    const start = performance.now();
+    frame(f);
+    times[f] = performance.now() - start;
+  }
+  const steady = Array.from(times.subarray(WARMUP)).sort((a, b) => a - b);
+  const at = (q: number) => steady[Math.min(steady.length - 1, Math.floor(q * steady.length))];
+  return {
+    mean: steady.reduce((s, t) => s + t, 0) / steady.length,
+    median: at(0.5),
+    p99: at(0.99),
+    worst: steady[steady.length - 1],
+  };
+}
+
+/** Heap bytes per call of `fn` over `count` calls (none collected: see the module doc). */
+function bytesPer(count: number, fn: (i: number) => void): number {
+  const before = Deno.memoryUsage().heapUsed;
+  for (let i = 0; i < count; i++) fn(i);
+  return Math.max(0, (Deno.memoryUsage().heapUsed - before) / count);
+}
+
+/** Upper-body joints: a Mixamo spine's subtree, else the later half of the joints. */
+function upperBody(skeleton: SkeletonAsset): Float32Array {
+  const names = skeleton.names;
+  if (names.includes("mixamorig:Spine")) {
+    return jointMask(skeleton, { subtree: "mixamorig:Spine", falloff: 2 });
+  }
+  const n = skeleton.jointCount;
+  return jointMask(skeleton, {
+    joints: Array.from({ length: n - (n >> 1) }, (_, j) => j + (n >> 1)),
+  });
+}
+
+/** Marrow's session on `pool` (or one thread). */
+async function marrowSession(name: string, pool?: WorkerPool): Promise<SessionRow> {
+  const core = pool?.core ?? Core.create();
+  const world = createWorld();
+  createAnimation(world, { core });
+  const assets = new Map<
+    string,
+    {
+      skeleton: SkeletonAsset;
+      clips: readonly Clip[];
+      skin: ReturnType<typeof createCharacterAssets>["skin"];
+    }
+  >();
+  for (const file of MODELS) {
+    const model = await importGltf(findModel(file)!);
+    const definition = model.skeletons.find((s) => s.primitives.length > 0)!;
+    const { skeleton, skin } = createCharacterAssets(definition, core);
+    assets.set(file, { skeleton, skin, clips: definition.clips });
+  }
+  const animate = createAnimationPipeline({ pool });
+  const plan = schedule();
+  const entities = plan.map((p) => {
+    const { skeleton, skin, clips } = assets.get(p.model)!;
+    const eid = addEntity(world);
+    addCharacter(world, eid, skeleton, skin, { normals: skin.hasNormals, tangents: false });
+    playClip(world, eid, clips[p.first % clips.length], { time: (p.first % 97) / 97 });
+    if (p.layered && clips.length > 1) {
+      addLayer(world, eid, clips[(p.first + 1) % clips.length], {
+        mask: upperBody(skeleton),
+        weight: 0.7,
+      });
+    }
+    return eid;
+  });
+  // Clips ready before the session: every clip played once, one frame.
+  for (const [i, p] of plan.entries()) {
+    for (const clip of assets.get(p.model)!.clips) playClip(world, entities[i], clip);
+  }
+  animate(world, DT);
+  plan.forEach((p, i) => {
+    const { clips } = assets.get(p.model)!;
+    playClip(world, entities[i], clips[p.first % clips.length]);
+  });
+  animate(world, DT);
+  plan.forEach((p, i) => {
+    if (HUMANS.has(p.model)) addFootIK(world, entities[i], assets.get(p.model)!.skeleton);
+  });
+  const due = plan.map((p) => p.intervals[0]), switches = plan.map(() => 0);
+  const frame = (f: number) => {
+    for (let i = 0; i < plan.length; i++) {
+      if (f < due[i]) continue;
+      const p = plan[i], clips = assets.get(p.model)!.clips, k = ++switches[i];
+      due[i] = f + p.intervals[k % p.intervals.length];
+      crossFadeTo(world, entities[i], clips[(p.first + k) % clips.length], FADE);
+    }
+    animate(world, DT);
+  };
+  const stats = timeFrames(frame);
+  const bytesPerFrame = bytesPer(60, (f) => frame(FRAMES + f));
+  const bytesPerCrossFade = bytesPer(1000, (n) => {
+    const i = n % plan.length, clips = assets.get(plan[i].model)!.clips;
+    crossFadeTo(world, entities[i], clips[n % clips.length], FADE);
+  });
+  return { name, ...stats, bytesPerFrame, bytesPerCrossFade };
+}
+
+/** three.js's mixer on the same characters: animation and world matrices, no skinning. */
+async function threeSession(): Promise<SessionRow> {
+  const sources = new Map<string, { scene: THREE.Object3D; clips: THREE.AnimationClip[] }>();
+  for (const file of MODELS) {
+    const three = await loadThree(Deno.readFileSync(findModel(file)!));
+    sources.set(file, { scene: three.gltf.scene, clips: three.gltf.animations });
+  }
+  const plan = schedule();
+  const characters = plan.map((p) => {
+    const { scene, clips } = sources.get(p.model)!;
+    const root = cloneScene(scene) as THREE.Object3D;
+    const mixer = new THREE.AnimationMixer(root);
+    let action = mixer.clipAction(clips[p.first % clips.length]);
+    action.time = (p.first % 97) / 97;
+    action.play();
+    if (p.layered && clips.length > 1) {
+      // three.js's masked layer: the clip with only the upper body's tracks.
+      const upper = new Set<string>();
+      const spine = root.getObjectByName("mixamorigSpine") ??
+        root.getObjectByName("mixamorig:Spine");
+      (spine ?? root).traverse((o: THREE.Object3D) => upper.add(o.name));
+      const layer = clips[(p.first + 1) % clips.length].clone();
+      layer.tracks = layer.tracks.filter((t: THREE.KeyframeTrack) =>
+        upper.has(t.name.split(".")[0])
+      );
+      mixer.clipAction(layer).setEffectiveWeight(0.7).play();
+    }
+    return {
+      root,
+      mixer,
+      clips,
+      get action() {
+        return action;
+      },
+      set action(a) {
+        action = a;
+      },
+    };
+  });
+  // Every action made once before the session, as Marrow's clips are built.
+  for (const c of characters) for (const clip of c.clips) c.mixer.clipAction(clip);
+  const due = plan.map((p) => p.intervals[0]), switches = plan.map(() => 0);
+  const frame = (f: number) => {
+    for (let i = 0; i < characters.length; i++) {
+      const c = characters[i];
+      if (f >= due[i]) {
+        const p = plan[i], k = ++switches[i];
+        due[i] = f + p.intervals[k % p.intervals.length];
+        const next = c.mixer.clipAction(c.clips[(p.first + k) % c.clips.length]);
+        if (next !== c.action) {
+          next.reset().play();
+          c.action.crossFadeTo(next, FADE, false);
+          c.action = next;
+        }
+      }
+      c.mixer.update(DT);
+      c.root.updateMatrixWorld(true);
+    }
+  };
+  const stats = timeFrames(frame);
+  const bytesPerFrame = bytesPer(60, (f) => frame(FRAMES + f));
+  return { name: "three.js AnimationMixer (animation only)", ...stats, bytesPerFrame };
+}
+
+/** The table, as the README's Performance section shows it. */
+export function sessionTable(group: string, rows: readonly SessionRow[]): string {
+  const ms = (v: number) => v.toFixed(2);
+  const lines = [
+    `**${group}** (${
+      FRAMES.toLocaleString("en")
+    } frames; times in ms, after ${WARMUP} frames of warm-up)`,
+    "",
+    "| row | mean | median | p99 | worst | bytes / frame | bytes / cross-fade |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...rows.map((r) =>
+      `| ${r.name} | ${ms(r.mean)} | ${ms(r.median)} | ${ms(r.p99)} | ${ms(r.worst)} | ${
+        Math.round(r.bytesPerFrame).toLocaleString("en")
+      } | ${
+        r.bytesPerCrossFade === undefined
+          ? ""
+          : Math.round(r.bytesPerCrossFade).toLocaleString("en")
+      } |`
+    ),
+  ];
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const group = `session: ${CHARACTERS} × ${MODELS.map((m) => m.replace(".glb", "")).join(", ")}`;
+  const rows: SessionRow[] = [];
+  rows.push(await threeSession());
+  rows.push(await marrowSession("Marrow, single-threaded"));
+  const pool = await createWorkerPool({ workers: 2 });
+  try {
+    rows.push(await marrowSession(`Marrow, 2 threads (${pool.mode})`, pool));
+  } finally {
+    pool.close();
+  }
+  console.log(sessionTable(group, rows));
+}

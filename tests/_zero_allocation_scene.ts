@@ -1,0 +1,134 @@
+/**
+ * The zero-allocation test's child process (`tests/zero_allocation_test.ts`
+ * runs it with V8's `--trace-gc` and a small young generation): the README
+ * scene and a scene of real characters cross-fading every couple of
+ * seconds, a third with a masked upper-body layer, on core build
+ * `Deno.args[0]`, single-threaded or on 2 threads (`Deno.args[1]`:
+ * `single-thread` | `workers`). After a warm-up that plays every clip of
+ * every character (a clip's first play builds it) and lets the compiler
+ * settle, it runs `FRAMES` frames of both scenes between two explicit
+ * collections (`gc()`, traced as "testing"), then prints one JSON line:
+ * the heap used after the first collection and after the frames.
+ *
+ * @module
+ */
+
+import { addEntity, createWorld } from "bitecs";
+import {
+  addCharacter,
+  addLayer,
+  Core,
+  type CoreBuild,
+  createAnimation,
+  createAnimationPipeline,
+  createCharacterAssets,
+  createWorkerPool,
+  crossFadeTo,
+  getPose,
+  importGltf,
+  jointMask,
+  playClip,
+} from "../mod.ts";
+import { wavePose } from "../examples/cylinder.ts";
+import { createScene } from "./_scene.ts";
+import { findModel } from "./_assets.ts";
+import type { Clip } from "../animation/clip.ts";
+
+/** Frames measured. */
+export const FRAMES = 3000;
+/** Characters per model of the real-character scene. */
+const PER_MODEL = 2;
+const DT = 1 / 60;
+/** Frames between two cross-fades of one character: two seconds. */
+const FADE_EVERY = 120;
+/** Models of the character scene; those missing (test-only, no ../shared) are left out. */
+export const MODELS = [
+  "Fox.glb",
+  "CesiumMan.glb",
+  "RobotExpressive.glb",
+  "Xbot.glb",
+  "Soldier.glb",
+];
+
+/** A character of the scene and its clips. */
+interface Character {
+  readonly eid: number;
+  readonly clips: readonly Clip[];
+  readonly phase: number;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (import.meta.main) {
+  if (!gc) throw new Error("run with --v8-flags=--expose-gc");
+  const build = Deno.args[0] as CoreBuild, threads = Deno.args[1];
+  const pool = threads === "workers" ? await createWorkerPool({ workers: 2, build }) : undefined;
+  const core = pool?.core ?? Core.create(build);
+  const animate = createAnimationPipeline({ pool });
+
+  // The README's quick start: 16 cylinders of 30 joints, posed from code.
+  const readme = createScene(build, 16, { joints: 30 }, {}, core);
+  // Poses made beforehand: the game's own posing code is not what is measured.
+  const poses = Array.from({ length: 60 }, (_, f) =>
+    readme.entities.map((eid, i) => {
+      const pose = getPose(readme.world, eid).slice();
+      wavePose(pose, 30, f / 60, i);
+      return pose;
+    }));
+
+  // Views taken once (getPose makes one a call; the core does not grow in the steady state).
+  const views = readme.entities.map((eid) => getPose(readme.world, eid));
+
+  const world = createWorld();
+  createAnimation(world, { core });
+  const characters: Character[] = [];
+  for (const file of MODELS) {
+    const url = findModel(file);
+    if (!url) continue;
+    const model = await importGltf(url);
+    const definition = model.skeletons.find((s) => s.primitives.length > 0)!;
+    const { skeleton, skin } = createCharacterAssets(definition, core);
+    const clips = definition.clips;
+    for (let i = 0; i < PER_MODEL; i++) {
+      const eid = addEntity(world);
+      addCharacter(world, eid, skeleton, skin, { normals: skin.hasNormals, tangents: false });
+      playClip(world, eid, clips[i % clips.length], { time: i * 0.3 });
+      if (i === 0 && clips.length > 1) {
+        // The upper half of the skeleton's joints, as an upper-body mask would.
+        const half = Array.from(
+          { length: skeleton.jointCount >> 1 },
+          (_, j) => j + (skeleton.jointCount >> 1),
+        );
+        const mask = jointMask(skeleton, { joints: half, falloff: 0 });
+        addLayer(world, eid, clips[(i + 1) % clips.length], { mask, weight: 0.7 });
+      }
+      characters.push({ eid, clips, phase: (characters.length * 37) % FADE_EVERY });
+    }
+  }
+
+  /** One frame of both scenes: the game's cross-fades and poses, then the frame. */
+  const frame = (f: number) => {
+    for (let c = 0; c < characters.length; c++) {
+      const { eid, clips, phase } = characters[c];
+      if ((f + phase) % FADE_EVERY === 0) {
+        crossFadeTo(world, eid, clips[((f + phase) / FADE_EVERY + c) % clips.length], 0.5);
+      }
+    }
+    animate(world, DT);
+    const posed = poses[f % 60];
+    for (let i = 0; i < posed.length; i++) views[i].set(posed[i]);
+    animate(readme.world, DT);
+  };
+  // Warm-up: every clip of every character played (and so built) at least
+  // twice, and enough frames for the compiler to settle.
+  const longest = Math.max(1, ...characters.map((c) => c.clips.length));
+  const warmup = FADE_EVERY * (2 * longest + 2);
+  for (let f = 0; f < warmup; f++) frame(f);
+
+  gc();
+  const before = Deno.memoryUsage().heapUsed;
+  for (let f = warmup; f < warmup + FRAMES; f++) frame(f);
+  const after = Deno.memoryUsage().heapUsed;
+  gc();
+  console.log(JSON.stringify({ before, after, characters: characters.length, mode: animate.mode }));
+  pool?.close();
+}

@@ -1,7 +1,8 @@
 /**
  * Foot IK on 100 Xbots (two legs each, 200 two-bone chains) playing their
  * walk clip, each foot's target 5 cm above and 5 cm ahead of where the clip
- * put it: the IK system (job rows, one core call, reached flags read back),
+ * put it, default options: the IK system (job rows, one core call, reached
+ * flags and distances read back),
  * and the kernel alone on the same job table, per core build, scalar as
  * the baseline. Divide by 200 for the time per chain.
  *

@@ -2,9 +2,13 @@
  * The IK component: per entity, chains solved in model space by
  * `ikSystem` after the skeleton is transformed: two-bone IK
  * (legs, arms: start, mid and end joints) and aim IK (a head or a gun
- * looking at a point), with the semantics of ozz-animation's
- * `IKTwoBoneJob` and `IKAimJob`. Needs Skeleton and JointMat; removing
- * either (or the entity, or resetting the world) drops the chains.
+ * looking at a point), after ozz-animation's `IKTwoBoneJob` and
+ * `IKAimJob`. A two-bone chain bends by default in the plane its bones
+ * make in the pose being solved, so that a reachable target is reached
+ * whatever the animation did to the joint; a given `midAxis` is ozz's hinge
+ * axis. {@linkcode getIKReached} and {@linkcode getIKDistance} say how
+ * close the end came. Needs Skeleton and JointMat; removing either (or the
+ * entity, or resetting the world) drops the chains.
  *
  * Targets and pole vectors are in the entity's model space. A chain does
  * nothing until it has a target. Chains run in the order they were added,

@@ -20,10 +20,10 @@
 
 import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "./assembly/abi.ts";
 import { aim, IK_REACH_TOLERANCE, IKField, out, twoBone } from "./_ik_solve.ts";
-
-export { IK_REACH_TOLERANCE };
 import { MATRIX_FLOATS } from "./layout.ts";
 import { localToModel } from "./reference.ts";
+
+export { IK_REACH_TOLERANCE };
 
 /** A correction: quaternion `(x, y, z, w)` in the joint's space. */
 export type Quaternion = [number, number, number, number];

@@ -19,6 +19,13 @@ export { subtreeLast };
 import * as ref from "../simd/reference.ts";
 import { normalizeQuat, quatArb, type Vec3 } from "./_arbitrary.ts";
 
+/** The legs and arms of a Mixamo skeleton (Xbot, Soldier): start, mid and end joints. */
+export const MIXAMO_LIMBS: readonly (readonly [string, string, string])[] = ["Left", "Right"]
+  .flatMap((side) => [
+    [`mixamorig:${side}UpLeg`, `mixamorig:${side}Leg`, `mixamorig:${side}Foot`] as const,
+    [`mixamorig:${side}Arm`, `mixamorig:${side}ForeArm`, `mixamorig:${side}Hand`] as const,
+  ]);
+
 /** `a - b`. */
 export function sub(a: readonly number[], b: readonly number[]): Vec3 {
   return [a[0] - b[0], a[1] - b[1], a[2] - b[2]];

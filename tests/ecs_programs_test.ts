@@ -289,10 +289,11 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
     (h: Harness) => {
       const eid = entity(h, pick), m = h.entities.get(eid);
       if (!m) return;
-      // Joints 0, 1, 2 (every kind has them), no pole: the chain keeps its plane.
+      // Joints 0, 1, 2 (every kind has them), no pole: the chain keeps its
+      // plane; bent in the pose's plane, the straight rest's (0, 0, 1) serving.
       const job: ChainJob = aim
         ? { kind: "aim", start: 1, target: at }
-        : { kind: "twoBone", start: 0, mid: 1, end: 2, target: at };
+        : { kind: "twoBone", start: 0, mid: 1, end: 2, target: at, poseAxis: true };
       const run = aim
         ? () => addAimIK(h.world, eid, { joint: 1, target: at })
         : () => addTwoBoneIK(h.world, eid, { start: 0, mid: 1, end: 2, target: at });

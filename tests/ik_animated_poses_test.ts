@@ -40,14 +40,10 @@ import {
   updateIKChain,
 } from "../mod.ts";
 import { BUILDS, coreFor, SEED, type Vec3 } from "./_arbitrary.ts";
-import { angle, cross, dot, intoJoint, norm, position, sub, unit } from "./_ik.ts";
+import { angle, cross, dot, intoJoint, MIXAMO_LIMBS, norm, position, sub, unit } from "./_ik.ts";
 import { random } from "./_scene.ts";
 import { assetUrl, testOnModels } from "./_three_gltf.ts";
 
-const MIXAMO_LIMBS = ["Left", "Right"].flatMap((side) => [
-  [`mixamorig:${side}UpLeg`, `mixamorig:${side}Leg`, `mixamorig:${side}Foot`],
-  [`mixamorig:${side}Arm`, `mixamorig:${side}ForeArm`, `mixamorig:${side}Hand`],
-]);
 const CESIUM_MAN_LIMBS = [
   ["leg_joint_L_1", "leg_joint_L_2", "leg_joint_L_3"],
   ["leg_joint_R_1", "leg_joint_R_2", "leg_joint_R_3"],

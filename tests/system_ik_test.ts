@@ -32,15 +32,21 @@ import {
 } from "../mod.ts";
 import * as ref from "../simd/reference.ts";
 import { BUILDS, coreFor, type Vec3 } from "./_arbitrary.ts";
-import { angle, cross, direction, dot, intoJoint, norm, position, sub, unit } from "./_ik.ts";
+import {
+  angle,
+  cross,
+  direction,
+  dot,
+  intoJoint,
+  MIXAMO_LIMBS,
+  norm,
+  position,
+  sub,
+  unit,
+} from "./_ik.ts";
 import { randomSkeleton } from "./_compact.ts";
 import { random } from "./_scene.ts";
 import { assetUrl, testOnModels } from "./_three_gltf.ts";
-
-const LIMBS = ["Left", "Right"].flatMap((side) => [
-  [`mixamorig:${side}UpLeg`, `mixamorig:${side}Leg`, `mixamorig:${side}Foot`],
-  [`mixamorig:${side}Arm`, `mixamorig:${side}ForeArm`, `mixamorig:${side}Hand`],
-]);
 
 /** Deterministic directions spread over the sphere. */
 const DIRECTIONS: Vec3[] = Array.from({ length: 6 }, (_, i) => {
@@ -66,7 +72,7 @@ for (const file of ["Xbot.glb", "Soldier.glb"]) {
       const animated = getModelMatrices(world, eid).slice();
       const j = (name: string) => skeleton.jointIndex(name);
 
-      LIMBS.forEach(([hip, knee, foot], limb) => {
+      MIXAMO_LIMBS.forEach(([hip, knee, foot], limb) => {
         const [s0, m0, e0] = [j(hip), j(knee), j(foot)];
         const s = position(animated, s0), m = position(animated, m0);
         const e = position(animated, e0);

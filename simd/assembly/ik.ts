@@ -9,9 +9,8 @@
 // the local rows and the subtree re-transformed with SIMD (`localToModel`).
 
 import { IK_AIM, IK_JOB_BYTES, IK_REACH_TOLERANCE, IK_STRAIGHT_SINE, IK_TWO_BONE_POSE } from "./abi";
+import { MATRIX_BYTES, rotateLocal } from "./ik_apply";
 import { localToModel } from "./skeleton";
-
-const MATRIX_BYTES: usize = 48;
 
 // Job row fields (byte offsets); `IKField` of simd/_ik_solve.ts in words.
 const MODEL: usize = 0;
@@ -218,7 +217,16 @@ function twoBone(job: usize): i32 {
   const m = model + <usize>load<u32>(job + MID) * MATRIX_BYTES;
   const e = model + <usize>load<u32>(job + END) * MATRIX_BYTES;
   const bones = between(s, m) + between(m, e);
-  reach(job, f(e, 12), f(e, 28), f(e, 44), bones);
+  if (solveTwoBone(job, s, m, e) == 0) {
+    reach(job, f(e, 12), f(e, 28), f(e, 44), bones);
+    return 0;
+  }
+  reach(job, vx, vy, vz, bones);
+  return 1;
+}
+
+/** `twoBone` of the joints at `s`, `m`, `e`: 1 with the corrections and the corrected end in v. */
+function solveTwoBone(job: usize, s: usize, m: usize, e: usize): i32 {
   const weight = f(job, WEIGHT);
   if (!(weight > 0)) return 0;
   if (!invert(s, false) || !invert(m, true)) return 0;
@@ -294,7 +302,8 @@ function twoBone(job: usize): i32 {
   rotate(mx, my, mz, mw, meX, meY, meZ);
   toModelDirection(m, vx, vy, vz);
   toStartDirection(vx, vy, vz);
-  fromVectors(msX + vx, msY + vy, msZ + vz, tX, tY, tZ);
+  let pX = msX + vx, pY = msY + vy, pZ = msZ + vz;
+  fromVectors(pX, pY, pZ, tX, tY, tZ);
   if (ltsq > 0) {
     toModelDirection(m, ax, ay, az);
     toStartDirection(vx, vy, vz);
@@ -304,12 +313,15 @@ function twoBone(job: usize): i32 {
   weigh(false, weight);
   weigh(true, weight);
 
-  rotate(mx, my, mz, mw, meX, meY, meZ);
-  toModelDirection(m, vx, vy, vz);
-  toStartDirection(vx, vy, vz);
-  rotate(sx, sy, sz, sw, msX + vx, msY + vy, msZ + vz);
+  if (weight < 1) {
+    rotate(mx, my, mz, mw, meX, meY, meZ);
+    toModelDirection(m, vx, vy, vz);
+    toStartDirection(vx, vy, vz);
+    pX = msX + vx; pY = msY + vy; pZ = msZ + vz;
+  }
+  rotate(sx, sy, sz, sw, pX, pY, pZ);
   toModelDirection(s, vx, vy, vz);
-  reach(job, f(s, 12) + vx, f(s, 28) + vy, f(s, 44) + vz, bones);
+  vx += f(s, 12); vy += f(s, 28); vz += f(s, 44);
   return 1;
 }
 
@@ -349,32 +361,6 @@ function aim(job: usize): i32 {
   toModelDirection(j, nX, nY, nZ);
   reach(job, f(j, 12) + vx, f(j, 28) + vy, f(j, 44) + vz, length);
   return solved ? 1 : 0;
-}
-
-/** `local = local * R(q)` for the matrix at `p`: rows times R, translations kept. */
-function rotateLocal(p: usize, x: f64, y: f64, z: f64, w: f64): void {
-  const x2 = x + x, y2 = y + y, z2 = z + z;
-  const xx = x * x2, yy = y * y2, zz = z * z2, xy = x * y2, xz = x * z2, yz = y * z2;
-  const wx = w * x2, wy = w * y2, wz = w * z2;
-  // Rows of R, lane 3 zero: a row (a, b, c, t) becomes a R0 + b R1 + c R2 + (0, 0, 0, t).
-  const r0 = f32x4(<f32>(1 - (yy + zz)), <f32>(xy - wz), <f32>(xz + wy), 0);
-  const r1 = f32x4(<f32>(xy + wz), <f32>(1 - (xx + zz)), <f32>(yz - wx), 0);
-  const r2 = f32x4(<f32>(xz - wy), <f32>(yz + wx), <f32>(1 - (xx + yy)), 0);
-  const zero = f32x4.splat(0);
-  for (let o: usize = 0; o < MATRIX_BYTES; o += 16) {
-    const a = v128.load(p + o);
-    const sum = f32x4.add(
-      f32x4.add(
-        f32x4.mul(f32x4.shuffle(a, a, 0, 0, 0, 0), r0),
-        f32x4.mul(f32x4.shuffle(a, a, 1, 1, 1, 1), r1),
-      ),
-      f32x4.add(
-        f32x4.mul(f32x4.shuffle(a, a, 2, 2, 2, 2), r2),
-        f32x4.shuffle(zero, a, 0, 1, 2, 7),
-      ),
-    );
-    v128.store(p + o, sum);
-  }
 }
 
 /**

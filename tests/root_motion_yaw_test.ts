@@ -61,11 +61,15 @@ for (const build of BUILDS) {
       createAnimationPipeline()(alone.world, 1);
       assertAlmostEquals(getRootMotion(alone.world, a).dyaw, Math.PI / 2, 1e-6, `-q: ${negated}`);
 
-      // Half the weight at the root: a still base and the turn on a layer, both of weight 1.
+      // Half the weight at the root: a still base and the turn on a blend layer, both of weight 1.
       const blended = createScene(build, 1);
       const [b] = blended.entities;
       playClip(blended.world, b, rootClip("still", false), { wrap: "clamp" });
-      addLayer(blended.world, b, rootClip("turn", true, negated), { weight: 1, wrap: "clamp" });
+      addLayer(blended.world, b, rootClip("turn", true, negated), {
+        mode: "blend",
+        weight: 1,
+        wrap: "clamp",
+      });
       enableRootMotion(blended.world, b);
       createAnimationPipeline()(blended.world, 1);
       assertAlmostEquals(getRootMotion(blended.world, b).dyaw, Math.PI / 4, 1e-6, `-q: ${negated}`);

@@ -94,7 +94,9 @@ export class ClipSampler {
     u32[at + 1] = this.#cache;
     u32[at + 2] = out;
     u32[at + 3] = this.#clip.groupCount;
-    f32[at + 4] = this.#steps ? floorToFloat32(time) : time;
+    f32[at + 4] = time;
+    // STEP keys: rounded down (`floorToFloat32`), in place: a call would box the double.
+    if (this.#steps && f32[at + 4] > time) u32[at + 4] = nextFloat32Down(u32[at + 4]);
     u32[at + 5] = blendInto;
     f32[at + 6] = weight;
   }
@@ -123,11 +125,21 @@ const float32 = new Float32Array(1), float32Bits = new Uint32Array(float32.buffe
 export function floorToFloat32(time: number): number {
   const nearest = Math.fround(time);
   if (!(nearest > time)) return nearest;
-  float32[0] = nearest;
-  // The next float32 toward -Infinity: one unit of the bits down for a
-  // positive value, up for a negative one; below +0 is -(smallest).
-  if (nearest > 0) float32Bits[0]--;
-  else if (nearest === 0) float32Bits[0] = 0x80000001;
-  else float32Bits[0]++;
+  float32Bits[0] = nextFloat32Down(bitsOfFloat32(nearest));
   return float32[0];
+}
+
+function bitsOfFloat32(value: number): number {
+  float32[0] = value;
+  return float32Bits[0];
+}
+
+/**
+ * The bits of the next float32 toward -Infinity from the finite float32 of
+ * bits `bits`: one unit of the bits down for a positive value, up for a
+ * negative one; below +0 is -(smallest).
+ */
+function nextFloat32Down(bits: number): number {
+  if (bits === 0) return 0x80000001;
+  return bits & 0x80000000 ? bits + 1 : bits - 1;
 }

@@ -106,13 +106,11 @@ export function sampleClipsSystem(
     checkedPose(state, eid);
     checkedSkeleton(state, eid);
     quarantine[eid] &= ~Quarantine.Clip;
-    const field = !Number.isFinite(c.time[eid])
-      ? "time"
-      : !Number.isFinite(c.speed[eid])
-      ? "speed"
-      : undefined;
-    if (field === undefined) continue;
-    const value = field === "time" ? c.time[eid] : c.speed[eid];
+    // `x - x` is 0 exactly for a finite x: no call that would box the double.
+    const time = c.time[eid], speed = c.speed[eid];
+    if (time - time === 0 && speed - speed === 0) continue;
+    const field = time - time === 0 ? "speed" : "time";
+    const value = field === "time" ? time : speed;
     const error = new RangeError(`entity ${eid}: ClipPlayer: ${field} is ${value}`);
     state.faults.report(eid, "sampleClipsSystem", "ClipPlayer", field, error);
     // Isolated: this call leaves the entity's pose as it is.

@@ -274,6 +274,12 @@ export class ExactPoses {
   readonly #scratch: Float32Array<ArrayBuffer>;
   /** The clip's distinct key times, ascending. */
   readonly keyTimes: readonly number[];
+  /**
+   * Images measured in this build, with their error (`complete` when not
+   * stopped at a bound): attempts and layouts often lay out the same bytes.
+   * At most one per measurement, and a build's measurements are bounded.
+   */
+  readonly measured: { image: ClipImage; error: number; complete: boolean }[] = [];
 
   constructor(readonly clip: Clip, readonly geometry: SkeletonGeometry) {
     this.keyTimes = sortedUnique(clip.channels.map((c) => c.times));
@@ -325,6 +331,8 @@ export function measureError(
   const n = parents.length;
   const times = measureTimes(image.keyTimes, undefined, exact.keyTimes);
   if (!fits(measureWork(times.length, n, clip.channels.length))) return undefined;
+  const known = exact.measured.find((m) => sameImage(m.image, image));
+  if (known && (known.complete || known.error >= bound)) return known.error;
   const floats = poseFloats(n);
   const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
   const buffer = new ArrayBuffer(poseAt + floats * 4);
@@ -340,5 +348,19 @@ export function measureError(
     worst = Math.max(worst, matrixDistance(sampled, exact.at(time), n, virtualDistance));
     if (worst >= bound) break;
   }
+  const complete = !(worst >= bound);
+  if (known) known.error = worst, known.complete = complete;
+  else exact.measured.push({ image, error: worst, complete });
   return worst;
+}
+
+/** Whether two images sample alike: the same bytes and cache template. */
+function sameImage(a: ClipImage, b: ClipImage): boolean {
+  return equalBytes(a.bytes, b.bytes) && equalBytes(a.template, b.template);
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

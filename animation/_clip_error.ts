@@ -211,16 +211,35 @@ function matrixDistance(
   return worst;
 }
 
+/** The distinct values of `lists`, ascending (the first of equal ones kept, in list order). */
+function sortedUnique(lists: Iterable<ArrayLike<number>>): number[] {
+  const all: number[] = [];
+  for (const times of lists) for (let i = 0; i < times.length; i++) all.push(times[i]);
+  all.sort((x, y) => x - y);
+  return all.filter((t, i) => i === 0 || t !== all[i - 1]);
+}
+
 /**
  * Times to measure a clip's error at: every key time of `keyTimes` (the
  * original and the kept ones), halfway between neighbours, at most
- * `limit` of them (evenly picked).
+ * `limit` of them (evenly picked). `sortedBase`, distinct ascending times
+ * (the clip's, computed once per build), joins them ahead of `keyTimes`.
  */
-export function measureTimes(keyTimes: Iterable<ArrayLike<number>>, limit = 4096): Float64Array {
-  const all: number[] = [];
-  for (const times of keyTimes) for (let i = 0; i < times.length; i++) all.push(times[i]);
-  all.sort((x, y) => x - y);
-  const unique = all.filter((t, i) => i === 0 || t !== all[i - 1]);
+export function measureTimes(
+  keyTimes: Iterable<ArrayLike<number>>,
+  limit = 4096,
+  sortedBase: readonly number[] = [],
+): Float64Array {
+  const added = sortedUnique(keyTimes);
+  // Merge: of equal times the base's is kept, as a sort of the base's
+  // times ahead of the others keeps it.
+  const unique: number[] = [];
+  for (let i = 0, k = 0; i < sortedBase.length || k < added.length;) {
+    const t = k >= added.length || (i < sortedBase.length && sortedBase[i] <= added[k])
+      ? sortedBase[i++]
+      : added[k++];
+    if (unique.length === 0 || t !== unique[unique.length - 1]) unique.push(t);
+  }
   const out: number[] = [];
   unique.forEach((t, i) => {
     out.push(t);
@@ -253,8 +272,17 @@ export class ExactPoses {
   readonly #pose: Float32Array<ArrayBuffer>;
   readonly #local: Float32Array<ArrayBuffer>;
   readonly #scratch: Float32Array<ArrayBuffer>;
+  /** The clip's distinct key times, ascending. */
+  readonly keyTimes: readonly number[];
+  /**
+   * Images measured in this build, with their error (`complete` when not
+   * stopped at a bound): attempts and layouts often lay out the same bytes.
+   * At most one per measurement, and a build's measurements are bounded.
+   */
+  readonly measured: { image: ClipImage; error: number; complete: boolean }[] = [];
 
   constructor(readonly clip: Clip, readonly geometry: SkeletonGeometry) {
+    this.keyTimes = sortedUnique(clip.channels.map((c) => c.times));
     const n = geometry.jointCount;
     this.#pose = new Float32Array(geometry.restPose.length);
     this.#local = new Float32Array(n * MATRIX_FLOATS);
@@ -287,19 +315,24 @@ export function measureWork(times: number, joints: number, channels: number): nu
  * (sampled by the scalar reference, forward) and of the exact clip, at the
  * times of {@linkcode measureTimes} over the clip's and the image's keys;
  * undefined, having measured nothing, when `fits` refuses its work
- * ({@linkcode measureWork}, counted before it runs).
+ * ({@linkcode measureWork}, counted before it runs). It stops once the
+ * error reaches `bound` (the caller keeps only images under it), returning
+ * the error so far, at least `bound`.
  */
 export function measureError(
   image: ClipImage,
   exact: ExactPoses,
   virtualDistance: number,
   fits: (units: number) => boolean = () => true,
+  bound = Infinity,
 ): number | undefined {
   const { clip, geometry } = exact;
   const { parents } = geometry;
   const n = parents.length;
-  const times = measureTimes([...clip.channels.map((c) => c.times), ...image.keyTimes]);
+  const times = measureTimes(image.keyTimes, undefined, exact.keyTimes);
   if (!fits(measureWork(times.length, n, clip.channels.length))) return undefined;
+  const known = exact.measured.find((m) => sameImage(m.image, image));
+  if (known && (known.complete || known.error >= bound)) return known.error;
   const floats = poseFloats(n);
   const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
   const buffer = new ArrayBuffer(poseAt + floats * 4);
@@ -313,6 +346,21 @@ export function measureError(
     sampleCompact(view, 0, cacheAt, poseAt, groups, time);
     const sampled = modelMatrices(pose, parents, local, model);
     worst = Math.max(worst, matrixDistance(sampled, exact.at(time), n, virtualDistance));
+    if (worst >= bound) break;
   }
+  const complete = !(worst >= bound);
+  if (known) known.error = worst, known.complete = complete;
+  else exact.measured.push({ image, error: worst, complete });
   return worst;
+}
+
+/** Whether two images sample alike: the same bytes and cache template. */
+function sameImage(a: ClipImage, b: ClipImage): boolean {
+  return equalBytes(a.bytes, b.bytes) && equalBytes(a.template, b.template);
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

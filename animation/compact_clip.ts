@@ -229,6 +229,7 @@ export class CompactClip {
             exact,
             this.virtualDistance,
             (units) => (work.spend(units), true),
+            error,
           )!;
           if (candidateError < error) image = candidate, error = candidateError;
           if (error <= this.tolerance) break;

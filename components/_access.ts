@@ -180,6 +180,7 @@ export function selectEntities(
   }
   const stamp = state.nextStamp(), marks = state.owned.stamp, owned = state.owned;
   const selected = selectionArray(state, key);
+  let count = 0;
   for (let i = 0; i < entities.length; i++) {
     const eid = entities[i];
     if (!Number.isInteger(eid) || eid < 0 || eid >= 2 ** 32) {
@@ -190,8 +191,10 @@ export function selectEntities(
       throw new RangeError(`${caller}: entities[${i}]: entity ${eid} is listed twice`);
     }
     marks[eid] = stamp;
-    if (has(owned, eid)) selected.push(eid);
+    if (has(owned, eid)) selected[count++] = eid;
   }
+  // Set once at the end, not emptied first: an emptied array drops its storage.
+  selected.length = count;
   return selected;
 }
 
@@ -199,7 +202,7 @@ export function selectEntities(
 const selections = new WeakMap<WorldState, Map<string, number[]>>();
 
 /**
- * The emptied array of `state`'s listed selections of `key`: a frame over a
+ * The array of `state`'s listed selections of `key`, to rewrite: a frame over a
  * listed set of entities allocates nothing. A selection is read before the
  * next one of the same key is made (each system consumes its own).
  */
@@ -208,7 +211,6 @@ function selectionArray(state: WorldState, key: string): number[] {
   if (byKey === undefined) selections.set(state, byKey = new Map());
   let selected = byKey.get(key);
   if (selected === undefined) byKey.set(key, selected = []);
-  selected.length = 0;
   return selected;
 }
 

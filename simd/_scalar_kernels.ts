@@ -55,13 +55,15 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
   const i16 = (ptr: number, n: number) => cached.i16(ptr, n);
   const u8 = (ptr: number, n: number) => cached.u8(ptr, n);
   const u32 = (ptr: number, n: number) => cached.u32(ptr, n);
-  // Reused by every blendLayersBatch row: its layers' views and weights.
-  const layerInputs: {
+  // Reused by every blendLayersBatch row of as many layers: their views and
+  // weights (one array per layer count, its length never changed, which
+  // would drop or regrow its storage).
+  const layerInputsOf: {
     pose: Float32Array;
     mask: Float32Array;
     weight: number;
     reference?: Float32Array;
-  }[] = [];
+  }[][] = [];
   const noFloats = new Float32Array(0);
   const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
   const job = (jobs: number, index: number) => u32(jobs + index * JOB_WORDS * 4, JOB_WORDS);
@@ -253,12 +255,14 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
           blendCount = row[4],
           topCount = row[5];
         const n = poseFloats(jointCount), lanes = Math.ceil(jointCount / 4) * 4;
-        const inputs = layerInputs;
-        inputs.length = blendCount + topCount;
+        const inputs = layerInputsOf[blendCount + topCount] ??= Array.from(
+          { length: blendCount + topCount },
+          () => ({ pose: noFloats, mask: noFloats, weight: 0 }),
+        );
         for (let k = 0; k < blendCount + topCount; k++) {
           const entry = u32(layers + k * LAYER_ENTRY_BYTES, 4);
           const reference = entry[3];
-          const input = inputs[k] ??= { pose: noFloats, mask: noFloats, weight: 0 };
+          const input = inputs[k];
           input.pose = f32(entry[0], n);
           input.mask = f32(entry[1], lanes * 3);
           input.weight = memory.views().f32[((layers + k * LAYER_ENTRY_BYTES) >> 2) + 2];

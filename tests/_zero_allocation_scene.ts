@@ -37,8 +37,6 @@ import { type BatchName, minSplitCost } from "../simd/_parallel_kernels.ts";
 
 /** Frames measured. */
 export const FRAMES = 3000;
-/** The modes the child runs: threads, pipeline and split thresholds. */
-export const MODES = ["single-thread", "workers", "task-parallel", "split"] as const;
 /** Characters per model of the real-character scene. */
 const PER_MODEL = 2;
 const DT = 1 / 60;

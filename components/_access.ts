@@ -179,7 +179,8 @@ export function selectEntities(
     throw new TypeError(`${caller}: entities: expected an array of entity ids`);
   }
   const stamp = state.nextStamp(), marks = state.owned.stamp, owned = state.owned;
-  const selected: number[] = [];
+  const selected = selectionArray(state, key);
+  let count = 0;
   for (let i = 0; i < entities.length; i++) {
     const eid = entities[i];
     if (!Number.isInteger(eid) || eid < 0 || eid >= 2 ** 32) {
@@ -190,8 +191,26 @@ export function selectEntities(
       throw new RangeError(`${caller}: entities[${i}]: entity ${eid} is listed twice`);
     }
     marks[eid] = stamp;
-    if (has(owned, eid)) selected.push(eid);
+    if (has(owned, eid)) selected[count++] = eid;
   }
+  // Set once at the end, not emptied first: an emptied array drops its storage.
+  selected.length = count;
+  return selected;
+}
+
+/** Each world state's last listed selection per query key, which the next one rewrites. */
+const selections = new WeakMap<WorldState, Map<string, number[]>>();
+
+/**
+ * The array of `state`'s listed selections of `key`, to rewrite: a frame over a
+ * listed set of entities allocates nothing. A selection is read before the
+ * next one of the same key is made (each system consumes its own).
+ */
+function selectionArray(state: WorldState, key: string): number[] {
+  let byKey = selections.get(state);
+  if (byKey === undefined) selections.set(state, byKey = new Map());
+  let selected = byKey.get(key);
+  if (selected === undefined) byKey.set(key, selected = []);
   return selected;
 }
 

@@ -186,7 +186,7 @@ export function parallelKernels(
     const cost = ROW_COSTS[name];
     const serial = base[name] as (jobs: number, count: number, ...rest: number[]) => number;
     // Made once per kernel and rewritten by every call: a split call allocates nothing.
-    const rest: number[] = [], bounds: number[] = [];
+    const rest = taggedNumbers(), bounds: number[] = [];
     const chunks: Share[] = [], args: number[][] = [];
     const join = JOINED[name];
     // At most two arguments after the rows (the skinning's level of detail
@@ -220,6 +220,18 @@ export function parallelKernels(
   });
   threadsOfKernels.set(kernels, { pool, serial: base });
   return kernels;
+}
+
+/**
+ * An empty array whose elements stay tagged values: a float argument stored
+ * in it is the very number the caller passed, and reading it back to call a
+ * kernel boxes nothing (in an array of doubles, V8 stores it unboxed and
+ * boxes a new number at each read, one per chunk of a split call).
+ */
+function taggedNumbers(): number[] {
+  const array: unknown[] = [null];
+  array.length = 0;
+  return array as number[];
 }
 
 /** `serial` called with as many arguments as it was given: its own arity, nothing boxed. */
@@ -281,7 +293,7 @@ function sharesInto(
   out.length = bounds.length - 1;
   for (let t = 0; t + 1 < bounds.length; t++) {
     const first = bounds[t], rows = bounds[t + 1] - first;
-    const share = args[t] ??= [];
+    const share = args[t] ??= taggedNumbers();
     share.length = 2 + rest.length;
     share[0] = jobs + first * JOB_BYTES, share[1] = rows;
     for (let r = 0; r < rest.length; r++) share[2 + r] = rest[r];

@@ -196,6 +196,9 @@ export function localToModel(
   }
 }
 
+/** A parent's inverse, rewritten by each joint of {@linkcode modelToLocal} (no array a call). */
+const inverseScratch = new Float32Array(MATRIX_FLOATS);
+
 /**
  * Model to local space over joints `last` down to `first`:
  * `local[i] = inverse(model[parents[i]]) * model[i]`, or `model[i]` for a
@@ -210,7 +213,7 @@ export function modelToLocal(
   first: number,
   last: number,
 ): void {
-  const inv = new Float32Array(MATRIX_FLOATS);
+  const inv = inverseScratch;
   for (let i = last; i >= first; i--) {
     const p = parents[i];
     if (p < 0) {

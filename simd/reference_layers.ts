@@ -26,6 +26,11 @@ export interface LayerInput {
   readonly reference?: Float32Array;
 }
 
+/** {@linkcode blendLayers}' accumulators, totals and weights per joint, rewritten by each (no array a call). */
+const accumulators = new Float64Array(10),
+  totals = new Float64Array(3),
+  weights = new Float64Array(3);
+
 /**
  * Blends `layers` into `out` over all `ceil(jointCount / 4)` groups (padding
  * lanes included), per joint `j` and property (translation, rotation,
@@ -61,7 +66,7 @@ export function blendLayers(
 ): void {
   const lanes = Math.ceil(jointCount / 4) * 4;
   // Accumulators (t, q, s as in a pose group), totals and weights (t, r, s).
-  const acc = new Float64Array(10), total = new Float64Array(3), w = new Float64Array(3);
+  const acc = accumulators, total = totals, w = weights;
   for (let j = 0; j < lanes; j++) {
     const g = poseLane(j);
     acc.fill(0);

@@ -85,6 +85,9 @@ export function weightedBases(
   }
 }
 
+/** A vertex's blended matrix (float64), rewritten by each vertex (no array a call). */
+const blendedMatrix = new Float64Array(12);
+
 /**
  * Skinning by collapsing the weighted palette per vertex (paper 002,
  * section 4). Vertices come in parts: part `p` is `parts[2p]` influences
@@ -116,7 +119,7 @@ export function skinVertices(
   maxInfluences: number,
   bounds?: Float32Array,
 ): void {
-  const c = new Float64Array(12);
+  const c = blendedMatrix;
   let v = 0, k = 0;
   for (let p = 0; p < parts.length; p += 2) {
     const n = parts[p], vertices = parts[p + 1];

@@ -33,6 +33,7 @@ import { wavePose } from "../examples/cylinder.ts";
 import { createScene } from "./_scene.ts";
 import { findModel } from "./_assets.ts";
 import type { Clip } from "../animation/clip.ts";
+import { type BatchName, minSplitCost } from "../simd/_parallel_kernels.ts";
 
 /** Frames measured. */
 export const FRAMES = 3000;
@@ -61,9 +62,15 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (import.meta.main) {
   if (!gc) throw new Error("run with --v8-flags=--expose-gc");
   const build = Deno.args[0] as CoreBuild, threads = Deno.args[1];
-  const pool = threads === "workers" ? await createWorkerPool({ workers: 2, build }) : undefined;
+  const frames = Number(Deno.args[2] ?? FRAMES);
+  const pool = threads === "single-thread"
+    ? undefined
+    : await createWorkerPool({ workers: 2, build });
+  if (threads === "split") {
+    for (const name of Object.keys(minSplitCost) as BatchName[]) minSplitCost[name] = 0;
+  }
   const core = pool?.core ?? Core.create(build);
-  const animate = createAnimationPipeline({ pool });
+  const animate = createAnimationPipeline({ pool, taskParallel: threads === "task-parallel" });
 
   // The README's quick start: 16 cylinders of 30 joints, posed from code.
   const readme = createScene(build, 16, { joints: 30 }, {}, core);
@@ -116,7 +123,7 @@ if (import.meta.main) {
     animate(world, DT);
     const posed = poses[f % 60];
     for (let i = 0; i < posed.length; i++) views[i].set(posed[i]);
-    animate(readme.world, DT);
+    animate(readme.world, DT, readme.entities);
   };
   // Warm-up: every clip of every character played (and so built) at least
   // twice, and enough frames for the compiler to settle.
@@ -126,7 +133,7 @@ if (import.meta.main) {
 
   gc();
   const before = Deno.memoryUsage().heapUsed;
-  for (let f = warmup; f < warmup + FRAMES; f++) frame(f);
+  for (let f = warmup; f < warmup + frames; f++) frame(f);
   const after = Deno.memoryUsage().heapUsed;
   gc();
   console.log(JSON.stringify({ before, after, characters: characters.length, mode: animate.mode }));

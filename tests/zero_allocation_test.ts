@@ -3,7 +3,10 @@
  * characters (Fox, CesiumMan, RobotExpressive; Xbot and Soldier when
  * `../shared` has them) cross-fading every two seconds, a masked layer on
  * some, run `FRAMES` frames in a child process (`_zero_allocation_scene.ts`)
- * on the WebAssembly builds, single-threaded and on 2 threads, with V8's
+ * on the WebAssembly builds, single-threaded and on 2 threads (and, on
+ * the relaxed-SIMD build, on 2 threads with every batch call split across
+ * them, as a crowd over the split thresholds would be), the README scene
+ * animated over its listed entities, with V8's
  * `--trace-gc` and a 1 MB young generation, so that a few hundred bytes a
  * frame of garbage would force a collection. Between the two collections
  * the child requests (traced as "testing") there is no other, and the heap
@@ -11,12 +14,18 @@
  * generation it grew, so both are checked).
  *
  * Not covered yet, each still allocating: the scalar build (its kernel
- * adapters make a view per job row), the task-parallel pipeline
- * (`taskParallel: true`: its snapshot map and generator), a batch call
- * split across threads whose kernel takes a float argument (the
- * inverse-bind multiply and the palette scans box it per chunk: the
- * default split thresholds leave them on one thread in these scenes), and
- * dual-quaternion skins (their conversion runs in TypeScript).
+ * adapters allocate nothing, but the reference sampler it runs makes
+ * closures and arrays per track), the task-parallel pipeline
+ * (`taskParallel: true`: its snapshot map, copies and generator), and
+ * dual-quaternion skins (their conversion runs in TypeScript). A worker of
+ * the split mode may still collect once in several thousand frames (a
+ * float argument it reads from the control block and passes to the
+ * kernel, unconfirmed).
+ *
+ * Known red on the integration branch at 11e6b7a (before this test's split
+ * mode): the character scene alone grows the heap by 200–330 bytes a frame
+ * on every build, every model (the README scene alone: under 20); not
+ * found yet.
  */
 import { assert, assertEquals } from "@std/assert";
 import { BUILDS } from "./_scene.ts";
@@ -61,22 +70,27 @@ async function run(build: string, threads: string) {
   return { result, gcs };
 }
 
-for (const build of BUILDS.filter((b) => b !== "scalar")) {
-  for (const threads of ["single-thread", "workers"]) {
-    Deno.test(`${FRAMES} frames of cross-fading characters allocate nothing: ${build}, ${threads}`, async () => {
-      const { result, gcs } = await run(build, threads);
-      assert(result.characters >= 6, `characters: ${result.characters}`);
-      const testing = gcs.flatMap((line, i) => line.includes("testing") ? [i] : []);
-      assertEquals(testing.length, 2, `the two requested collections:\n${gcs.join("\n")}`);
-      const between = gcs.slice(testing[0] + 1, testing[1]);
-      assertEquals(between, [], "collections during the measured frames");
-      const growth = result.after - result.before;
-      assert(
-        growth < NOISE_BYTES,
-        `the heap grew by ${growth} bytes over ${FRAMES} frames (${
-          (growth / FRAMES).toFixed(1)
-        } a frame)`,
-      );
-    });
-  }
+const MODES = BUILDS.filter((b) => b !== "scalar").flatMap((build) =>
+  ["single-thread", "workers", ...(build === "relaxed-simd" ? ["split"] : [])].map((threads) => ({
+    build,
+    threads,
+  }))
+);
+
+for (const { build, threads } of MODES) {
+  Deno.test(`${FRAMES} frames of cross-fading characters allocate nothing: ${build}, ${threads}`, async () => {
+    const { result, gcs } = await run(build, threads);
+    assert(result.characters >= 6, `characters: ${result.characters}`);
+    const testing = gcs.flatMap((line, i) => line.includes("testing") ? [i] : []);
+    assertEquals(testing.length, 2, `the two requested collections:\n${gcs.join("\n")}`);
+    const between = gcs.slice(testing[0] + 1, testing[1]);
+    assertEquals(between, [], "collections during the measured frames");
+    const growth = result.after - result.before;
+    assert(
+      growth < NOISE_BYTES,
+      `the heap grew by ${growth} bytes over ${FRAMES} frames (${
+        (growth / FRAMES).toFixed(1)
+      } a frame)`,
+    );
+  });
 }

@@ -47,13 +47,21 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
   const u32 = state.memory.u32;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    const n = checkedSkeleton(state, eid).jointCount;
-    const pose = checkedPose(state, eid);
     const at = i * JOB_WORDS;
+    let n = 0, pose = 0, local = 0;
+    try {
+      n = checkedSkeleton(state, eid).jointCount;
+      pose = checkedPose(state, eid);
+      local = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    } catch (error) {
+      // Isolated: an empty row (scanned and converted as nothing).
+      state.faults.isolate(eid, "quatToMatSystem", error);
+      n = 0, pose = 0, local = 0;
+    }
     u32[(scan.ptr >> 2) + at] = pose;
     u32[(scan.ptr >> 2) + at + 1] = poseFloats(n);
     u32[(table.ptr >> 2) + at] = pose;
-    u32[(table.ptr >> 2) + at + 1] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    u32[(table.ptr >> 2) + at + 1] = local;
     u32[(table.ptr >> 2) + at + 2] = n;
   }
   const faults = state.faults, quarantine = owned.quarantine;
@@ -72,7 +80,9 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
       const n = owned.skeleton[eid]!.jointCount;
       // Fresh views: a restore below may grow the memory.
       const { f32, u32 } = state.memory;
-      const bad = findNonFinitePose(f32, n, owned.pose[eid] >> 2);
+      // An empty row (a store fault, isolated above) is moved as it is.
+      const empty = u32[(table.ptr >> 2) + i * JOB_WORDS + 2] === 0;
+      const bad = empty ? undefined : findNonFinitePose(f32, n, owned.pose[eid] >> 2);
       if (!bad) {
         quarantine[eid] &= ~Quarantine.Pose;
         u32.copyWithin(

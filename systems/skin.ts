@@ -20,7 +20,7 @@
  * @module
  */
 
-import { checkedSkeleton, selectEntities } from "../components/_access.ts";
+import { selectEntities } from "../components/_access.ts";
 import { SkinRowWriter } from "../components/_skin_rows.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { stateOf } from "../components/_lifecycle.ts";
@@ -278,7 +278,8 @@ export function writeSkinJobs(
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i], key = skinKey(cap, lods, skins, eid);
     if (key !== firstKey) mixed = true;
-    if (key & 1 && palettes.size) dualJoints += checkedSkeleton(state, eid).jointCount;
+    // Marrow's record sizes the table: the rows below check the stores.
+    if (key & 1 && palettes.size) dualJoints += state.owned.skeleton[eid]?.jointCount ?? 0;
   }
   palettes.size?.(dualJoints);
   if (mixed) sortByKey(skinned, cap, lods, skins);
@@ -289,14 +290,22 @@ export function writeSkinJobs(
   bounds.begin(skinned.length, BOUNDS_FLOATS);
   const rows = table.staging(skinned.length * JOB_WORDS);
   const writer = SkinRowWriter.for(state, rows, options.renormalize ? SkinFlags.RENORMALIZE : 0);
-  let maxEid = 0;
-  for (let i = 0, at = 0; i < skinned.length; i++, at += JOB_WORDS) {
+  let maxEid = 0, kept = 0;
+  for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
-    writer.write(eid, i);
-    rows[at] = palettes.at(eid, writer.jointCount, writer.dual, writer.palette);
+    try {
+      writer.write(eid, kept);
+      rows[kept * JOB_WORDS] = palettes.at(eid, writer.jointCount, writer.dual, writer.palette);
+    } catch (error) {
+      // Isolated: no row, so its output and bounds keep last frame's.
+      state.faults.isolate(eid, name, error);
+      continue;
+    }
+    skinned[kept++] = eid;
     if (eid > maxEid) maxEid = eid;
   }
-  table.commit(skinned.length * JOB_WORDS);
+  if (kept !== skinned.length) skinned.length = kept, state.faults.notify();
+  table.commit(kept * JOB_WORDS);
   const jobs = SkinBatch.of(state, name);
   jobs.begin(skinned, maxEid, options.bounds ?? true, bounds);
   for (let first = 0; first < skinned.length;) {

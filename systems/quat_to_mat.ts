@@ -13,6 +13,7 @@ import {
   selectEntities,
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
+import type { WorldState } from "../components/_world.ts";
 import { PoseError } from "../components/errors.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
@@ -45,6 +46,7 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
   scan.begin(list.length, JOB_WORDS);
   table.begin(list.length, JOB_WORDS);
   const u32 = state.memory.u32;
+  let storeFaults = false;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     const at = i * JOB_WORDS;
@@ -56,7 +58,7 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
     } catch (error) {
       // Isolated: an empty row (scanned and converted as nothing).
       state.faults.isolate(eid, "quatToMatSystem", error);
-      n = 0, pose = 0, local = 0;
+      n = 0, pose = 0, local = 0, storeFaults = true;
     }
     u32[(scan.ptr >> 2) + at] = pose;
     u32[(scan.ptr >> 2) + at + 1] = poseFloats(n);
@@ -99,5 +101,22 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
     }
   }
   if (rows > 0) state.kernels.quatToMatBatch(table.ptr, rows);
+  // An entity of an empty row is quarantined like one with a bad pose: its
+  // local matrices were not written, so the matrix systems after this one
+  // skip it. Only after a store fault: its checks are run again.
+  for (let i = 0; storeFaults && i < list.length; i++) {
+    if (!storesHold(state, list[i])) quarantine[list[i]] |= Quarantine.Pose;
+  }
   faults.notify();
+}
+
+/** Whether entity `eid`'s store fields are those Marrow set. */
+function storesHold(state: WorldState, eid: number): boolean {
+  try {
+    checkedMatrices(state, eid, checkedSkeleton(state, eid).jointCount);
+    checkedPose(state, eid);
+    return true;
+  } catch {
+    return false;
+  }
 }

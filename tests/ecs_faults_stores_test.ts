@@ -1,7 +1,8 @@
 /**
  * Per-entity faults that used to throw from the frame, isolated: a
  * dual-quaternion skin whose palette a non-uniform scale shears, and each
- * store field the core checks, changed by game code. In a world of 4
+ * store field the core checks, changed by game code (on characters with an
+ * aim IK chain, so that the ik system meets them too). In a world of 4
  * characters, 10 frames run without a throw on every build, on the calling
  * thread, on 2 worker threads and task-parallel; the 3 healthy characters
  * are bit for bit those of a control world, the faulty one's skin (and, for
@@ -11,6 +12,7 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
+  addAimIK,
   addCharacter,
   type AnimationComponents,
   type AnimationPipeline,
@@ -58,6 +60,8 @@ function characters(core: Core): World {
   const entities = Array.from({ length: 4 }, (_, i) => {
     const eid = addEntity(world);
     addCharacter(world, eid, skeleton, i === 2 ? dual : linear, { normals: i % 2 === 1 });
+    // The ik system checks the stores too: the victim and a healthy one aim.
+    if (i % 2 === 0) addAimIK(world, eid, { joint: 5, target: [2, 3, 1] });
     if (i === 2) {
       setJointPose(world, eid, 3, [0, 1, 0], [0, 0.38268343, 0, 0.9238795]);
     } else {

@@ -236,7 +236,8 @@ export function runMatrixJobs(
   if (list.length === 0) return matrixJobs;
   const table = state.jobs(kernel);
   table.begin(list.length, JOB_WORDS);
-  const u32 = state.memory.u32, owned = state.owned, isolates = state.faults.isolates;
+  const owned = state.owned, isolates = state.faults.isolates;
+  let u32 = state.memory.u32;
   let rows = 0;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
@@ -253,6 +254,12 @@ export function runMatrixJobs(
       // rows still match settlePalettes' count.
       state.faults.isolate(eid, caller, error);
       n = 0, model = 0;
+      if (kernel === "multiplyMatricesCheckedBatch" && owned.skeleton[eid] && owned.matrices[eid]) {
+        // A write through a JointMat view since the last frame is undone,
+        // as for a bad palette (it may grow the memory: fresh view).
+        restoreLastGood(state, eid);
+        u32 = state.memory.u32;
+      }
     }
     u32[at + 3] = n;
     u32[at + 4] = isolates && n && kernel === "multiplyMatricesCheckedBatch"

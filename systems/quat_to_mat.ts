@@ -105,7 +105,10 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
   // local matrices were not written, so the matrix systems after this one
   // skip it. Only after a store fault: its checks are run again.
   for (let i = 0; storeFaults && i < list.length; i++) {
-    if (!storesHold(state, list[i])) quarantine[list[i]] |= Quarantine.Pose;
+    if (storesHold(state, list[i])) continue;
+    quarantine[list[i]] |= Quarantine.Pose;
+    // A write through a JointMat view since the last frame is undone, as for a bad pose.
+    if (owned.skeleton[list[i]] && owned.matrices[list[i]]) restoreLastGood(state, list[i]);
   }
   faults.notify();
 }

@@ -6,7 +6,10 @@
  * the faulty world only they also get faults: NaN, ±Infinity and huge
  * values written through every writable view (`getPose`,
  * `getModelMatrices`, `getSkinningPalette`) and store field
- * (`ClipPlayer.time`, `speed`), blend thresholds and layer weights that
+ * (`ClipPlayer.time`, `speed`), random values in every store field the
+ * core checks (`Skeleton.jointCount`, `JointMat.modelByteOffset`,
+ * `Skin.positionsByteOffset`, …; for one frame, as the view functions
+ * check them too), blend thresholds and layer weights that
  * would underflow, orphaned components (`removeJointQuat` on a playing
  * character, a Skeleton + JointMat + Skin without JointQuat), and failing
  * calls (which must throw a typed error naming the victim). After every

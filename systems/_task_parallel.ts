@@ -45,9 +45,9 @@ import {
   selectSkinned,
   type SkinCall,
   type SkinSystemOptions,
-  toDualQuaternions,
   writeSkinJobs,
 } from "./skin.ts";
+import { toDualQuaternions } from "./_dual_palettes.ts";
 
 /** A wait for the workers: the pool's task and the shares it handed out. */
 export interface Join {

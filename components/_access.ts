@@ -37,6 +37,7 @@ function tampered(
     `${field} is ${
       shown(value)
     }, but Marrow set it to ${expected}: the fields the core uses are read-only (remove and add the component to change them)`,
+    field,
   );
 }
 

@@ -9,6 +9,8 @@
  */
 
 import type { WorldState } from "./_world.ts";
+import { ComponentError } from "./errors.ts";
+import { DualQuaternionError } from "./skin.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
@@ -86,6 +88,23 @@ export class FaultLog {
     const record = { entity: eid, system, component, field, error, count: 1 };
     this.#records.push(record);
     if (this.onFault) this.#unsent.push(record);
+  }
+
+  /**
+   * Records `error`, thrown while `system` checked or converted entity
+   * `eid`'s data, when it is a per-entity fault (a store field changed by
+   * game code, a dual-quaternion palette that is not a rigid motion) and
+   * the mode isolates; else throws it.
+   */
+  isolate(eid: number, system: string, error: unknown): void {
+    if (this.mode === "throw") throw error;
+    if (error instanceof ComponentError && error.entity === eid) {
+      this.report(eid, system, error.component, error.field, error);
+    } else if (error instanceof DualQuaternionError && error.entity === eid) {
+      this.report(eid, system, "JointMat", `palette[${error.joint}]`, error);
+    } else {
+      throw error;
+    }
   }
 
   /** Copies of the records, oldest first. */

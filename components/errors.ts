@@ -11,13 +11,16 @@ export class ComponentError extends TypeError {
   readonly entity: number;
   /** The component involved, by name. */
   readonly component: string;
+  /** The store field at fault (`"jointCount"`, `"modelByteOffset"`, …), or `""` for none. */
+  readonly field: string;
 
   /** Creates the error; the message is prefixed with entity and component. */
-  constructor(entity: number, component: string, message: string) {
+  constructor(entity: number, component: string, message: string, field = "") {
     super(`entity ${entity}: ${component}: ${message}`);
     this.name = "ComponentError";
     this.entity = entity;
     this.component = component;
+    this.field = field;
   }
 }
 

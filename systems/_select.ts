@@ -123,7 +123,8 @@ export function checkPalettes(
  * not finite or beyond ±1e18, or undefined.
  */
 function beyondPalette(state: WorldState, eid: number): PoseError | undefined {
-  const n = checkedSkeleton(state, eid).jointCount;
+  // Marrow's record: the entity's own memory, whatever its stores say.
+  const n = state.owned.skeleton[eid]!.jointCount;
   const palette = (state.owned.matrices[eid] >> 2) + n * MATRIX_FLOATS;
   if (state.kernels.firstBeyond(palette << 2, n * MATRIX_FLOATS, MAX_PALETTE_MAGNITUDE) < 0) {
     return undefined;
@@ -235,18 +236,33 @@ export function runMatrixJobs(
   if (list.length === 0) return matrixJobs;
   const table = state.jobs(kernel);
   table.begin(list.length, JOB_WORDS);
-  const u32 = state.memory.u32, owned = state.owned, isolates = state.faults.isolates;
+  const owned = state.owned, isolates = state.faults.isolates;
+  let u32 = state.memory.u32;
   let rows = 0;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    const skeleton = checkedSkeleton(state, eid);
-    const n = skeleton.jointCount;
-    const model = checkedMatrices(state, eid, n);
     if (skip(owned, eid)) continue;
     const at = (table.ptr >> 2) + rows++ * JOB_WORDS;
-    row(u32, at, model, model + n * MATRIX_FLOATS * 4, skeleton);
+    let n = 0, model = 0;
+    try {
+      const skeleton = checkedSkeleton(state, eid);
+      n = skeleton.jointCount;
+      model = checkedMatrices(state, eid, n);
+      row(u32, at, model, model + n * MATRIX_FLOATS * 4, skeleton);
+    } catch (error) {
+      // Isolated: an empty row (computes and saves nothing), so that the
+      // rows still match settlePalettes' count.
+      state.faults.isolate(eid, caller, error);
+      n = 0, model = 0;
+      if (kernel === "multiplyMatricesCheckedBatch" && owned.skeleton[eid] && owned.matrices[eid]) {
+        // A write through a JointMat view since the last frame is undone,
+        // as for a bad palette (it may grow the memory: fresh view).
+        restoreLastGood(state, eid);
+        u32 = state.memory.u32;
+      }
+    }
     u32[at + 3] = n;
-    u32[at + 4] = isolates && kernel === "multiplyMatricesCheckedBatch"
+    u32[at + 4] = isolates && n && kernel === "multiplyMatricesCheckedBatch"
       ? lastGoodByteOffset(model, n)
       : 0;
   }

@@ -45,9 +45,9 @@ import {
   selectSkinned,
   type SkinCall,
   type SkinSystemOptions,
-  toDualQuaternions,
   writeSkinJobs,
 } from "./skin.ts";
+import { toDualQuaternions } from "./_dual_palettes.ts";
 
 /** A wait for the workers: the pool's task and the shares it handed out. */
 export interface Join {
@@ -216,7 +216,7 @@ function takeSnapshot(
   for (const list of lists) {
     for (const eid of list) {
       const dual = state.owned.skin[eid]!.method === "dual-quaternion";
-      words += checkedSkeleton(state, eid).jointCount *
+      words += (state.owned.skeleton[eid]?.jointCount ?? 0) *
         (dual ? DUAL_QUATERNION_FLOATS : MATRIX_FLOATS);
     }
   }
@@ -231,13 +231,20 @@ function takeSnapshot(
     // Dual quaternions are converted in the order the skinning system does
     // (by level of detail): the first bad one is the same entity.
     for (const eid of [...list].sort((a, b) => lodOf(a) - lodOf(b))) {
-      const n = checkedSkeleton(state, eid).jointCount;
-      const palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
-      const f32 = state.memory.f32;
-      if (o.skin[eid]!.method === "dual-quaternion") {
-        toDualQuaternions(state, eid, palette, n, at);
-      } else {
-        f32.copyWithin(at >> 2, palette >> 2, (palette >> 2) + n * MATRIX_FLOATS);
+      let n = 0;
+      try {
+        n = checkedSkeleton(state, eid).jointCount;
+        const palette = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+        if (o.skin[eid]!.method === "dual-quaternion") {
+          toDualQuaternions(state, eid, palette, n, at);
+        } else {
+          const f32 = state.memory.f32;
+          f32.copyWithin(at >> 2, palette >> 2, (palette >> 2) + n * MATRIX_FLOATS);
+        }
+      } catch (error) {
+        // Isolated: not in the snapshot, so not skinned (its output stays).
+        state.faults.isolate(eid, "animate", error);
+        continue;
       }
       copies.set(eid, {
         skeleton: o.skeleton[eid],
@@ -285,6 +292,8 @@ export function* taskParallelFrame(
   const during = () => {
     joints();
     const copies = takeSnapshot(state, next, lists, options);
+    // A fresh entity left out of the snapshot (isolated) is not skinned.
+    for (let i = fresh.length - 1; i >= 0; i--) if (!copies.has(fresh[i])) fresh.splice(i, 1);
     if (fresh.length > 0) {
       const jobs = writeSkinJobs(
         state,

@@ -23,6 +23,7 @@ import { IKField } from "../simd/_ik_solve.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import { IK_ENTITIES, SKIP_UNPOSED } from "./_select.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { Quarantine } from "../components/_faults.ts";
 
 /**
  * Solves the IK chains of every entity with IK (Skeleton, JointMat and
@@ -41,8 +42,16 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
   );
   let rows = 0;
   for (let i = 0; i < list.length; i++) {
-    const chains = owned.ik[list[i]];
-    if (!chains || SKIP_UNPOSED(owned, list[i])) continue;
+    const eid = list[i], chains = owned.ik[eid];
+    if (!chains || SKIP_UNPOSED(owned, eid)) continue;
+    try {
+      checkedMatrices(state, eid, checkedSkeleton(state, eid).jointCount);
+    } catch (error) {
+      // Isolated: quarantined, as quat→mat does, so that no row is written for it.
+      state.faults.isolate(eid, "ikSystem", error);
+      owned.quarantine[eid] |= Quarantine.Pose;
+      continue;
+    }
     for (const chain of chains) if (chain.target && chain.weight > 0) rows++;
   }
   if (rows === 0) {
@@ -60,10 +69,10 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
   let at = table.ptr >> 2;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    const skeleton = checkedSkeleton(state, eid);
-    const model = checkedMatrices(state, eid, skeleton.jointCount);
-    const local = model + skeleton.jointCount * MATRIX_FLOATS * 4;
     if (SKIP_UNPOSED(owned, eid)) continue;
+    // Marrow's records: the stores were checked when the rows were counted.
+    const skeleton = owned.skeleton[eid]!, model = owned.matrices[eid];
+    const local = model + skeleton.jointCount * MATRIX_FLOATS * 4;
     for (const chain of owned.ik[eid]!) {
       if (!chain.target || !(chain.weight > 0)) continue;
       // The joints were checked against this skeleton when the chain was
@@ -79,6 +88,7 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
     }
   }
   state.kernels.solveIKBatch(table.ptr, rows);
+  state.faults.notify();
   const { u32: words, f32: floats } = state.memory;
   at = table.ptr >> 2;
   for (let i = 0; i < list.length; i++) {

@@ -36,11 +36,21 @@ export function matToQuatSystem(world: object, entities?: ArrayLike<number>): vo
   const u32 = state.memory.u32;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    const n = checkedSkeleton(state, eid).jointCount;
     const at = (table.ptr >> 2) + i * JOB_WORDS;
-    u32[at] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
-    u32[at + 1] = checkedPose(state, eid);
+    let n = 0, local = 0, pose = 0;
+    try {
+      n = checkedSkeleton(state, eid).jointCount;
+      local = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+      pose = checkedPose(state, eid);
+    } catch (error) {
+      // Isolated: an empty row (converts nothing).
+      state.faults.isolate(eid, "matToQuatSystem", error);
+      n = 0, local = 0, pose = 0;
+    }
+    u32[at] = local;
+    u32[at + 1] = pose;
     u32[at + 2] = n;
   }
+  state.faults.notify();
   state.kernels.matToQuatBatch(table.ptr, list.length);
 }

@@ -160,16 +160,9 @@ export function createAnimationPipeline(
     }
     checkFrameDelta("animate", deltaSeconds);
     checkIdle(state, "animate");
-    checkEntities(
-      state,
-      selectEntities(
-        world,
-        state,
-        "animate",
-        SKELETON_ENTITIES,
-        entities,
-      ),
-    );
+    // In the "isolate" mode each system checks its entities and skips one at fault.
+    const selected = selectEntities(world, state, "animate", SKELETON_ENTITIES, entities);
+    if (!state.faults.isolates) checkEntities(state, selected);
     frameWorld = world, frameDelta = deltaSeconds, frameEntities = entities;
     skinOptions.entities = entities;
     if (options.taskParallel) {

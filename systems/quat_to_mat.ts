@@ -13,6 +13,7 @@ import {
   selectEntities,
 } from "../components/_access.ts";
 import { stateOf } from "../components/_lifecycle.ts";
+import type { WorldState } from "../components/_world.ts";
 import { PoseError } from "../components/errors.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
@@ -45,15 +46,24 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
   scan.begin(list.length, JOB_WORDS);
   table.begin(list.length, JOB_WORDS);
   const u32 = state.memory.u32;
+  let storeFaults = false;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    const n = checkedSkeleton(state, eid).jointCount;
-    const pose = checkedPose(state, eid);
     const at = i * JOB_WORDS;
+    let n = 0, pose = 0, local = 0;
+    try {
+      n = checkedSkeleton(state, eid).jointCount;
+      pose = checkedPose(state, eid);
+      local = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    } catch (error) {
+      // Isolated: an empty row (scanned and converted as nothing).
+      state.faults.isolate(eid, "quatToMatSystem", error);
+      n = 0, pose = 0, local = 0, storeFaults = true;
+    }
     u32[(scan.ptr >> 2) + at] = pose;
     u32[(scan.ptr >> 2) + at + 1] = poseFloats(n);
     u32[(table.ptr >> 2) + at] = pose;
-    u32[(table.ptr >> 2) + at + 1] = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    u32[(table.ptr >> 2) + at + 1] = local;
     u32[(table.ptr >> 2) + at + 2] = n;
   }
   const faults = state.faults, quarantine = owned.quarantine;
@@ -72,7 +82,9 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
       const n = owned.skeleton[eid]!.jointCount;
       // Fresh views: a restore below may grow the memory.
       const { f32, u32 } = state.memory;
-      const bad = findNonFinitePose(f32, n, owned.pose[eid] >> 2);
+      // An empty row (a store fault, isolated above) is moved as it is.
+      const empty = u32[(table.ptr >> 2) + i * JOB_WORDS + 2] === 0;
+      const bad = empty ? undefined : findNonFinitePose(f32, n, owned.pose[eid] >> 2);
       if (!bad) {
         quarantine[eid] &= ~Quarantine.Pose;
         u32.copyWithin(
@@ -89,5 +101,25 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
     }
   }
   if (rows > 0) state.kernels.quatToMatBatch(table.ptr, rows);
+  // An entity of an empty row is quarantined like one with a bad pose: its
+  // local matrices were not written, so the matrix systems after this one
+  // skip it. Only after a store fault: its checks are run again.
+  for (let i = 0; storeFaults && i < list.length; i++) {
+    if (storesHold(state, list[i])) continue;
+    quarantine[list[i]] |= Quarantine.Pose;
+    // A write through a JointMat view since the last frame is undone, as for a bad pose.
+    if (owned.skeleton[list[i]] && owned.matrices[list[i]]) restoreLastGood(state, list[i]);
+  }
   faults.notify();
+}
+
+/** Whether entity `eid`'s store fields are those Marrow set. */
+function storesHold(state: WorldState, eid: number): boolean {
+  try {
+    checkedMatrices(state, eid, checkedSkeleton(state, eid).jointCount);
+    checkedPose(state, eid);
+    return true;
+  } catch {
+    return false;
+  }
 }

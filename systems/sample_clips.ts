@@ -102,10 +102,18 @@ export function sampleClipsSystem(
   let skipped = false;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    checkedPlayer(state, eid);
-    checkedPose(state, eid);
-    checkedSkeleton(state, eid);
     quarantine[eid] &= ~Quarantine.Clip;
+    try {
+      checkedPlayer(state, eid);
+      checkedPose(state, eid);
+      checkedSkeleton(state, eid);
+    } catch (error) {
+      // Isolated as a bad clip time is: this call leaves its pose as it is.
+      state.faults.isolate(eid, "sampleClipsSystem", error);
+      quarantine[eid] |= Quarantine.Clip;
+      skipped = true;
+      continue;
+    }
     // `x - x` is 0 exactly for a finite x: no call that would box the double.
     const time = c.time[eid], speed = c.speed[eid];
     if (time - time === 0 && speed - speed === 0) continue;

@@ -20,17 +20,16 @@
  * @module
  */
 
-import { checkedSkeleton, selectEntities } from "../components/_access.ts";
+import { selectEntities } from "../components/_access.ts";
 import { SkinRowWriter } from "../components/_skin_rows.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { boundsFloats } from "../components/_skin_bounds.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
-import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
+import { SkinFlags } from "../simd/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
-import { DUAL_QUATERNION_FLOATS, paletteToDualQuaternions } from "../simd/reference_dq.ts";
-import { DualQuaternionError } from "../components/skin.ts";
+import { DualPalettes } from "./_dual_palettes.ts";
 import type { JobTable, WorldState } from "../components/_world.ts";
 
 /** Options of the skinning systems. */
@@ -108,41 +107,6 @@ export function prepareSkinning(
   return writeSkinJobs(state, table, skinned, options, palettes);
 }
 
-/** The palettes as they are, or turned into dual quaternions in a table of their own. */
-class DualPalettes implements PaletteSource {
-  static #all = new WeakMap<WorldState, Map<string, DualPalettes>>();
-  readonly #state: WorldState;
-  readonly #table: string;
-  #at = 0;
-
-  private constructor(state: WorldState, table: string) {
-    this.#state = state;
-    this.#table = table;
-  }
-
-  /** The one for job table `table` of `state`. */
-  static of(state: WorldState, table: string): DualPalettes {
-    let byTable = DualPalettes.#all.get(state);
-    if (!byTable) DualPalettes.#all.set(state, byTable = new Map());
-    let palettes = byTable.get(table);
-    if (!palettes) byTable.set(table, palettes = new DualPalettes(state, table));
-    return palettes;
-  }
-
-  size(dualJoints: number): void {
-    const dual = this.#state.jobs(this.#table);
-    if (dualJoints) dual.begin(dualJoints, DUAL_QUATERNION_FLOATS);
-    this.#at = dual.ptr;
-  }
-
-  at(eid: number, n: number, isDual: boolean, palette: number): number {
-    if (!isDual) return palette;
-    const at = this.#at;
-    this.#at += n * DUAL_QUATERNION_FLOATS * 4;
-    return toDualQuaternions(this.#state, eid, palette, n, at);
-  }
-}
-
 /**
  * @internal The entities a skinning system skins (those with positions
  * only, or those with normals or tangents when `directions`), after
@@ -194,28 +158,6 @@ function listFor(state: WorldState, table: string): number[] {
   let list = byTable.get(table);
   if (!list) byTable.set(table, list = []);
   return list;
-}
-
-/**
- * @internal Writes entity `eid`'s palette (`n` joints at byte `palette`)
- * as dual quaternions at byte `at`; a {@linkcode DualQuaternionError} when
- * a joint's matrix is not a rotation and translation. Returns `at`.
- */
-export function toDualQuaternions(
-  state: WorldState,
-  eid: number,
-  palette: number,
-  n: number,
-  at: number,
-): number {
-  const f32 = state.memory.f32;
-  const bad = paletteToDualQuaternions(
-    f32.subarray(palette >> 2, (palette >> 2) + n * MATRIX_FLOATS),
-    n,
-    f32.subarray(at >> 2, (at >> 2) + n * DUAL_QUATERNION_FLOATS),
-  );
-  if (bad >= 0) throw new DualQuaternionError(eid, bad);
-  return at;
 }
 
 /** @internal One batch call of a skinning: rows of one level of detail and method. */
@@ -278,7 +220,8 @@ export function writeSkinJobs(
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i], key = skinKey(cap, lods, skins, eid);
     if (key !== firstKey) mixed = true;
-    if (key & 1 && palettes.size) dualJoints += checkedSkeleton(state, eid).jointCount;
+    // Marrow's record sizes the table: the rows below check the stores.
+    if (key & 1 && palettes.size) dualJoints += state.owned.skeleton[eid]?.jointCount ?? 0;
   }
   palettes.size?.(dualJoints);
   if (mixed) sortByKey(skinned, cap, lods, skins);
@@ -289,14 +232,22 @@ export function writeSkinJobs(
   bounds.begin(skinned.length, BOUNDS_FLOATS);
   const rows = table.staging(skinned.length * JOB_WORDS);
   const writer = SkinRowWriter.for(state, rows, options.renormalize ? SkinFlags.RENORMALIZE : 0);
-  let maxEid = 0;
-  for (let i = 0, at = 0; i < skinned.length; i++, at += JOB_WORDS) {
+  let maxEid = 0, kept = 0;
+  for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
-    writer.write(eid, i);
-    rows[at] = palettes.at(eid, writer.jointCount, writer.dual, writer.palette);
+    try {
+      writer.write(eid, kept);
+      rows[kept * JOB_WORDS] = palettes.at(eid, writer.jointCount, writer.dual, writer.palette);
+    } catch (error) {
+      // Isolated: no row, so its output and bounds keep last frame's.
+      state.faults.isolate(eid, name, error);
+      continue;
+    }
+    skinned[kept++] = eid;
     if (eid > maxEid) maxEid = eid;
   }
-  table.commit(skinned.length * JOB_WORDS);
+  if (kept !== skinned.length) skinned.length = kept, state.faults.notify();
+  table.commit(kept * JOB_WORDS);
   const jobs = SkinBatch.of(state, name);
   jobs.begin(skinned, maxEid, options.bounds ?? true, bounds);
   for (let first = 0; first < skinned.length;) {

@@ -16,19 +16,13 @@ import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
   addLayer,
-  type AnimationPipeline,
   type Clip,
   Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
-  createWorkerPool,
   getFaults,
   getModelMatrices,
   getPose,
-  getSkinnedNormals,
-  getSkinnedPositions,
-  getSkinningPalette,
   playClip,
   PoseError,
   PoseField,
@@ -39,11 +33,10 @@ import {
   setLayerWeight,
   SkeletonAsset,
   SkinAsset,
-  type WorkerPool,
 } from "../mod.ts";
 import { createCylinder } from "../examples/cylinder.ts";
-import { BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
 import { BUILDS, wander } from "./_scene.ts";
+import { assertSameBits, outputs, THREADS, withThreads } from "./_fault_threads.ts";
 
 /** The four characters of a world, on `core`, each playing a clip with a second layer. */
 function characters(core: Core): { world: object; entities: number[] } {
@@ -61,28 +54,6 @@ function characters(core: Core): { world: object; entities: number[] } {
     return eid;
   });
   return { world, entities };
-}
-
-/** What an entity publishes, copied: its joints' matrices, and its skinned streams. */
-function outputs(world: object, eid: number): { joints: Float32Array[]; skin: Float32Array[] } {
-  const normals = getSkinnedNormals(world, eid);
-  return {
-    joints: [getModelMatrices(world, eid).slice(), getSkinningPalette(world, eid).slice()],
-    skin: [getSkinnedPositions(world, eid).slice(), ...(normals ? [normals.slice()] : [])],
-  };
-}
-
-function assertSameBits(actual: Float32Array[], expected: Float32Array[], what: string): void {
-  assertEquals(actual.length, expected.length, what);
-  actual.forEach((array, i) => {
-    const a = new Uint32Array(array.buffer, array.byteOffset, array.length);
-    const e = new Uint32Array(expected[i].buffer, expected[i].byteOffset, expected[i].length);
-    for (let k = 0; k < a.length; k++) {
-      if (a[k] !== e[k]) {
-        throw new Error(`${what}: output ${i}[${k}]: ${array[k]} != ${expected[i][k]}`);
-      }
-    }
-  });
 }
 
 /** Every value finite and within ±1e18, the bound a published palette keeps. */
@@ -135,33 +106,6 @@ const CORRUPTIONS: Record<string, {
     },
   },
 };
-
-type Threads = "calling thread" | "2 workers" | "task-parallel";
-const THREADS: readonly Threads[] = ["calling thread", "2 workers", "task-parallel"];
-
-async function withThreads(
-  build: CoreBuild,
-  threads: Threads,
-  run: (core: Core, pipeline: () => AnimationPipeline) => Promise<void>,
-): Promise<void> {
-  if (threads === "calling thread") {
-    return run(Core.create(build), () => createAnimationPipeline());
-  }
-  // The scalar build has no shared memory: its pool is the calling thread.
-  const pool: WorkerPool = await createWorkerPool({ workers: 2, build });
-  const thresholds = { ...minSplitCost };
-  // Every batch split across the threads, however small.
-  for (const name of BATCH_NAMES) minSplitCost[name] = 0;
-  try {
-    await run(
-      pool.core,
-      () => createAnimationPipeline({ pool, taskParallel: threads === "task-parallel" }),
-    );
-  } finally {
-    Object.assign(minSplitCost, thresholds);
-    pool.close();
-  }
-}
 
 for (const build of BUILDS) {
   for (const threads of THREADS) {

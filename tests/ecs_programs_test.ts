@@ -280,7 +280,11 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
       const saved = store[eid];
       const before = snapshot(h, h.entities.keys());
       store[eid] = saved + 16;
+      // The "throw" fault mode refuses the whole frame (the default isolates
+      // the entity: tests/ecs_faults_stores_test.ts).
+      createAnimation(h.world, { faults: "throw" });
       expectFailure(h, () => animate(h.world, 0), eid);
+      createAnimation(h.world, { faults: "isolate" });
       store[eid] = saved;
       assertUnchanged(before, snapshot(h, h.entities.keys()));
     }]),

@@ -156,8 +156,9 @@ for (const build of BUILDS) {
     assertEquals(core.allocatedBytes, empty);
   });
 
-  Deno.test(`${build}: store fields the core uses are checked before every use`, () => {
+  Deno.test(`${build}: store fields the core uses are checked before every use ("throw" fault mode)`, () => {
     const scene = createScene(build, 2);
+    createAnimation(scene.world, { faults: "throw" });
     const [eid, other] = scene.entities;
     const { JointMat, Skin, JointQuat, Skeleton } = scene.components;
     animate(scene.world, 0);

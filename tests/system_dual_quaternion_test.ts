@@ -165,10 +165,10 @@ for (const build of BUILDS) {
     }
   });
 
-  Deno.test(`dual-quaternion skin (${build}): non-uniform scale is a DualQuaternionError`, () => {
+  Deno.test(`dual-quaternion skin (${build}): non-uniform scale is a DualQuaternionError ("throw" fault mode)`, () => {
     const core = Core.create(build);
     const world = createWorld();
-    createAnimation(world, { core });
+    createAnimation(world, { core, faults: "throw" });
     const cylinder = createCylinder({ joints: 3, segments: 4, rings: 5 });
     const skeleton = new SkeletonAsset(cylinder.skeleton, core);
     const dual = new SkinAsset(skeleton, cylinder.skin, { method: "dual-quaternion" });

@@ -12,7 +12,9 @@
  * printed per row: mean, median, p99 and worst frame after a warm-up of
  * `WARMUP` frames, bytes allocated per frame (heap used over a run of
  * frames in a young generation large enough that nothing is collected:
- * the task passes `--min-semi-space-size`), and per Marrow cross-fade.
+ * the task passes `--min-semi-space-size`), and per Marrow cross-fade. A
+ * last row times a fixed arithmetic loop of about Marrow's median frame the
+ * same way: the machine's own noise, to read the worst frames against.
  * The machine is shared and noisy: compare the rows of one run.
  *
  * @module
@@ -242,6 +244,40 @@ async function threeSession(): Promise<SessionRow> {
   return { name: "three.js AnimationMixer (animation only)", ...stats, bytesPerFrame };
 }
 
+/**
+ * The machine's own noise: a fixed, allocation-free arithmetic loop sized to
+ * about `target` ms, timed per frame like the sessions. Its worst frame over
+ * its median is what preemption alone does to a frame on this machine; a
+ * session row whose ratio is no worse is not the library's doing.
+ */
+function noiseRow(target: number): SessionRow {
+  const data = new Float64Array(4096).map((_, i) => i / 4096);
+  let sink = 0;
+  const work = (rounds: number) => {
+    for (let r = 0; r < rounds; r++) {
+      for (let i = 0; i < data.length; i++) sink += data[i] * data[(i * 7) & 4095];
+    }
+  };
+  let rounds = 1;
+  for (;;) {
+    const start = performance.now();
+    work(rounds);
+    const took = performance.now() - start;
+    if (took >= target / 4) {
+      rounds = Math.max(1, Math.round(rounds * target / took));
+      break;
+    }
+    rounds *= 2;
+  }
+  const stats = timeFrames(() => work(rounds));
+  if (sink === -1) console.log(sink);
+  return {
+    name: "machine noise: fixed arithmetic of about the median frame",
+    ...stats,
+    bytesPerFrame: 0,
+  };
+}
+
 /** The table, as the README's Performance section shows it. */
 export function sessionTable(group: string, rows: readonly SessionRow[]): string {
   const ms = (v: number) => v.toFixed(2);
@@ -276,5 +312,6 @@ if (import.meta.main) {
   } finally {
     pool.close();
   }
+  rows.push(noiseRow(rows[1].median));
   console.log(sessionTable(group, rows));
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { countLines, entryPaths, isGenerated, isModuleCode, type RulesConfig } from "./rules.ts";
+import { countLines, isGenerated, isModuleCode, type RulesConfig } from "./rules.ts";
 
 /** Number of largest files listed. */
 const LARGEST = 12;
@@ -54,13 +54,12 @@ function largest(
     .map(([path, lines]) => `${String(lines).padStart(6)}  ${path}`);
 }
 
-interface DocNode {
+interface DocSymbol {
   name: string;
-  kind: string;
-  declarationKind?: string;
+  declarations: { kind: string; declarationKind?: string }[];
 }
 
-/** Public names of one entry by kind, from `deno doc --json` (run in the repository). */
+/** Public names of one entry by kind, from `deno doc --json` (format version 2, Deno 2.9). */
 async function publicNames(root: URL, entry: string): Promise<Map<string, Set<string>>> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["doc", "--json", entry],
@@ -70,17 +69,17 @@ async function publicNames(root: URL, entry: string): Promise<Map<string, Set<st
   }).output();
   if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
   const json = JSON.parse(new TextDecoder().decode(output.stdout));
-  const groups: unknown = Array.isArray(json) ? json : json.nodes;
-  const nodes: DocNode[] = Array.isArray(groups)
-    ? groups
-    : Object.values(groups as Record<string, DocNode[]>).flat();
+  if (json.version !== 2) throw new Error(`deno doc --json: format ${json.version}, expected 2`);
   const byKind = new Map<string, Set<string>>();
-  for (const node of nodes) {
-    if (node.kind === "moduleDoc" || node.kind === "import") continue;
-    if (node.declarationKind && node.declarationKind !== "export") continue;
-    const names = byKind.get(node.kind) ?? new Set();
-    names.add(node.name);
-    byKind.set(node.kind, names);
+  for (const module of Object.values(json.nodes as Record<string, { symbols: DocSymbol[] }>)) {
+    for (const { name, declarations } of module.symbols) {
+      const exported = declarations.filter((d) => (d.declarationKind ?? "export") === "export");
+      if (exported.length === 0) continue;
+      // A name declared twice (an enum and its namespace, a const and a type) counts once, by its first kind.
+      const names = byKind.get(exported[0].kind) ?? new Set();
+      names.add(name);
+      byKind.set(exported[0].kind, names);
+    }
   }
   return byKind;
 }
@@ -106,10 +105,6 @@ export async function printStats(
       .map(([kind, names]) => `${names.size} ${kind}`)
       .join(", ");
     const name = subpath === "." ? config.packageName : `${config.packageName}${subpath.slice(1)}`;
-    console.log(
-      `  ${name} (${
-        entryPaths({ ...config, entries: { subpath: entry } })[0]
-      }): ${total} (${kinds})`,
-    );
+    console.log(`  ${name} (${entry.replace(/^\.\//, "")}): ${total} names (${kinds})`);
   }
 }

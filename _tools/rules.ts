@@ -8,8 +8,9 @@
  * the published entries (`deno.json` `"exports"`: `mod.ts`,
  * `simd/reference.ts`, `examples/cylinder.ts`). A file's *folder* is its
  * directory; its *layer* is its first path segment (`simd/assembly/x.ts`
- * is in layer `simd`). *Generated* files open with a comment carrying
- * `@generated` and are exempt from every rule.
+ * is in layer `simd`). *Generated* files, whose first line is a `//`
+ * comment carrying `@generated` (`simd/_wasm.generated.ts`), are exempt
+ * from every rule.
  *
  * 1. `max-lines`: no module-code file over {@linkcode RulesConfig.maxLines}
  *    lines; no other `.ts` file (tests, benches, examples, tools) over
@@ -92,10 +93,9 @@ export const MARROW_LAYERS: Record<string, string[]> = {
 /** Importer folders exempt from `private-import`. */
 const PRIVATE_IMPORT_EXEMPT = ["tests/", "bench/"];
 
-/** Whether the source is generated (its opening comments carry `@generated`). */
+/** Whether the source is generated: its first line is a `//` comment with `@generated`. */
 export function isGenerated(source: string): boolean {
-  const opening = source.match(/^(?:\s*(?:\/\/[^\n]*|\/\*[\s\S]*?\*\/))+/);
-  return !!opening && opening[0].includes("@generated");
+  return /^\/\/[^\n]*@generated/.test(source);
 }
 
 /** Lines as `wc -l` counts them: newline characters, plus a last line without one. */

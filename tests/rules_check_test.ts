@@ -230,8 +230,13 @@ export const { g, h: i } = { g: 1, h: 2 };
 export const enum K { A }
 @inline export function l(): void {}
 export { q as r };
+/* Not a doc. */
+export function m(): void {}
+namespace Inner {
+  export const hidden = 1;
+}
 `).exports.map((e) =>
     `${e.name}${e.documented ? "+doc" : ""}${e.from ? `<${e.from.join(":")}` : ""}`
   );
-  assertEquals(exports, ["f+doc", "g", "i", "K+doc", "l", "r+doc<./q.ts:q"]);
+  assertEquals(exports, ["f+doc", "g", "i", "K+doc", "l", "m", "r+doc<./q.ts:q"]);
 });

@@ -19,7 +19,7 @@ import {
 import type { ImportContext } from "./_context.ts";
 
 /** A joint hierarchy's skeleton, with the maps the rest of the import needs. */
-export interface BuiltSkeleton {
+interface BuiltSkeleton {
   readonly skeleton: SkeletonDefinition;
   readonly nodes: Int32Array;
   /** Each skin's skin-joint map, in the order of the skins given. */

@@ -204,11 +204,7 @@ export function readModule(source: string): ModuleSyntax {
     } else if (is(j, "=")) {
       continue;
     } else {
-      while (
-        MODIFIERS.has(at(j).value) && !(is(j, "default") && !DECLARATIONS.has(at(j + 1).value))
-      ) {
-        j++;
-      }
+      while (MODIFIERS.has(at(j).value) && !is(j, "default")) j++;
       if (is(j, "default")) {
         exports.push({ name: "default", line: token.line, documented: statementDoc(k) });
         continue;

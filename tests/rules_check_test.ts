@@ -235,8 +235,10 @@ export function m(): void {}
 namespace Inner {
   export const hidden = 1;
 }
+/** The default. */
+export default class {}
 `).exports.map((e) =>
     `${e.name}${e.documented ? "+doc" : ""}${e.from ? `<${e.from.join(":")}` : ""}`
   );
-  assertEquals(exports, ["f+doc", "g", "i", "K+doc", "l", "m", "r+doc<./q.ts:q"]);
+  assertEquals(exports, ["f+doc", "g", "i", "K+doc", "l", "m", "default+doc", "r+doc<./q.ts:q"]);
 });

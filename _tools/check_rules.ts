@@ -23,7 +23,7 @@ const ROOT = new URL("../", import.meta.url);
 const SKIPPED = new Set([".git", ".scratch", "node_modules"]);
 
 /** Every `.ts` file under the repository's root, repository-relative. */
-export async function readTree(root: URL = ROOT): Promise<Map<string, string>> {
+async function readTree(root: URL = ROOT): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const visit = async (dir: string) => {
     for await (const entry of Deno.readDir(new URL(dir, root))) {
@@ -39,7 +39,7 @@ export async function readTree(root: URL = ROOT): Promise<Map<string, string>> {
 }
 
 /** The rules' configuration from the repository's `deno.json`. */
-export async function readConfig(root: URL = ROOT): Promise<RulesConfig> {
+async function readConfig(root: URL = ROOT): Promise<RulesConfig> {
   const denoJson = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
   return {
     packageName: denoJson.name,

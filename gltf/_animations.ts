@@ -28,7 +28,7 @@ interface ReadChannel {
 }
 
 /** One glTF animation, read. */
-export interface ReadAnimation {
+interface ReadAnimation {
   readonly name: string;
   readonly index: number;
   readonly start: number;

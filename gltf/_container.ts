@@ -12,7 +12,7 @@ const CHUNK_JSON = 0x4e4f534a;
 const CHUNK_BIN = 0x004e4942;
 
 /** The parsed JSON of a file and its GLB binary chunk, if any. */
-export interface Container {
+interface Container {
   readonly json: unknown;
   readonly bin?: Uint8Array;
 }

@@ -49,7 +49,7 @@ class CollectingLogger implements ILogger {
 }
 
 /** The parsed document and the validated accessor descriptions. */
-export interface ReadDocument {
+interface ReadDocument {
   readonly document: Document;
   readonly accessors: readonly AccessorInfo[];
 }

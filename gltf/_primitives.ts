@@ -15,10 +15,8 @@
 
 import type { Accessor, Primitive } from "@gltf-transform/core";
 import type { SkinDefinition } from "../animation/definitions.ts";
-import { VERTEX_FLOATS } from "../simd/layout.ts";
-import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+import { MAX_MESH_MAGNITUDE, outputVertexOrder, VERTEX_FLOATS } from "../animation/asset_layout.ts";
 import type { ImportContext } from "./_context.ts";
-import { outputVertexOrder } from "../animation/_skin_prepare.ts";
 import type { GltfDrawAttributes } from "./types.ts";
 
 /** Reads an accessor into a 4-float-per-vertex stream, every value checked. */

@@ -10,12 +10,16 @@
 
 import type { Node, Skin } from "@gltf-transform/core";
 import type { SkeletonDefinition } from "../animation/definitions.ts";
-import { MATRIX_FLOATS, POSE_GROUP_FLOATS, poseFloats } from "../simd/layout.ts";
-import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+import {
+  MATRIX_FLOATS,
+  MAX_MESH_MAGNITUDE,
+  POSE_GROUP_FLOATS,
+  poseFloats,
+} from "../animation/asset_layout.ts";
 import type { ImportContext } from "./_context.ts";
 
 /** A joint hierarchy's skeleton, with the maps the rest of the import needs. */
-export interface BuiltSkeleton {
+interface BuiltSkeleton {
   readonly skeleton: SkeletonDefinition;
   readonly nodes: Int32Array;
   /** Each skin's skin-joint map, in the order of the skins given. */

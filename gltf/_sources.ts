@@ -212,7 +212,7 @@ function fetchReader(): Reader {
 }
 
 /** The model's bytes and the reader of its siblings. */
-export interface OpenedSource {
+interface OpenedSource {
   readonly bytes: Uint8Array;
   readonly resolveUri: UriResolver;
 }

@@ -30,14 +30,14 @@ export const TYPE_COMPONENTS: Readonly<Record<string, number>> = {
 };
 
 /** A buffer to load, as the file declares it. */
-export interface BufferDecl {
+interface BufferDecl {
   readonly pointer: string;
   readonly uri?: string;
   readonly byteLength: number;
 }
 
 /** A sparse accessor's indices, to check once the buffers are loaded. */
-export interface SparseIndices {
+interface SparseIndices {
   readonly pointer: string;
   /** Elements of the accessor: every sparse index must be below it. */
   readonly count: number;
@@ -56,7 +56,7 @@ export interface AccessorInfo {
 }
 
 /** The validated data layer, copied to plain JSON for the parser. */
-export interface DataLayer {
+interface DataLayer {
   readonly buffers: BufferDecl[];
   readonly bufferViews: JsonObject[];
   readonly accessors: JsonObject[];

@@ -83,7 +83,8 @@ const DOC_FILES = [
   "animation/clip_file.ts",
   "systems/pipeline.ts",
   "components/faults.ts",
-  "examples/cylinder.ts",
+  "procedural/cylinder.ts",
+  "kernels.ts",
 ];
 /** Child processes: no update check (it would reach for the network). */
 const CHILD_ENV = { DENO_NO_UPDATE_CHECK: "1" };

@@ -4,8 +4,8 @@
  *
  * A game creates its bitecs world, makes it animatable with
  * {@linkcode createAnimation}, builds shared assets once
- * ({@linkcode SkeletonAsset}, {@linkcode SkinAsset}, from
- * {@linkcode importGltf} or code), gives entities their components
+ * ({@linkcode SkeletonAsset}, {@linkcode SkinAsset}, from `importGltf`
+ * or code), gives entities their components
  * ({@linkcode addCharacter}, {@linkcode playClip}) and runs the frame:
  * sample clips → quat→mat → transform skeleton → IK → × inverse bind → skin,
  * one call into the core per system for all entities (or for the entities
@@ -62,7 +62,7 @@
  * }
  * ```
  *
- The rest of the package is in entries of its own: `@marrow/anim/gltf`
+ * The rest of the package is in entries of its own: `@marrow/anim/gltf`
  * (glTF import), `@marrow/anim/layers` (layers, locomotion, joint masks),
  * `@marrow/anim/ik` (IK chains), `@marrow/anim/clips` (compact clips, clip
  * files and budget, markers, root motion, sampling by hand),

@@ -4,8 +4,8 @@
  *
  * A game creates its bitecs world, makes it animatable with
  * {@linkcode createAnimation}, builds shared assets once
- * ({@linkcode SkeletonAsset}, {@linkcode SkinAsset}, from
- * {@linkcode importGltf} or code), gives entities their components
+ * ({@linkcode SkeletonAsset}, {@linkcode SkinAsset}, from `importGltf`
+ * or code), gives entities their components
  * ({@linkcode addCharacter}, {@linkcode playClip}) and runs the frame:
  * sample clips → quat→mat → transform skeleton → IK → × inverse bind → skin,
  * one call into the core per system for all entities (or for the entities
@@ -62,33 +62,16 @@
  * }
  * ```
  *
- * Below the ECS layer, the core's kernels are public too, on buffers in
- * the core's memory: {@linkcode quatToMat}, {@linkcode localToModel},
- * {@linkcode multiplyMatrices}, {@linkcode skinVertices} and the inverses
- * {@linkcode matToQuat} and {@linkcode modelToLocal}.
+ * The rest of the package is in entries of its own: `@marrow/anim/gltf`
+ * (glTF import), `@marrow/anim/layers` (layers, locomotion, joint masks),
+ * `@marrow/anim/ik` (IK chains), `@marrow/anim/clips` (compact clips, clip
+ * files and budget, markers, root motion, sampling by hand),
+ * `@marrow/anim/kernels` (the core, its buffers and checked kernels, the
+ * worker pool, the memory layouts), `@marrow/anim/reference` (the scalar
+ * kernels) and `@marrow/anim/procedural` (generated characters).
  *
  * @module
  */
-
-export * from "./simd/layout.ts";
-export { Core, type CoreBuild, type CoreOptions } from "./simd/core.ts";
-export {
-  createWorkerPool,
-  MAX_WORKERS,
-  type ThreadMode,
-  type WorkerPool,
-  type WorkerPoolOptions,
-} from "./simd/workers.ts";
-export { CoreBuffer, FloatBuffer, MatrixBuffer, PoseBuffer, VertexBuffer } from "./simd/buffers.ts";
-export {
-  ImmutableBuffer,
-  type InfluenceLists,
-  ParentIndices,
-  SkinMesh,
-  type SkinMeshData,
-  WeightedBases,
-} from "./simd/immutable.ts";
-export * from "./simd/kernels.ts";
 
 export type {
   AnimationComponents,
@@ -111,28 +94,9 @@ export {
   type SkinMeshRange,
   type SkinningMethod,
 } from "./animation/skin_asset.ts";
-export {
-  ClipBudgetError,
-  clipBytes,
-  ClipWorkError,
-  DEFAULT_CLIP_BUDGET,
-  setClipBudget,
-} from "./animation/clip_budget.ts";
-export {
-  CompactClip,
-  compactClip,
-  type CompactClipOptions,
-  DEFAULT_CLIP_TOLERANCE,
-  DEFAULT_VIRTUAL_DISTANCE,
-  disposeClip,
-} from "./animation/compact_clip.ts";
+export type { ChannelPath, Clip, ClipChannel, Interpolation, WrapMode } from "./animation/clip.ts";
+export { ClipError, type ClipInit, createClip, validateClip } from "./animation/clip_validation.ts";
 export { prepareClip, prepareClips } from "./animation/prepare_clip.ts";
-export {
-  ClipFileError,
-  loadCompactClips,
-  saveCompactClips,
-  type SaveCompactClipsOptions,
-} from "./animation/clip_file.ts";
 export { addSkeleton, removeSkeleton } from "./components/skeleton.ts";
 export { addJointQuat, getPose, removeJointQuat, setJointPose } from "./components/joint_quat.ts";
 export {
@@ -167,60 +131,6 @@ export {
   playClip,
   removeClipPlayer,
 } from "./components/clip_player.ts";
-export {
-  addLayer,
-  getCrossedMarkers,
-  getLayers,
-  type LayerInfo,
-  type LayerMode,
-  type LayerOptions,
-  MAX_LAYERS,
-  MIN_BLEND_THRESHOLD,
-  removeLayer,
-  setBlendThreshold,
-  setLayerMask,
-  setLayerTime,
-  setLayerWeight,
-} from "./components/layers.ts";
-export {
-  addLocomotionLayer,
-  type LocomotionOptions,
-  type LocomotionPoint,
-  setLocomotionParameter,
-} from "./components/locomotion.ts";
-export { jointMask, type JointMaskSpec, type MaskSkeleton } from "./animation/joint_mask.ts";
-export {
-  type ClipMarker,
-  getClipMarkers,
-  type MarkerHit,
-  MAX_HITS_PER_PLAYBACK,
-  MAX_MARKERS,
-  setClipMarkers,
-} from "./animation/markers.ts";
-export {
-  disableRootMotion,
-  enableRootMotion,
-  getRootMotion,
-  type RootMotion,
-  type RootMotionOptions,
-} from "./components/root_motion.ts";
-export {
-  addAimIK,
-  addTwoBoneIK,
-  type AimIKChain,
-  type AimIKSettings,
-  getIKDistance,
-  getIKReached,
-  IK_REACH_TOLERANCE,
-  IKError,
-  type JointRef,
-  removeIK,
-  setIKTarget,
-  type TwoBoneIKChain,
-  type TwoBoneIKSettings,
-  updateIKChain,
-  type Vector3,
-} from "./components/ik.ts";
 export { sampleClipsSystem } from "./systems/sample_clips.ts";
 export { quatToMatSystem } from "./systems/quat_to_mat.ts";
 export { transformSkeletonSystem } from "./systems/transform_skeleton.ts";
@@ -235,4 +145,3 @@ export {
   type AnimationSystem,
   createAnimationPipeline,
 } from "./systems/pipeline.ts";
-export * from "./gltf/mod.ts";

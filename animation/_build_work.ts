@@ -4,12 +4,11 @@
  * work is bounded by counts known before each step runs (candidate keys ×
  * the greedy pass's span, measured times × joints), never by timing: a
  * build may spend {@linkcode WORK_PER_BYTE} units per byte of its clip's
- * key arrays, plus {@linkcode WORK_FLOOR}. A unit (a value interpolated and
- * compared, or a joint's matrices at one measured time) took 200–450 ns
- * on this project's machine (`bench/compact_build_bench.ts`): about 1 s
- * per MB of key arrays, plus about 0.5 s, at most. The test models' clips
- * take at most 41 % of their limit (RobotExpressive's "Running"), and the
- * limit changes none of their builds.
+ * key arrays, plus {@linkcode WORK_FLOOR}: linear in the size of the
+ * clip. A unit is a value interpolated and compared, or a joint's matrices
+ * at one measured time; what a unit costs in time, and how close the test
+ * models' clips come to their limit (none of their builds reaches it), are
+ * in `docs/performance_notes.md`.
  *
  * @module
  */

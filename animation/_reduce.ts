@@ -45,8 +45,8 @@ const MAX_ROTATION_CANDIDATES = 64;
  * Fewest times as many keys as bisected that plain nlerp must need for a
  * rotation to be bisected: a bisected lane refills by a search at every
  * piece and stays out of synchronous blocks. Bisecting wherever it saved a
- * key took Xbot's walk from 41 to 68 µs per 100 characters
- * (`bench/sampling_bench.ts`) for 2 % of its memory.
+ * key cost more sampling time than its memory was worth
+ * (`docs/performance_notes.md`).
  */
 const BISECT_KEY_RATIO = 1.25;
 /** Candidate intervals per CUBICSPLINE key interval. */

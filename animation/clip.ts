@@ -19,7 +19,8 @@
  *
  * @example Sampling a clip over the rest pose
  * ```ts
- * import { importGltf, sampleClip, wrapTime } from "@marrow/anim";
+ * import { importGltf } from "@marrow/anim/gltf";
+ * import { sampleClip, wrapTime } from "@marrow/anim/clips";
  *
  * // A path, file: URL or bytes; here a test asset beside the repository.
  * const file = new URL("../../shared/assets/gltf/Fox.glb", import.meta.url);

@@ -64,11 +64,12 @@ export class ClipBudgetError extends RangeError {
 }
 
 /**
- * A clip whose compact build would take more work than its budget allows:
- * about 1 s per MB of the clip's key arrays (keys × tracks × the work per
- * key, counted before each step runs; a long chain below a short clip, or
- * a huge clip with keys the reduction cannot drop). Thrown before the
- * build has run long, and before anything is allocated in the core.
+ * A clip whose compact build would take more work than its budget allows,
+ * a budget linear in the size of the clip's key arrays plus a fixed
+ * allowance (work counted as keys × tracks × the work per key, before each
+ * step runs; a long chain below a short clip, or a huge clip with keys the
+ * reduction cannot drop). Thrown before the build has run long, and before
+ * anything is allocated in the core.
  */
 export class ClipWorkError extends RangeError {
   /** Name of the clip. */

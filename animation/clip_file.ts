@@ -13,7 +13,8 @@
  *
  * @example Saving a clip built and loading it back
  * ```ts
- * import { createClip, loadCompactClips, saveCompactClips, SkeletonAsset } from "@marrow/anim";
+ * import { createClip, SkeletonAsset } from "@marrow/anim";
+ * import { loadCompactClips, saveCompactClips } from "@marrow/anim/clips";
  * import { createCylinder } from "@marrow/anim/procedural";
  *
  * using skeleton = new SkeletonAsset(createCylinder({ joints: 4 }).skeleton);

@@ -6,7 +6,7 @@
  *
  * @example The upper body of a skeleton, faded in over two joints
  * ```ts
- * import { jointMask } from "@marrow/anim";
+ * import { jointMask } from "@marrow/anim/layers";
  *
  * const skeleton = {
  *   names: ["hips", "spine", "chest", "arm", "leg"],

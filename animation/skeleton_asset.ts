@@ -4,7 +4,8 @@
  *
  * @example
  * ```ts
- * import { SkeletonAsset, poseFloats, PoseField, poseIndex } from "@marrow/anim";
+ * import { SkeletonAsset } from "@marrow/anim";
+ * import { poseFloats, PoseField, poseIndex } from "@marrow/anim/kernels";
  *
  * const restPose = new Float32Array(poseFloats(2));
  * for (let j = 0; j < 2; j++) {

@@ -9,7 +9,9 @@
  *
  * @module
  */
-import { Core, importGltf, SkeletonAsset } from "../mod.ts";
+import { SkeletonAsset } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { Core } from "../kernels.ts";
 import { BakedClip } from "./_baked_clip.ts";
 import { clipBytes } from "../animation/clip_budget.ts";
 import { type CompactClip, compactClip } from "../animation/compact_clip.ts";

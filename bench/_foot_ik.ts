@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { addTwoBoneIK, getModelMatrices, setIKTarget, type SkeletonAsset } from "../mod.ts";
+import { getModelMatrices, type SkeletonAsset } from "../mod.ts";
+import { addTwoBoneIK, setIKTarget } from "../ik.ts";
 
 const LEGS = ["Left", "Right"].map((side) =>
   [`mixamorig:${side}UpLeg`, `mixamorig:${side}Leg`, `mixamorig:${side}Foot`] as const

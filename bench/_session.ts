@@ -25,20 +25,16 @@ import * as THREE from "three";
 import { clone as cloneScene } from "three/examples/jsm/utils/SkeletonUtils.js";
 import {
   addCharacter,
-  addLayer,
   type Clip,
-  Core,
   createAnimation,
   createAnimationPipeline,
-  createCharacterAssets,
-  createWorkerPool,
   crossFadeTo,
-  importGltf,
-  jointMask,
   playClip,
   type SkeletonAsset,
-  type WorkerPool,
 } from "../mod.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import { addLayer, jointMask } from "../layers.ts";
+import { Core, createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { findModel } from "../tests/_assets.ts";
 import { loadThree } from "../tests/_three_gltf.ts";
 import { random } from "../tests/_scene.ts";

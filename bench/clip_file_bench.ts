@@ -8,14 +8,10 @@
  * file alone. The row names carry the file's bytes: MB/s is bytes over the
  * time of a row.
  */
-import {
-  Core,
-  disposeClip,
-  importGltf,
-  loadCompactClips,
-  saveCompactClips,
-  SkeletonAsset,
-} from "../mod.ts";
+import { SkeletonAsset } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { disposeClip, loadCompactClips, saveCompactClips } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { xxhash32 } from "../animation/_clip_file_format.ts";
 import { assetUrl } from "../tests/_three_gltf.ts";
 import { missingTestOnlyModels } from "../tests/_assets.ts";

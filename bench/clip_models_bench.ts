@@ -13,16 +13,15 @@ import {
   addJointQuat,
   addSkeleton,
   type Clip,
-  Core,
   createAnimation,
   getPose,
-  importGltf,
   playClip,
-  sampleClip,
   sampleClipsSystem,
   SkeletonAsset,
-  wrapTime,
 } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { sampleClip, wrapTime } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { BakedClip } from "./_baked_clip.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";

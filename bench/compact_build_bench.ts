@@ -8,7 +8,9 @@
  *
  * @module
  */
-import { Core, importGltf, SkeletonAsset } from "../mod.ts";
+import { SkeletonAsset } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { Core } from "../kernels.ts";
 import { CompactClip } from "../animation/compact_clip.ts";
 import { lifetimeOf } from "../animation/_lifetime.ts";
 import { animationBytes } from "./_clip_memory.ts";

@@ -14,7 +14,7 @@ import {
   getPose,
   multiplyInverseBindSystem,
 } from "../mod.ts";
-import { wavePose } from "../examples/cylinder.ts";
+import { wavePose } from "../procedural/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
 
 const ENTITIES = 1000, JOINTS = 20;

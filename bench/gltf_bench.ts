@@ -11,16 +11,9 @@
  */
 import { addEntity, createWorld } from "bitecs";
 import * as THREE from "three";
-import {
-  addCharacter,
-  Core,
-  type CoreBuild,
-  createAnimation,
-  createAnimationPipeline,
-  createCharacterAssets,
-  importGltf,
-  playClip,
-} from "../mod.ts";
+import { addCharacter, createAnimation, createAnimationPipeline, playClip } from "../mod.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import { assetUrl, loadThree, readAsset } from "../tests/_three_gltf.ts";
 import { missingTestOnlyModels, SHARED_DIR } from "../tests/_assets.ts";
 

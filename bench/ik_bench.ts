@@ -14,15 +14,13 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
-  createCharacterAssets,
   ikSystem,
-  importGltf,
   playClip,
 } from "../mod.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { findModel } from "../tests/_assets.ts";
 import { addFootIK } from "./_foot_ik.ts";

@@ -23,18 +23,16 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  addLayer,
-  Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
-  importGltf,
-  jointMask,
   playClip,
   sampleClipsSystem,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { addLayer, jointMask } from "../layers.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { addFootIK } from "./_foot_ik.ts";
 

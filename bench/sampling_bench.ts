@@ -56,16 +56,15 @@ import { addEntity, createWorld } from "bitecs";
 import {
   addJointQuat,
   addSkeleton,
-  Core as MarrowCore,
   createAnimation,
   getPose,
-  importGltf,
   playClip,
-  sampleClip,
   sampleClipsSystem,
   SkeletonAsset,
-  wrapTime,
 } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { sampleClip, wrapTime } from "../clips.ts";
+import { Core as MarrowCore } from "../kernels.ts";
 import { BakedClip } from "./_baked_clip.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";

@@ -11,16 +11,15 @@ import * as THREE from "three";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
   getPose,
-  MatrixBuffer,
   multiplyInverseBindSystem,
   quatToMatSystem,
   skinSystem,
 } from "../mod.ts";
-import { createCylinder, wavePose } from "../examples/cylinder.ts";
+import { type CoreBuild, MatrixBuffer } from "../kernels.ts";
+import { createCylinder, wavePose } from "../procedural/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
 import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";

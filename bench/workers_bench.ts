@@ -9,7 +9,8 @@
  *
  * `deno bench --import-map=import_map.dev.json -A bench/workers_bench.ts`
  */
-import { createAnimationPipeline, createWorkerPool, type WorkerPool } from "../mod.ts";
+import { createAnimationPipeline } from "../mod.ts";
+import { createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { foxCrowd, waveScene, type WorkerScene } from "../tests/_workers.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";

@@ -27,13 +27,12 @@
  * import { addEntity, createWorld } from "bitecs";
  * import {
  *   addCharacter,
- *   addTwoBoneIK,
  *   createAnimation,
  *   createAnimationPipeline,
- *   setIKTarget,
  *   SkeletonAsset,
  *   SkinAsset,
  * } from "@marrow/anim";
+ * import { addTwoBoneIK, setIKTarget } from "@marrow/anim/ik";
  * import { createCylinder } from "@marrow/anim/procedural";
  *
  * const world = createWorld();

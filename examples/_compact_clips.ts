@@ -10,7 +10,9 @@
  */
 
 import { parseArgs } from "node:util";
-import { importGltf, saveCompactClips, SkeletonAsset } from "../mod.ts";
+import { SkeletonAsset } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { saveCompactClips } from "../clips.ts";
 
 const USAGE = `usage: deno task compact <model.glb|.gltf> [-o file]
 

@@ -13,8 +13,6 @@ import {
   addCharacter,
   type AnimationPipeline,
   type Clip,
-  Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
   disposeAnimation,
@@ -23,10 +21,10 @@ import {
   playClip,
   SkeletonAsset,
   SkinAsset,
-  type WorkerPool,
 } from "../mod.ts";
+import { Core, type CoreBuild, type WorkerPool } from "../kernels.ts";
 import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
-import { createCylinder, waveClip } from "./cylinder.ts";
+import { createCylinder, waveClip } from "../procedural/cylinder.ts";
 
 /** One drawable mesh of a character, in source vertex order. */
 export interface DemoMesh {

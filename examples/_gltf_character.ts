@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { Clip, GltfImport, GltfSkeleton } from "../gltf/mod.ts";
+import type { Clip } from "../mod.ts";
+import type { GltfImport, GltfSkeleton } from "../gltf/mod.ts";
 import { clipLabel, type DemoCharacter, type DemoMesh } from "./_crowd.ts";
 
 /** The first skeleton of `model` with skinned primitives; throws when there is none. */

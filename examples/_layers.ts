@@ -8,13 +8,10 @@
  * @module
  */
 
-import {
-  addLayer,
-  enableRootMotion,
-  type GltfImport,
-  jointMask,
-  type SkeletonAsset,
-} from "../mod.ts";
+import type { SkeletonAsset } from "../mod.ts";
+import type { GltfImport } from "../gltf/mod.ts";
+import { addLayer, jointMask } from "../layers.ts";
+import { enableRootMotion } from "../clips.ts";
 import { clipLabel, type DemoCharacter } from "./_crowd.ts";
 import { skinnedSkeleton } from "./_gltf_character.ts";
 

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { createAnimationPipeline, createWorkerPool } from "../mod.ts";
+import { createAnimationPipeline } from "../mod.ts";
+import { createWorkerPool } from "../kernels.ts";
 import { Crowd, type DemoCharacter } from "./_crowd.ts";
 
 /**

@@ -14,7 +14,8 @@
  */
 
 import { parseArgs } from "node:util";
-import { Core, type CoreBuild, importGltf } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import { clipLabel, Crowd, cylinderCharacter, type DemoCharacter } from "./_crowd.ts";
 import { gltfCharacter } from "./_gltf_character.ts";
 import { layeredCharacter } from "./_layers.ts";

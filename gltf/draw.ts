@@ -7,7 +7,7 @@
  *
  * @example Reordering an attribute a game reads itself
  * ```ts
- * import { parseGltf, reorderVertexAttribute } from "@marrow/anim";
+ * import { parseGltf, reorderVertexAttribute } from "@marrow/anim/gltf";
  *
  * const url = new URL("../tests/fixtures/gltf/SimpleSkin.gltf", import.meta.url);
  * const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());

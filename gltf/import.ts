@@ -48,7 +48,7 @@
  *
  * @example Importing a character and its first clip
  * ```ts
- * import { importGltf } from "@marrow/anim";
+ * import { importGltf } from "@marrow/anim/gltf";
  *
  * // A path, file: or http(s): URL, or bytes; here a test fixture.
  * const file = "../tests/fixtures/gltf/CesiumMan.glb";

@@ -1,10 +1,9 @@
 /**
- * glTF 2.0 import and clip sampling: {@linkcode importGltf} turns a file
- * into skeletons, skinned primitives and clips; {@linkcode sampleClip}
- * poses a skeleton from a clip; {@linkcode createClip} and
- * {@linkcode validateClip} check clips made in code;
+ * glTF 2.0 import (`@marrow/anim/gltf`): {@linkcode importGltf} turns a
+ * file into skeletons, skinned primitives and clips;
  * {@linkcode createCharacterAssets} makes an imported skeleton's runtime
- * assets.
+ * assets; {@linkcode reorderVertexAttribute} puts a primitive's other
+ * attributes in the skinned output's vertex order.
  *
  * @module
  */
@@ -27,20 +26,3 @@ export {
 } from "./import.ts";
 export { reorderVertexAttribute } from "./draw.ts";
 export { type CharacterAssets, createCharacterAssets } from "./character.ts";
-export {
-  type ChannelPath,
-  type Clip,
-  type ClipChannel,
-  type Interpolation,
-  sampleChannel,
-  sampleClip,
-  type WrapMode,
-  wrapTime,
-} from "../animation/clip.ts";
-export {
-  ClipError,
-  type ClipInit,
-  createClip,
-  validateClip,
-} from "../animation/clip_validation.ts";
-export type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";

@@ -63,8 +63,8 @@ export interface GltfLimits {
  * primitives) needs 2.5 million values, Xbot 2.1 million, Fox 81,000; the
  * test file with the most of the rest, RecursiveSkeletons, has 455 KB and
  * 46,639 values of JSON, 924 nodes, 1,769 accessors and 3,579 other objects.
- * A file at every limit parses in about a second (README, "Loading
- * untrusted files").
+ * Parsing is linear in these counts; what a file at every limit costs is
+ * in the README ("Loading untrusted files").
  */
 export const DEFAULT_GLTF_LIMITS: Readonly<Required<GltfLimits>> = Object.freeze({
   maxFileBytes: 64 * 2 ** 20,

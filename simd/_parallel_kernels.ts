@@ -71,11 +71,11 @@ export const ROW_COSTS: Record<BatchName, RowCost> = {
 };
 
 /**
- * Below these total costs a batch call runs on the calling thread alone:
- * about 100 µs of work or more, several times a synchronisation on an
- * idle machine. Measured on the README scene, one thread, relaxed SIMD:
- * 0.07 ns per float scanned, 5 ns per joint per matrix system, 0.35 ns per
- * influence and stream skinned. Only tests lower them, to split small
+ * Below these total costs (in each kernel's own units: floats scanned,
+ * joints, influences × streams) a batch call runs on the calling thread
+ * alone: a split must pay for several synchronisations. Each is set to
+ * about the same time of work on one thread; the unit costs behind them are in
+ * `docs/performance_notes.md`. Only tests lower them, to split small
  * scenes.
  */
 export const minSplitCost: Record<BatchName, number> = {

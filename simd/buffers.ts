@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { MatrixBuffer, PoseBuffer, quatToMat } from "@marrow/anim";
+ * import { MatrixBuffer, PoseBuffer, quatToMat } from "@marrow/anim/kernels";
  *
  * const pose = new PoseBuffer(2);
  * pose.setJoint(1, [0, 2, 0], [0, 0, 0, 1]);

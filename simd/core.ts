@@ -15,7 +15,7 @@
  *
  * @example
  * ```ts
- * import { Core, MatrixBuffer, PoseBuffer, quatToMat } from "@marrow/anim";
+ * import { Core, MatrixBuffer, PoseBuffer, quatToMat } from "@marrow/anim/kernels";
  *
  * const core = Core.default;
  * const pose = new PoseBuffer(3, core);

@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { ParentIndices } from "@marrow/anim";
+ * import { ParentIndices } from "@marrow/anim/kernels";
  *
  * const parents = new ParentIndices([-1, 0, 0]);
  * console.log(parents.at(2)); // 0

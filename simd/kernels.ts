@@ -7,8 +7,13 @@
  * @example Local pose to skinning palette
  * ```ts
  * import {
- *   localToModel, MatrixBuffer, multiplyMatrices, ParentIndices, PoseBuffer, quatToMat,
- * } from "@marrow/anim";
+ *   localToModel,
+ *   MatrixBuffer,
+ *   multiplyMatrices,
+ *   ParentIndices,
+ *   PoseBuffer,
+ *   quatToMat,
+ * } from "@marrow/anim/kernels";
  *
  * const parents = new ParentIndices([-1, 0, 1]);
  * const pose = new PoseBuffer(3);

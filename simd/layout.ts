@@ -17,7 +17,7 @@
  *
  * @example Reading joint 5's rotation from a pose
  * ```ts
- * import { poseIndex, PoseField, poseFloats } from "@marrow/anim";
+ * import { poseIndex, PoseField, poseFloats } from "@marrow/anim/kernels";
  *
  * const pose = new Float32Array(poseFloats(8));
  * pose[poseIndex(5, PoseField.QW)] = 1;

@@ -9,7 +9,7 @@
  * @example Turning a pose into joint matrices
  * ```ts
  * import { quatToMat } from "@marrow/anim/reference";
- * import { poseFloats, poseIndex, PoseField } from "@marrow/anim";
+ * import { poseFloats, poseIndex, PoseField } from "@marrow/anim/kernels";
  *
  * const pose = new Float32Array(poseFloats(1));
  * pose[poseIndex(0, PoseField.QW)] = 1;

@@ -8,7 +8,8 @@
  * @example
  * ```ts
  * import { createWorld } from "bitecs";
- * import { createAnimation, createAnimationPipeline, createWorkerPool } from "@marrow/anim";
+ * import { createAnimation, createAnimationPipeline } from "@marrow/anim";
+ * import { createWorkerPool } from "@marrow/anim/kernels";
  *
  * using pool = await createWorkerPool({ workers: 2 });
  * const world = createWorld();

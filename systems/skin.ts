@@ -13,9 +13,8 @@
  *
  * Paper 002's other method, weighted base vectors with the model matrices
  * (section 3, the `skinPositions` kernel), saves the inverse-bind multiply
- * but measured slower here for positions at every influence count (1.31x at
- * one influence, 1.12x at two, 1.09x at four, 100,000 vertices, relaxed
- * SIMD), so the systems do not use it.
+ * but is slower here for positions at every influence count
+ * (`docs/performance_notes.md`), so the systems do not use it.
  *
  * @module
  */
@@ -46,10 +45,9 @@ export interface SkinSystemOptions {
   readonly entities?: ArrayLike<number>;
   /**
    * Compute each entity's skinned bounds (`getSkinnedBounds`) while
-   * skinning. Default true; false saves the min/max (measured 1.2x–1.3x on
-   * positions-only two-influence loops, up to 1.1x at one and four
-   * influences, a few percent with normals and tangents) and leaves the
-   * bounds undefined.
+   * skinning. Default true; false saves the min/max over the skinned
+   * positions (fused with the skinning loop) and leaves the bounds
+   * undefined.
    */
   readonly bounds?: boolean;
 }
@@ -346,8 +344,7 @@ const BOUNDS_FLOATS = 8;
 
 /**
  * `table: part`, the name of a skinning table's companion table, made once:
- * building it per frame (a new string, hashed for the table lookup) cost
- * about 60 ns a call.
+ * built per frame, it would be a new string hashed for each table lookup.
  */
 function tableName(table: string, part: "bounds" | "dual quaternions"): string {
   let names = companionNames.get(table);

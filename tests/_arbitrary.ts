@@ -41,7 +41,7 @@ import {
   VERTEX_FLOATS,
   VertexBuffer,
   WeightedBases,
-} from "../mod.ts";
+} from "../kernels.ts";
 
 // ------------------------------------------------------------------ seeding
 

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { CompactClip, Core } from "../mod.ts";
+import type { CompactClip } from "../clips.ts";
+import type { Core } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";

@@ -4,16 +4,9 @@
  *
  * @module
  */
-import {
-  type Clip,
-  compactClip,
-  type CompactClipOptions,
-  Core,
-  type CoreBuild,
-  createClip,
-  SkeletonAsset,
-  type SkeletonDefinition,
-} from "../mod.ts";
+import { type Clip, createClip, SkeletonAsset, type SkeletonDefinition } from "../mod.ts";
+import { compactClip, type CompactClipOptions } from "../clips.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { exactPose, poseDistance } from "../animation/_clip_error.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";

@@ -11,8 +11,6 @@ import { createWorld } from "bitecs";
 import {
   type AnimationComponents,
   type Clip,
-  Core,
-  type CoreBuild,
   createAnimation,
   getModelMatrices,
   getPose,
@@ -23,7 +21,8 @@ import {
   SkinAsset,
   type SkinDefinition,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import * as ref from "../simd/reference.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";

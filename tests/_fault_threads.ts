@@ -7,16 +7,13 @@
  */
 import {
   type AnimationPipeline,
-  Core,
-  type CoreBuild,
   createAnimationPipeline,
-  createWorkerPool,
   getModelMatrices,
   getSkinnedNormals,
   getSkinnedPositions,
   getSkinningPalette,
-  type WorkerPool,
 } from "../mod.ts";
+import { Core, type CoreBuild, createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { assertEquals } from "@std/assert";
 import { BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
 

@@ -7,16 +7,15 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  type Core,
   createAnimation,
   createAnimationPipeline,
   disposeAnimation,
-  type GltfImport,
-  type GltfSkinnedPrimitive,
   playClip,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
+import type { GltfImport, GltfSkinnedPrimitive } from "../gltf/mod.ts";
+import type { Core } from "../kernels.ts";
 
 /** One character entity of a framed model. */
 export interface FramedPrimitive {

@@ -9,8 +9,8 @@
 import fc from "fast-check";
 import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/_abi.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
-import type { Core } from "../mod.ts";
-import { MATRIX_FLOATS } from "../mod.ts";
+import type { Core } from "../kernels.ts";
+import { MATRIX_FLOATS } from "../kernels.ts";
 import { IKField } from "../simd/_ik_solve.ts";
 import { solveIKJobs } from "../simd/reference_ik.ts";
 import { subtreeLast } from "../components/_ik_chain.ts";

@@ -1,8 +1,8 @@
 /**
  * The import maps of `tests/_run.ts`: the development map
  * {@linkcode DEV_IMPORT_MAP} (checked against `deno.json`), and the offline
- * map made from it that sends `@std/assert` and `@std/testing/*` to the
- * adapter in `tests/_std/` when JSR cannot be reached.
+ * map made from it that sends `@std/assert` to the adapter in `tests/_std/`
+ * when JSR cannot be reached.
  *
  * @module
  */
@@ -32,7 +32,10 @@ export async function exists(path: URL | string): Promise<boolean> {
   }
 }
 
-/** `@std/...` specifiers used by the files under test (and their doc blocks). */
+/**
+ * `@std/...` specifiers used by the files under test (and their doc blocks):
+ * an `@std/testing` one makes the offline map fail, naming it.
+ */
 export async function stdSpecifiers(files: URL[]): Promise<Set<string>> {
   const found = new Set<string>();
   const pattern = /["'](@std\/(?:assert|testing)(?:\/[\w.-]+)?)["']/g;
@@ -43,15 +46,12 @@ export async function stdSpecifiers(files: URL[]): Promise<Set<string>> {
   return found;
 }
 
-/** The adapter module for an `@std/assert*` or `@std/testing/*` specifier, if any. */
-async function adapterFor(specifier: string): Promise<URL | undefined> {
+/** The adapter module for an `@std/assert*` specifier, if any. */
+function adapterFor(specifier: string): URL | undefined {
   if (specifier === "@std/assert" || specifier.startsWith("@std/assert/")) {
     return new URL("assert.ts", ADAPTER_DIR);
   }
-  const sub = specifier.match(/^@std\/testing\/([\w.-]+)$/)?.[1];
-  if (!sub) return undefined;
-  const file = new URL(`testing_${sub.replaceAll("-", "_")}.ts`, ADAPTER_DIR);
-  return await exists(file) ? file : undefined;
+  return undefined;
 }
 
 /** `./x` and `../x` targets resolved against `base`; bare and URL targets kept. */
@@ -74,12 +74,12 @@ function withSubpathEntries(imports: Record<string, string>): void {
 }
 
 function isStdTestEntry(key: string): boolean {
-  return /^@std\/(assert|testing)(\/|$)/.test(key);
+  return /^@std\/assert(\/|$)/.test(key);
 }
 
 /**
- * The development map for a run without JSR: `@std/assert` and the
- * `@std/testing/*` subpaths in `used` go to the adapter, every other entry
+ * The development map for a run without JSR: `@std/assert` (and its
+ * subpaths in `used`) go to the adapter, every other entry
  * stays, with relative targets made absolute and `"pkg/"` entries added.
  */
 export async function offlineImportMap(
@@ -95,15 +95,15 @@ export async function offlineImportMap(
   withSubpathEntries(imports);
   const missing: string[] = [];
   for (
-    const specifier of new Set(["@std/assert", "@std/testing/bdd", ...used])
+    const specifier of new Set(["@std/assert", ...used])
   ) {
-    const adapter = await adapterFor(specifier);
+    const adapter = adapterFor(specifier);
     if (adapter) imports[specifier] = adapter.href;
     else missing.push(specifier);
   }
   if (missing.length > 0) {
     throw new Error(
-      `no offline adapter for ${missing.join(", ")}: add tests/_std/testing_<name>.ts`,
+      `no offline adapter for ${missing.join(", ")}: tests/_std/ has only @std/assert`,
     );
   }
   const scopes: Record<string, Record<string, string>> = {};

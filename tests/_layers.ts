@@ -7,15 +7,10 @@
  */
 
 import { createWorld } from "bitecs";
-import {
-  type Clip,
-  Core,
-  type CoreBuild,
-  createAnimation,
-  type GltfSkeleton,
-  jointMask,
-  SkeletonAsset,
-} from "../mod.ts";
+import { type Clip, createAnimation, SkeletonAsset } from "../mod.ts";
+import type { GltfSkeleton } from "../gltf/mod.ts";
+import { jointMask } from "../layers.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import { poseLane } from "../simd/layout.ts";
 
 /** A world animated on a core of `build`, `character`'s skeleton, and the mask of `subtree`. */

@@ -6,8 +6,8 @@
  *    the core's build also need @std, three, gl-matrix, fast-check and
  *    assemblyscript) carries every entry of `deno.json` unchanged: the map
  *    replaces `deno.json`'s imports, so they must agree.
- * 1. Probes whether the JSR packages `@std/assert` and `@std/testing`
- *    resolve, by running `deno cache` on a two-line probe module with the
+ * 1. Probes whether the JSR package `@std/assert` resolves, by running
+ *    `deno cache` on a one-line probe module with the
  *    development import map (bounded by {@linkcode PROBE_TIMEOUT_MS}). Unreachable
  *    JSR fails fast (well under a second); when the packages are already in
  *    Deno's cache the probe succeeds without the network.
@@ -15,8 +15,8 @@
  * 3. Runs `deno test --doc` on `tests/**\/*_test.ts` plus the code blocks of
  *    `mod.ts` and `README.md` (when they exist). With JSR the development
  *    import map is used unchanged. Without it, a generated import map (a
- *    temporary file, made from the development map) sends `@std/assert` and the `@std/testing/*`
- *    subpaths the tests use to the adapter in `tests/_std/`.
+ *    temporary file, made from the development map) sends `@std/assert` to
+ *    the adapter in `tests/_std/`.
  *
  *    `--import-map` REPLACES the "imports"/"scopes" of `deno.json` (Deno
  *    2.9.6, checked: an entry left out of the map no longer resolves), so the
@@ -83,7 +83,8 @@ const DOC_FILES = [
   "animation/clip_file.ts",
   "systems/pipeline.ts",
   "components/faults.ts",
-  "examples/cylinder.ts",
+  "procedural/cylinder.ts",
+  "kernels.ts",
 ];
 /** Child processes: no update check (it would reach for the network). */
 const CHILD_ENV = { DENO_NO_UPDATE_CHECK: "1" };
@@ -105,7 +106,7 @@ async function probeJsr(): Promise<StdChoice> {
   const probe = `${dir}/probe.ts`;
   await Deno.writeTextFile(
     probe,
-    'import "@std/assert";\nimport "@std/testing/bdd";\n',
+    'import "@std/assert";\n',
   );
   const started = performance.now();
   const took = () => `probe ${((performance.now() - started) / 1000).toFixed(2)}s`;
@@ -327,7 +328,7 @@ async function main(): Promise<number> {
   const std = await chooseStd(forced);
   console.log(
     std.mode === "jsr"
-      ? `std: jsr (@std/assert, @std/testing) [${std.why}]`
+      ? `std: jsr (@std/assert) [${std.why}]`
       : `std: offline adapter tests/_std/ (${std.why})`,
   );
 

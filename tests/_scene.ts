@@ -10,14 +10,13 @@ import {
   addCharacter,
   type AnimationComponents,
   type Clip,
-  Core,
-  type CoreBuild,
   createAnimation,
   SkeletonAsset,
   SkinAsset,
   type SkinStreams,
 } from "../mod.ts";
-import { createCylinder, type CylinderOptions } from "../examples/cylinder.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
+import { createCylinder, type CylinderOptions } from "../procedural/cylinder.ts";
 import { poseFloats } from "../simd/layout.ts";
 
 /** Every core build, each test runs on all of them. */

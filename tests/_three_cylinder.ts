@@ -8,7 +8,7 @@
  */
 
 import * as THREE from "three";
-import type { Cylinder } from "../examples/cylinder.ts";
+import type { Cylinder } from "../procedural/cylinder.ts";
 import { type PoseField, poseIndex } from "../simd/layout.ts";
 
 /** Geometry shared by every instance of a character (up to 4 influences). */

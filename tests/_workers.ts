@@ -9,18 +9,17 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  type Core,
   createAnimation,
-  createCharacterAssets,
   crossFadeTo,
   getPose,
   getSkinnedBounds,
   getSkinnedNormals,
   getSkinnedPositions,
-  importGltf,
   playClip,
 } from "../mod.ts";
-import { type CylinderOptions, wavePose } from "../examples/cylinder.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import type { Core } from "../kernels.ts";
+import { type CylinderOptions, wavePose } from "../procedural/cylinder.ts";
 import { createScene } from "./_scene.ts";
 import { assetUrl } from "./_three_gltf.ts";
 

@@ -16,20 +16,16 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  addLayer,
-  Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
-  createCharacterAssets,
-  createWorkerPool,
   crossFadeTo,
   getPose,
-  importGltf,
-  jointMask,
   playClip,
 } from "../mod.ts";
-import { wavePose } from "../examples/cylinder.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import { addLayer, jointMask } from "../layers.ts";
+import { Core, type CoreBuild, createWorkerPool } from "../kernels.ts";
+import { wavePose } from "../procedural/cylinder.ts";
 import { createScene } from "./_scene.ts";
 import { findModel } from "./_assets.ts";
 import type { Clip } from "../animation/clip.ts";

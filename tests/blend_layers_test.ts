@@ -23,7 +23,7 @@ import {
   trsArb,
   uniform,
 } from "./_arbitrary.ts";
-import type { CoreBuild } from "../mod.ts";
+import type { CoreBuild } from "../kernels.ts";
 
 interface Stack {
   jointCount: number;

@@ -6,7 +6,7 @@ import {
   assertThrows,
 } from "@std/assert";
 import { quat } from "gl-matrix";
-import { blendPoses, Core, PoseBuffer, PoseField, poseIndex } from "../mod.ts";
+import { blendPoses, Core, PoseBuffer, PoseField, poseIndex } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import { BUILDS, maxDifference, random, randomQuaternion } from "./_scene.ts";
 

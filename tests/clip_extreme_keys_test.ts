@@ -10,12 +10,12 @@ import { assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import {
   type Clip,
   ClipError,
-  compactClip,
   createAnimationPipeline,
   createClip,
   playClip,
   validateClip,
 } from "../mod.ts";
+import { compactClip } from "../clips.ts";
 import { createScene } from "./_scene.ts";
 
 /** Scale keys growing from 1 to `scale` on joints 0..chain-1 (a chain in the cylinder). */

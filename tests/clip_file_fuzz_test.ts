@@ -14,21 +14,18 @@
  */
 
 import { assert, assertGreater } from "@std/assert";
+import { type Clip, SkeletonAsset, type SkeletonDefinition } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
 import {
-  type Clip,
   clipBytes,
   ClipFileError,
   compactClip,
-  Core,
-  type CoreBuild,
   disposeClip,
-  importGltf,
   loadCompactClips,
   saveCompactClips,
   setClipMarkers,
-  SkeletonAsset,
-  type SkeletonDefinition,
-} from "../mod.ts";
+} from "../clips.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { compactClipInternals } from "../animation/_asset_internals.ts";
 import { random } from "./_scene.ts";

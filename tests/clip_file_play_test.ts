@@ -9,36 +9,35 @@
  * the field, when those sections are bad.
  */
 import { assert, assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
-import { createCylinder } from "../examples/cylinder.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { HEADER, xxhash32 } from "../animation/_clip_file_format.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  addLayer,
-  addLocomotionLayer,
   type Clip,
-  clipBytes,
-  ClipFileError,
-  Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
   createClip,
   crossFadeTo,
-  enableRootMotion,
-  getClipMarkers,
-  getCrossedMarkers,
   getPose,
-  getRootMotion,
-  importGltf,
-  loadCompactClips,
   playClip,
-  saveCompactClips,
-  setClipMarkers,
-  setLocomotionParameter,
   SkeletonAsset,
   type SkeletonDefinition,
 } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { addLayer, addLocomotionLayer, setLocomotionParameter } from "../layers.ts";
+import {
+  clipBytes,
+  ClipFileError,
+  enableRootMotion,
+  getClipMarkers,
+  getCrossedMarkers,
+  getRootMotion,
+  loadCompactClips,
+  saveCompactClips,
+  setClipMarkers,
+} from "../clips.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import { SIMD_BUILDS } from "./_compact.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
 

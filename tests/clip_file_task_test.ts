@@ -4,7 +4,10 @@
  * several skeletons gets one file each; bad arguments exit 2.
  */
 import { assertEquals, assertStringIncludes } from "@std/assert";
-import { Core, importGltf, loadCompactClips, SkeletonAsset } from "../mod.ts";
+import { SkeletonAsset } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { loadCompactClips } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { runCompact } from "../examples/_compact_clips.ts";
 
 const FIXTURES = new URL("./fixtures/gltf/", import.meta.url);

@@ -17,26 +17,27 @@ import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
   type Clip,
-  clipBytes,
   ClipError,
-  ClipFileError,
-  compactClip,
-  Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
   createClip,
-  disposeClip,
   getPose,
-  importGltf,
-  loadCompactClips,
   playClip,
-  saveCompactClips,
   SkeletonAsset,
   type SkeletonDefinition,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { importGltf } from "../gltf/mod.ts";
+import {
+  clipBytes,
+  ClipFileError,
+  compactClip,
+  disposeClip,
+  loadCompactClips,
+  saveCompactClips,
+} from "../clips.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { compactClipInternals } from "../animation/_asset_internals.ts";
 import { random } from "./_scene.ts";

@@ -13,17 +13,16 @@ import {
   addCharacter,
   createAnimation,
   createAnimationPipeline,
-  createCharacterAssets,
   createClip,
   crossFadeTo,
-  importGltf,
   playClip,
   prepareClip,
   prepareClips,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { buildCounters } from "../animation/_build_work.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
 

@@ -8,22 +8,18 @@
 import { assert, assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import {
   type Clip,
-  ClipBudgetError,
-  clipBytes,
   ClipError,
-  compactClip,
-  Core,
   createAnimationPipeline,
   createClip,
   crossFadeTo,
-  disposeClip,
   getPlayback,
   playClip,
   removeClipPlayer,
-  setClipBudget,
   SkeletonAsset,
   validateClip,
 } from "../mod.ts";
+import { ClipBudgetError, clipBytes, compactClip, disposeClip, setClipBudget } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { ComponentError } from "../components/errors.ts";
 import { BUILDS } from "./_arbitrary.ts";
 import { randomSkeleton, sampleOnCore } from "./_compact.ts";

@@ -9,15 +9,9 @@
  * bounds the time.
  */
 import { assert, assertEquals, assertInstanceOf, assertLessOrEqual } from "@std/assert";
-import {
-  type Clip,
-  clipBytes,
-  ClipWorkError,
-  compactClip,
-  Core,
-  createClip,
-  SkeletonAsset,
-} from "../mod.ts";
+import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
+import { clipBytes, ClipWorkError, compactClip } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 import { buildCounters, WORK_FLOOR, WORK_PER_BYTE } from "../animation/_build_work.ts";
 import { EXACT_REACH_STEPS, skeletonGeometry } from "../animation/_clip_error.ts";

@@ -6,7 +6,9 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
-import { compactClip, Core, createClip, SkeletonAsset, type SkeletonDefinition } from "../mod.ts";
+import { createClip, SkeletonAsset, type SkeletonDefinition } from "../mod.ts";
+import { compactClip } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { reduceChannel } from "../animation/_reduce.ts";
 import { exactPose, poseDistance } from "../animation/_clip_error.ts";
 import { isBuildSupported } from "../simd/_core.ts";

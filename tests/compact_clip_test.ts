@@ -7,16 +7,10 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
-import {
-  type Clip,
-  clipBytes,
-  compactClip,
-  Core,
-  createClip,
-  disposeClip,
-  importGltf,
-  SkeletonAsset,
-} from "../mod.ts";
+import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { clipBytes, compactClip, disposeClip } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { exactPose } from "../animation/_clip_error.ts";
 import { coreMemory } from "../simd/_instance.ts";

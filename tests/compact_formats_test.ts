@@ -8,7 +8,9 @@
  * reference does, and as exactly as their format promises.
  */
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
-import { type Clip, compactClip, Core, createClip, SkeletonAsset } from "../mod.ts";
+import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
+import { compactClip } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import {
   SYNC_BYTES,

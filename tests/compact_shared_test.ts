@@ -7,14 +7,9 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals, assertLessOrEqual, assertThrows } from "@std/assert";
-import {
-  type Clip,
-  compactClip,
-  type CompactClipOptions,
-  Core,
-  createClip,
-  SkeletonAsset,
-} from "../mod.ts";
+import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
+import { compactClip, type CompactClipOptions } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { sharedBlocks, sharedPolicy } from "../animation/_sync_blocks.ts";
 import { reduceChannel } from "../animation/_reduce.ts";

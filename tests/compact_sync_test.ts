@@ -7,7 +7,9 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
-import { compactClip, Core, createClip, SkeletonAsset } from "../mod.ts";
+import { createClip, SkeletonAsset } from "../mod.ts";
+import { compactClip } from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { sharedPolicy, syncPolicy } from "../animation/_sync_blocks.ts";
 import { SYNC_BYTES, SYNC_MASK_SHIFT } from "../simd/assembly/abi.ts";

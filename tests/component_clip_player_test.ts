@@ -6,19 +6,17 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import {
   type Clip,
-  clipBytes,
   ComponentError,
   createAnimation,
   createAnimationPipeline,
   crossFadeTo,
   disposeAnimation,
-  disposeClip,
   getPlayback,
   getPose,
   playClip,
   sampleClipsSystem,
-  setClipBudget,
 } from "../mod.ts";
+import { clipBytes, disposeClip, setClipBudget } from "../clips.ts";
 import { createScene } from "./_scene.ts";
 
 function spin(name: string, keys = 2, joint = 1): Clip {

@@ -5,7 +5,6 @@ import {
   addSkeleton,
   addSkin,
   ComponentError,
-  Core,
   createAnimation,
   getModelMatrices,
   getSkinningPalette,
@@ -13,7 +12,8 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0];
 

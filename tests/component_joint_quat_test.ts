@@ -4,16 +4,14 @@ import {
   addJointQuat,
   addSkeleton,
   ComponentError,
-  Core,
   createAnimation,
   getPose,
-  PoseField,
-  poseIndex,
   removeJointQuat,
   setJointPose,
   SkeletonAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core, PoseField, poseIndex } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 
 function setup() {
   const core = Core.create("scalar");

@@ -6,13 +6,13 @@ import {
   addSkeleton,
   addSkin,
   ComponentError,
-  Core,
   createAnimation,
   removeSkeleton,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 
 const definition = () => createCylinder({ joints: 5, segments: 3, rings: 3 }).skeleton;
 

@@ -6,7 +6,6 @@ import {
   addSkeleton,
   addSkin,
   ComponentError,
-  Core,
   createAnimation,
   getSkinnedNormals,
   getSkinnedPositions,
@@ -15,7 +14,8 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import type { SkinDefinition } from "../animation/definitions.ts";
 import { skinInternals } from "../animation/_asset_internals.ts";
 

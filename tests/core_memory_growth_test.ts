@@ -23,7 +23,7 @@ import {
   skinVertices,
   VertexBuffer,
   WeightedBases,
-} from "../mod.ts";
+} from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   affineArb,

@@ -33,7 +33,7 @@ import {
   skinVertices,
   VertexBuffer,
   WeightedBases,
-} from "../mod.ts";
+} from "../kernels.ts";
 import {
   affineArb,
   assertClose,

@@ -3,7 +3,7 @@
  * ABI both sides were compiled with, and the no-WebAssembly memory.
  */
 import { assertEquals, assertThrows } from "@std/assert";
-import { Core, PoseBuffer, VertexBuffer } from "../mod.ts";
+import { Core, PoseBuffer, VertexBuffer } from "../kernels.ts";
 import { coreKernels } from "../simd/_instance.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
 import { ArrayBufferMemory, CoreMemory } from "../simd/_memory.ts";

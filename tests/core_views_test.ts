@@ -7,7 +7,7 @@
  * `tests/node/suite.ts`.
  */
 import { assert, assertEquals, assertThrows } from "@std/assert";
-import { Core, MatrixBuffer, VertexBuffer } from "../mod.ts";
+import { Core, MatrixBuffer, VertexBuffer } from "../kernels.ts";
 import { ArrayBufferMemory, CoreMemory } from "../simd/_memory.ts";
 import { BUILDS } from "./_scene.ts";
 

@@ -8,7 +8,8 @@ import { runDemo } from "../examples/demo.ts";
 import { Crowd } from "../examples/_crowd.ts";
 import { gltfCharacter } from "../examples/_gltf_character.ts";
 import { layeredCharacter } from "../examples/_layers.ts";
-import { getPose, importGltf } from "../mod.ts";
+import { getPose } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
 import { maxDifference } from "./_scene.ts";
 
 const FOX = "tests/fixtures/gltf/Fox.glb";

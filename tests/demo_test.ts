@@ -13,8 +13,9 @@ import {
 } from "@std/assert";
 import { runDemo } from "../examples/demo.ts";
 import { Crowd, cylinderCharacter } from "../examples/_crowd.ts";
-import { waveClip } from "../examples/cylinder.ts";
-import { getPose, sampleClip } from "../mod.ts";
+import { waveClip } from "../procedural/cylinder.ts";
+import { getPose } from "../mod.ts";
+import { sampleClip } from "../clips.ts";
 import { PoseField, poseIndex } from "../simd/layout.ts";
 
 const FIXTURES = "tests/fixtures/gltf/";

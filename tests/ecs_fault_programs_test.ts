@@ -24,7 +24,6 @@ import { addEntity } from "bitecs";
 import {
   addCharacter,
   addJointMat,
-  addLayer,
   addSkeleton,
   addSkin,
   createAnimationPipeline,
@@ -35,11 +34,10 @@ import {
   getSkinningPalette,
   playClip,
   removeJointQuat,
-  setBlendThreshold,
-  setIKTarget,
   setJointPose,
-  setLayerWeight,
 } from "../mod.ts";
+import { addLayer, setBlendThreshold, setLayerWeight } from "../layers.ts";
+import { setIKTarget } from "../ik.ts";
 import { BUILDS, SEED } from "./_arbitrary.ts";
 import { createHarness, type Harness, KIND_COUNT, published } from "./_ecs_programs.ts";
 

@@ -9,34 +9,33 @@
 import { assert, assertEquals, assertInstanceOf, assertLess, assertThrows } from "@std/assert";
 import { addEntity, resetWorld } from "bitecs";
 import {
-  addAimIK,
   addJointMat,
-  addLayer,
   addSkeleton,
   addSkin,
   clearFaults,
-  Core,
   createAnimation,
   createAnimationPipeline,
   type Fault,
   getFaults,
-  getIKReached,
-  getLayers,
   getModelMatrices,
   getPose,
   getSkinnedPositions,
   getSkinningPalette,
-  MIN_BLEND_THRESHOLD,
   playClip,
   PoseError,
-  PoseField,
-  poseIndex,
   quatToMatSystem,
   sampleClipsSystem,
-  setBlendThreshold,
-  setLayerWeight,
   skinSystem,
 } from "../mod.ts";
+import {
+  addLayer,
+  getLayers,
+  MIN_BLEND_THRESHOLD,
+  setBlendThreshold,
+  setLayerWeight,
+} from "../layers.ts";
+import { addAimIK, getIKReached } from "../ik.ts";
+import { Core, PoseField, poseIndex } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import { BUILDS, createScene, maxDifference, random, randomQuaternion, wander } from "./_scene.ts";
 

@@ -12,12 +12,10 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
-  addAimIK,
   addCharacter,
   type AnimationComponents,
   type Clip,
   ComponentError,
-  Core,
   createAnimation,
   createAnimationPipeline,
   DualQuaternionError,
@@ -27,7 +25,9 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { addAimIK } from "../ik.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, wander } from "./_scene.ts";
 import { assertSameBits, outputs, THREADS, withThreads } from "./_fault_threads.ts";
 

@@ -15,9 +15,7 @@ import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  addLayer,
   type Clip,
-  Core,
   createAnimation,
   createAnimationPipeline,
   getFaults,
@@ -25,16 +23,14 @@ import {
   getPose,
   playClip,
   PoseError,
-  PoseField,
-  poseIndex,
   removeClipPlayer,
   removeJointQuat,
-  setBlendThreshold,
-  setLayerWeight,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { addLayer, setBlendThreshold, setLayerWeight } from "../layers.ts";
+import { Core, PoseField, poseIndex } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, wander } from "./_scene.ts";
 import { assertSameBits, outputs, THREADS, withThreads } from "./_fault_threads.ts";
 

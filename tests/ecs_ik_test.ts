@@ -18,30 +18,32 @@ import {
   resetWorld,
 } from "bitecs";
 import {
-  addAimIK,
   addCharacter,
-  addTwoBoneIK,
   ComponentError,
   createAnimation,
   createAnimationPipeline,
   disposeAnimation,
-  getIKReached,
   getModelMatrices,
-  IKError,
   ikSystem,
   matToQuatSystem,
   quatToMatSystem,
-  removeIK,
   removeJointMat,
-  setIKTarget,
   setJointPose,
   SkeletonAsset,
   type SkeletonDefinition,
   SkinAsset,
   transformSkeletonSystem,
-  updateIKChain,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import {
+  addAimIK,
+  addTwoBoneIK,
+  getIKReached,
+  IKError,
+  removeIK,
+  setIKTarget,
+  updateIKChain,
+} from "../ik.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, coreFor, type Vec3 } from "./_arbitrary.ts";
 import { poseFloats } from "../simd/layout.ts";
 import { norm, position, sub } from "./_ik.ts";

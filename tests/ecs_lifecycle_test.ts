@@ -19,7 +19,7 @@ import {
   getSkinnedTangents,
   getSkinningPalette,
 } from "../mod.ts";
-import { wavePose } from "../examples/cylinder.ts";
+import { wavePose } from "../procedural/cylinder.ts";
 import { BUILDS, createScene } from "./_scene.ts";
 
 for (const build of BUILDS) {

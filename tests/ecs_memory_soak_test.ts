@@ -6,14 +6,14 @@ import { assert, assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  Core,
   createAnimation,
   createAnimationPipeline,
   disposeAnimation,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 
 Deno.test("10,000 assets and 1,000 worlds of 100 characters give their memory back", () => {
   const started = performance.now();

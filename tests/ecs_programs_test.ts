@@ -23,34 +23,29 @@ import {
   resetWorld,
 } from "bitecs";
 import {
-  addAimIK,
   addCharacter,
   addJointMat,
   addJointQuat,
-  addLayer,
   addSkeleton,
   addSkin,
-  addTwoBoneIK,
   ComponentError,
   createAnimation,
   createAnimationPipeline,
   crossFadeTo,
-  getLayers,
   getPose,
   getSkinnedNormals,
   getSkinnedPositions,
   getSkinningPalette,
   playClip,
   removeClipPlayer,
-  removeIK,
   removeJointMat,
   removeJointQuat,
-  removeLayer,
   removeSkeleton,
   removeSkin,
-  setIKTarget,
   setJointPose,
 } from "../mod.ts";
+import { addLayer, getLayers, removeLayer } from "../layers.ts";
+import { addAimIK, addTwoBoneIK, removeIK, setIKTarget } from "../ik.ts";
 import { BUILDS, SEED, SIMD_BUILDS, uniform, type Vec3 } from "./_arbitrary.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { coreMemory } from "../simd/_instance.ts";

@@ -21,7 +21,6 @@ import {
   addSkeleton,
   type Clip,
   ComponentError,
-  Core,
   createAnimation,
   createAnimationPipeline,
   disposeAnimation,
@@ -29,14 +28,13 @@ import {
   getSkinnedPositions,
   playClip,
   PoseError,
-  PoseField,
-  poseIndex,
   removeJointQuat,
   removeSkeleton,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core, PoseField, poseIndex } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, createScene } from "./_scene.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { skeletonInternals, skinInternals } from "../animation/_asset_internals.ts";

@@ -12,37 +12,38 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { addEntity } from "bitecs";
 import {
-  addAimIK,
   addCharacter,
   addJointMat,
   addJointQuat,
-  addLayer,
-  addLocomotionLayer,
   addSkeleton,
   addSkin,
-  addTwoBoneIK,
   type Clip,
-  compactClip,
-  Core,
   crossFadeTo,
-  disposeClip,
-  enableRootMotion,
   playClip,
-  setBlendThreshold,
-  setClipBudget,
-  setClipMarkers,
-  setIKTarget,
   setJointPose,
+  SkeletonAsset,
+  SkinAsset,
+} from "../mod.ts";
+import {
+  addLayer,
+  addLocomotionLayer,
+  setBlendThreshold,
   setLayerMask,
   setLayerTime,
   setLayerWeight,
   setLocomotionParameter,
-  SkeletonAsset,
-  SkinAsset,
-  updateIKChain,
-} from "../mod.ts";
+} from "../layers.ts";
+import { addAimIK, addTwoBoneIK, setIKTarget, updateIKChain } from "../ik.ts";
+import {
+  compactClip,
+  disposeClip,
+  enableRootMotion,
+  setClipBudget,
+  setClipMarkers,
+} from "../clips.ts";
+import { Core } from "../kernels.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { createScene, type Scene, wander } from "./_scene.ts";
 
 const CALLS = 10_000;

@@ -4,7 +4,7 @@
  * primitives' own draw attributes.
  */
 import { assertEquals, assertThrows } from "@std/assert";
-import { createCharacterAssets, type GltfSkeleton, parseGltf } from "../mod.ts";
+import { createCharacterAssets, type GltfSkeleton, parseGltf } from "../gltf/mod.ts";
 import { readAsset } from "./_three_gltf.ts";
 
 Deno.test("RobotExpressive: one skin of every distinct primitive, in primitive order", async () => {

@@ -8,7 +8,9 @@
 
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { WebIO } from "@gltf-transform/core";
-import { Core, getSkinnedPositions, parseGltf, reorderVertexAttribute } from "../mod.ts";
+import { getSkinnedPositions } from "../mod.ts";
+import { parseGltf, reorderVertexAttribute } from "../gltf/mod.ts";
+import { Core } from "../kernels.ts";
 import { frameModel } from "./_gltf_frame.ts";
 
 const FIXTURES = new URL("./fixtures/gltf/", import.meta.url);

@@ -12,7 +12,8 @@
  */
 
 import { assert, assertLess } from "@std/assert";
-import { Core, GltfImportError, parseGltf } from "../mod.ts";
+import { GltfImportError, parseGltf } from "../gltf/mod.ts";
+import { Core } from "../kernels.ts";
 import { frameModel } from "./_gltf_frame.ts";
 import { random } from "./_scene.ts";
 

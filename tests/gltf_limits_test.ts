@@ -18,7 +18,7 @@
 
 import fc from "fast-check";
 import { assertEquals, assertRejects } from "@std/assert";
-import { DEFAULT_GLTF_LIMITS, GltfImportError, type GltfLimits, parseGltf } from "../mod.ts";
+import { DEFAULT_GLTF_LIMITS, GltfImportError, type GltfLimits, parseGltf } from "../gltf/mod.ts";
 import { countJsonValues } from "../gltf/_container.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);

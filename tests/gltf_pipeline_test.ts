@@ -9,17 +9,16 @@ import { assertEquals, assertGreater, assertLess } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
   getSkinnedNormals,
   getSkinnedPositions,
-  importGltf,
   playClip,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { Core, type CoreBuild } from "../kernels.ts";
 import {
   assetUrl,
   boundingDiagonal,

@@ -3,39 +3,39 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
 import { removeEntity } from "bitecs";
 import {
-  addAimIK,
   addCharacter,
-  addLayer,
-  addLocomotionLayer,
-  addTwoBoneIK,
   type Clip,
   ClipError,
-  compactClip,
   createAnimationPipeline,
   createClip,
-  createWorkerPool,
   crossFadeTo,
   disposeAnimation,
+  getPlayback,
+  getPose,
+  playClip,
+  removeSkeleton,
+  sampleClipsSystem,
+  SkeletonAsset,
+} from "../mod.ts";
+import {
+  addLayer,
+  addLocomotionLayer,
+  getLayers,
+  jointMask,
+  removeLayer,
+  setLayerWeight,
+} from "../layers.ts";
+import { addAimIK, addTwoBoneIK, IKError, setIKTarget, updateIKChain } from "../ik.ts";
+import {
+  compactClip,
   disposeClip,
   enableRootMotion,
   getCrossedMarkers,
-  getLayers,
-  getPlayback,
-  getPose,
-  IKError,
-  jointMask,
   MAX_HITS_PER_PLAYBACK,
-  playClip,
-  removeLayer,
-  removeSkeleton,
-  sampleClipsSystem,
   setClipMarkers,
-  setIKTarget,
-  setLayerWeight,
-  SkeletonAsset,
-  updateIKChain,
-} from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+} from "../clips.ts";
+import { createWorkerPool } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { createScene, wander } from "./_scene.ts";
 
 const finite = (pose: ArrayLike<number>) => Array.from(pose).every(Number.isFinite);

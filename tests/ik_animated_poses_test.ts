@@ -26,19 +26,20 @@ import { assert, assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  addTwoBoneIK,
   createAnimation,
   createAnimationPipeline,
-  createCharacterAssets,
   disposeAnimation,
+  getModelMatrices,
+  playClip,
+} from "../mod.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import {
+  addTwoBoneIK,
   getIKDistance,
   getIKReached,
-  getModelMatrices,
   IK_REACH_TOLERANCE,
-  importGltf,
-  playClip,
   updateIKChain,
-} from "../mod.ts";
+} from "../ik.ts";
 import { BUILDS, coreFor, SEED, type Vec3 } from "./_arbitrary.ts";
 import { angle, cross, dot, intoJoint, MIXAMO_LIMBS, norm, position, sub, unit } from "./_ik.ts";
 import { random } from "./_scene.ts";

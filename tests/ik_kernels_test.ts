@@ -26,7 +26,7 @@
 
 import fc from "fast-check";
 import { assert, assertEquals, assertThrows } from "@std/assert";
-import { MATRIX_FLOATS } from "../mod.ts";
+import { MATRIX_FLOATS } from "../kernels.ts";
 import { solveAimIK, solveTwoBoneIK } from "../simd/reference.ts";
 import * as ref from "../simd/reference.ts";
 import { BUILDS, coreFor, fcParams, SIMD_BUILDS, uniform, type Vec3 } from "./_arbitrary.ts";

@@ -11,17 +11,11 @@
 
 import { assert, assertEquals } from "@std/assert";
 import { addEntity } from "bitecs";
-import {
-  addLayer,
-  compactClip,
-  CoreBuffer,
-  createAnimationPipeline,
-  createWorkerPool,
-  getLayers,
-  getPlayback,
-  importGltf,
-  playClip,
-} from "../mod.ts";
+import { createAnimationPipeline, getPlayback, playClip } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { addLayer, getLayers } from "../layers.ts";
+import { compactClip } from "../clips.ts";
+import { CoreBuffer, createWorkerPool } from "../kernels.ts";
 import { Lifetime } from "../animation/_lifetime.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { createScene, wander } from "./_scene.ts";

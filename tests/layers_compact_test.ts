@@ -5,23 +5,16 @@
  * go with their layer, and with them the layers' hold on their clips.
  */
 import { assertEquals, assertLess } from "@std/assert";
+import { type Clip, getPose, playClip, removeClipPlayer, sampleClipsSystem } from "../mod.ts";
 import {
   addLayer,
   addLocomotionLayer,
-  type Clip,
-  clipBytes,
-  disposeClip,
-  getPose,
-  playClip,
-  PoseField,
-  poseIndex,
-  removeClipPlayer,
   removeLayer,
-  sampleClip,
-  sampleClipsSystem,
   setLayerTime,
   setLayerWeight,
-} from "../mod.ts";
+} from "../layers.ts";
+import { clipBytes, disposeClip, sampleClip } from "../clips.ts";
+import { PoseField, poseIndex } from "../kernels.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { BUILDS, createScene, wander } from "./_scene.ts";
 

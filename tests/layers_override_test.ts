@@ -12,17 +12,15 @@ import { assertLess } from "@std/assert";
 import { addEntity } from "bitecs";
 import {
   addJointQuat,
-  addLayer,
   addSkeleton,
   crossFadeTo,
-  getLayers,
   getPose,
-  importGltf,
-  jointMask,
   playClip,
   removeClipPlayer,
   sampleClipsSystem,
 } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { addLayer, getLayers, jointMask } from "../layers.ts";
 import { BUILDS, random } from "./_scene.ts";
 import { assetUrl, testOnModels } from "./_three_gltf.ts";
 import { characterWorld, halfSubtree, overrideError, overrideWeights } from "./_layers.ts";

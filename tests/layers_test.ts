@@ -2,30 +2,28 @@ import { assertAlmostEquals, assertEquals, assertLess, assertThrows } from "@std
 import { addEntity, removeComponent, removeEntity, resetWorld } from "bitecs";
 import {
   addCharacter,
-  addLayer,
-  addLocomotionLayer,
   type Clip,
   ComponentError,
   crossFadeTo,
   disposeAnimation,
-  enableRootMotion,
-  getCrossedMarkers,
-  getLayers,
   getPose,
-  getRootMotion,
-  jointMask,
   playClip,
-  PoseField,
-  poseIndex,
   removeClipPlayer,
-  removeLayer,
   sampleClipsSystem,
+} from "../mod.ts";
+import {
+  addLayer,
+  addLocomotionLayer,
+  getLayers,
+  jointMask,
+  removeLayer,
   setBlendThreshold,
-  setClipMarkers,
   setLayerMask,
   setLayerWeight,
   setLocomotionParameter,
-} from "../mod.ts";
+} from "../layers.ts";
+import { enableRootMotion, getCrossedMarkers, getRootMotion, setClipMarkers } from "../clips.ts";
+import { PoseField, poseIndex } from "../kernels.ts";
 import { blendPoses } from "../simd/reference.ts";
 import { coreMemory } from "../simd/_instance.ts";
 import { BUILDS, createScene, maxDifference } from "./_scene.ts";

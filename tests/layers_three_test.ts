@@ -29,25 +29,19 @@ import { addEntity, createWorld } from "bitecs";
 import {
   addJointMat,
   addJointQuat,
-  addLayer,
   addSkeleton,
-  Core,
   createAnimation,
   createAnimationPipeline,
-  enableRootMotion,
   getModelMatrices,
   getPose,
-  getRootMotion,
-  type GltfSkeleton,
-  importGltf,
   playClip,
-  PoseField,
-  poseIndex,
   removeClipPlayer,
-  setBlendThreshold,
-  setLayerWeight,
   SkeletonAsset,
 } from "../mod.ts";
+import { type GltfSkeleton, importGltf } from "../gltf/mod.ts";
+import { addLayer, setBlendThreshold, setLayerWeight } from "../layers.ts";
+import { enableRootMotion, getRootMotion } from "../clips.ts";
+import { Core, PoseField, poseIndex } from "../kernels.ts";
 import { yawOf } from "../animation/_root_motion.ts";
 import {
   assetUrl,

@@ -5,7 +5,7 @@
  */
 
 import { assertEquals } from "@std/assert";
-import { localToModel, ParentIndices } from "../mod.ts";
+import { localToModel, ParentIndices } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   affineArb,

@@ -19,7 +19,7 @@
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assertEquals } from "@std/assert";
-import { localToModel, MATRIX_FLOATS } from "../mod.ts";
+import { localToModel, MATRIX_FLOATS } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   acrossBuilds,

@@ -10,13 +10,8 @@
 
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
-import {
-  type Clip,
-  getCrossedMarkers,
-  playClip,
-  sampleClipsSystem,
-  setClipMarkers,
-} from "../mod.ts";
+import { type Clip, playClip, sampleClipsSystem } from "../mod.ts";
+import { getCrossedMarkers, setClipMarkers } from "../clips.ts";
 import { createScene } from "./_scene.ts";
 
 const DURATION = 1;

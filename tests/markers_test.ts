@@ -4,17 +4,10 @@
  * clamped, counted against the crossings of the unwrapped playback time.
  */
 import { assertEquals, assertThrows } from "@std/assert";
-import {
-  addLayer,
-  type Clip,
-  getClipMarkers,
-  getCrossedMarkers,
-  importGltf,
-  type MarkerHit,
-  playClip,
-  sampleClipsSystem,
-  setClipMarkers,
-} from "../mod.ts";
+import { type Clip, playClip, sampleClipsSystem } from "../mod.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { addLayer } from "../layers.ts";
+import { getClipMarkers, getCrossedMarkers, type MarkerHit, setClipMarkers } from "../clips.ts";
 import { createScene, random } from "./_scene.ts";
 import { readDocument, writeGlb } from "./_gltf_rig.ts";
 

@@ -5,7 +5,7 @@
 
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
-import { MatrixBuffer, matToQuat, PoseBuffer, poseFloats } from "../mod.ts";
+import { MatrixBuffer, matToQuat, PoseBuffer, poseFloats } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   Arena,

@@ -22,7 +22,7 @@ import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import * as THREE from "three";
 import { assertEquals } from "@std/assert";
-import { matToQuat, PoseBuffer, poseFloats, quatToMat } from "../mod.ts";
+import { matToQuat, PoseBuffer, poseFloats, quatToMat } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   acrossBuilds,

@@ -2,7 +2,7 @@
  * `modelToLocal` on bad input: the right error, and nothing written.
  */
 
-import { modelToLocal } from "../mod.ts";
+import { modelToLocal } from "../kernels.ts";
 import {
   affineArb,
   type Arena,

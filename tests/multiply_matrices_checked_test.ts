@@ -10,7 +10,7 @@
  */
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
-import { Core } from "../mod.ts";
+import { Core } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";

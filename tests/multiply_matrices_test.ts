@@ -18,7 +18,7 @@
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assertEquals } from "@std/assert";
-import { MATRIX_FLOATS, multiplyMatrices } from "../mod.ts";
+import { MATRIX_FLOATS, multiplyMatrices } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   acrossBuilds,

@@ -10,18 +10,14 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import {
-  addLayer,
   type Clip,
   createAnimationPipeline,
-  getLayers,
   getPose,
   playClip,
-  PoseField,
-  poseIndex,
   sampleClipsSystem,
-  setLayerTime,
-  setLayerWeight,
 } from "../mod.ts";
+import { addLayer, getLayers, setLayerTime, setLayerWeight } from "../layers.ts";
+import { PoseField, poseIndex } from "../kernels.ts";
 import { floorToFloat32 } from "../animation/clip_sampler.ts";
 import { BUILDS, createScene } from "./_scene.ts";
 

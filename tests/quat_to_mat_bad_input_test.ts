@@ -5,7 +5,7 @@
  */
 
 import fc from "fast-check";
-import { MatrixBuffer, PoseBuffer, quatToMat } from "../mod.ts";
+import { MatrixBuffer, PoseBuffer, quatToMat } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   Arena,

@@ -17,7 +17,7 @@
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assertEquals, assertStrictEquals } from "@std/assert";
-import { type CoreBuild, PoseBuffer, quatToMat } from "../mod.ts";
+import { type CoreBuild, PoseBuffer, quatToMat } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   acrossBuilds,

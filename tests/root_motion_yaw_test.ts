@@ -7,15 +7,9 @@
  */
 
 import { assertAlmostEquals } from "@std/assert";
-import {
-  addLayer,
-  type Clip,
-  createAnimationPipeline,
-  createClip,
-  enableRootMotion,
-  getRootMotion,
-  playClip,
-} from "../mod.ts";
+import { type Clip, createAnimationPipeline, createClip, playClip } from "../mod.ts";
+import { addLayer } from "../layers.ts";
+import { enableRootMotion, getRootMotion } from "../clips.ts";
 import { BUILDS, createScene } from "./_scene.ts";
 
 const HALF = Math.SQRT1_2;

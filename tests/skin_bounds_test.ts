@@ -19,7 +19,6 @@ import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
   addSkin,
-  Core,
   createAnimation,
   getJointSkinBounds,
   getSkinnedBounds,
@@ -34,7 +33,8 @@ import {
   skinWithTangentsSystem,
   transformSkeletonSystem,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { instantiate } from "../simd/_core.ts";
 import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";

@@ -29,7 +29,7 @@ import {
   skinPositions,
   VERTEX_FLOATS,
   WeightedBases,
-} from "../mod.ts";
+} from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   acrossBuilds,

@@ -12,7 +12,6 @@ import * as THREE from "three";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  Core,
   createAnimation,
   getSkinnedPositions,
   multiplyInverseBindSystem,
@@ -24,7 +23,8 @@ import {
   skinSystem,
   transformSkeletonSystem,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, random, randomQuaternion } from "./_scene.ts";
 
 /** The cylinder's side as triangles, in source vertex order. */

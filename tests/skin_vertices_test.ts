@@ -36,7 +36,7 @@ import {
   type SkinVerticesOptions,
   VERTEX_FLOATS,
   type VertexBuffer,
-} from "../mod.ts";
+} from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import {
   acrossBuilds,

@@ -7,32 +7,22 @@
 import {
   assert,
   assertAlmostEquals,
-  assertArrayIncludes,
   assertEquals,
   assertExists,
-  assertFalse,
   assertGreater,
-  assertGreaterOrEqual,
   assertInstanceOf,
   AssertionError,
-  assertIsError,
   assertLess,
   assertLessOrEqual,
   assertMatch,
   assertNotEquals,
-  assertNotInstanceOf,
-  assertNotMatch,
   assertNotStrictEquals,
   assertRejects,
   assertStrictEquals,
   assertStringIncludes,
   assertThrows,
-  equal,
   fail,
-  unimplemented,
-  unreachable,
 } from "./_std/assert.ts";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, it } from "./_std/testing_bdd.ts";
 
 /** `fn` must pass. */
 function passes(fn: () => unknown): void {
@@ -60,259 +50,156 @@ class Vec {
   constructor(readonly x: number, readonly y: number) {}
 }
 
-describe("std adapter: assert", () => {
-  it("assert / assertFalse", () => {
-    passes(() => assert(1));
-    passes(() => assertFalse(0));
-    check(rejects(() => assert(0, "custom")) === "custom", "assert message");
-    rejects(() => assertFalse("x"));
-  });
+Deno.test("std adapter: assert", () => {
+  passes(() => assert(1));
+  check(rejects(() => assert(0, "custom")) === "custom", "assert message");
+});
 
-  it("assertEquals and equal follow @std rules", () => {
-    passes(() => assertEquals({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }));
-    passes(() => assertEquals(NaN, NaN));
-    passes(() => assertEquals(0, -0));
-    passes(() => assertEquals(new Float32Array([NaN, -0]), new Float32Array([NaN, 0])));
-    passes(() => assertEquals(new Map([[{ k: 1 }, "v"]]), new Map([[{ k: 1 }, "v"]])));
-    passes(() => assertEquals(new Set([1, 2]), new Set([2, 1])));
-    passes(() => assertEquals(new Date(5), new Date(5)));
-    passes(() => assertEquals(/a/g, /a/g));
-    passes(() => assertEquals(new Vec(1, 2), new Vec(1, 2)));
-    const cyclic: { self?: unknown } = {};
-    cyclic.self = cyclic;
-    const cyclic2: { self?: unknown } = {};
-    cyclic2.self = cyclic2;
-    passes(() => assertEquals(cyclic, cyclic2));
-    const message = rejects(() => assertEquals({ a: 1 }, { a: 2 }, "ctx"));
-    check(message.includes("ctx"), "assertEquals message carries msg");
-    rejects(() => assertEquals([1, 2], [1, 2, 3]));
-    rejects(() => assertEquals({ a: undefined }, {}));
-    rejects(() => assertEquals(new Float32Array([1]), [1] as unknown));
-    rejects(() => assertEquals(new Vec(1, 2), { x: 1, y: 2 }));
-    rejects(() => assertEquals(new Set([1]), new Set([2])));
-    check(equal([1, "a"], [1, "a"]) && !equal(1, "1"), "equal()");
-    let threw = false;
-    try {
-      equal(new WeakMap(), new WeakMap());
-    } catch (error) {
-      threw = error instanceof TypeError;
-    }
-    check(threw, "WeakMaps cannot be compared");
-  });
+Deno.test("std adapter: assertEquals follows @std rules", () => {
+  passes(() => assertEquals({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }));
+  passes(() => assertEquals(NaN, NaN));
+  passes(() => assertEquals(0, -0));
+  passes(() => assertEquals(new Float32Array([NaN, -0]), new Float32Array([NaN, 0])));
+  passes(() => assertEquals(new Map([[{ k: 1 }, "v"]]), new Map([[{ k: 1 }, "v"]])));
+  passes(() => assertEquals(new Set([1, 2]), new Set([2, 1])));
+  passes(() => assertEquals(new Date(5), new Date(5)));
+  passes(() => assertEquals(/a/g, /a/g));
+  passes(() => assertEquals(new Vec(1, 2), new Vec(1, 2)));
+  const cyclic: { self?: unknown } = {};
+  cyclic.self = cyclic;
+  const cyclic2: { self?: unknown } = {};
+  cyclic2.self = cyclic2;
+  passes(() => assertEquals(cyclic, cyclic2));
+  const message = rejects(() => assertEquals({ a: 1 }, { a: 2 }, "ctx"));
+  check(message.includes("ctx"), "assertEquals message carries msg");
+  rejects(() => assertEquals([1, 2], [1, 2, 3]));
+  rejects(() => assertEquals({ a: undefined }, {}));
+  rejects(() => assertEquals(new Float32Array([1]), [1] as unknown));
+  rejects(() => assertEquals(new Vec(1, 2), { x: 1, y: 2 }));
+  rejects(() => assertEquals(new Set([1]), new Set([2])));
+  passes(() => assertEquals([1, "a"], [1, "a"]));
+  rejects(() => assertEquals(1, "1" as unknown));
+  let threw = false;
+  try {
+    assertEquals(new WeakMap(), new WeakMap());
+  } catch (error) {
+    threw = error instanceof TypeError;
+  }
+  check(threw, "WeakMaps cannot be compared");
+});
 
-  it("assertNotEquals / assertStrictEquals / assertNotStrictEquals", () => {
-    passes(() => assertNotEquals({ a: 1 }, { a: 2 }));
-    rejects(() => assertNotEquals([1], [1]));
-    const o = { a: 1 };
-    passes(() => assertStrictEquals(o, o));
-    rejects(() => assertStrictEquals({ a: 1 }, { a: 1 }));
-    rejects(() => assertStrictEquals(0, -0));
-    passes(() => assertNotStrictEquals({ a: 1 }, { a: 1 }));
-    rejects(() => assertNotStrictEquals(o, o));
-  });
+Deno.test("std adapter: assertNotEquals / assertStrictEquals / assertNotStrictEquals", () => {
+  passes(() => assertNotEquals({ a: 1 }, { a: 2 }));
+  rejects(() => assertNotEquals([1], [1]));
+  const o = { a: 1 };
+  passes(() => assertStrictEquals(o, o));
+  rejects(() => assertStrictEquals({ a: 1 }, { a: 1 }));
+  rejects(() => assertStrictEquals(0, -0));
+  passes(() => assertNotStrictEquals({ a: 1 }, { a: 1 }));
+  rejects(() => assertNotStrictEquals(o, o));
+});
 
-  it("assertAlmostEquals uses a tolerance relative to expected", () => {
-    passes(() => assertAlmostEquals(0.1 + 0.2, 0.3));
-    passes(() => assertAlmostEquals(1e9 + 1, 1e9)); // 1e9 * 1e-7 = 100
-    passes(() => assertAlmostEquals(1.0005, 1, 1e-3));
-    passes(() => assertAlmostEquals(Infinity, Infinity));
-    passes(() => assertAlmostEquals(NaN, NaN));
-    rejects(() => assertAlmostEquals(1e-8, 1e-9));
-    rejects(() => assertAlmostEquals(1.01, 1));
-    rejects(() => assertAlmostEquals(0.1 + 0.2, 0.3, 1e-17));
-  });
+Deno.test("std adapter: assertAlmostEquals uses a tolerance relative to expected", () => {
+  passes(() => assertAlmostEquals(0.1 + 0.2, 0.3));
+  passes(() => assertAlmostEquals(1e9 + 1, 1e9)); // 1e9 * 1e-7 = 100
+  passes(() => assertAlmostEquals(1.0005, 1, 1e-3));
+  passes(() => assertAlmostEquals(Infinity, Infinity));
+  passes(() => assertAlmostEquals(NaN, NaN));
+  rejects(() => assertAlmostEquals(1e-8, 1e-9));
+  rejects(() => assertAlmostEquals(1.01, 1));
+  rejects(() => assertAlmostEquals(0.1 + 0.2, 0.3, 1e-17));
+});
 
-  it("assertThrows: both overloads, returns the error", () => {
-    const thrown = assertThrows(() => {
+Deno.test("std adapter: assertThrows: both overloads, returns the error", () => {
+  const thrown = assertThrows(() => {
+    throw new RangeError("out of range: 7");
+  });
+  check(thrown instanceof RangeError, "returns what was thrown");
+  const typed: RangeError = assertThrows(
+    () => {
       throw new RangeError("out of range: 7");
-    });
-    check(thrown instanceof RangeError, "returns what was thrown");
-    const typed: RangeError = assertThrows(
+    },
+    RangeError,
+    "range: 7",
+  );
+  check(typed.message === "out of range: 7", "returns the typed error");
+  passes(() => assertThrows(() => fail(), AssertionError, "Failed assertion"));
+  rejects(() => assertThrows(() => {}));
+  check(
+    rejects(() => assertThrows(() => {}, "why")).includes("why"),
+    "assertThrows(fn, msg) keeps msg",
+  );
+  rejects(() =>
+    assertThrows(() => {
+      throw new TypeError("x");
+    }, RangeError)
+  );
+  rejects(() =>
+    assertThrows(
       () => {
-        throw new RangeError("out of range: 7");
+        throw new RangeError("abc");
       },
       RangeError,
-      "range: 7",
-    );
-    check(typed.message === "out of range: 7", "returns the typed error");
-    passes(() => assertThrows(() => fail(), AssertionError, "Failed assertion"));
-    rejects(() => assertThrows(() => {}));
-    check(
-      rejects(() => assertThrows(() => {}, "why")).includes("why"),
-      "assertThrows(fn, msg) keeps msg",
-    );
-    rejects(() =>
-      assertThrows(() => {
-        throw new TypeError("x");
-      }, RangeError)
-    );
-    rejects(() =>
-      assertThrows(
-        () => {
-          throw new RangeError("abc");
-        },
-        RangeError,
-        "xyz",
-      )
-    );
-    rejects(() =>
-      assertThrows(() => {
-        throw "a string";
-      }, Error)
-    );
-  });
-
-  it("assertRejects", async () => {
-    const error = await assertRejects(
-      () => Promise.reject(new TypeError("no")),
-      TypeError,
-      "no",
-    );
-    check(error.message === "no", "assertRejects returns the error");
-    let failure: unknown;
-    try {
-      await assertRejects(() => Promise.resolve(1));
-    } catch (e) {
-      failure = e;
-    }
-    check(
-      failure instanceof AssertionError,
-      "assertRejects on a resolved promise",
-    );
-  });
-
-  it("assertInstanceOf / assertNotInstanceOf / assertIsError", () => {
-    passes(() => assertInstanceOf(new Vec(0, 0), Vec));
-    rejects(() => assertInstanceOf({}, Vec));
-    rejects(() => assertInstanceOf(null, Vec));
-    passes(() => assertNotInstanceOf({}, Vec));
-    rejects(() => assertNotInstanceOf(new Vec(0, 0), Vec));
-    passes(() => assertIsError(new TypeError("bad input"), TypeError, /input$/));
-    rejects(() => assertIsError("not an error"));
-  });
-
-  it("assertExists", () => {
-    passes(() => assertExists(0));
-    passes(() => assertExists(""));
-    rejects(() => assertExists(null));
-    rejects(() => assertExists(undefined));
-  });
-
-  it("ordering assertions", () => {
-    passes(() => assertGreater(2, 1));
-    rejects(() => assertGreater(1, 1));
-    passes(() => assertLess(1, 2));
-    rejects(() => assertLess(2, 2));
-    passes(() => assertGreaterOrEqual(2, 2));
-    rejects(() => assertGreaterOrEqual(1, 2));
-    passes(() => assertLessOrEqual(2, 2));
-    rejects(() => assertLessOrEqual(3, 2));
-    passes(() => assertGreater("b", "a"));
-  });
-
-  it("assertArrayIncludes", () => {
-    passes(() => assertArrayIncludes([1, 2, 3], [3, 1]));
-    passes(() => assertArrayIncludes([{ a: 1 }, { b: 2 }], [{ b: 2 }]));
-    passes(() => assertArrayIncludes(new Uint8Array([4, 5]), [5]));
-    passes(() => assertArrayIncludes([NaN], [NaN]));
-    rejects(() => assertArrayIncludes([1, 2], [4]));
-    rejects(() => assertArrayIncludes([{ a: 1 }], [{ a: 2 }]));
-  });
-
-  it("assertMatch / assertNotMatch / assertStringIncludes", () => {
-    passes(() => assertMatch("joint_12", /^joint_\d+$/));
-    rejects(() => assertMatch("bone", /^joint/));
-    passes(() => assertNotMatch("bone", /^joint/));
-    rejects(() => assertNotMatch("joint", /^joint/));
-    passes(() => assertStringIncludes("skeleton", "ele"));
-    rejects(() => assertStringIncludes("skeleton", "xyz"));
-  });
-
-  it("fail / unreachable / unimplemented", () => {
-    check(rejects(() => fail("why")).includes("why"), "fail(msg)");
-    rejects(() => fail());
-    rejects(() => unreachable());
-    rejects(() => unimplemented());
-  });
+      "xyz",
+    )
+  );
+  rejects(() =>
+    assertThrows(() => {
+      throw "a string";
+    }, Error)
+  );
 });
 
-// --- @std/testing/bdd -------------------------------------------------------
-
-const log: string[] = [];
-
-describe("std adapter: bdd hooks", () => {
-  beforeAll(() => {
-    log.push("beforeAll");
-  });
-  afterAll(() => {
-    log.push("afterAll");
-  });
-  beforeEach(() => {
-    log.push("beforeEach");
-  });
-  afterEach(() => {
-    log.push("afterEach");
-  });
-
-  it("runs hooks around the first test", () => {
-    log.push("test 1");
-    check(log.join() === "beforeAll,beforeEach,test 1", `order: ${log.join()}`);
-  });
-
-  describe("nested", () => {
-    beforeEach(() => {
-      log.push("inner beforeEach");
-    });
-    it("runs outer hooks before inner ones", () => {
-      log.push("test 2");
-    });
-  });
+Deno.test("std adapter: assertRejects", async () => {
+  const error = await assertRejects(
+    () => Promise.reject(new TypeError("no")),
+    TypeError,
+    "no",
+  );
+  check(error.message === "no", "assertRejects returns the error");
+  let failure: unknown;
+  try {
+    await assertRejects(() => Promise.resolve(1));
+  } catch (e) {
+    failure = e;
+  }
+  check(
+    failure instanceof AssertionError,
+    "assertRejects on a resolved promise",
+  );
 });
 
-describe("std adapter: bdd results", () => {
-  it("recorded the hook order of the previous suite", () => {
-    const expected = [
-      "beforeAll",
-      "beforeEach",
-      "test 1",
-      "afterEach",
-      "beforeEach",
-      "inner beforeEach",
-      "test 2",
-      "afterEach",
-      "afterAll",
-    ];
-    check(log.join() === expected.join(), `hook order: ${log.join()}`);
-  });
-
-  it("accepts the options forms", { ignore: false }, () => {});
-  it({ name: "accepts a definition object", fn() {} });
+Deno.test("std adapter: assertInstanceOf", () => {
+  passes(() => assertInstanceOf(new Vec(0, 0), Vec));
+  rejects(() => assertInstanceOf({}, Vec));
+  rejects(() => assertInstanceOf(null, Vec));
 });
 
-interface Fixture {
-  rig?: string[];
-  count?: number;
-}
-
-describe<Fixture>("std adapter: bdd this", () => {
-  beforeAll(function (this: Fixture) {
-    this.rig = ["root"];
-  });
-  beforeEach(function (this: Fixture) {
-    this.count = (this.count ?? 0) + 1;
-  });
-  it("shares this between hooks and tests", function (this: Fixture) {
-    check(this.rig?.[0] === "root", "beforeAll context reaches the test");
-    check(this.count === 1, "beforeEach context reaches the test");
-  });
-  it("gives each test a fresh context", function (this: Fixture) {
-    check(this.count === 1, "test contexts are not shared");
-  });
+Deno.test("std adapter: assertExists", () => {
+  passes(() => assertExists(0));
+  passes(() => assertExists(""));
+  rejects(() => assertExists(null));
+  rejects(() => assertExists(undefined));
 });
 
-const handle = describe("std adapter: bdd suite handles");
-it(handle, "adds a test through the returned suite", async (t) => {
-  check(t.name === "adds a test through the returned suite", "t.name");
-  const ran = await t.step("a step", () => {});
-  check(ran, "t.step resolves to true when the step passes");
+Deno.test("std adapter: ordering assertions", () => {
+  passes(() => assertGreater(2, 1));
+  rejects(() => assertGreater(1, 1));
+  passes(() => assertLess(1, 2));
+  rejects(() => assertLess(2, 2));
+  passes(() => assertLessOrEqual(2, 2));
+  rejects(() => assertLessOrEqual(3, 2));
+  passes(() => assertGreater("b", "a"));
+});
+
+Deno.test("std adapter: assertMatch / assertStringIncludes", () => {
+  passes(() => assertMatch("joint_12", /^joint_\d+$/));
+  rejects(() => assertMatch("bone", /^joint/));
+  passes(() => assertStringIncludes("skeleton", "ele"));
+  rejects(() => assertStringIncludes("skeleton", "xyz"));
+});
+
+Deno.test("std adapter: fail", () => {
+  check(rejects(() => fail("why")).includes("why"), "fail(msg)");
+  rejects(() => fail());
 });

@@ -16,7 +16,6 @@ import { assert, assertEquals, assertInstanceOf, assertLess, assertThrows } from
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
-  Core,
   createAnimation,
   DualQuaternionError,
   getSkinnedBounds,
@@ -31,7 +30,8 @@ import {
   skinWithTangentsSystem,
   transformSkeletonSystem,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import * as ref from "../simd/reference.ts";
 import { positionBounds } from "../simd/reference_skinning.ts";
 import { BUILDS, maxDifference, random, randomQuaternion } from "./_scene.ts";

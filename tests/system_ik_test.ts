@@ -14,22 +14,17 @@
 import { assert, assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
-  addAimIK,
   addCharacter,
-  addTwoBoneIK,
   createAnimation,
   createAnimationPipeline,
-  createCharacterAssets,
   disposeAnimation,
-  getIKReached,
   getModelMatrices,
   getSkinningPalette,
-  importGltf,
   playClip,
-  setIKTarget,
   SkeletonAsset,
-  updateIKChain,
 } from "../mod.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import { addAimIK, addTwoBoneIK, getIKReached, setIKTarget, updateIKChain } from "../ik.ts";
 import * as ref from "../simd/reference.ts";
 import { BUILDS, coreFor, type Vec3 } from "./_arbitrary.ts";
 import {

@@ -1,12 +1,6 @@
 import { assertLess } from "@std/assert";
-import {
-  getPose,
-  matToQuatSystem,
-  type PoseField,
-  poseIndex,
-  quatToMatSystem,
-  setJointPose,
-} from "../mod.ts";
+import { getPose, matToQuatSystem, quatToMatSystem, setJointPose } from "../mod.ts";
+import { type PoseField, poseIndex } from "../kernels.ts";
 import { BUILDS, createScene, random, randomQuaternion } from "./_scene.ts";
 
 for (const build of BUILDS) {

@@ -6,7 +6,7 @@
 import { assertEquals, assertLess } from "@std/assert";
 import * as THREE from "three";
 import { createAnimationPipeline, getPose, getSkinnedPositions } from "../mod.ts";
-import { createCylinder, wavePose } from "../examples/cylinder.ts";
+import { createCylinder, wavePose } from "../procedural/cylinder.ts";
 import { BUILDS, createScene } from "./_scene.ts";
 import { threeCharacter, threeGeometry } from "./_three_cylinder.ts";
 

@@ -4,11 +4,10 @@ import {
   getPose,
   getSkinningPalette,
   PoseError,
-  PoseField,
-  poseIndex,
   quatToMatSystem,
   setJointPose,
 } from "../mod.ts";
+import { PoseField, poseIndex } from "../kernels.ts";
 import * as ref from "../simd/reference.ts";
 import { BUILDS, createScene, maxDifference, random, randomQuaternion } from "./_scene.ts";
 

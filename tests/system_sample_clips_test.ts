@@ -9,11 +9,10 @@ import {
   getPlayback,
   getPose,
   playClip,
-  PoseField,
-  poseIndex,
   removeClipPlayer,
   sampleClipsSystem,
 } from "../mod.ts";
+import { PoseField, poseIndex } from "../kernels.ts";
 import { createScene } from "./_scene.ts";
 
 /** Joint 1 turns about z from 0 to 90° over one second; joint 2 moves along x. */

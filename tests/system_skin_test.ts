@@ -5,7 +5,6 @@ import {
   addJointQuat,
   addSkeleton,
   addSkin,
-  Core,
   createAnimation,
   getSkinnedNormals,
   getSkinnedPositions,
@@ -21,7 +20,8 @@ import {
   skinWithTangentsSystem,
   transformSkeletonSystem,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import type { SkinDefinition } from "../animation/definitions.ts";
 import { BUILDS, maxDifference, random, randomQuaternion } from "./_scene.ts";
 

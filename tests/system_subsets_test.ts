@@ -15,7 +15,7 @@ import {
   skinWithTangentsSystem,
   transformSkeletonSystem,
 } from "../mod.ts";
-import { wavePose } from "../examples/cylinder.ts";
+import { wavePose } from "../procedural/cylinder.ts";
 import { BUILDS, createScene } from "./_scene.ts";
 import { coreMemory } from "../simd/_instance.ts";
 

@@ -15,10 +15,8 @@ import { addEntity, removeEntity, resetWorld } from "bitecs";
 import {
   addCharacter,
   addSkin,
-  Core,
   createAnimation,
   createAnimationPipeline,
-  createWorkerPool,
   disposeAnimation,
   getPose,
   getSkinningPalette,
@@ -27,13 +25,13 @@ import {
   removeSkin,
   SkeletonAsset,
   SkinAsset,
-  type WorkerPool,
 } from "../mod.ts";
+import { Core, createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
 import { bestBuild } from "../simd/_core.ts";
 import { createScene, random } from "./_scene.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 
 const BUILD = bestBuild();
 const SHAPE = { joints: 16, segments: 8, rings: 12, influences: 4 } as const;

@@ -13,21 +13,17 @@
  */
 import { assert, assertEquals, assertGreater, assertRejects, assertThrows } from "@std/assert";
 import {
-  addLayer,
-  addLocomotionLayer,
-  Core,
   createAnimation,
   createAnimationPipeline,
-  createWorkerPool,
   crossFadeTo,
   getPose,
   getSkinnedPositions,
-  MatrixBuffer,
   playClip,
   PoseError,
   sampleClipsSystem,
-  type WorkerPool,
 } from "../mod.ts";
+import { addLayer, addLocomotionLayer } from "../layers.ts";
+import { Core, createWorkerPool, MatrixBuffer, type WorkerPool } from "../kernels.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import {
   balance,

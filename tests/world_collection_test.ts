@@ -16,15 +16,14 @@ import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
   type AnimationPipeline,
-  Core,
   createAnimation,
   createAnimationPipeline,
-  createWorkerPool,
   playClip,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { createCylinder } from "../examples/cylinder.ts";
+import { Core, createWorkerPool } from "../kernels.ts";
+import { createCylinder } from "../procedural/cylinder.ts";
 import { wander } from "./_scene.ts";
 
 const WORLDS = 12;

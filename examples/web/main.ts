@@ -16,7 +16,8 @@
  */
 
 import * as THREE from "three";
-import { Core, type CoreBuild, parseGltf } from "../../mod.ts";
+import { parseGltf } from "../../gltf/mod.ts";
+import { Core, type CoreBuild } from "../../kernels.ts";
 import { Crowd, cylinderCharacter, type DemoCharacter } from "../_crowd.ts";
 import { gltfCharacter } from "../_gltf_character.ts";
 

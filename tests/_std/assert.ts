@@ -9,8 +9,8 @@
  * passes here passes against the real package. Failure messages differ in
  * wording; they are built from `node:assert` diffs where one applies.
  *
- * Not provided (import them only from the real package): `assertObjectMatch`,
- * `assertNever`.
+ * It provides only the assertions the tests import (`std_adapter_test.ts`
+ * checks each); import any other only from the real package.
  *
  * @module
  */
@@ -31,13 +31,9 @@ export class AssertionError extends Error {
 
 /** Any constructor. */
 // deno-lint-ignore no-explicit-any
-export type AnyConstructor = new (...args: any[]) => any;
+type AnyConstructor = new (...args: any[]) => any;
 /** The instance type of a constructor. */
-export type GetConstructorType<T extends AnyConstructor> = InstanceType<T>;
-/** An array-like value that is not a string. */
-export type ArrayLikeArg<T> = ArrayLike<T> & object;
-/** The values that are falsy. */
-export type Falsy = false | 0 | 0n | "" | null | undefined;
+type GetConstructorType<T extends AnyConstructor> = InstanceType<T>;
 
 function suffix(msg?: string): string {
   return msg ? `: ${msg}` : ".";
@@ -81,11 +77,6 @@ function describeDifference(actual: unknown, expected: unknown): string {
   return `    [Actual]: ${show(actual)}\n  [Expected]: ${show(expected)}`;
 }
 
-function isPrimitive(value: unknown): boolean {
-  return value === null ||
-    (typeof value !== "object" && typeof value !== "function");
-}
-
 function sameConstructor(a: object, b: object): boolean {
   const ca = a.constructor;
   const cb = b.constructor;
@@ -117,7 +108,7 @@ function ownEnumerableKeys(value: object): PropertyKey[] {
  * @param d The expected value.
  * @returns Whether the two are deeply equal.
  */
-export function equal(c: unknown, d: unknown): boolean {
+function equal(c: unknown, d: unknown): boolean {
   const visiting = new Map<object, object>();
 
   function eq(a: unknown, b: unknown): boolean {
@@ -214,16 +205,6 @@ export function equal(c: unknown, d: unknown): boolean {
  */
 export function assert(expr: unknown, msg = ""): asserts expr {
   if (!expr) throw new AssertionError(msg);
-}
-
-/**
- * Asserts that `expr` is falsy.
- *
- * @param expr The value to check.
- * @param msg The message of the error thrown on failure.
- */
-export function assertFalse(expr: unknown, msg = ""): asserts expr is Falsy {
-  if (expr) throw new AssertionError(msg);
 }
 
 /**
@@ -356,25 +337,6 @@ export function assertInstanceOf<T extends AnyConstructor>(
   );
 }
 
-/**
- * Asserts that `actual` is not an instance of `unexpectedType`.
- *
- * @param actual The value to check.
- * @param unexpectedType The class it must not be an instance of.
- * @param msg An optional message added to the failure.
- */
-export function assertNotInstanceOf<A, T>(
-  actual: A,
-  // deno-lint-ignore no-explicit-any
-  unexpectedType: abstract new (...args: any[]) => T,
-  msg?: string,
-): asserts actual is Exclude<A, T> {
-  if (!(actual instanceof unexpectedType)) return;
-  throw new AssertionError(
-    `Expected object to not be an instance of "${unexpectedType.name}"${suffix(msg)}`,
-  );
-}
-
 function compare(
   holds: boolean,
   actual: unknown,
@@ -411,21 +373,6 @@ export function assertLess<T>(actual: T, expected: T, msg?: string): void {
 }
 
 /**
- * Asserts that `actual >= expected`.
- *
- * @param actual The actual value.
- * @param expected The lower bound.
- * @param msg An optional message added to the failure.
- */
-export function assertGreaterOrEqual<T>(
-  actual: T,
-  expected: T,
-  msg?: string,
-): void {
-  compare(actual >= expected, actual, ">=", expected, msg);
-}
-
-/**
  * Asserts that `actual <= expected`.
  *
  * @param actual The actual value.
@@ -438,32 +385,6 @@ export function assertLessOrEqual<T>(
   msg?: string,
 ): void {
   compare(actual <= expected, actual, "<=", expected, msg);
-}
-
-/**
- * Asserts that every value of `expected` occurs in `actual` (deep equality
- * for objects).
- *
- * @param actual The array-like value searched.
- * @param expected The values that must occur in it.
- * @param msg An optional message added to the failure.
- */
-export function assertArrayIncludes<T>(
-  actual: ArrayLikeArg<T>,
-  expected: ArrayLikeArg<T>,
-  msg?: string,
-): void {
-  const haystack = Array.from(actual);
-  const missing = Array.from(expected).filter((item) =>
-    isPrimitive(item)
-      ? !haystack.includes(item)
-      : !haystack.some((candidate) => equal(item, candidate))
-  );
-  if (missing.length === 0) return;
-  throw new AssertionError(
-    `Expected actual: ${show(actual)} to include: ${show(expected)}${suffix(msg)}\n` +
-      `missing: ${show(missing)}`,
-  );
 }
 
 /**
@@ -481,24 +402,6 @@ export function assertMatch(
   viaNode(
     () => nodeAssert.match(actual, expected),
     `Expected actual: "${actual}" to match: "${expected}"${suffix(msg)}`,
-  );
-}
-
-/**
- * Asserts that `actual` does not match the regular expression `expected`.
- *
- * @param actual The string to test.
- * @param expected The pattern it must not match.
- * @param msg An optional message added to the failure.
- */
-export function assertNotMatch(
-  actual: string,
-  expected: RegExp,
-  msg?: string,
-): void {
-  viaNode(
-    () => nodeAssert.doesNotMatch(actual, expected),
-    `Expected actual: "${actual}" to not match: "${expected}"${suffix(msg)}`,
   );
 }
 
@@ -529,7 +432,7 @@ export function assertStringIncludes(
  * @param msgMatches Text the message must include, or a pattern it must match.
  * @param msg An optional message added to the failure.
  */
-export function assertIsError<E extends Error = Error>(
+function assertIsError<E extends Error = Error>(
   error: unknown,
   // deno-lint-ignore no-explicit-any
   ErrorClass?: abstract new (...args: any[]) => E,
@@ -702,22 +605,4 @@ export async function assertRejects<E extends Error = Error>(
  */
 export function fail(msg?: string): never {
   throw new AssertionError(`Failed assertion${suffix(msg)}`);
-}
-
-/**
- * Marks code that must not be reached.
- *
- * @param msg An optional message added to the failure.
- */
-export function unreachable(msg?: string): never {
-  throw new AssertionError(`Unreachable${suffix(msg)}`);
-}
-
-/**
- * Marks code that is not written yet.
- *
- * @param msg An optional message added to the failure.
- */
-export function unimplemented(msg?: string): never {
-  throw new AssertionError(`Unimplemented${suffix(msg)}`);
 }

@@ -9,14 +9,9 @@
  * @module
  */
 
-import {
-  Core,
-  type CoreBuild,
-  createAnimationPipeline,
-  createWorkerPool,
-  parseGltf,
-  type ThreadMode,
-} from "../../mod.ts";
+import { createAnimationPipeline } from "../../mod.ts";
+import { parseGltf } from "../../gltf/mod.ts";
+import { Core, type CoreBuild, createWorkerPool, type ThreadMode } from "../../kernels.ts";
 import { Crowd, cylinderCharacter, type DemoCharacter } from "../../examples/_crowd.ts";
 import { gltfCharacter } from "../../examples/_gltf_character.ts";
 

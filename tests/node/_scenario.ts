@@ -3,7 +3,7 @@
  * the same code, imported from source in Deno and from a bundle made by
  * `deno bundle` in Node, must produce the same bytes on the same core build.
  *
- * - "crowd": the generated characters of `examples/cylinder.ts`, each
+ * - "crowd": the generated characters of `procedural/cylinder.ts`, each
  *   playing a clip through the whole pipeline (sample clips → … → skin).
  * - "gltf": a glTF file parsed with `parseGltf(bytes)`, every skeleton with
  *   skinned primitives playing its first clip through the pipeline.
@@ -19,20 +19,17 @@ import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
   type Clip,
-  Core,
-  type CoreBuild,
   createAnimation,
   createAnimationPipeline,
-  createCharacterAssets,
   getSkinnedNormals,
   getSkinnedPositions,
-  MatrixBuffer,
-  parseGltf,
   playClip,
   SkeletonAsset,
   SkinAsset,
 } from "../../mod.ts";
-import { createCylinder } from "../../examples/cylinder.ts";
+import { createCharacterAssets, parseGltf } from "../../gltf/mod.ts";
+import { Core, type CoreBuild, MatrixBuffer } from "../../kernels.ts";
+import { createCylinder } from "../../procedural/cylinder.ts";
 
 /** Every build, fastest first. */
 export const BUILDS: readonly CoreBuild[] = ["relaxed-simd", "simd", "scalar"];

@@ -9,10 +9,6 @@
 
 import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import type { Clip, ClipChannel } from "../animation/clip.ts";
-
-// Re-exported so this entry point documents on its own (`deno doc --lint`).
-export type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
-export type { ChannelPath, Clip, ClipChannel, Interpolation } from "../animation/clip.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 
 /** Shape of a generated cylinder character. */

@@ -1,0 +1,51 @@
+/**
+ * Clips beyond their definition: the compact form a clip plays from
+ * ({@linkcode compactClip}, {@linkcode CompactClip}, {@linkcode disposeClip})
+ * and the memory budget of the compact forms ({@linkcode setClipBudget});
+ * compact clip files ({@linkcode saveCompactClips},
+ * {@linkcode loadCompactClips}); markers a playback reports when it crosses
+ * them ({@linkcode setClipMarkers}, {@linkcode getCrossedMarkers}); root
+ * motion ({@linkcode enableRootMotion}); and sampling a clip by hand into a
+ * pose ({@linkcode sampleClip}).
+ *
+ * @module
+ */
+
+export {
+  ClipBudgetError,
+  clipBytes,
+  ClipWorkError,
+  DEFAULT_CLIP_BUDGET,
+  setClipBudget,
+} from "./animation/clip_budget.ts";
+export {
+  CompactClip,
+  compactClip,
+  type CompactClipOptions,
+  DEFAULT_CLIP_TOLERANCE,
+  DEFAULT_VIRTUAL_DISTANCE,
+  disposeClip,
+} from "./animation/compact_clip.ts";
+export {
+  ClipFileError,
+  loadCompactClips,
+  saveCompactClips,
+  type SaveCompactClipsOptions,
+} from "./animation/clip_file.ts";
+export { sampleChannel, sampleClip, wrapTime } from "./animation/clip.ts";
+export {
+  type ClipMarker,
+  getClipMarkers,
+  type MarkerHit,
+  MAX_HITS_PER_PLAYBACK,
+  MAX_MARKERS,
+  setClipMarkers,
+} from "./animation/markers.ts";
+export { getCrossedMarkers } from "./components/layers.ts";
+export {
+  disableRootMotion,
+  enableRootMotion,
+  getRootMotion,
+  type RootMotion,
+  type RootMotionOptions,
+} from "./components/root_motion.ts";

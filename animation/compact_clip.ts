@@ -63,6 +63,15 @@ import { coreMemory } from "../simd/_instance.ts";
 /** Most times a build tightens its reduction to meet the tolerance. */
 export const MAX_ATTEMPTS = 8;
 
+/**
+ * The share of the tolerance the first attempt splits among the channels:
+ * errors along a chain add up, and at the full split most characters'
+ * clips measured over it and were reduced again (a measurement of every
+ * joint at every key time, the build's dearest step); at half, the test
+ * models keep about as many keys and need one attempt.
+ */
+const FIRST_SCALE = 0.5;
+
 /** Default tolerance of compact clips, relative to the skeleton's size. */
 export const DEFAULT_CLIP_TOLERANCE = 1e-5;
 /** Default distance of the virtual points from their joints, relative to the skeleton's size. */
@@ -178,7 +187,7 @@ export class CompactClip {
     // It keeps the best attempt, and stops after two that do not improve
     // on it: what is left is the candidates' own error (a curve the
     // candidate times cannot follow).
-    let scale = 1, best: { image: ClipImage; error: number } | undefined, misses = 0;
+    let scale = FIRST_SCALE, best: { image: ClipImage; error: number } | undefined, misses = 0;
     const keyBytes = keyArrayBytes(clip);
     const sharedBytes = sharedPolicy.fileFactor * keyBytes;
     const work = new BuildWork(keyBytes);

@@ -21,6 +21,7 @@ import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { sampleCompact } from "../simd/reference_sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
+import { type ImagePlayer, playImage } from "./_image_player.ts";
 
 /** The skeleton's rest geometry that the tolerances need. */
 export interface SkeletonGeometry {
@@ -184,6 +185,46 @@ export function poseDistance(
   );
 }
 
+/** Floats of {@linkcode modelPoints} per joint: the joint and its three virtual points. */
+const POINT_FLOATS = 12;
+
+/**
+ * The joints and virtual points of `joints` model matrices (3x4 row-major)
+ * into `out`: per joint its origin, then a point `virtualDistance` along
+ * each of its axes in model space, whatever the joint's scale (vertices lie
+ * so).
+ */
+function modelPoints(
+  m: Float32Array,
+  joints: number,
+  virtualDistance: number,
+  out: Float64Array,
+): Float64Array {
+  for (let j = 0; j < joints; j++) {
+    const o = j * MATRIX_FLOATS, p = j * POINT_FLOATS;
+    const x = m[o + 3], y = m[o + 7], z = m[o + 11];
+    out[p] = x, out[p + 1] = y, out[p + 2] = z;
+    for (let axis = 0; axis < 3; axis++) {
+      const l = virtualDistance / axisLength(m, o, axis), q = p + 3 + axis * 3;
+      out[q] = x + m[o + axis] * l;
+      out[q + 1] = y + m[o + 4 + axis] * l;
+      out[q + 2] = z + m[o + 8 + axis] * l;
+    }
+  }
+  return out;
+}
+
+/** Largest distance between the points of `a` and `b` (`joints` joints each). */
+function pointDistance(a: Float64Array, b: Float64Array, joints: number): number {
+  let worst = 0;
+  for (let i = 0; i < joints * POINT_FLOATS; i += 3) {
+    const dx = a[i] - b[i], dy = a[i + 1] - b[i + 1], dz = a[i + 2] - b[i + 2];
+    const d = dx * dx + dy * dy + dz * dz;
+    if (d > worst) worst = d;
+  }
+  return Math.sqrt(worst);
+}
+
 /** Largest distance between the joints and virtual points of two sets of model matrices. */
 function matrixDistance(
   ma: Float32Array,
@@ -191,24 +232,12 @@ function matrixDistance(
   joints: number,
   virtualDistance: number,
 ): number {
-  let worst = 0;
-  for (let j = 0; j < joints; j++) {
-    const o = j * MATRIX_FLOATS;
-    for (let axis = -1; axis < 3; axis++) {
-      // Virtual points lie `virtualDistance` from the joint in model space,
-      // whatever the joint's scale (vertices do).
-      const la = axis < 0 ? 0 : virtualDistance / axisLength(ma, o, axis);
-      const lb = axis < 0 ? 0 : virtualDistance / axisLength(mb, o, axis);
-      let d = 0;
-      for (let r = 0; r < 3; r++) {
-        const i = o + r * 4;
-        const offset = axis < 0 ? 0 : ma[i + axis] * la - mb[i + axis] * lb;
-        d += (ma[i + 3] - mb[i + 3] + offset) ** 2;
-      }
-      worst = Math.max(worst, Math.sqrt(d));
-    }
-  }
-  return worst;
+  const points = () => new Float64Array(joints * POINT_FLOATS);
+  return pointDistance(
+    modelPoints(ma, joints, virtualDistance, points()),
+    modelPoints(mb, joints, virtualDistance, points()),
+    joints,
+  );
 }
 
 /** The distinct values of `lists`, ascending (the first of equal ones kept, in list order). */
@@ -267,11 +296,12 @@ const EXACT_CACHE_FLOATS = 1 << 21;
  * mostly the same times), up to {@linkcode EXACT_CACHE_FLOATS}.
  */
 export class ExactPoses {
-  readonly #matrices = new Map<number, Float32Array<ArrayBuffer>>();
+  readonly #points = new Map<number, Float64Array<ArrayBuffer>>();
   #floats = 0;
   readonly #pose: Float32Array<ArrayBuffer>;
   readonly #local: Float32Array<ArrayBuffer>;
-  readonly #scratch: Float32Array<ArrayBuffer>;
+  readonly #model: Float32Array<ArrayBuffer>;
+  readonly #scratch: Float64Array<ArrayBuffer>;
   /** The clip's distinct key times, ascending. */
   readonly keyTimes: readonly number[];
   /**
@@ -281,27 +311,42 @@ export class ExactPoses {
    */
   readonly measured: { image: ClipImage; error: number; complete: boolean }[] = [];
 
-  constructor(readonly clip: Clip, readonly geometry: SkeletonGeometry) {
+  /**
+   * `player`: the core the image plays on, when the build has one (the
+   * measurement then samples with its kernels; else with the scalar twin).
+   */
+  constructor(
+    readonly clip: Clip,
+    readonly geometry: SkeletonGeometry,
+    readonly virtualDistance: number,
+    readonly player?: ImagePlayer,
+  ) {
     this.keyTimes = sortedUnique(clip.channels.map((c) => c.times));
     const n = geometry.jointCount;
     this.#pose = new Float32Array(geometry.restPose.length);
     this.#local = new Float32Array(n * MATRIX_FLOATS);
-    this.#scratch = new Float32Array(n * MATRIX_FLOATS);
+    this.#model = new Float32Array(n * MATRIX_FLOATS);
+    this.#scratch = new Float64Array(n * POINT_FLOATS);
   }
 
-  /** The exact clip's model matrices at `time` (valid until the next call when not kept). */
-  at(time: number): Float32Array {
-    const kept = this.#matrices.get(time);
+  /**
+   * The exact clip's joints and virtual points at `time` (`modelPoints`;
+   * valid until the next call when not kept).
+   */
+  at(time: number): Float64Array {
+    const kept = this.#points.get(time);
     if (kept) return kept;
     const { parents, restPose } = this.geometry;
     this.#pose.set(restPose);
     sampleClip(this.clip, time, this.#pose);
-    const floats = parents.length * MATRIX_FLOATS;
+    // Doubles: two floats each.
+    const floats = parents.length * POINT_FLOATS * 2;
     const keep = this.#floats + floats <= EXACT_CACHE_FLOATS;
-    const model = keep ? new Float32Array(floats) : this.#scratch;
-    modelMatrices(this.#pose, parents, this.#local, model);
-    if (keep) this.#matrices.set(time, model), this.#floats += floats;
-    return model;
+    const points = keep ? new Float64Array(parents.length * POINT_FLOATS) : this.#scratch;
+    const model = modelMatrices(this.#pose, parents, this.#local, this.#model);
+    modelPoints(model, parents.length, this.virtualDistance, points);
+    if (keep) this.#points.set(time, points), this.#floats += floats;
+    return points;
   }
 }
 
@@ -312,7 +357,8 @@ export function measureWork(times: number, joints: number, channels: number): nu
 
 /**
  * The largest distance between the joints and virtual points of `image`
- * (sampled by the scalar reference, forward) and of the exact clip, at the
+ * (played forward by the core's kernels, `playImage`, or by the scalar
+ * reference when the build has no core) and of the exact clip, at the
  * times of {@linkcode measureTimes} over the clip's and the image's keys;
  * undefined, having measured nothing, when `fits` refuses its work
  * ({@linkcode measureWork}, counted before it runs). It stops once the
@@ -322,31 +368,37 @@ export function measureWork(times: number, joints: number, channels: number): nu
 export function measureError(
   image: ClipImage,
   exact: ExactPoses,
-  virtualDistance: number,
   fits: (units: number) => boolean = () => true,
   bound = Infinity,
 ): number | undefined {
-  const { clip, geometry } = exact;
+  const { clip, geometry, virtualDistance } = exact;
   const { parents } = geometry;
   const n = parents.length;
-  const times = measureTimes(image.keyTimes, undefined, exact.keyTimes);
+  // Float32 times, as a playback samples (the exact clip at the same times).
+  const times = Float32Array.from(measureTimes(image.keyTimes, undefined, exact.keyTimes));
   if (!fits(measureWork(times.length, n, clip.channels.length))) return undefined;
   const known = exact.measured.find((m) => sameImage(m.image, image));
   if (known && (known.complete || known.error >= bound)) return known.error;
-  const floats = poseFloats(n);
-  const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
-  const buffer = new ArrayBuffer(poseAt + floats * 4);
-  new Uint8Array(buffer).set(image.bytes);
-  new Uint8Array(buffer).set(image.template, cacheAt);
-  const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
-  const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
-  const groups = Math.ceil(n / 4);
   let worst = 0;
-  for (const time of times) {
-    sampleCompact(view, 0, cacheAt, poseAt, groups, time);
-    const sampled = modelMatrices(pose, parents, local, model);
-    worst = Math.max(worst, matrixDistance(sampled, exact.at(time), n, virtualDistance));
-    if (worst >= bound) break;
+  const points = new Float64Array(n * POINT_FLOATS);
+  const visit = (sampled: Float32Array, i: number) => {
+    modelPoints(sampled, n, virtualDistance, points);
+    worst = Math.max(worst, pointDistance(points, exact.at(times[i]), n));
+    return worst < bound;
+  };
+  if (!exact.player || !playImage(exact.player, image, times, visit)) {
+    const floats = poseFloats(n);
+    const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
+    const buffer = new ArrayBuffer(poseAt + floats * 4);
+    new Uint8Array(buffer).set(image.bytes);
+    new Uint8Array(buffer).set(image.template, cacheAt);
+    const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
+    const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
+    const groups = Math.ceil(n / 4);
+    for (let i = 0; i < times.length; i++) {
+      sampleCompact(view, 0, cacheAt, poseAt, groups, times[i]);
+      if (!visit(modelMatrices(pose, parents, local, model), i)) break;
+    }
   }
   const complete = !(worst >= bound);
   if (known) known.error = worst, known.complete = complete;

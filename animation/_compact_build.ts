@@ -20,6 +20,7 @@ import {
   type SkeletonGeometry,
 } from "./_clip_error.ts";
 import { keyArrayBytes } from "./_clip_bytes.ts";
+import { skeletonInternals } from "./_asset_internals.ts";
 import { BuildWork, WorkExhausted } from "./_build_work.ts";
 import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
 import { sharedPolicy, sharesTimeline } from "./_shared_blocks.ts";
@@ -65,7 +66,11 @@ export function buildImage(
   const keyBytes = keyArrayBytes(clip);
   const sharedBytes = sharedPolicy.fileFactor * keyBytes;
   const work = new BuildWork(keyBytes);
-  const exact = new ExactPoses(clip, geometry);
+  const exact = new ExactPoses(clip, geometry, virtualDistance, {
+    core: skeleton.core,
+    parentsByteOffset: skeletonInternals(skeleton).parentsByteOffset,
+    jointCount: skeleton.jointCount,
+  });
   // Laying out an image reads every kept key and the skeleton's groups.
   const imageWork = groups * 12 + clip.channels.reduce((n, c) => n + c.times.length, 0);
   // The attempt's best layout so far.
@@ -110,7 +115,6 @@ export function buildImage(
         const candidateError = measureError(
           candidate,
           exact,
-          virtualDistance,
           (units) => (work.spend(units), true),
           error,
         )!;

@@ -21,7 +21,7 @@ import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { sampleCompact } from "../simd/reference_sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-import { type ImagePlayer, playImage } from "./_image_player.ts";
+import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
 
 /** The skeleton's rest geometry that the tolerances need. */
 export interface SkeletonGeometry {
@@ -331,9 +331,10 @@ export class ExactPoses {
 
   /**
    * The exact clip's joints and virtual points at `time` (`modelPoints`;
-   * valid until the next call when not kept).
+   * valid until the next call when not kept), its model matrices by
+   * `matricesOf` when given (the core's kernels), else the scalar twin's.
    */
-  at(time: number): Float64Array {
+  at(time: number, matricesOf?: PoseMatrices): Float64Array {
     const kept = this.#points.get(time);
     if (kept) return kept;
     const { parents, restPose } = this.geometry;
@@ -343,7 +344,8 @@ export class ExactPoses {
     const floats = parents.length * POINT_FLOATS * 2;
     const keep = this.#floats + floats <= EXACT_CACHE_FLOATS;
     const points = keep ? new Float64Array(parents.length * POINT_FLOATS) : this.#scratch;
-    const model = modelMatrices(this.#pose, parents, this.#local, this.#model);
+    const model = matricesOf?.(this.#pose) ??
+      modelMatrices(this.#pose, parents, this.#local, this.#model);
     modelPoints(model, parents.length, this.virtualDistance, points);
     if (keep) this.#points.set(time, points), this.#floats += floats;
     return points;
@@ -381,9 +383,9 @@ export function measureError(
   if (known && (known.complete || known.error >= bound)) return known.error;
   let worst = 0;
   const points = new Float64Array(n * POINT_FLOATS);
-  const visit = (sampled: Float32Array, i: number) => {
+  const visit = (sampled: Float32Array, i: number, matricesOf?: PoseMatrices) => {
     modelPoints(sampled, n, virtualDistance, points);
-    worst = Math.max(worst, pointDistance(points, exact.at(times[i]), n));
+    worst = Math.max(worst, pointDistance(points, exact.at(times[i], matricesOf), n));
     return worst < bound;
   };
   if (!exact.player || !playImage(exact.player, image, times, visit)) {

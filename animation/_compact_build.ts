@@ -20,7 +20,6 @@ import {
   type SkeletonGeometry,
 } from "./_clip_error.ts";
 import { keyArrayBytes } from "./_clip_bytes.ts";
-import { skeletonInternals } from "./_asset_internals.ts";
 import { BuildWork, WorkExhausted } from "./_build_work.ts";
 import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
 import { sharedPolicy, sharesTimeline } from "./_shared_blocks.ts";
@@ -67,9 +66,7 @@ export function buildImage(
   const sharedBytes = sharedPolicy.fileFactor * keyBytes;
   const work = new BuildWork(keyBytes);
   const exact = new ExactPoses(clip, geometry, virtualDistance, {
-    core: skeleton.core,
-    parentsByteOffset: skeletonInternals(skeleton).parentsByteOffset,
-    jointCount: skeleton.jointCount,
+    parents: skeleton.parentIndices,
   });
   // Laying out an image reads every kept key and the skeleton's groups.
   const imageWork = groups * 12 + clip.channels.reduce((n, c) => n + c.times.length, 0);

@@ -262,6 +262,13 @@ function bisectedPieceTimes(
   return Float32Array.from(out);
 }
 
+/**
+ * The greedy pass's bisected interval (4 KB of piece ends: one per build
+ * step was a tenth of a small clip's reduction). The reduction is
+ * synchronous and selects its interval before each use, so sharing is safe.
+ */
+const bisectScratch = new BisectedInterval();
+
 /** Indices of the candidates kept by the greedy pass. */
 function keepKeys(
   times: Float64Array,
@@ -275,7 +282,7 @@ function keepKeys(
 ): number[] {
   const m = times.length;
   const kept = [0];
-  const value = new Float64Array(4), bisected = new BisectedInterval();
+  const value = new Float64Array(4), bisected = bisectScratch;
   const at = (i: number, j: number, t: number) => {
     if (bisect) {
       bisected.select(quantized, i, j, times[i], times[j]);

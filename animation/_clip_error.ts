@@ -220,6 +220,8 @@ function pointDistance(a: Float64Array, b: Float64Array, joints: number): number
   for (let i = 0; i < joints * POINT_FLOATS; i += 3) {
     const dx = a[i] - b[i], dy = a[i + 1] - b[i + 1], dz = a[i + 2] - b[i + 2];
     const d = dx * dx + dy * dy + dz * dz;
+    // NaN (matrices overflowed) is the measurement: the build refuses the clip.
+    if (d !== d) return NaN;
     if (d > worst) worst = d;
   }
   return Math.sqrt(worst);

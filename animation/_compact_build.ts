@@ -13,12 +13,8 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { unbuildableClipError } from "./_clip_refusal.ts";
 import { ClipWorkError } from "./clip_budget.ts";
 import { reduceChannel } from "./_reduce.ts";
-import {
-  channelTolerances,
-  ExactPoses,
-  measureError,
-  type SkeletonGeometry,
-} from "./_clip_error.ts";
+import { ExactPoses, measureError } from "./_clip_error.ts";
+import { channelTolerances, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { keyArrayBytes } from "./_clip_bytes.ts";
 import { BuildWork, WorkExhausted } from "./_build_work.ts";
 import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";

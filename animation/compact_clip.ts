@@ -51,7 +51,7 @@ import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { ClipError, revalidateClip } from "./clip_validation.ts";
-import { geometryOf } from "./_clip_error.ts";
+import { geometryOf } from "./_skeleton_geometry.ts";
 import { contentHash, contentKey } from "./_clip_bytes.ts";
 import { buildCounters } from "./_build_work.ts";
 import { buildImage } from "./_compact_build.ts";

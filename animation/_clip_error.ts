@@ -3,11 +3,8 @@
  * skeleton's model space, on each joint and on virtual points a fixed
  * distance from it along its three axes, through the hierarchy.
  *
- * The build turns the clip's tolerance into one per channel (split among
- * the joint's animated channels; a rotation error
- * moves points by up to twice the quaternion distance times the lever, the
- * virtual distance plus the joint's reach over its descendants; a
- * translation moves them by the parent's scale), then measures the error
+ * The build turns the clip's tolerance into one per channel
+ * (`channelTolerances` in `_skeleton_geometry.ts`), then measures the error
  * it made by sampling both clips densely, and tightens the split while it
  * is over the tolerance (errors along a chain add up).
  *
@@ -16,158 +13,11 @@
 
 import type { Clip } from "./clip.ts";
 import { sampleClip } from "./clip.ts";
-import { localToModel, quatToMat } from "../simd/reference.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { sampleCompact } from "../simd/reference_sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
-import type { SkeletonAsset } from "./skeleton_asset.ts";
-
-/** The skeleton's rest geometry that the tolerances need. */
-export interface SkeletonGeometry {
-  readonly jointCount: number;
-  readonly parents: Int16Array;
-  readonly restPose: Float32Array;
-  /** Diagonal of the rest joints' bounding box (1 when it is 0). */
-  readonly size: number;
-  /** Per joint: the largest rest distance to a descendant. */
-  readonly reach: Float64Array;
-  /** Per joint: the scale of its parent's model matrix (largest axis). */
-  readonly parentScale: Float64Array;
-  /** Ancestor steps walked to compute `reach` (at most {@linkcode EXACT_REACH_STEPS}). */
-  readonly reachSteps: number;
-}
-
-function modelMatrices(
-  pose: Float32Array,
-  parents: Int16Array,
-  local = new Float32Array(parents.length * MATRIX_FLOATS),
-  model = new Float32Array(parents.length * MATRIX_FLOATS),
-): Float32Array {
-  const n = parents.length;
-  quatToMat(pose, local, n);
-  localToModel(local, model, parents, 0, n - 1);
-  return model;
-}
-
-/** Length of axis (column) `c` of the 3x4 row-major matrix at `m[o..]`; 1 when 0. */
-function axisLength(m: Float32Array, o: number, c: number): number {
-  // Not Math.hypot: three times slower, and the lengths divide a distance
-  // compared with a tolerance (a rounding in the last bit does not matter).
-  const x = m[o + c], y = m[o + 4 + c], z = m[o + 8 + c];
-  return Math.sqrt(x * x + y * y + z * z) || 1;
-}
-
-/** Largest axis length of the 3x4 row-major matrix at `m[o..]`. */
-function axisScale(m: Float32Array, o: number): number {
-  let s = 0;
-  for (let c = 0; c < 3; c++) s = Math.max(s, Math.hypot(m[o + c], m[o + 4 + c], m[o + 8 + c]));
-  return s;
-}
-
-/**
- * Most ancestor steps {@linkcode skeletonGeometry} walks for exact reaches
- * (the sum of the joints' depths); deeper skeletons (long chains) take the
- * bound of each joint's subtree box instead, in one pass.
- */
-export const EXACT_REACH_STEPS = 1 << 20;
-
-/** The rest geometry of a skeleton, in work linear in its joints. */
-export function skeletonGeometry(parents: Int16Array, restPose: Float32Array): SkeletonGeometry {
-  const n = parents.length;
-  const model = modelMatrices(restPose, parents);
-  const at = (j: number, c: number) => model[j * MATRIX_FLOATS + c * 4 + 3];
-  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-  const reach = new Float64Array(n), parentScale = new Float64Array(n);
-  const depth = new Int32Array(n);
-  let steps = 0;
-  for (let j = 0; j < n; j++) {
-    for (let c = 0; c < 3; c++) {
-      min[c] = Math.min(min[c], at(j, c)), max[c] = Math.max(max[c], at(j, c));
-    }
-    const p = parents[j];
-    parentScale[j] = p >= 0 ? axisScale(model, p * MATRIX_FLOATS) : 1;
-    depth[j] = p >= 0 ? depth[p] + 1 : 0;
-    steps += depth[j];
-  }
-  const exact = steps <= EXACT_REACH_STEPS;
-  if (exact) {
-    for (let j = 0; j < n; j++) {
-      for (let a = parents[j]; a >= 0; a = parents[a]) {
-        reach[a] = Math.max(
-          reach[a],
-          Math.hypot(at(j, 0) - at(a, 0), at(j, 1) - at(a, 1), at(j, 2) - at(a, 2)),
-        );
-      }
-    }
-  } else {
-    // Children after parents: one backward pass gathers each joint's
-    // subtree box; its farthest corner bounds the reach from above, so
-    // tolerances stay safe.
-    const box = new Float64Array(n * 6);
-    for (let j = 0; j < n; j++) {
-      for (let c = 0; c < 3; c++) box[j * 6 + c] = box[j * 6 + 3 + c] = at(j, c);
-    }
-    for (let j = n - 1; j >= 0; j--) {
-      let far = 0;
-      for (let c = 0; c < 3; c++) {
-        const d = Math.max(at(j, c) - box[j * 6 + c], box[j * 6 + 3 + c] - at(j, c));
-        far += d * d;
-      }
-      reach[j] = Math.sqrt(far);
-      const p = parents[j];
-      if (p < 0) continue;
-      for (let c = 0; c < 3; c++) {
-        box[p * 6 + c] = Math.min(box[p * 6 + c], box[j * 6 + c]);
-        box[p * 6 + 3 + c] = Math.max(box[p * 6 + 3 + c], box[j * 6 + 3 + c]);
-      }
-    }
-  }
-  const size = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) || 1;
-  return {
-    jointCount: n,
-    parents,
-    restPose,
-    size,
-    reach,
-    parentScale,
-    reachSteps: exact ? steps : 0,
-  };
-}
-
-/** Each skeleton's rest geometry, computed once (linear in its joints). */
-const geometries = new WeakMap<SkeletonAsset, SkeletonGeometry>();
-
-export function geometryOf(skeleton: SkeletonAsset): SkeletonGeometry {
-  let geometry = geometries.get(skeleton);
-  if (!geometry) {
-    geometry = skeletonGeometry(skeleton.parentIndices, skeleton.restPose);
-    geometries.set(skeleton, geometry);
-  }
-  return geometry;
-}
-
-/**
- * Per channel of `clip`, the tolerance on its values (vector or quaternion
- * distance) that keeps points within `tolerance` in model space.
- */
-export function channelTolerances(
-  clip: Clip,
-  geometry: SkeletonGeometry,
-  tolerance: number,
-  virtualDistance: number,
-): Float64Array {
-  const animated = new Int32Array(geometry.jointCount);
-  for (const c of clip.channels) animated[c.joint]++;
-  return Float64Array.from(clip.channels, (channel) => {
-    const j = channel.joint;
-    const share = tolerance / animated[j];
-    const lever = virtualDistance + geometry.reach[j];
-    if (channel.path === "translation") return share / geometry.parentScale[j];
-    // The lever is in model space already: the parent's scale is in it.
-    const perUnit = (channel.path === "rotation" ? 2 : 1) * lever;
-    return perUnit > 0 ? share / perUnit : Infinity;
-  });
-}
+import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
+import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
 
 /** Largest distance between the joints and virtual points of two poses. */
 export function poseDistance(
@@ -184,6 +34,48 @@ export function poseDistance(
   );
 }
 
+/** Floats of {@linkcode modelPoints} per joint: the joint and its three virtual points. */
+const POINT_FLOATS = 12;
+
+/**
+ * The joints and virtual points of `joints` model matrices (3x4 row-major)
+ * into `out`: per joint its origin, then a point `virtualDistance` along
+ * each of its axes in model space, whatever the joint's scale (vertices lie
+ * so).
+ */
+function modelPoints(
+  m: Float32Array,
+  joints: number,
+  virtualDistance: number,
+  out: Float64Array,
+): Float64Array {
+  for (let j = 0; j < joints; j++) {
+    const o = j * MATRIX_FLOATS, p = j * POINT_FLOATS;
+    const x = m[o + 3], y = m[o + 7], z = m[o + 11];
+    out[p] = x, out[p + 1] = y, out[p + 2] = z;
+    for (let axis = 0; axis < 3; axis++) {
+      const l = virtualDistance / axisLength(m, o, axis), q = p + 3 + axis * 3;
+      out[q] = x + m[o + axis] * l;
+      out[q + 1] = y + m[o + 4 + axis] * l;
+      out[q + 2] = z + m[o + 8 + axis] * l;
+    }
+  }
+  return out;
+}
+
+/** Largest distance between the points of `a` and `b` (`joints` joints each). */
+function pointDistance(a: Float64Array, b: Float64Array, joints: number): number {
+  let worst = 0;
+  for (let i = 0; i < joints * POINT_FLOATS; i += 3) {
+    const dx = a[i] - b[i], dy = a[i + 1] - b[i + 1], dz = a[i + 2] - b[i + 2];
+    const d = dx * dx + dy * dy + dz * dz;
+    // NaN (matrices overflowed) is the measurement: the build refuses the clip.
+    if (d !== d) return NaN;
+    if (d > worst) worst = d;
+  }
+  return Math.sqrt(worst);
+}
+
 /** Largest distance between the joints and virtual points of two sets of model matrices. */
 function matrixDistance(
   ma: Float32Array,
@@ -191,24 +83,12 @@ function matrixDistance(
   joints: number,
   virtualDistance: number,
 ): number {
-  let worst = 0;
-  for (let j = 0; j < joints; j++) {
-    const o = j * MATRIX_FLOATS;
-    for (let axis = -1; axis < 3; axis++) {
-      // Virtual points lie `virtualDistance` from the joint in model space,
-      // whatever the joint's scale (vertices do).
-      const la = axis < 0 ? 0 : virtualDistance / axisLength(ma, o, axis);
-      const lb = axis < 0 ? 0 : virtualDistance / axisLength(mb, o, axis);
-      let d = 0;
-      for (let r = 0; r < 3; r++) {
-        const i = o + r * 4;
-        const offset = axis < 0 ? 0 : ma[i + axis] * la - mb[i + axis] * lb;
-        d += (ma[i + 3] - mb[i + 3] + offset) ** 2;
-      }
-      worst = Math.max(worst, Math.sqrt(d));
-    }
-  }
-  return worst;
+  const points = () => new Float64Array(joints * POINT_FLOATS);
+  return pointDistance(
+    modelPoints(ma, joints, virtualDistance, points()),
+    modelPoints(mb, joints, virtualDistance, points()),
+    joints,
+  );
 }
 
 /** The distinct values of `lists`, ascending (the first of equal ones kept, in list order). */
@@ -267,11 +147,12 @@ const EXACT_CACHE_FLOATS = 1 << 21;
  * mostly the same times), up to {@linkcode EXACT_CACHE_FLOATS}.
  */
 export class ExactPoses {
-  readonly #matrices = new Map<number, Float32Array<ArrayBuffer>>();
+  readonly #points = new Map<number, Float64Array<ArrayBuffer>>();
   #floats = 0;
   readonly #pose: Float32Array<ArrayBuffer>;
   readonly #local: Float32Array<ArrayBuffer>;
-  readonly #scratch: Float32Array<ArrayBuffer>;
+  readonly #model: Float32Array<ArrayBuffer>;
+  readonly #scratch: Float64Array<ArrayBuffer>;
   /** The clip's distinct key times, ascending. */
   readonly keyTimes: readonly number[];
   /**
@@ -281,27 +162,44 @@ export class ExactPoses {
    */
   readonly measured: { image: ClipImage; error: number; complete: boolean }[] = [];
 
-  constructor(readonly clip: Clip, readonly geometry: SkeletonGeometry) {
+  /**
+   * `player`: the core the image plays on, when the build has one (the
+   * measurement then samples with its kernels; else with the scalar twin).
+   */
+  constructor(
+    readonly clip: Clip,
+    readonly geometry: SkeletonGeometry,
+    readonly virtualDistance: number,
+    readonly player?: ImagePlayer,
+  ) {
     this.keyTimes = sortedUnique(clip.channels.map((c) => c.times));
     const n = geometry.jointCount;
     this.#pose = new Float32Array(geometry.restPose.length);
     this.#local = new Float32Array(n * MATRIX_FLOATS);
-    this.#scratch = new Float32Array(n * MATRIX_FLOATS);
+    this.#model = new Float32Array(n * MATRIX_FLOATS);
+    this.#scratch = new Float64Array(n * POINT_FLOATS);
   }
 
-  /** The exact clip's model matrices at `time` (valid until the next call when not kept). */
-  at(time: number): Float32Array {
-    const kept = this.#matrices.get(time);
+  /**
+   * The exact clip's joints and virtual points at `time` (`modelPoints`;
+   * valid until the next call when not kept), its model matrices by
+   * `matricesOf` when given (the core's kernels), else the scalar twin's.
+   */
+  at(time: number, matricesOf?: PoseMatrices): Float64Array {
+    const kept = this.#points.get(time);
     if (kept) return kept;
     const { parents, restPose } = this.geometry;
     this.#pose.set(restPose);
     sampleClip(this.clip, time, this.#pose);
-    const floats = parents.length * MATRIX_FLOATS;
+    // Doubles: two floats each.
+    const floats = parents.length * POINT_FLOATS * 2;
     const keep = this.#floats + floats <= EXACT_CACHE_FLOATS;
-    const model = keep ? new Float32Array(floats) : this.#scratch;
-    modelMatrices(this.#pose, parents, this.#local, model);
-    if (keep) this.#matrices.set(time, model), this.#floats += floats;
-    return model;
+    const points = keep ? new Float64Array(parents.length * POINT_FLOATS) : this.#scratch;
+    const model = matricesOf?.(this.#pose) ??
+      modelMatrices(this.#pose, parents, this.#local, this.#model);
+    modelPoints(model, parents.length, this.virtualDistance, points);
+    if (keep) this.#points.set(time, points), this.#floats += floats;
+    return points;
   }
 }
 
@@ -312,7 +210,8 @@ export function measureWork(times: number, joints: number, channels: number): nu
 
 /**
  * The largest distance between the joints and virtual points of `image`
- * (sampled by the scalar reference, forward) and of the exact clip, at the
+ * (played forward by the core's kernels, `playImage`, or by the scalar
+ * reference when the build has no core) and of the exact clip, at the
  * times of {@linkcode measureTimes} over the clip's and the image's keys;
  * undefined, having measured nothing, when `fits` refuses its work
  * ({@linkcode measureWork}, counted before it runs). It stops once the
@@ -322,31 +221,37 @@ export function measureWork(times: number, joints: number, channels: number): nu
 export function measureError(
   image: ClipImage,
   exact: ExactPoses,
-  virtualDistance: number,
   fits: (units: number) => boolean = () => true,
   bound = Infinity,
 ): number | undefined {
-  const { clip, geometry } = exact;
+  const { clip, geometry, virtualDistance } = exact;
   const { parents } = geometry;
   const n = parents.length;
-  const times = measureTimes(image.keyTimes, undefined, exact.keyTimes);
+  // Float32 times, as a playback samples (the exact clip at the same times).
+  const times = Float32Array.from(measureTimes(image.keyTimes, undefined, exact.keyTimes));
   if (!fits(measureWork(times.length, n, clip.channels.length))) return undefined;
   const known = exact.measured.find((m) => sameImage(m.image, image));
   if (known && (known.complete || known.error >= bound)) return known.error;
-  const floats = poseFloats(n);
-  const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
-  const buffer = new ArrayBuffer(poseAt + floats * 4);
-  new Uint8Array(buffer).set(image.bytes);
-  new Uint8Array(buffer).set(image.template, cacheAt);
-  const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
-  const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
-  const groups = Math.ceil(n / 4);
   let worst = 0;
-  for (const time of times) {
-    sampleCompact(view, 0, cacheAt, poseAt, groups, time);
-    const sampled = modelMatrices(pose, parents, local, model);
-    worst = Math.max(worst, matrixDistance(sampled, exact.at(time), n, virtualDistance));
-    if (worst >= bound) break;
+  const points = new Float64Array(n * POINT_FLOATS);
+  const visit = (sampled: Float32Array, i: number, matricesOf?: PoseMatrices) => {
+    modelPoints(sampled, n, virtualDistance, points);
+    worst = Math.max(worst, pointDistance(points, exact.at(times[i], matricesOf), n));
+    return worst < bound;
+  };
+  if (!exact.player || !playImage(exact.player, image, times, visit)) {
+    const floats = poseFloats(n);
+    const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
+    const buffer = new ArrayBuffer(poseAt + floats * 4);
+    new Uint8Array(buffer).set(image.bytes);
+    new Uint8Array(buffer).set(image.template, cacheAt);
+    const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
+    const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
+    const groups = Math.ceil(n / 4);
+    for (let i = 0; i < times.length; i++) {
+      sampleCompact(view, 0, cacheAt, poseAt, groups, times[i]);
+      if (!visit(modelMatrices(pose, parents, local, model), i)) break;
+    }
   }
   const complete = !(worst >= bound);
   if (known) known.error = worst, known.complete = complete;

@@ -8,7 +8,8 @@
 import { arrayKey } from "./_array_key.ts";
 import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
 import type { ClipChannel } from "./clip.ts";
-import { sharedBlocks, type SyncBlock, syncBlocks } from "./_sync_blocks.ts";
+import { type SyncBlock, syncBlocks } from "./_sync_blocks.ts";
+import { sharedBlocks } from "./_shared_blocks.ts";
 import { poseLane } from "../simd/layout.ts";
 import {
   CACHE_GROUP_BYTES,

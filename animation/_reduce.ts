@@ -262,6 +262,13 @@ function bisectedPieceTimes(
   return Float32Array.from(out);
 }
 
+/**
+ * The greedy pass's bisected interval (4 KB of piece ends: one per build
+ * step was a tenth of a small clip's reduction). The reduction is
+ * synchronous and selects its interval before each use, so sharing is safe.
+ */
+const bisectScratch = new BisectedInterval();
+
 /** Indices of the candidates kept by the greedy pass. */
 function keepKeys(
   times: Float64Array,
@@ -275,7 +282,7 @@ function keepKeys(
 ): number[] {
   const m = times.length;
   const kept = [0];
-  const value = new Float64Array(4), bisected = new BisectedInterval();
+  const value = new Float64Array(4), bisected = bisectScratch;
   const at = (i: number, j: number, t: number) => {
     if (bisect) {
       bisected.select(quantized, i, j, times[i], times[j]);
@@ -295,12 +302,28 @@ function keepKeys(
     }
     return true;
   };
+  // The longest span found by doubling, then halving: checking every
+  // extension from the interval's start again costs the span squared
+  // (a rotation turning fast has up to 64 candidates per key).
   let i = 0;
   while (i < m - 1) {
-    let j = i + 1;
-    while (j + 1 < m && j + 1 - i <= MAX_SPAN && fits(i, j + 1)) j++;
-    kept.push(j);
-    i = j;
+    const last = Math.min(m - 1, i + MAX_SPAN);
+    let good = i + 1, bad = last + 1;
+    for (let step = 2; good < last;) {
+      const j = Math.min(last, i + step);
+      if (!fits(i, j)) {
+        bad = j;
+        break;
+      }
+      good = j, step *= 2;
+    }
+    while (bad - good > 1) {
+      const j = (good + bad) >> 1;
+      if (fits(i, j)) good = j;
+      else bad = j;
+    }
+    kept.push(good);
+    i = good;
   }
   return kept;
 }

@@ -32,19 +32,13 @@
 
 import { arrayKey } from "./_array_key.ts";
 import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
-import { type ClipChannel, sampleChannel } from "./clip.ts";
 import {
   decodeRanged,
   encodeRanged,
   encodeSmallestThree,
   encodeSmallestThreeWide,
 } from "./_quantize.ts";
-import {
-  decodeSmallestThree,
-  decodeSmallestThreeWide,
-  slerpTerms,
-  slerpWeight,
-} from "../simd/reference_sample.ts";
+import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/reference_sample.ts";
 import {
   SYNC_BYTES,
   SYNC_RANGE_BYTES,
@@ -65,17 +59,6 @@ import {
  * to build blocks anywhere.
  */
 export const syncPolicy = { byteFactor: 2, clipFactor: 0.25 };
-
-/**
- * `fileFactor`: the most bytes a shared-timeline clip may take, relative to
- * the bytes of the clip's own key arrays (times and values, each distinct
- * array once: about its share of the file). Floats on one timeline are
- * the fastest layout to sample and the largest: where a motion capture's
- * channels share their key times they cost about a third of the file, and
- * smallest-three keys about a fifth. Tests set it to build them anywhere,
- * or never.
- */
-export const sharedPolicy = { fileFactor: 0.5 };
 
 /** One synchronous block, before layout. */
 export interface SyncBlock {
@@ -319,183 +302,4 @@ export function syncBlocks(
     for (const r of channels) if ("keys" in r && !r.keys.step && !r.keys.bisect) held.add(r);
   }
   return { blocks, held };
-}
-
-/**
- * Whether the clip of `channels` (reduced to `reduced`) can share one
- * timeline: it keeps keys, and its keyed channels are all LINEAR (a shared
- * clip's lanes all interpolate between keys at one weight).
- */
-export function sharesTimeline(
-  channels: readonly ClipChannel[],
-  reduced: readonly ReducedChannel[],
-): boolean {
-  const keyed = channels.filter((_, i) => "keys" in reduced[i]);
-  return keyed.length > 0 && keyed.every((c) => c.interpolation === "LINEAR");
-}
-
-/** The deepest a shared timeline's interval is halved for a rotation's sake. */
-const MAX_SHARED_SPLITS = 6;
-/** Where between two keys a shared rotation is checked against slerp. */
-const SHARED_CHECKS = [0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
-
-// Scratch of offCurve (synchronous, so sharing is safe).
-const curveScratch = [0, 1, 2, 3].map(() => new Float64Array(4));
-
-/**
- * Whether `channel`'s rotation, interpolated between its exact values at
- * `t0` and `t1` as the sampler does (with the slerp correction,
- * `slerpWeight`, when `corrected`), leaves `limit` of its exact curve.
- */
-function offCurve(
-  channel: ClipChannel,
-  t0: number,
-  t1: number,
-  corrected: boolean,
-  limit: number,
-): boolean {
-  const [a, b, x, q] = curveScratch;
-  sampleChannel(channel, t0, a);
-  sampleChannel(channel, t1, b);
-  const dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-  if (dot < 0) { for (let c = 0; c < 4; c++) b[c] = -b[c]; }
-  return SHARED_CHECKS.some((u) => {
-    sampleChannel(channel, t0 + (t1 - t0) * u, x);
-    const w = corrected ? slerpWeight(slerpTerms(Math.fround(u)), a, b) : u;
-    for (let c = 0; c < 4; c++) q[c] = a[c] + (b[c] - a[c]) * w;
-    const length = Math.hypot(q[0], q[1], q[2], q[3]);
-    let d = 0, e = 0;
-    for (let c = 0; c < 4; c++) {
-      d += (q[c] / length - x[c]) ** 2;
-      e += (q[c] / length + x[c]) ** 2;
-    }
-    return Math.sqrt(Math.min(d, e)) > limit;
-  });
-}
-
-/**
- * The shared timeline of the `keyed` channels (with their tolerances), and
- * the rotations that need the sampler's slerp correction: those whose
- * plain nlerp between the union of the channels' own key times leaves
- * `slack` times their tolerance of their exact curve somewhere. Then each
- * interval is halved (at most {@linkcode MAX_SHARED_SPLITS} times) until
- * every rotation stays within that: rare with the correction (keys a
- * quarter turn apart are off slerp by 1.3e-5 rad). Undefined as soon as
- * it would pass `maxKeys` times: a clip of keys half a turn apart must
- * not make the build hold 64 times its keys before the byte policy
- * refuses them.
- */
-function sharedTimes(
-  keyed: readonly (readonly [ClipChannel, number])[],
-  slack: number,
-  maxKeys: number,
-): { times: Float32Array; corrected: Set<ClipChannel> } | undefined {
-  const all = new Set<number>();
-  for (const [c] of keyed) for (const time of c.times) all.add(time);
-  if (all.size > maxKeys) return undefined;
-  const source = [...all].sort((a, b) => a - b);
-  const rotations = keyed.filter(([c]) => c.path === "rotation");
-  const corrected = new Set<ClipChannel>();
-  for (const [channel, tolerance] of rotations) {
-    for (let i = 1; i < source.length; i++) {
-      if (offCurve(channel, source[i - 1], source[i], false, slack * tolerance)) {
-        corrected.add(channel);
-        break;
-      }
-    }
-  }
-  const off = (t0: number, t1: number) =>
-    rotations.some(([c, tolerance]) => offCurve(c, t0, t1, corrected.has(c), slack * tolerance));
-  const times: number[] = [];
-  // Keys still to come from the source: the splits may take only the rest.
-  let budget = maxKeys - source.length;
-  const split = (t0: number, t1: number, depth: number): boolean => {
-    const mid = Math.fround((t0 + t1) / 2);
-    if (depth >= MAX_SHARED_SPLITS || !(mid > t0 && mid < t1) || !off(t0, t1)) return true;
-    if (--budget < 0) return false;
-    if (!split(t0, mid, depth + 1)) return false;
-    times.push(mid);
-    return split(mid, t1, depth + 1);
-  };
-  for (let i = 0; i < source.length; i++) {
-    if (i > 0 && !split(source[i - 1], source[i], 0)) return undefined;
-    times.push(source[i]);
-  }
-  return { times: Float32Array.from(times), corrected };
-}
-
-/**
- * The blocks of a clip on one shared timeline (`CLIP_SHARED_KEYS`; see
- * {@link sharesTimeline}, {@link sharedTimes}): every group path with a
- * keyed lane a four-lane block of floats (rotations marked where they
- * need the slerp correction), its keyed lanes' exact values at the
- * timeline's times (rotations kept in one hemisphere from key to key:
- * the kernel interpolates without a shorter-arc test), its other lanes
- * (padding lanes too) at their held value, `heldValue`. The build measures
- * the result: the channels' tolerances split the clip's as if errors added
- * up along every chain, which they rarely do, so a first build lets nlerp
- * take `slack` = 2 times them, and a second, if that measured over, less.
- * Undefined when the keys would take more than `maxBytes`.
- */
-export function sharedBlocks(
-  channels: readonly ClipChannel[],
-  tolerances: ArrayLike<number>,
-  slack: number,
-  maxBytes: number,
-  reduced: readonly ReducedChannel[],
-  heldValue: (joint: number, path: number) => Float32Array,
-): { blocks: SyncBlock[]; held: Set<ReducedChannel> } | undefined {
-  const keyed = reduced.flatMap((
-    r,
-    i,
-  ) => ("keys" in r ? [[r, channels[i], tolerances[i]] as const] : []));
-  const byPath = new Map<number, (typeof keyed)[number][]>();
-  for (const entry of keyed) {
-    const key = (entry[0].joint >> 2) * 3 + entry[0].path;
-    byPath.set(key, [...(byPath.get(key) ?? []), entry]);
-  }
-  // A key of every keyed group path: four lanes of three or four floats.
-  let keyBytes = 0;
-  for (const key of byPath.keys()) keyBytes += key % 3 === 1 ? 64 : 48;
-  const timeline = sharedTimes(
-    keyed.map(([, c, tolerance]) => [c, tolerance] as const),
-    slack,
-    Math.floor(maxBytes / (keyBytes + 4)),
-  );
-  if (!timeline) return undefined;
-  const { times, corrected } = timeline;
-  const blocks: SyncBlock[] = [], value = new Float64Array(4);
-  for (const [key, lanes] of [...byPath].sort((a, b) => a[0] - b[0])) {
-    const group = Math.floor(key / 3), path = key % 3, n = path === 1 ? 4 : 3;
-    const bytes = new Uint8Array(times.length * n * 16 + 16);
-    const values = new Float32Array(bytes.buffer, 0, times.length * n * 4);
-    for (let l = 0; l < 4; l++) {
-      const channel = lanes.find(([r]) => (r.joint & 3) === l)?.[1];
-      const held = channel ? undefined : heldValue(group * 4 + l, path);
-      times.forEach((t, k) => {
-        if (channel) sampleChannel(channel, t, value);
-        else value.set(held!);
-        let sign = 1;
-        if (n === 4 && k > 0) {
-          let dot = 0;
-          for (let c = 0; c < 4; c++) dot += values[((k - 1) * n + c) * 4 + l] * value[c];
-          if (dot < 0) sign = -1;
-        }
-        for (let c = 0; c < n; c++) values[(k * n + c) * 4 + l] = sign * value[c];
-      });
-    }
-    blocks.push({
-      group,
-      path,
-      mask: 15,
-      span: 4,
-      format: TRACK_RAW,
-      times,
-      bytes,
-      extra: 0,
-      perLane: 0,
-      slerp: lanes.some(([, c]) => corrected.has(c)),
-    });
-  }
-  return { blocks, held: new Set(keyed.map(([r]) => r)) };
 }

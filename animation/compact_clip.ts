@@ -19,7 +19,7 @@
  * - a clip whose keyed channels are all LINEAR (a motion capture's, keyed
  *   at the same times) is laid out on one shared timeline instead, where
  *   that takes at most half the bytes of the clip's own key arrays
- *   (`sharedPolicy` in `_sync_blocks.ts`): floats at the union of the
+ *   (`sharedPolicy` in `_shared_blocks.ts`): floats at the union of the
  *   channels' key times, intervals halved where nlerp would leave slerp's
  *   curve, sampled with one interval search and one weight for every
  *   group (`simd/assembly/sample_shared.ts`).
@@ -49,19 +49,13 @@ import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
-import { unbuildableClipError } from "./_clip_refusal.ts";
-import { budgetOf, ClipBudgetError, ClipWorkError } from "./clip_budget.ts";
+import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { ClipError, revalidateClip } from "./clip_validation.ts";
-import { reduceChannel } from "./_reduce.ts";
-import { channelTolerances, ExactPoses, geometryOf, measureError } from "./_clip_error.ts";
-import { contentHash, contentKey, keyArrayBytes } from "./_clip_bytes.ts";
-import { buildCounters, BuildWork, WorkExhausted } from "./_build_work.ts";
-import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
-import { sharedPolicy, sharesTimeline } from "./_sync_blocks.ts";
+import { geometryOf } from "./_skeleton_geometry.ts";
+import { contentHash, contentKey } from "./_clip_bytes.ts";
+import { buildCounters } from "./_build_work.ts";
+import { buildImage } from "./_compact_build.ts";
 import { coreMemory } from "../simd/_instance.ts";
-
-/** Most times a build tightens its reduction to meet the tolerance. */
-export const MAX_ATTEMPTS = 8;
 
 /** Default tolerance of compact clips, relative to the skeleton's size. */
 export const DEFAULT_CLIP_TOLERANCE = 1e-5;
@@ -120,7 +114,7 @@ export class CompactClip {
    * clip and of the exact one (`sampleClip`), measured at every key time
    * and at the quarters between (at most 4096 times): model units. The
    * build tightens its key reduction until this is within `tolerance`
-   * (at most {@linkcode MAX_ATTEMPTS} times).
+   * (at most 8 times).
    */
   readonly maxError: number;
 
@@ -172,81 +166,12 @@ export class CompactClip {
         `clip "${clip.name}": sharedTimeline: expected a boolean, got ${typeof sharedTimeline}`,
       );
     }
-    const groups = this.groupCount = Math.ceil(skeleton.jointCount / 4);
-    // The per-channel split is optimistic (errors along a chain rarely add
-    // up); the error is measured, and the split tightened until it fits.
-    // It keeps the best attempt, and stops after two that do not improve
-    // on it: what is left is the candidates' own error (a curve the
-    // candidate times cannot follow).
-    let scale = 1, best: { image: ClipImage; error: number } | undefined, misses = 0;
-    const keyBytes = keyArrayBytes(clip);
-    const sharedBytes = sharedPolicy.fileFactor * keyBytes;
-    const work = new BuildWork(keyBytes);
-    const exact = new ExactPoses(clip, geometry);
-    // Laying out an image reads every kept key and the skeleton's groups.
-    const imageWork = groups * 12 + clip.channels.reduce((n, c) => n + c.times.length, 0);
-    // The attempt's best layout so far.
-    let image: ClipImage | undefined, error = Infinity;
-    try {
-      for (let attempt = 0; attempt <= MAX_ATTEMPTS && misses < 2; attempt++) {
-        const tolerances = channelTolerances(
-          clip,
-          geometry,
-          this.tolerance * scale,
-          this.virtualDistance,
-        );
-        const reduced = clip.channels.map((channel, i) =>
-          reduceChannel(channel, tolerances[i], work)
-        );
-        // One shared timeline where its floats fit the byte policy; then sync
-        // blocks. Keys at the union of the lanes' times, and wide
-        // smallest-three keys, can cost error: then fewer blocks, then none.
-        let blocks = -1;
-        image = undefined, error = Infinity;
-        const joints = skeleton.jointCount;
-        const layouts: ClipLayout[] = [
-          ...(sharedTimeline && sharesTimeline(clip.channels, reduced)
-            ? [2, 0.5].map((slack) => ({
-              shared: { channels: clip.channels, tolerances, slack, maxBytes: sharedBytes },
-            }))
-            : []),
-          { sync: joints, wide: true },
-          { sync: joints, wide: false },
-          { sync: false, wide: false },
-        ];
-        for (const layout of layouts) {
-          work.spend(imageWork);
-          const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
-          const shared = "shared" in layout;
-          if (!candidate || (shared && candidate.bytes.length > sharedBytes)) continue;
-          if (!shared) {
-            // A layout that came out as the one before has been measured.
-            if (candidate.syncCount === blocks) continue;
-            blocks = candidate.syncCount;
-          }
-          const candidateError = measureError(
-            candidate,
-            exact,
-            this.virtualDistance,
-            (units) => (work.spend(units), true),
-            error,
-          )!;
-          if (candidateError < error) image = candidate, error = candidateError;
-          if (error <= this.tolerance) break;
-        }
-        if (image && (!best || error < best.error)) best = { image, error }, misses = 0;
-        else misses++;
-        if (error <= this.tolerance) break;
-        scale *= Math.min(0.5, (0.8 * this.tolerance) / error);
-      }
-    } catch (e) {
-      // Out of work: keep the best image measured, or refuse the clip.
-      if (!(e instanceof WorkExhausted)) throw e;
-      if (image && (!best || error < best.error)) best = { image, error };
-      if (!best) throw new ClipWorkError(clip.name, skeleton, e.wanted, work.limit);
-    }
-    if (!best?.image || !Number.isFinite(best.error)) throw unbuildableClipError(clip, skeleton);
-    const kept = best;
+    this.groupCount = Math.ceil(skeleton.jointCount / 4);
+    const kept = buildImage(clip, skeleton, geometry, {
+      tolerance: this.tolerance,
+      virtualDistance: this.virtualDistance,
+      sharedTimeline,
+    });
     this.maxError = kept.error;
     this.trackCount = kept.image.trackCount;
     this.keyCount = kept.image.keyCount;

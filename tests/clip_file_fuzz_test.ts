@@ -31,7 +31,8 @@ import { compactClipInternals } from "../animation/_asset_internals.ts";
 import { random } from "./_scene.ts";
 import { randomClip, randomSkeleton, SIMD_BUILDS } from "./_compact.ts";
 import { playTimes, sampleImageBounded, samplePlayback } from "./_clip_file.ts";
-import { sharedPolicy, syncPolicy } from "../animation/_sync_blocks.ts";
+import { syncPolicy } from "../animation/_sync_blocks.ts";
+import { sharedPolicy } from "../animation/_shared_blocks.ts";
 import {
   HEADER,
   HEADER_BYTES,

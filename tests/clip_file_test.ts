@@ -46,7 +46,8 @@ import { playTimes, samplePlayback } from "./_clip_file.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
 import { HEADER, HEADER_BYTES, RECORD, RECORD_BYTES } from "../animation/_clip_file_format.ts";
 import { xxhash32 } from "../animation/_clip_file_format.ts";
-import { sharedPolicy, syncPolicy } from "../animation/_sync_blocks.ts";
+import { syncPolicy } from "../animation/_sync_blocks.ts";
+import { sharedPolicy } from "../animation/_shared_blocks.ts";
 
 const BUILDS: CoreBuild[] = ["scalar", ...SIMD_BUILDS];
 

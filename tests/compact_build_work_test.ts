@@ -14,7 +14,7 @@ import { clipBytes, ClipWorkError, compactClip } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
 import { buildCounters, WORK_FLOOR, WORK_PER_BYTE } from "../animation/_build_work.ts";
-import { EXACT_REACH_STEPS, skeletonGeometry } from "../animation/_clip_error.ts";
+import { EXACT_REACH_STEPS, skeletonGeometry } from "../animation/_skeleton_geometry.ts";
 
 /** A chain of `joints` joints, each 1 cm above its parent. */
 function chain(joints: number, core: Core): SkeletonAsset {

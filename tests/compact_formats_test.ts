@@ -121,7 +121,12 @@ Deno.test("compact clips: tracks with equal values share one copy of them", () =
   const apart = rotationClip(joints, times, (j, k) => own[k][j]);
   const core = Core.create("scalar");
   const skeleton = new SkeletonAsset(definition, core);
-  const [together, separate] = [clip, apart].map((c) => compactClip(c, skeleton));
+  // Twice the default tolerance: at the default, the first attempt's half
+  // share leaves some joints' random turns too little room for 8-byte keys
+  // (a joint's lever sets its share), and equal channels of joints with
+  // different levers would take different formats.
+  const tolerance = 2 * compactClip(rotationClip([0], times, () => shared[0]), skeleton).tolerance;
+  const [together, separate] = [clip, apart].map((c) => compactClip(c, skeleton, { tolerance }));
   const records = trackRecords(together, core);
   assertEquals(records.length, 8);
   const offsets = joints.map((j) => records[j].values);
@@ -131,14 +136,14 @@ Deno.test("compact clips: tracks with equal values share one copy of them", () =
   const keyBytes = (separate.bytes - together.bytes) / 3;
   assert(keyBytes >= 16 * 8, `the shared tracks saved ${keyBytes} bytes each`);
   const sampleTimes = timeSequence(next, 1.5);
-  const poses = sampleOnCore("scalar", definition, clip, sampleTimes);
+  const poses = sampleOnCore("scalar", definition, clip, sampleTimes, { tolerance });
   for (const pose of poses) {
     const lane = (j: number, c: number) => pose[(j >> 2) * 40 + (j & 3) + 12 + c * 4];
     for (const j of [3, 5, 6]) {
       for (let c = 0; c < 4; c++) assertEquals(lane(j, c), lane(1, c));
     }
   }
-  assertSimdMatchesScalar(definition, clip, sampleTimes);
+  assertSimdMatchesScalar(definition, clip, sampleTimes, { tolerance });
 });
 
 Deno.test("compact clips: rotations with wide keys at shared times form wide blocks, exact at their keys", () => {

@@ -1,6 +1,6 @@
 /**
  * Shared-timeline compact clips (`sharedBlocks` in
- * `animation/_sync_blocks.ts`, `simd/assembly/sample_shared.ts`): every
+ * `animation/_shared_blocks.ts`, `simd/assembly/sample_shared.ts`): every
  * SIMD build's one-weight path samples them as the scalar reference's
  * general path does; the layout is what the kernel relies on; and the
  * build takes it only for clips that can share a timeline.
@@ -11,7 +11,7 @@ import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
 import { compactClip, type CompactClipOptions } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { coreMemory } from "../simd/_instance.ts";
-import { sharedBlocks, sharedPolicy } from "../animation/_sync_blocks.ts";
+import { sharedBlocks, sharedPolicy } from "../animation/_shared_blocks.ts";
 import { reduceChannel } from "../animation/_reduce.ts";
 import {
   CLIP_SHARED_GROUPS,

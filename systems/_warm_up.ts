@@ -3,8 +3,10 @@
  * `playClip` of a process and the frame after it otherwise pay, inside that
  * frame, what no later play pays: V8 compiling the play, sampling,
  * cross-fade and skinning code on first call, and the core compiling its
- * kernels on first call (measured 1.2–1.6 ms per model by
- * `bench/_first_play.ts`, against ordinary frames of 0.02–0.2 ms). So
+ * kernels on first call and running them unoptimized until they tier up
+ * (in the README's order, a first play and the world's first frame took
+ * 19–78 ms per model, `deno task bench:first-play`, against ordinary
+ * frames of 0.02–0.25 ms; after this, 0.6–0.8 ms on most runs). So
  * `createAnimationPipeline`, which a game calls while it sets up, plays a
  * small character once on a private world (every path, cross-fades, a
  * replay, every kind of skinning) and gives back everything it took.
@@ -36,6 +38,8 @@ const VERTICES = 1024;
 /** Frames of each phase: enough calls of every kernel for it to tier up. */
 const FRAMES = 4;
 const warmed = new WeakSet<Core>();
+/** Warm-ups started and played through in this process: the tests' evidence. */
+export const warmUps = { count: 0, completed: 0 };
 
 /** A frame function as `createAnimationPipeline` builds it. */
 type Frame = (world: object, deltaSeconds: number) => void;
@@ -46,6 +50,7 @@ type Frame = (world: object, deltaSeconds: number) => void;
  */
 export function warmPlayPath(core: Core, frame: Frame): void {
   if (warmed.has(core)) return;
+  warmUps.count++;
   warmed.add(core);
   const skeleton = new SkeletonAsset(chain(), core);
   const linear = new SkinAsset(skeleton, cylinder());
@@ -78,6 +83,7 @@ export function warmPlayPath(core: Core, frame: Frame): void {
     for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
     for (const eid of eids) playClip(world, eid, clip);
     for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
+    warmUps.completed++;
   } catch {
     // Only an optimisation: a core whose clip budget refuses the warm-up's
     // clips (setClipBudget) still gets a working pipeline, compiled later.

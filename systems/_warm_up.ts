@@ -52,14 +52,16 @@ export function warmPlayPath(core: Core, frame: Frame): void {
   if (warmed.has(core)) return;
   warmUps.count++;
   warmed.add(core);
-  const skeleton = new SkeletonAsset(chain(), core);
-  const linear = new SkinAsset(skeleton, cylinder());
-  const dualQuaternion = new SkinAsset(skeleton, cylinder(), { method: "dual-quaternion" });
   // One clip, cross-faded to itself: a build takes tens of ms, and every
   // clip plays through the same sampling kernel once built.
   const clip = warmClip();
   const world = createWorld();
+  let skeleton: SkeletonAsset | undefined;
+  let linear: SkinAsset | undefined, dualQuaternion: SkinAsset | undefined;
   try {
+    skeleton = new SkeletonAsset(chain(), core);
+    linear = new SkinAsset(skeleton, cylinder());
+    dualQuaternion = new SkinAsset(skeleton, cylinder(), { method: "dual-quaternion" });
     createAnimation(world, { core });
     // Every kind of skin a game's character may wear: each skinning kernel.
     const characters: [SkinAsset, SkinStreams][] = [
@@ -85,15 +87,15 @@ export function warmPlayPath(core: Core, frame: Frame): void {
     for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
     warmUps.completed++;
   } catch {
-    // Only an optimisation: a core whose clip budget refuses the warm-up's
-    // clips (setClipBudget) still gets a working pipeline, compiled later.
+    // Only an optimisation: a core that refuses the warm-up's assets or clip
+    // (a full memory, setClipBudget) still gets a working pipeline.
   } finally {
     disposeAnimation(world);
     deleteWorld(world);
     disposeClip(clip);
-    linear.dispose();
-    dualQuaternion.dispose();
-    skeleton.dispose();
+    linear?.dispose();
+    dualQuaternion?.dispose();
+    skeleton?.dispose();
   }
 }
 

@@ -19,6 +19,7 @@ import {
   createCharacterAssets,
   importGltf,
   playClip,
+  setClipBudget,
 } from "../mod.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { warmPlayPath, warmUps } from "../systems/_warm_up.ts";
@@ -33,14 +34,26 @@ Deno.test("createAnimationPipeline warms the play path once per core and gives b
   warmPlayPath(Core.default, createAnimationPipeline());
   assertEquals(warmUps.count, count, "the pipeline warmed the default core");
   const core = Core.create();
+  const animate = createAnimationPipeline();
   const bytes = core.allocatedBytes, clips = clipBytes(core);
-  warmPlayPath(core, createAnimationPipeline());
+  warmPlayPath(core, animate);
   assertEquals(warmUps.count, count + 1, "a new core is warmed");
   assertEquals(warmUps.completed, completed + 1, "the warm-up played through");
   assertEquals(core.allocatedBytes, bytes, "the warm-up gave back its core memory");
   assertEquals(clipBytes(core), clips, "the warm-up gave back its clip");
   warmPlayPath(core, createAnimationPipeline());
   assertEquals(warmUps.count, count + 1, "once per core");
+});
+
+Deno.test("a warm-up the core refuses (clip budget) leaves a working pipeline and gives back its assets", () => {
+  const core = Core.create();
+  setClipBudget(core, 16);
+  const animate = createAnimationPipeline();
+  const bytes = core.allocatedBytes, { count, completed } = warmUps;
+  warmPlayPath(core, animate);
+  assertEquals(warmUps.count, count + 1);
+  assertEquals(warmUps.completed, completed, "refused: it did not play through");
+  assertEquals(core.allocatedBytes, bytes, "the refused warm-up gave back its assets");
 });
 
 /** Every typed array of the world's stores, by name: a grown store is a new array. */

@@ -119,6 +119,19 @@ export function writeExtras(
   return at;
 }
 
+/** A root-motion channel's header, checked, and where its keys are in the file. */
+interface MotionHeader {
+  readonly joint: number;
+  readonly path: ChannelPath;
+  readonly interpolation: Interpolation;
+  readonly node: number;
+  /** Byte offset of its times, followed by its values. */
+  readonly at: number;
+  readonly keys: number;
+  /** Floats of its values. */
+  readonly values: number;
+}
+
 /** Where a record's extras are read from, and how a read past the file is refused. */
 export interface ExtrasInput {
   readonly bytes: Uint8Array;
@@ -138,7 +151,6 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
   const { bytes, view, field, jointCount, duration, need } = input;
   const groups = Math.ceil(jointCount / 4);
   need(`${field}.animated`, at, pad4(groups * 2) + 4);
-  const animated: AnimatedProperty[] = [];
   const animatedBits = new Uint16Array(groups);
   for (let g = 0; g < groups; g++) {
     const bits = animatedBits[g] = view.getUint16(at + g * 2, true);
@@ -150,9 +162,6 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
         at + g * 2,
         `${bits} marks lanes past the skeleton's joints`,
       );
-    }
-    for (let i = 0; i < 12; i++) {
-      if (bits & (1 << i)) animated.push({ joint: g * 4 + (i & 3), path: PATHS[i >> 2] });
     }
   }
   at += groups * 2;
@@ -189,6 +198,10 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
   const motionCount = view.getUint32(at, true);
   at += 4;
   const motion: ClipChannel[] = [], motionAt: number[] = [];
+  // Headers first, then one copy for all the clip's keys (the clip outlives
+  // the file's bytes): an array per channel cost most of a small file's load.
+  const headers: MotionHeader[] = [];
+  let floats = 0;
   for (let c = 0; c < motionCount; c++) {
     const where = `${field}.motion[${c}]`;
     need(where, at, MOTION_HEADER_BYTES);
@@ -209,28 +222,57 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
     if (view.getUint32(at + 12, true) !== 0) fail(12, "reserved: not 0");
     motionAt.push(at);
     at += MOTION_HEADER_BYTES;
-    const read = (n: number) => {
-      need(where, at, n * 4);
-      // A copy: the clip outlives the file's bytes. Little-endian, as the core's views are.
-      const aligned = (bytes.byteOffset + at) % 4 === 0;
-      const out = aligned
-        ? new Float32Array(bytes.buffer, bytes.byteOffset + at, n).slice()
-        : Float32Array.from({ length: n }, (_, i) => view.getFloat32(at + i * 4, true));
-      at += n * 4;
-      return out;
-    };
-    const times = read(keys);
-    const values = read(
-      keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1),
-    );
+    const values = keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1);
+    need(where, at, keys * 4);
+    need(where, at + keys * 4, values * 4);
+    headers.push({ joint, path, interpolation, node, at, keys, values });
+    at += (keys + values) * 4;
+    floats += keys + values;
+  }
+  const keys = new Float32Array(floats);
+  let copied = 0;
+  for (const { joint, path, interpolation, node, at: from, keys: n, values: m } of headers) {
+    // Little-endian, as the core's views are.
+    if ((bytes.byteOffset + from) % 4 === 0) {
+      keys.set(new Float32Array(bytes.buffer, bytes.byteOffset + from, n + m), copied);
+    } else {
+      for (let i = 0; i < n + m; i++) keys[copied + i] = view.getFloat32(from + i * 4, true);
+    }
+    const times = keys.subarray(copied, copied + n);
+    const values = keys.subarray(copied + n, copied + n + m);
+    copied += n + m;
     motion.push(Object.freeze({ joint, path, interpolation, times, values, node }));
   }
-  try {
-    validateClip({ name: input.name, animation: -1, start: 0, duration, channels: motion });
-  } catch (e) {
-    if (!(e instanceof ClipError)) throw e;
-    const c = Math.max(e.channel, 0);
-    throw new ClipFileError(`${field}.motion[${c}]`, motionAt[c] ?? at, e.message);
+  // Without keys there is nothing the clip's own checks (name, duration: the record's) add.
+  if (motion.length > 0) {
+    try {
+      validateClip({ name: input.name, animation: -1, start: 0, duration, channels: motion });
+    } catch (e) {
+      if (!(e instanceof ClipError)) throw e;
+      const c = Math.max(e.channel, 0);
+      throw new ClipFileError(`${field}.motion[${c}]`, motionAt[c] ?? at, e.message);
+    }
   }
-  return [{ animated: Object.freeze(animated), markers, motion: Object.freeze(motion) }, at];
+  // Listed when first asked for (a layer's mask): an object per property
+  // and clip was much of a small file's load.
+  let animated: readonly AnimatedProperty[] | undefined;
+  const extras: ClipExtras = {
+    get animated() {
+      return animated ??= animatedList(animatedBits);
+    },
+    markers,
+    motion: Object.freeze(motion),
+  };
+  return [extras, at];
+}
+
+/** The properties marked in `bits`, 12 per group (translation, rotation, scale of 4 joints). */
+function animatedList(bits: Uint16Array): readonly AnimatedProperty[] {
+  const animated: AnimatedProperty[] = [];
+  for (let g = 0; g < bits.length; g++) {
+    for (let i = 0; i < 12; i++) {
+      if (bits[g] & (1 << i)) animated.push({ joint: g * 4 + (i & 3), path: PATHS[i >> 2] });
+    }
+  }
+  return Object.freeze(animated);
 }

@@ -54,6 +54,16 @@ export interface ImageSite {
   readonly field: string;
 }
 
+/** The name of record `index` of table `kind` (`tracks[3]`), made for an error only. */
+function record(kind: string, index: number): string {
+  return `${kind}[${index}]`;
+}
+
+/** The name of lane entry `i` of group `g`, made for an error only. */
+function lane(g: number, i: number): string {
+  return `lanes[${g * 12 + i}]`;
+}
+
 /** Bytes per key and lane of `format` on path `path` (0 translation, 1 rotation, 2 scale). */
 function keyBytes(format: number, path: number): number {
   if (format === TRACK_SMALLEST_THREE) return 8;
@@ -140,20 +150,21 @@ export function checkImage(
       const byte = lanes + (g * 12 + i) * 2, p = i >> 2;
       const entry = view.getInt16(at + byte, true);
       if (entry === -1) continue;
-      const name = `lanes[${g * 12 + i}]`;
       unheld[g] |= 1 << i;
       if (entry >= 0 && entry < trackCount) {
-        if (trackPath[entry] >= 0) fail(name, byte, `track ${entry} is named by a second lane`);
+        if (trackPath[entry] >= 0) {
+          fail(lane(g, i), byte, `track ${entry} is named by a second lane`);
+        }
         trackPath[entry] = p;
       } else if (entry <= -2 && -2 - entry < syncCount) {
         const b = -2 - entry, place = g * 3 + p;
         if (blockPlace[b] >= 0 && blockPlace[b] !== place) {
-          fail(name, byte, `sync block ${b} is named by lanes of two group paths`);
+          fail(lane(g, i), byte, `sync block ${b} is named by lanes of two group paths`);
         }
         blockPlace[b] = place;
         blockLanes[b] |= 1 << (i & 3);
       } else {
-        fail(name, byte, `${entry} names no track (${trackCount}) or block (${syncCount})`);
+        fail(lane(g, i), byte, `${entry} names no track (${trackCount}) or block (${syncCount})`);
       }
     }
   }
@@ -162,34 +173,55 @@ export function checkImage(
   // the image's (arrays of distinct records that overlap are refused).
   const checkedTimes = new Map<number, number>(), checkedValues = new Map<number, number>();
   let budget = length;
-  const spend = (name: string, field: string, byte: number, bytes: number) => {
+  // A record is named `tracks[i]` or `syncs[b]` (`kind`, `index`): the
+  // name is made only for an error, not for each of a clip's records.
+  const spend = (kind: string, index: number, field: string, byte: number, bytes: number) => {
     budget -= bytes;
     if (budget < 0) {
-      fail(`${name}.${field}`, byte, "key arrays overlap: more bytes read than the image holds");
+      fail(
+        `${kind}[${index}].${field}`,
+        byte,
+        "key arrays overlap: more bytes read than the image holds",
+      );
     }
   };
-  const checkTimes = (name: string, byte: number, offset: number, n: number) => {
-    if (n === 0) fail(`${name}.keyCount`, byte + 8, "a track needs at least one key");
+  const checkTimes = (kind: string, index: number, byte: number, offset: number, n: number) => {
+    if (n === 0) {
+      fail(`${record(kind, index)}.keyCount`, byte + 8, "a track needs at least one key");
+    }
     if (offset < CLIP_HEADER_BYTES || offset + n * 4 > length) {
-      fail(`${name}.times`, byte, `${n} key times at ${offset} do not fit the image`);
+      fail(
+        `${record(kind, index)}.times`,
+        byte,
+        `${n} key times at ${offset} do not fit the image`,
+      );
     }
     if (checkedTimes.get(offset) === n) return;
     checkedTimes.set(offset, n);
-    spend(name, "times", byte, n * 4);
+    spend(kind, index, "times", byte, n * 4);
     let previous = -Infinity;
     for (let k = 0; k < n; k++) {
       const t = view.getFloat32(at + offset + k * 4, true);
       if (!(Math.abs(t) <= MAX_KEY_TIME)) {
-        fail(`${name}.times`, offset + k * 4, `key ${k}: time ${t} is not finite within ±1e18`);
+        fail(
+          `${record(kind, index)}.times`,
+          offset + k * 4,
+          `key ${k}: time ${t} is not finite within ±1e18`,
+        );
       }
       if (!(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
-        fail(`${name}.times`, offset + k * 4, `key ${k}: time ${t} is not 1e-30 after ${previous}`);
+        fail(
+          `${record(kind, index)}.times`,
+          offset + k * 4,
+          `key ${k}: time ${t} is not 1e-30 after ${previous}`,
+        );
       }
       previous = t;
     }
   };
   const checkValues = (
-    name: string,
+    kind: string,
+    index: number,
     byte: number,
     offset: number,
     head: number,
@@ -198,64 +230,84 @@ export function checkImage(
   ) => {
     const end = offset + head + bytes;
     if (offset < CLIP_HEADER_BYTES || end > length) {
-      fail(`${name}.values`, byte + 4, `${head + bytes} bytes at ${offset} do not fit the image`);
+      fail(
+        `${record(kind, index)}.values`,
+        byte + 4,
+        `${head + bytes} bytes at ${offset} do not fit the image`,
+      );
     }
     if (checkedValues.get(offset) === end) return;
     checkedValues.set(offset, end);
     if (format === TRACK_RANGED) {
       // min[3] then scale[3]: per track one float each, per block four lanes each.
-      spend(name, "values", byte + 4, head);
+      spend(kind, index, "values", byte + 4, head);
       const half = head / 2;
       for (let i = 0; i < half; i += 4) {
         const min = view.getFloat32(at + offset + i, true);
         const scale = view.getFloat32(at + offset + half + i, true);
         if (!(Math.abs(min) <= MAX_VALUE) || !(scale >= 0 && scale <= MAX_RANGE_SCALE)) {
-          fail(`${name}.values`, offset + i, `range min ${min}, scale ${scale} out of bounds`);
+          fail(
+            `${record(kind, index)}.values`,
+            offset + i,
+            `range min ${min}, scale ${scale} out of bounds`,
+          );
         }
       }
     } else if (format === TRACK_RAW) {
-      spend(name, "values", byte + 4, bytes);
+      spend(kind, index, "values", byte + 4, bytes);
       for (let i = offset; i < end; i += 4) {
         const v = view.getFloat32(at + i, true);
-        if (!(Math.abs(v) <= MAX_VALUE)) fail(`${name}.values`, i, `key value ${v} out of bounds`);
+        if (!(Math.abs(v) <= MAX_VALUE)) {
+          fail(`${record(kind, index)}.values`, i, `key value ${v} out of bounds`);
+        }
       }
     }
     // Smallest-three keys: every bit pattern decodes to a finite rotation.
   };
 
   for (let i = 0; i < trackCount; i++) {
-    const byte = tracks + i * TRACK_BYTES, name = `tracks[${i}]`;
+    const byte = tracks + i * TRACK_BYTES;
     const p = trackPath[i];
-    if (p < 0) fail(name, byte, "no lane names the track");
+    if (p < 0) fail(record("tracks", i), byte, "no lane names the track");
     const n = u32(byte + 8), flags = u32(byte + 12), format = flags & 15;
-    if (flags & ~(15 | TRACK_STEP | TRACK_BISECT)) fail(`${name}.flags`, byte + 12, `${flags}`);
+    if (flags & ~(15 | TRACK_STEP | TRACK_BISECT)) {
+      fail(`${record("tracks", i)}.flags`, byte + 12, `${flags}`);
+    }
     if (!formatFits(format, p)) {
-      fail(`${name}.flags`, byte + 12, `format ${format} cannot hold ${PATHS[p]} keys`);
+      fail(
+        `${record("tracks", i)}.flags`,
+        byte + 12,
+        `format ${format} cannot hold ${PATHS[p]} keys`,
+      );
     }
     if (flags & TRACK_BISECT && (p !== 1 || flags & TRACK_STEP)) {
-      fail(`${name}.flags`, byte + 12, "only LINEAR rotation tracks are bisected");
+      fail(`${record("tracks", i)}.flags`, byte + 12, "only LINEAR rotation tracks are bisected");
     }
-    checkTimes(name, byte, u32(byte), n);
+    checkTimes("tracks", i, byte, u32(byte), n);
     const head = format === TRACK_RANGED ? TRACK_RANGE_BYTES : 0;
-    checkValues(name, byte, u32(byte + 4), head, n * keyBytes(format, p), format);
+    checkValues("tracks", i, byte, u32(byte + 4), head, n * keyBytes(format, p), format);
   }
 
   for (let b = 0; b < syncCount; b++) {
-    const byte = syncs + b * SYNC_BYTES, name = `syncs[${b}]`;
-    if (blockPlace[b] < 0) fail(name, byte, "no lane names the sync block");
+    const byte = syncs + b * SYNC_BYTES;
+    if (blockPlace[b] < 0) fail(record("syncs", b), byte, "no lane names the sync block");
     const p = blockPlace[b] % 3;
     const n = u32(byte + 8), flags = u32(byte + 12), format = flags & 15;
     const span = (flags >>> SYNC_SPAN_SHIFT) & 15, mask = (flags >>> SYNC_MASK_SHIFT) & 15;
     if (flags & ~(15 | (15 << SYNC_SPAN_SHIFT) | (15 << SYNC_MASK_SHIFT))) {
-      fail(`${name}.flags`, byte + 12, `unknown bits in ${flags}`);
+      fail(`${record("syncs", b)}.flags`, byte + 12, `unknown bits in ${flags}`);
     }
     if (!formatFits(format, p)) {
-      fail(`${name}.flags`, byte + 12, `format ${format} cannot hold ${PATHS[p]} keys`);
+      fail(
+        `${record("syncs", b)}.flags`,
+        byte + 12,
+        `format ${format} cannot hold ${PATHS[p]} keys`,
+      );
     }
     // The lanes stored per key are those up to the highest of the mask.
     if (span < 1 || span > 4 || mask !== blockLanes[b] || 32 - Math.clz32(mask) !== span) {
       fail(
-        `${name}.flags`,
+        `${record("syncs", b)}.flags`,
         byte + 12,
         `span ${span}, lane mask ${mask}: expected the mask of the lanes naming it (${
           blockLanes[b]
@@ -263,12 +315,16 @@ export function checkImage(
       );
     }
     if (shared && (format !== TRACK_RAW || mask !== 15 || n !== sharedKeys)) {
-      fail(name, byte, `a shared timeline's blocks are floats in four lanes, ${sharedKeys} keys`);
+      fail(
+        record("syncs", b),
+        byte,
+        `a shared timeline's blocks are floats in four lanes, ${sharedKeys} keys`,
+      );
     }
-    checkTimes(name, byte, u32(byte), n);
+    checkTimes("syncs", b, byte, u32(byte), n);
     const head = format === TRACK_RANGED ? SYNC_RANGE_BYTES : 0;
     const bytes = n * span * keyBytes(format, p) + (shared ? 0 : SYNC_OVERREAD);
-    checkValues(name, byte, u32(byte + 4), head, bytes, format);
+    checkValues("syncs", b, byte, u32(byte + 4), head, bytes, format);
   }
 
   for (let i = 0; i < timelineCount; i++) {

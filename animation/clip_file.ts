@@ -35,7 +35,7 @@
  * @module
  */
 
-import type { Clip } from "./clip.ts";
+import type { Clip, ClipChannel } from "./clip.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
 import { adoptCompactClip, type CompactClip, compactClip } from "./compact_clip.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
@@ -45,6 +45,9 @@ import { compactClipFromParts, compactClipParts } from "./_compact_parts.ts";
 import { readClipFile } from "./_clip_file_read.ts";
 import { clipExtras, extrasBytes, writeExtras } from "./_clip_file_extras.ts";
 import { describeKeylessClip } from "./_keyless_clip.ts";
+
+/** A loaded clip's channels: none (its keys are in the core), one frozen array for all. */
+const NO_CHANNELS: readonly ClipChannel[] = Object.freeze([]);
 import { setClipMarkers } from "./markers.ts";
 import {
   cacheTemplate,
@@ -248,7 +251,7 @@ export function loadCompactClips(skeleton: SkeletonAsset, bytes: Uint8Array): Cl
         animation,
         start,
         duration: parts.duration,
-        channels: Object.freeze([]),
+        channels: NO_CHANNELS,
       });
       adoptCompactClip(clip, skeleton, compact);
       describeKeylessClip(clip, extras);

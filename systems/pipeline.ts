@@ -33,6 +33,8 @@ import {
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
 import { SKELETON_ENTITIES } from "./_select.ts";
 import type { ThreadMode, WorkerPool } from "../simd/workers.ts";
+import { Core } from "../simd/core.ts";
+import { warmPlayPath } from "./_warm_up.ts";
 import {
   checkIdle,
   type FrameSteps,
@@ -196,6 +198,8 @@ export function createAnimationPipeline(
     }
     faults.notify();
   };
+  // The first play of a process pays no compilation inside a game's frame.
+  if (!options.pool && !options.taskParallel) warmPlayPath(Core.default, pipeline);
   return Object.defineProperties(pipeline, {
     systems: { value: systems, enumerable: true },
     async: {

@@ -1,0 +1,176 @@
+/**
+ * The play path, compiled before a game's first play. The first
+ * `playClip` of a process and the frame after it otherwise pay, inside that
+ * frame, what no later play pays: V8 compiling the play, sampling,
+ * cross-fade and skinning code on first call, and the core compiling its
+ * kernels on first call and running them unoptimized until they tier up
+ * (in the README's order, a first play and the world's first frame took
+ * 19–78 ms per model, `deno task bench:first-play`, against ordinary
+ * frames of 0.02–0.25 ms; after this, 0.6–0.8 ms on most runs). So
+ * `createAnimationPipeline`, which a game calls while it sets up, plays a
+ * small character once on a private world (every path, cross-fades, a
+ * replay, every kind of skinning) and gives back everything it took.
+ *
+ * @module
+ */
+
+import { addEntity, createWorld, deleteWorld } from "bitecs";
+import type { Clip } from "../animation/clip.ts";
+import { createClip } from "../animation/clip_validation.ts";
+import { disposeClip } from "../animation/compact_clip.ts";
+import { SkeletonAsset } from "../animation/skeleton_asset.ts";
+import { SkinAsset } from "../animation/skin_asset.ts";
+import type { SkinDefinition } from "../animation/definitions.ts";
+import type { Core } from "../simd/core.ts";
+import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
+import { addCharacter } from "../components/character.ts";
+import type { SkinStreams } from "../components/skin.ts";
+import { crossFadeTo, playClip } from "../components/clip_player.ts";
+import { createAnimation, disposeAnimation } from "../components/world.ts";
+
+const JOINTS = 5;
+/**
+ * Enough vertices that the skinning kernels' first calls exhaust V8's
+ * tier-up budget: a kernel first runs unoptimized (Liftoff), measured 10×
+ * slower, until then.
+ */
+const VERTICES = 1024;
+/** Frames of each phase: enough calls of every kernel for it to tier up. */
+const FRAMES = 4;
+const warmed = new WeakSet<Core>();
+/** Warm-ups started and played through in this process: the tests' evidence. */
+export const warmUps = { count: 0, completed: 0 };
+
+/** A frame function as `createAnimationPipeline` builds it. */
+type Frame = (world: object, deltaSeconds: number) => void;
+
+/**
+ * Plays a private character through `frame` once per process and core: the
+ * world, skeleton, skin and clips are the warm-up's own, all released here.
+ */
+export function warmPlayPath(core: Core, frame: Frame): void {
+  if (warmed.has(core)) return;
+  warmUps.count++;
+  warmed.add(core);
+  // One clip, cross-faded to itself: a build takes tens of ms, and every
+  // clip plays through the same sampling kernel once built.
+  const clip = warmClip();
+  const world = createWorld();
+  let skeleton: SkeletonAsset | undefined;
+  let linear: SkinAsset | undefined, dualQuaternion: SkinAsset | undefined;
+  try {
+    skeleton = new SkeletonAsset(chain(), core);
+    linear = new SkinAsset(skeleton, cylinder());
+    dualQuaternion = new SkinAsset(skeleton, cylinder(), { method: "dual-quaternion" });
+    createAnimation(world, { core });
+    // Every kind of skin a game's character may wear: each skinning kernel.
+    const characters: [SkinAsset, SkinStreams][] = [
+      [linear, { normals: true, tangents: true }],
+      [linear, { normals: true, tangents: false }],
+      [linear, { normals: false, tangents: false }],
+      [dualQuaternion, { normals: true, tangents: true }],
+      [dualQuaternion, { normals: false, tangents: false }],
+    ];
+    const eids: number[] = [];
+    for (const [skin, streams] of characters) {
+      const eid = addEntity(world);
+      eids.push(eid);
+      addCharacter(world, eid, skeleton, skin, streams);
+      playClip(world, eid, clip, { time: 0.25 });
+    }
+    for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
+    for (const eid of eids) crossFadeTo(world, eid, clip, 0.2);
+    for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
+    for (const eid of eids) crossFadeTo(world, eid, clip, 0.2);
+    for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
+    for (const eid of eids) playClip(world, eid, clip);
+    for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
+    warmUps.completed++;
+  } catch {
+    // Only an optimisation: a core that refuses the warm-up's assets or clip
+    // (a full memory, setClipBudget) still gets a working pipeline.
+  } finally {
+    disposeAnimation(world);
+    deleteWorld(world);
+    disposeClip(clip);
+    linear?.dispose();
+    dualQuaternion?.dispose();
+    skeleton?.dispose();
+  }
+}
+
+function chain() {
+  const restPose = new Float32Array(poseFloats(JOINTS));
+  const inverseBind = new Float32Array(JOINTS * 12);
+  for (let j = 0; j < JOINTS; j++) {
+    restPose[poseIndex(j, PoseField.TY)] = j === 0 ? 0 : 1;
+    restPose[poseIndex(j, PoseField.QW)] = 1;
+    restPose[poseIndex(j, PoseField.SX)] = 1;
+    restPose[poseIndex(j, PoseField.SY)] = 1;
+    restPose[poseIndex(j, PoseField.SZ)] = 1;
+    inverseBind.set([1, 0, 0, 0, 0, 1, 0, -j, 0, 0, 1, 0], j * 12);
+  }
+  return {
+    names: Array.from({ length: JOINTS }, (_, j) => `warm${j}`),
+    parents: Int16Array.from({ length: JOINTS }, (_, j) => j - 1),
+    restPose,
+    inverseBind,
+  };
+}
+
+/**
+ * Vertices of 1 to 8 influences (the skinning kernels differ by influence
+ * count), with normals and tangents.
+ */
+function cylinder(): SkinDefinition {
+  const vertexCount = VERTICES;
+  const positions = new Float32Array(vertexCount * 4);
+  const normals = new Float32Array(vertexCount * 4);
+  const tangents = new Float32Array(vertexCount * 4);
+  const influenceCounts = new Uint8Array(vertexCount);
+  const joints: number[] = [], weights: number[] = [];
+  for (let v = 0; v < vertexCount; v++) {
+    const count = 1 + (v % 8);
+    influenceCounts[v] = count;
+    positions.set([v & 1 ? 1 : -1, (v / VERTICES) * JOINTS, 0, 1], v * 4);
+    normals.set([v & 1 ? 1 : -1, 0, 0, 0], v * 4);
+    tangents.set([0, 0, 1, 1], v * 4);
+    for (let i = 0; i < count; i++) {
+      joints.push((v + i) % JOINTS);
+      weights.push((count - i) / (count * (count + 1) / 2));
+    }
+  }
+  return {
+    vertexCount,
+    positions,
+    normals,
+    tangents,
+    influenceCounts,
+    joints: Uint16Array.from(joints),
+    weights: Float32Array.from(weights),
+  };
+}
+
+/** A clip animating every path of every joint. */
+function warmClip(): Clip {
+  const times = new Float32Array([0, 0.5, 1]);
+  const channels = [];
+  for (let joint = 0; joint < JOINTS; joint++) {
+    const s = Math.sin(joint / 8), c = Math.cos(joint / 8);
+    channels.push(
+      { joint, path: "translation", values: [0, 1, 0, s, 1, 0, 0, 1, 0] },
+      { joint, path: "rotation", values: [0, 0, 0, 1, 0, 0, s, c, 0, 0, 0, 1] },
+      { joint, path: "scale", values: [1, 1, 1, 1, 1 + s / 4, 1, 1, 1, 1] },
+    );
+  }
+  return createClip({
+    name: "warm-up",
+    channels: channels.map(({ joint, path, values }) => ({
+      joint,
+      path: path as "translation" | "rotation" | "scale",
+      interpolation: "LINEAR",
+      times,
+      values: new Float32Array(values),
+    })),
+  });
+}

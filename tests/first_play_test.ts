@@ -1,0 +1,105 @@
+/**
+ * The first play of a clip pays nothing a later play does not, on the
+ * README's path (importGltf → createCharacterAssets → addCharacter →
+ * playClip → animate). Counted, never timed (`deno task bench:first-play`
+ * times it): `createAnimationPipeline` plays its private warm-up character
+ * once per process and core (`systems/_warm_up.ts`), gives back every byte
+ * and clip it took, and no warm-up runs later; the first `playClip` and its
+ * frame grow no store of the world (every store was sized when the
+ * character was added).
+ */
+import { assertEquals } from "@std/assert";
+import { addEntity, createWorld } from "bitecs";
+import {
+  addCharacter,
+  clipBytes,
+  Core,
+  createAnimation,
+  createAnimationPipeline,
+  createCharacterAssets,
+  importGltf,
+  playClip,
+  setClipBudget,
+} from "../mod.ts";
+import { stateOf } from "../components/_lifecycle.ts";
+import { warmPlayPath, warmUps } from "../systems/_warm_up.ts";
+import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
+
+const DT = 1 / 60;
+
+Deno.test("createAnimationPipeline warms the play path once per core and gives back all it took", () => {
+  createAnimationPipeline();
+  const { count, completed } = warmUps;
+  // Core.default was warmed by the pipeline: no second warm-up.
+  warmPlayPath(Core.default, createAnimationPipeline());
+  assertEquals(warmUps.count, count, "the pipeline warmed the default core");
+  const core = Core.create();
+  const animate = createAnimationPipeline();
+  const bytes = core.allocatedBytes, clips = clipBytes(core);
+  warmPlayPath(core, animate);
+  assertEquals(warmUps.count, count + 1, "a new core is warmed");
+  assertEquals(warmUps.completed, completed + 1, "the warm-up played through");
+  assertEquals(core.allocatedBytes, bytes, "the warm-up gave back its core memory");
+  assertEquals(clipBytes(core), clips, "the warm-up gave back its clip");
+  warmPlayPath(core, createAnimationPipeline());
+  assertEquals(warmUps.count, count + 1, "once per core");
+});
+
+Deno.test("a warm-up the core refuses (clip budget) leaves a working pipeline and gives back its assets", () => {
+  const core = Core.create();
+  setClipBudget(core, 16);
+  const animate = createAnimationPipeline();
+  const bytes = core.allocatedBytes, { count, completed } = warmUps;
+  warmPlayPath(core, animate);
+  assertEquals(warmUps.count, count + 1);
+  assertEquals(warmUps.completed, completed, "refused: it did not play through");
+  assertEquals(core.allocatedBytes, bytes, "the refused warm-up gave back its assets");
+});
+
+/** Every typed array of the world's stores, by name: a grown store is a new array. */
+function storeArrays(world: object): Map<string, unknown> {
+  const state = stateOf(world, "test");
+  const arrays = new Map<string, unknown>();
+  const stores: [string, object][] = [
+    ...Object.entries(state.components as unknown as Record<string, object>),
+    ["owned", state.resources.owned],
+  ];
+  for (const [name, store] of stores) {
+    for (const [field, array] of Object.entries(store)) {
+      if (ArrayBuffer.isView(array)) arrays.set(`${name}.${field}`, array);
+    }
+  }
+  arrays.set("capacity", state.resources.capacity);
+  return arrays;
+}
+
+for (const file of listAssets()) {
+  testOnModels(
+    [file],
+    `${file}: the first playClip and its frame grow no store and warm nothing`,
+    async () => {
+      const model = await importGltf(assetUrl(file));
+      const world = createWorld();
+      createAnimation(world);
+      const animate = createAnimationPipeline();
+      const characters = [];
+      for (const gltfSkeleton of model.skeletons) {
+        if (gltfSkeleton.primitives.length === 0 || gltfSkeleton.clips.length === 0) continue;
+        const { skeleton, skin } = createCharacterAssets(gltfSkeleton);
+        const eid = addEntity(world);
+        addCharacter(world, eid, skeleton, skin);
+        characters.push({ eid, clip: gltfSkeleton.clips[0] });
+      }
+      const before = storeArrays(world), warmed = warmUps.count;
+      for (const { eid, clip } of characters) {
+        playClip(world, eid, clip);
+        animate(world, DT);
+      }
+      const after = storeArrays(world);
+      for (const [name, array] of before) {
+        assertEquals(after.get(name) === array, true, `${file}: ${name} grew in the first play`);
+      }
+      assertEquals(warmUps.count, warmed, "no warm-up inside a play or a frame");
+    },
+  );
+}

@@ -17,14 +17,8 @@
  */
 
 import { addEntity, createWorld } from "bitecs";
-import {
-  addCharacter,
-  createAnimation,
-  createAnimationPipeline,
-  createCharacterAssets,
-  importGltf,
-  playClip,
-} from "../mod.ts";
+import { addCharacter, createAnimation, createAnimationPipeline, playClip } from "../mod.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { findModel } from "../tests/_assets.ts";
 
 const DT = 1 / 60;

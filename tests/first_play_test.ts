@@ -10,17 +10,10 @@
  */
 import { assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
-import {
-  addCharacter,
-  clipBytes,
-  Core,
-  createAnimation,
-  createAnimationPipeline,
-  createCharacterAssets,
-  importGltf,
-  playClip,
-  setClipBudget,
-} from "../mod.ts";
+import { addCharacter, createAnimation, createAnimationPipeline, playClip } from "../mod.ts";
+import { clipBytes, setClipBudget } from "../clips.ts";
+import { Core } from "../kernels.ts";
+import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { warmPlayPath, warmUps } from "../systems/_warm_up.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";

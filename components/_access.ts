@@ -119,8 +119,6 @@ export function checkEntities(state: WorldState, list: ArrayLike<number>): void 
   const checked = state.checked;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    for (let c = 0; c < checked.length; c++) {
-      if (checked[c].has(state, eid)) checked[c].check!(state, eid);
-    }
+    for (let c = 0; c < checked.length; c++) checked[c].check!(state, eid);
   }
 }

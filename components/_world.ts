@@ -59,8 +59,8 @@ export interface ComponentDefinition {
   release(resources: WorldResources, eid: number): void;
   /**
    * Checks the public store fields the core would use against the record,
-   * or throws a `ComponentError` naming the field. Called before a frame
-   * writes anything, for the entities that have the component.
+   * or throws a `ComponentError` naming the field; nothing for an entity
+   * without the component. Called before a frame writes anything.
    */
   check?(state: WorldBase, eid: number): void;
 }

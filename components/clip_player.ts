@@ -24,7 +24,7 @@ import { compactClip } from "../animation/compact_clip.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { poseFloats } from "../simd/layout.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
-import { addWithData, defineComponent, missing, removeOwn } from "./_component.ts";
+import { addWithData, defineComponent, missing, removeOwn, type StoreOf } from "./_component.ts";
 import { objects } from "./_stores.ts";
 import type { WorldBase } from "./_world.ts";
 import type { Playback } from "./_playback.ts";
@@ -44,6 +44,9 @@ export interface ClipPlayerComponent {
   /** Playback rate of the clip playing, negative backwards; yours to write. */
   readonly speed: Float32Array;
 }
+
+/** The ClipPlayer's public store, typed: the hot paths read it by name, not through `store`. */
+type ClipPlayerStore = StoreOf<typeof CLIP_PLAYER>;
 
 /** @internal The ClipPlayer's definition. */
 export const CLIP_PLAYER = defineComponent({
@@ -66,7 +69,7 @@ export const CLIP_PLAYER = defineComponent({
       fadeDuration: 0,
       scratch,
     };
-    const c = CLIP_PLAYER.store(state);
+    const c = state.components.ClipPlayer as ClipPlayerStore;
     c.clipName[eid] = playback!.clip.name;
     c.time[eid] = playback!.time;
     c.speed[eid] = playback!.speed;
@@ -149,7 +152,7 @@ function playClipUnguarded(
   const player = CLIP_PLAYER.recordOf(state).player[eid];
   const playback = makePlayback(world, state, eid, clip, options, player);
   if (!player) return addWithData(world, state, CLIP_PLAYER, eid, playback);
-  const c = CLIP_PLAYER.store(state);
+  const c = state.components.ClipPlayer as ClipPlayerStore;
   playback.sampler ??= new ClipSampler(playback.compact, state.resources.memory);
   retirePlayback(player, player.current);
   if (player.next) retirePlayback(player, player.next);
@@ -201,7 +204,7 @@ function crossFadeToUnguarded(
   if (!player) return playClip(world, eid, clip, options);
   const playback = makePlayback(world, state, eid, clip, options, player);
   playback.sampler ??= new ClipSampler(playback.compact, state.resources.memory);
-  const c = CLIP_PLAYER.store(state);
+  const c = state.components.ClipPlayer as ClipPlayerStore;
   if (player.next && player.fade >= 0.5) {
     // The clip fading in already dominates: it becomes the one fading out.
     retirePlayback(player, player.current);
@@ -223,7 +226,7 @@ export function getPlayback(world: object, eid: number): PlaybackInfo {
   const player = checkedPlayer(state, eid);
   return {
     clip: player.current.clip,
-    time: CLIP_PLAYER.store(state).time[eid],
+    time: (state.components.ClipPlayer as ClipPlayerStore).time[eid],
     next: player.next?.clip,
     fade: player.fade,
   };

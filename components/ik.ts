@@ -60,7 +60,7 @@ import {
   subtreeLast,
 } from "./_ik_chain.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
-import { addWithData, defineComponent, removeOwn } from "./_component.ts";
+import { addWithData, defineComponent, removeOwn, type StoreOf } from "./_component.ts";
 import { objects } from "./_stores.ts";
 import type { WorldBase } from "./_world.ts";
 import { checkedSkeleton, SKELETON } from "./skeleton.ts";
@@ -83,6 +83,9 @@ export interface IKComponent {
   readonly chainCount: Uint8Array;
 }
 
+/** The IK's public store, typed: the hot paths read it by name, not through `store`. */
+type IKStore = StoreOf<typeof IK>;
+
 /** @internal The IK's definition. */
 export const IK = defineComponent({
   name: "IK",
@@ -94,7 +97,7 @@ export const IK = defineComponent({
   has: (state: WorldBase, eid: number): boolean => IK.recordOf(state).ik[eid] !== undefined,
   allocate(state: WorldBase, eid: number, chain: IKChain | undefined): void {
     IK.recordOf(state).ik[eid] = [chain!];
-    IK.store(state).chainCount[eid] = 1;
+    (state.components.IK as IKStore).chainCount[eid] = 1;
   },
   release(resources, eid): void {
     IK.recordOf(resources).ik[eid] = undefined;
@@ -324,7 +327,7 @@ function addChain(
   const chains = IK.recordOf(state).ik[eid];
   if (chains) {
     chains.push(record);
-    IK.store(state).chainCount[eid] = chains.length;
+    (state.components.IK as IKStore).chainCount[eid] = chains.length;
     return chains.length - 1;
   }
   addWithData(world, state, IK, eid, record);

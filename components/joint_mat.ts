@@ -20,7 +20,14 @@ import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 import { stateOf } from "./_machinery.ts";
-import { addPlain, defineComponent, missing, removeOwn, tampered } from "./_component.ts";
+import {
+  addPlain,
+  defineComponent,
+  missing,
+  removeOwn,
+  type StoreOf,
+  tampered,
+} from "./_component.ts";
 import type { WorldBase } from "./_world.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
 
@@ -35,6 +42,9 @@ export interface JointMatComponent {
   /** Byte offset of the skinning palette. */
   readonly paletteByteOffset: Uint32Array;
 }
+
+/** The JointMat's public store, typed: the hot paths read it by name, not through `store`. */
+type JointMatStore = StoreOf<typeof JOINT_MAT>;
 
 /** @internal The JointMat's definition. */
 export const JOINT_MAT = defineComponent({
@@ -52,7 +62,7 @@ export const JOINT_MAT = defineComponent({
     for (let m = ptr >> 2; m < (ptr + bytes * JOINT_MAT_BLOCKS) >> 2; m += MATRIX_FLOATS) {
       f32[m] = f32[m + 5] = f32[m + 10] = 1;
     }
-    const store = JOINT_MAT.store(state);
+    const store = state.components.JointMat as JointMatStore;
     JOINT_MAT.recordOf(state).matrices[eid] = store.modelByteOffset[eid] = ptr;
     store.paletteByteOffset[eid] = ptr + bytes;
   },
@@ -63,7 +73,9 @@ export const JOINT_MAT = defineComponent({
     o.matrices[eid] = 0;
   },
   check(state: WorldBase, eid: number): void {
-    checkedMatrices(state, eid, skeletonOf(state, eid)!.jointCount);
+    if (JOINT_MAT.recordOf(state).matrices[eid]) {
+      checkedMatrices(state, eid, skeletonOf(state, eid)!.jointCount);
+    }
   },
 });
 
@@ -71,7 +83,7 @@ export const JOINT_MAT = defineComponent({
 export function checkedMatrices(state: WorldBase, eid: number, jointCount: number): number {
   const ptr = JOINT_MAT.recordOf(state).matrices[eid];
   if (!ptr) throw missing(eid, "JointMat");
-  const c = JOINT_MAT.store(state);
+  const c = state.components.JointMat as JointMatStore;
   if (c.modelByteOffset[eid] !== ptr) {
     throw tampered(eid, "JointMat", "modelByteOffset", c.modelByteOffset[eid], ptr);
   }

@@ -18,7 +18,14 @@ import { poseFloats } from "../simd/layout.ts";
 import { writeJointPose } from "../simd/_pose.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 import { stateOf } from "./_machinery.ts";
-import { addPlain, defineComponent, missing, removeOwn, tampered } from "./_component.ts";
+import {
+  addPlain,
+  defineComponent,
+  missing,
+  removeOwn,
+  type StoreOf,
+  tampered,
+} from "./_component.ts";
 import type { WorldBase } from "./_world.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
 
@@ -27,6 +34,9 @@ export interface JointQuatComponent {
   /** Byte offset of the pose in the core's memory. */
   readonly byteOffset: Uint32Array;
 }
+
+/** The JointQuat's public store, typed: the hot paths read it by name, not through `store`. */
+type JointQuatStore = StoreOf<typeof JOINT_QUAT>;
 
 /** @internal The JointQuat's definition. */
 export const JOINT_QUAT = defineComponent({
@@ -40,7 +50,10 @@ export const JOINT_QUAT = defineComponent({
     const skeleton = skeletonOf(state, eid)!, memory = state.resources.memory;
     const ptr = memory.alloc(poseFloats(skeleton.jointCount) * 4);
     memory.views().f32.set(skeletonInternals(skeleton).restPose, ptr >> 2);
-    JOINT_QUAT.recordOf(state).pose[eid] = JOINT_QUAT.store(state).byteOffset[eid] = ptr;
+    JOINT_QUAT.recordOf(state).pose[eid] =
+      (state.components.JointQuat as JointQuatStore)
+        .byteOffset[eid] =
+        ptr;
   },
   release(resources, eid): void {
     const o = JOINT_QUAT.recordOf(resources);
@@ -49,7 +62,7 @@ export const JOINT_QUAT = defineComponent({
     resources.owned.quarantine[eid] = 0;
   },
   check(state: WorldBase, eid: number): void {
-    checkedPose(state, eid);
+    if (JOINT_QUAT.recordOf(state).pose[eid]) checkedPose(state, eid);
   },
 });
 
@@ -57,7 +70,7 @@ export const JOINT_QUAT = defineComponent({
 export function checkedPose(state: WorldBase, eid: number): number {
   const ptr = JOINT_QUAT.recordOf(state).pose[eid];
   if (!ptr) throw missing(eid, "JointQuat");
-  const stored = JOINT_QUAT.store(state).byteOffset[eid];
+  const stored = (state.components.JointQuat as JointQuatStore).byteOffset[eid];
   if (stored !== ptr) throw tampered(eid, "JointQuat", "byteOffset", stored, ptr);
   return ptr;
 }

@@ -10,7 +10,14 @@ import { hasComponent } from "bitecs";
 import { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { lifetimeOf } from "../animation/_lifetime.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
-import { addWithData, defineComponent, missing, removeOwn, tampered } from "./_component.ts";
+import {
+  addWithData,
+  defineComponent,
+  missing,
+  removeOwn,
+  type StoreOf,
+  tampered,
+} from "./_component.ts";
 import { objects } from "./_stores.ts";
 import type { WorldBase } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
@@ -26,6 +33,9 @@ export interface SkeletonComponent {
   readonly jointCount: Uint16Array;
 }
 
+/** The Skeleton's public store, typed: the hot paths read it by name, not through `store`. */
+type SkeletonStore = StoreOf<typeof SKELETON>;
+
 /** @internal The Skeleton's definition. */
 export const SKELETON = defineComponent({
   name: "Skeleton",
@@ -37,7 +47,7 @@ export const SKELETON = defineComponent({
   has: (state: WorldBase, eid: number): boolean =>
     SKELETON.recordOf(state).skeleton[eid] !== undefined,
   allocate(state: WorldBase, eid: number, asset: SkeletonAsset | undefined): void {
-    const store = SKELETON.store(state);
+    const store = state.components.Skeleton as SkeletonStore;
     lifetimeOf(asset!).acquire();
     SKELETON.recordOf(state).skeleton[eid] = store.asset[eid] = asset;
     store.jointCount[eid] = asset!.jointCount;
@@ -49,7 +59,7 @@ export const SKELETON = defineComponent({
     o.skeleton[eid] = undefined;
   },
   check(state: WorldBase, eid: number): void {
-    checkedSkeleton(state, eid);
+    if (SKELETON.recordOf(state).skeleton[eid]) checkedSkeleton(state, eid);
   },
 });
 
@@ -57,7 +67,7 @@ export const SKELETON = defineComponent({
 export function checkedSkeleton(state: WorldBase, eid: number): SkeletonAsset {
   const skeleton = SKELETON.recordOf(state).skeleton[eid];
   if (!skeleton) throw missing(eid, "Skeleton");
-  const c = SKELETON.store(state);
+  const c = state.components.Skeleton as SkeletonStore;
   if (c.asset[eid] !== skeleton) {
     throw tampered(eid, "Skeleton", "asset", c.asset[eid], "its skeleton");
   }

@@ -19,7 +19,14 @@ import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
 import { forgetBounds, storedBounds } from "./_skin_bounds.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
-import { addWithData, defineComponent, missing, removeOwn, tampered } from "./_component.ts";
+import {
+  addWithData,
+  defineComponent,
+  missing,
+  removeOwn,
+  type StoreOf,
+  tampered,
+} from "./_component.ts";
 import { objects } from "./_stores.ts";
 import type { WorldBase } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
@@ -54,6 +61,9 @@ interface SkinData {
   readonly normals: boolean;
   readonly tangents: boolean;
 }
+
+/** The Skin's public store, typed: the hot paths read it by name, not through `store`. */
+type SkinStore = StoreOf<typeof SKIN>;
 
 /** @internal The Skin's definition. */
 export const SKIN = defineComponent({
@@ -91,7 +101,7 @@ export const SKIN = defineComponent({
       : 0;
     const block = state.resources.memory.alloc(streams + columns);
     lifetimeOf(asset).acquire();
-    const o = SKIN.recordOf(state), c = SKIN.store(state);
+    const o = SKIN.recordOf(state), c = state.components.Skin as SkinStore;
     o.skin[eid] = asset;
     o.skinBlock[eid] = block;
     o.skinColumns[eid] = columns ? block + streams : 0;
@@ -117,7 +127,7 @@ export const SKIN = defineComponent({
     o.skin[eid] = undefined;
   },
   check(state: WorldBase, eid: number): void {
-    checkSkinFields(state, eid);
+    if (SKIN.recordOf(state).skin[eid]) checkSkinFields(state, eid);
   },
 });
 
@@ -134,7 +144,7 @@ function checkSkinFields(state: WorldBase, eid: number): SkinAsset {
   const o = SKIN.recordOf(state);
   const asset = o.skin[eid];
   if (!asset) throw missing(eid, "Skin");
-  const c = SKIN.store(state);
+  const c = state.components.Skin as SkinStore;
   if (c.asset[eid] !== asset) throw tampered(eid, "Skin", "asset", c.asset[eid], "its skin");
   if (c.vertexCount[eid] !== asset.vertexCount) {
     throw tampered(eid, "Skin", "vertexCount", c.vertexCount[eid], asset.vertexCount);

@@ -1,137 +1,17 @@
 /**
- * Checked access to what an entity owns, for the systems and the view
- * functions: each reads the public store field and checks it against
- * Marrow's ownership record before the core may use it (a compare per
- * field; the scene bench's "ownership checks" row measures it). A field
- * that game code changed is a `ComponentError` naming entity, component and
- * field, raised before anything is written.
+ * The entities a system runs on (a registered bitecs query, or a list the
+ * game passes, checked), and the frame's up-front checks of every store
+ * field the core would use: each component's `check` compares its public
+ * fields with Marrow's ownership record (a compare per field; the scene
+ * bench's "ownership checks" row measures it). A field that game code
+ * changed is a `ComponentError` naming entity, component and field, raised
+ * before anything is written.
  *
  * @module
  */
 
 import { commitRemovals, registerQuery } from "bitecs";
-import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import type { SkinAsset } from "../animation/skin_asset.ts";
-import { ComponentError } from "./errors.ts";
-import type { ComponentName, Owned, PlayerState, WorldState } from "./_world.ts";
-
-/** A store value as a message shows it: assets by kind and size, not `[object Object]`. */
-function shown(value: unknown): string {
-  if (value === null || typeof value !== "object") return String(value);
-  const size = value as { jointCount?: number; vertexCount?: number };
-  if (typeof size.vertexCount === "number") return `another skin (${size.vertexCount} vertices)`;
-  if (typeof size.jointCount === "number") return `another skeleton (${size.jointCount} joints)`;
-  return `an object that is not Marrow's (${value.constructor?.name ?? "no constructor"})`;
-}
-
-function tampered(
-  eid: number,
-  component: ComponentName,
-  field: string,
-  value: unknown,
-  expected: unknown,
-): ComponentError {
-  return new ComponentError(
-    eid,
-    component,
-    `${field} is ${
-      shown(value)
-    }, but Marrow set it to ${expected}: the fields the core uses are read-only (remove and add the component to change them)`,
-    field,
-  );
-}
-
-function missing(eid: number, component: ComponentName): ComponentError {
-  return new ComponentError(eid, component, `the entity has no ${component}`);
-}
-
-/** The entity's skeleton, its store fields checked. */
-export function checkedSkeleton(state: WorldState, eid: number): SkeletonAsset {
-  const skeleton = state.owned.skeleton[eid];
-  if (!skeleton) throw missing(eid, "Skeleton");
-  const c = state.components.Skeleton;
-  if (c.asset[eid] !== skeleton) {
-    throw tampered(eid, "Skeleton", "asset", c.asset[eid], "its skeleton");
-  }
-  if (c.jointCount[eid] !== skeleton.jointCount) {
-    throw tampered(eid, "Skeleton", "jointCount", c.jointCount[eid], skeleton.jointCount);
-  }
-  return skeleton;
-}
-
-/** Byte offset of the entity's pose, checked. */
-export function checkedPose(state: WorldState, eid: number): number {
-  const ptr = state.owned.pose[eid];
-  if (!ptr) throw missing(eid, "JointQuat");
-  const stored = state.components.JointQuat.byteOffset[eid];
-  if (stored !== ptr) throw tampered(eid, "JointQuat", "byteOffset", stored, ptr);
-  return ptr;
-}
-
-/** Byte offset of the entity's model matrices (the palette follows), checked. */
-export function checkedMatrices(state: WorldState, eid: number, jointCount: number): number {
-  const ptr = state.owned.matrices[eid];
-  if (!ptr) throw missing(eid, "JointMat");
-  const c = state.components.JointMat;
-  if (c.modelByteOffset[eid] !== ptr) {
-    throw tampered(eid, "JointMat", "modelByteOffset", c.modelByteOffset[eid], ptr);
-  }
-  const palette = ptr + jointCount * 48;
-  if (c.paletteByteOffset[eid] !== palette) {
-    throw tampered(eid, "JointMat", "paletteByteOffset", c.paletteByteOffset[eid], palette);
-  }
-  return ptr;
-}
-
-/** An entity's skin and its output streams (0 for a stream not skinned). */
-export interface SkinRecord {
-  readonly asset: SkinAsset;
-  readonly positions: number;
-  readonly normals: number;
-  readonly tangents: number;
-}
-
-/** The entity's skin, its store fields checked against what Marrow set. */
-function checkSkinFields(state: WorldState, eid: number): SkinAsset {
-  const asset = state.owned.skin[eid];
-  if (!asset) throw missing(eid, "Skin");
-  const c = state.components.Skin;
-  if (c.asset[eid] !== asset) throw tampered(eid, "Skin", "asset", c.asset[eid], "its skin");
-  if (c.vertexCount[eid] !== asset.vertexCount) {
-    throw tampered(eid, "Skin", "vertexCount", c.vertexCount[eid], asset.vertexCount);
-  }
-  const o = state.owned;
-  const positions = c.positionsByteOffset[eid];
-  const normals = c.normalsByteOffset[eid], tangents = c.tangentsByteOffset[eid];
-  if (positions !== o.skinBlock[eid]) {
-    throw tampered(eid, "Skin", "positionsByteOffset", positions, o.skinBlock[eid]);
-  }
-  if (normals !== o.skinNormals[eid]) {
-    throw tampered(eid, "Skin", "normalsByteOffset", normals, o.skinNormals[eid]);
-  }
-  if (tangents !== o.skinTangents[eid]) {
-    throw tampered(eid, "Skin", "tangentsByteOffset", tangents, o.skinTangents[eid]);
-  }
-  return asset;
-}
-
-/** The entity's skin and output offsets, checked. */
-export function checkedSkin(state: WorldState, eid: number): SkinRecord {
-  const asset = checkSkinFields(state, eid), o = state.owned;
-  return {
-    asset,
-    positions: o.skinBlock[eid],
-    normals: o.skinNormals[eid],
-    tangents: o.skinTangents[eid],
-  };
-}
-
-/** The entity's clip players. */
-export function checkedPlayer(state: WorldState, eid: number): PlayerState {
-  const player = state.owned.player[eid];
-  if (!player) throw missing(eid, "ClipPlayer");
-  return player;
-}
+import type { ComponentName, Owned, WorldState } from "./_registry.ts";
 
 /**
  * What a system runs on: the components its entities have (a bitecs
@@ -232,17 +112,13 @@ function registerTerms(
 
 /**
  * Checks every store field of every entity of `list` that the core would
- * use, so that a frame of several systems fails before the first one
- * writes anything.
+ * use (each component's `check`, in dependency order), so that a frame of
+ * several systems fails before the first one writes anything.
  */
 export function checkEntities(state: WorldState, list: ArrayLike<number>): void {
-  const owned = state.owned;
+  const checked = state.checked;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    if (!owned.skeleton[eid]) continue;
-    const n = checkedSkeleton(state, eid).jointCount;
-    if (owned.pose[eid]) checkedPose(state, eid);
-    if (owned.matrices[eid]) checkedMatrices(state, eid, n);
-    if (owned.skin[eid]) checkedSkin(state, eid);
+    for (let c = 0; c < checked.length; c++) checked[c].check!(state, eid);
   }
 }

@@ -8,13 +8,7 @@
  * @module
  */
 
-import type { WorldState } from "./_world.ts";
-import { ComponentError } from "./errors.ts";
-import { DualQuaternionError } from "./skin.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
-import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
-import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { ComponentError, DualQuaternionError } from "./errors.ts";
 
 /** How a world's systems treat a problem in one entity's data. */
 export type FaultMode = "isolate" | "throw";
@@ -129,42 +123,4 @@ export class FaultLog {
     this.#unsent = [];
     for (const record of unsent) this.onFault?.({ ...record });
   }
-}
-
-/**
- * @internal Blocks of `jointCount` matrices in a JointMat's allocation:
- * model, palette, and the last good model matrices, which a fault puts
- * back (the palette is then computed from them again, by the same kernel:
- * the same bits as the last good palette).
- */
-export const JOINT_MAT_BLOCKS = 3;
-
-/**
- * @internal Byte offset of the last good model matrices of the JointMat at
- * byte `matrices` (`jointCount` joints): the multiply-inverse-bind kernel
- * saves each good row's model matrices there as it reads them.
- */
-export function lastGoodByteOffset(matrices: number, jointCount: number): number {
-  return matrices + 2 * jointCount * MATRIX_FLOATS * 4;
-}
-
-/**
- * @internal Puts back entity `eid`'s last good model matrices, and
- * computes its palette from them (the checked multiply's row; nothing else
- * of the frame is touched).
- */
-export function restoreLastGood(state: WorldState, eid: number): void {
-  const skeleton = state.owned.skeleton[eid]!, n = skeleton.jointCount;
-  const matrices = state.owned.matrices[eid], floats = n * MATRIX_FLOATS;
-  const f32 = state.memory.f32, from = matrices >> 2;
-  f32.copyWithin(from, lastGoodByteOffset(matrices, n) >> 2, from + 3 * floats);
-  const table = state.jobs("restoreLastGood");
-  table.begin(1, JOB_WORDS);
-  const u32 = state.memory.u32, at = table.ptr >> 2;
-  u32[at] = matrices;
-  u32[at + 1] = skeletonInternals(skeleton).inverseBindByteOffset;
-  u32[at + 2] = matrices + floats * 4;
-  u32[at + 3] = n;
-  u32[at + 4] = 0; // saves nothing: these are the last good model matrices
-  state.kernels.multiplyMatricesCheckedBatch(table.ptr, 1, MAX_MESH_MAGNITUDE);
 }

@@ -7,9 +7,11 @@
  */
 
 import { poseFloats } from "../simd/layout.ts";
-import { checkedPlayer, checkedSkeleton } from "./_access.ts";
+import { checkedPlayer } from "./clip_player.ts";
+import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS } from "./_layers.ts";
-import type { PlayerState, WorldState } from "./_world.ts";
+import type { PlayerState } from "./_playbacks.ts";
+import type { WorldState } from "./_registry.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /** @internal A RangeError naming the entity and the function. */

@@ -12,7 +12,7 @@ import { ClipSampler } from "../animation/clip_sampler.ts";
 import { animatedProperties } from "../animation/_keyless_clip.ts";
 import { poseFloats } from "../simd/layout.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
-import type { Playback } from "./_world.ts";
+import type { Playback } from "./_playback.ts";
 
 /**
  * How a layer combines with the others: `"blend"` layers average together

@@ -8,7 +8,46 @@
  * @module
  */
 
-import type { Playback, PlayerState } from "./_world.ts";
+import type { MarkerHit } from "../animation/markers.ts";
+import type { LayerStack } from "./_layers.ts";
+import type { Playback } from "./_playback.ts";
+
+/** @internal An entity's players: the clip playing, and the one faded to. */
+export interface PlayerState {
+  current: Playback;
+  next: Playback | undefined;
+  /** Weight of `next`, always within [0, 1]. */
+  fade: number;
+  fadeDuration: number;
+  /** Byte offset of a second pose in the core, to sample `next` into. */
+  readonly scratch: number;
+  /** Layers beyond the one `current` and `next` play (`components/layers.ts`). */
+  stack?: LayerStack;
+  /** Extensions of the player (markers crossed, root motion), freed with it. */
+  extras?: PlayerExtras;
+  /**
+   * Playbacks it stopped, their samplers detached but keeping their cache
+   * blocks: the next `playClip`/`crossFadeTo` reuses one instead of
+   * allocating (`components/_playbacks.ts`); freed with the player.
+   */
+  spares?: (Playback | undefined)[];
+}
+
+/** @internal Per-frame outputs of a player, written by the sample clips system. */
+export interface PlayerExtras {
+  /** Markers crossed in the last frame, in order. */
+  hits: MarkerHit[];
+  /** Root motion extraction settings and the last frame's delta. */
+  rootMotion?: RootMotionState;
+}
+
+/** @internal Root motion settings of a player, and the last frame's motion (dx, dz, dyaw). */
+export interface RootMotionState {
+  readonly joint: number;
+  /** x, z and yaw of the root in the rest pose. */
+  readonly rest: Float64Array;
+  readonly delta: Float64Array;
+}
 
 /**
  * Spares a player keeps: it holds at most two playbacks at once (the clip

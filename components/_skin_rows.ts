@@ -12,9 +12,11 @@
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
-import { checkedMatrices, checkedSkeleton, checkedSkin } from "./_access.ts";
+import { checkedMatrices } from "./joint_mat.ts";
+import { checkedSkeleton } from "./skeleton.ts";
+import { checkedSkin } from "./skin.ts";
 import type { AnimationComponents } from "./world.ts";
-import type { Owned, WorldState } from "./_world.ts";
+import type { Owned, WorldState } from "./_registry.ts";
 import { skinInternals } from "../animation/_asset_internals.ts";
 
 /** Words of a skinning job row the mesh fills: parts, part count, joints, weights, positions, normals, tangents. */

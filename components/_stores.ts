@@ -13,12 +13,20 @@ type TypedArrayClass =
   | Uint16ArrayConstructor
   | Uint32ArrayConstructor;
 
+/** A field holding objects of type `T` (object references cannot live in typed arrays). */
+export type Objects<T> = "objects" & { readonly of?: T };
+
+/** A field of objects of type `T`, for a store shape. */
+export function objects<T>(): Objects<T> {
+  return "objects" as Objects<T>;
+}
+
 /** Fields of `store` that are typed arrays, and their classes. */
 export type StoreShape = Record<string, TypedArrayClass | "objects">;
 
 /** A store: each field a typed array (or an object array) indexed by entity. */
 export type Store<S extends StoreShape> = {
-  [K in keyof S]: S[K] extends "objects" ? unknown[]
+  [K in keyof S]: S[K] extends Objects<infer T> ? (T | undefined)[]
     : S[K] extends TypedArrayClass ? InstanceType<S[K]>
     : never;
 };

@@ -1,124 +1,72 @@
 /**
- * Per-world state of the ECS layer: the public component stores, Marrow's
- * private record of what each entity owns in the core, the systems' job
- * tables, and the world's lifetime.
+ * Per-world state of the ECS layer, as the lifecycle machinery keeps it for
+ * any set of components: the public component stores, Marrow's private
+ * record of what each entity owns in the core, the systems' job tables,
+ * and the world's lifetime. It names no component: each component's
+ * definition ({@linkcode ComponentDefinition}, in the component's own file)
+ * says what it stores, owns, allocates, releases and checks, and the
+ * registry (`_registry.ts`) lists them; `createAnimation` hands the list in.
  *
  * The stores (`Skeleton.jointCount[eid]`, `JointMat.modelByteOffset[eid]`,
  * …) are bitecs components: plain objects of typed arrays indexed by
  * entity, which systems read every frame. Every field the core trusts is
- * checked against the ownership record (`_access.ts`) before each use: a
- * field changed by game code is a `ComponentError`, never a wild pointer.
+ * checked against the ownership record (each definition's `check`) before
+ * each use: a field changed by game code is a `ComponentError`, never a
+ * wild pointer.
  *
  * @module
  */
 
-import type { AnimationComponents } from "./world.ts";
-import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import type { SkinAsset } from "../animation/skin_asset.ts";
-import type { CompactClip } from "../animation/compact_clip.ts";
-import type { ClipSampler } from "../animation/clip_sampler.ts";
-import { lifetimeOf } from "../animation/_lifetime.ts";
-import type { Clip, WrapMode } from "../animation/clip.ts";
-import type { IKChain } from "./_ik_chain.ts";
 import type { Core } from "../simd/core.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
 import type { CoreKernels } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
-import { clearEntity, createStore, growStore, type Store } from "./_stores.ts";
-import { type LayerStack, releaseStack } from "./_layers.ts";
-import type { MarkerHit } from "../animation/markers.ts";
-import type { RootMotionState } from "./root_motion.ts";
+import { clearEntity, createStore, growStore, type Store, type StoreShape } from "./_stores.ts";
 import { FaultLog } from "./_faults.ts";
-
-/** Shapes of the public stores. */
-const SHAPES = {
-  Skeleton: { asset: "objects", jointCount: Uint16Array },
-  JointQuat: { byteOffset: Uint32Array },
-  JointMat: { modelByteOffset: Uint32Array, paletteByteOffset: Uint32Array },
-  Skin: {
-    asset: "objects",
-    vertexCount: Uint32Array,
-    positionsByteOffset: Uint32Array,
-    normalsByteOffset: Uint32Array,
-    tangentsByteOffset: Uint32Array,
-    maxInfluences: Uint8Array,
-  },
-  ClipPlayer: { clipName: "objects", time: Float64Array, speed: Float32Array },
-  IK: { chainCount: Uint8Array },
-} as const;
-
-/** @internal */
-export type ComponentName = keyof AnimationComponents;
-
-/** @internal Removal order: dependents before what they need. */
-export const COMPONENT_NAMES: readonly ComponentName[] = [
-  "IK",
-  "ClipPlayer",
-  "Skin",
-  "JointQuat",
-  "JointMat",
-  "Skeleton",
-];
+import { JobTable } from "./_job_table.ts";
 
 /**
- * @internal One clip being played. For the clip playing, the ClipPlayer
- * store's `time` and `speed` are the truth; these are the fading-in clip's.
+ * @internal A component as the lifecycle machinery sees it. Written once, in
+ * the component's own file, with `defineComponent` (`_component.ts`).
  */
-export interface Playback {
-  // Not readonly: a player's playbacks are recycled (`components/_playbacks.ts`).
-  clip: Clip;
-  compact: CompactClip;
-  /** Its sampler (cache in the core), from when the playback starts until it stops. */
-  sampler?: ClipSampler;
-  wrap: WrapMode;
-  time: number;
-  speed: number;
-}
-
-/** @internal An entity's players: the clip playing, and the one faded to. */
-export interface PlayerState {
-  current: Playback;
-  next: Playback | undefined;
-  /** Weight of `next`, always within [0, 1]. */
-  fade: number;
-  fadeDuration: number;
-  /** Byte offset of a second pose in the core, to sample `next` into. */
-  readonly scratch: number;
-  /** Layers beyond the one `current` and `next` play (`components/layers.ts`). */
-  stack?: LayerStack;
-  /** Extensions of the player (markers crossed, root motion), freed with it. */
-  extras?: PlayerExtras;
+export interface ComponentDefinition {
+  /** The component's name: its key among the world's components, and in messages. */
+  readonly name: string;
   /**
-   * Playbacks it stopped, their samplers detached but keeping their cache
-   * blocks: the next `playClip`/`crossFadeTo` reuses one instead of
-   * allocating (`components/_playbacks.ts`); freed with the player.
+   * The components an entity must have first, in the order a missing one
+   * is reported. Removing one of them removes this one.
    */
-  spares?: (Playback | undefined)[];
-}
-
-/** @internal Per-frame outputs of a player, written by the sample clips system. */
-export interface PlayerExtras {
-  /** Markers crossed in the last frame, in order. */
-  hits: MarkerHit[];
-  /** Root motion extraction settings and the last frame's delta. */
-  rootMotion?: RootMotionState;
-}
-
-const OWNED = {
-  skeleton: "objects",
-  pose: Uint32Array,
-  matrices: Uint32Array,
-  skin: "objects",
-  skinBlock: Uint32Array,
-  skinNormals: Uint32Array,
-  skinTangents: Uint32Array,
+  readonly needs: readonly ComponentDefinition[];
+  /** The fields of its public store (the bitecs component games query). */
+  readonly shape: StoreShape;
+  /** The fields of Marrow's private record of what an entity owns for it. */
+  readonly record: StoreShape;
+  /** The function that adds it, named in "needs a … first (…)" messages. */
+  readonly addedBy: string;
   /**
-   * Byte offset of the skinning kernel's scratch for the entity's palette
-   * transposed, at the end of its skin block (0 for dual-quaternion skins).
+   * For a component whose add function hands its add observer data: the
+   * call to name when it is added without (bitecs' own `addComponent`).
    */
-  skinColumns: Uint32Array,
-  player: "objects",
-  ik: "objects",
+  readonly addWith?: string;
+  /** Whether entity `eid` owns this component's data (its record says so). */
+  has(state: WorldBase, eid: number): boolean;
+  /**
+   * Allocates entity `eid`'s data from what its add function handed over
+   * (undefined when bitecs added it), or throws a `ComponentError`.
+   */
+  allocate(state: WorldBase, eid: number, data: unknown): void;
+  /** Frees what entity `eid` holds for it; idempotent. */
+  release(resources: WorldResources, eid: number): void;
+  /**
+   * Checks the public store fields the core would use against the record,
+   * or throws a `ComponentError` naming the field; nothing for an entity
+   * without the component. Called before a frame writes anything.
+   */
+  check?(state: WorldBase, eid: number): void;
+}
+
+/** The machinery's own per-entity fields of the private record. */
+const MACHINERY_RECORD = {
   /** Marks entities already listed in the current system call. */
   stamp: Uint32Array,
   /** `Quarantine` flags: what the systems skip until the entity's data is good again. */
@@ -131,13 +79,8 @@ const OWNED = {
   generation: Float64Array,
 } as const;
 
-/** @internal What each entity owns: the truth the stores are checked against. */
-export type Owned = Store<typeof OWNED> & {
-  skeleton: (SkeletonAsset | undefined)[];
-  skin: (SkinAsset | undefined)[];
-  player: (PlayerState | undefined)[];
-  ik: (IKChain[] | undefined)[];
-};
+/** @internal The machinery's part of the private record; components add theirs. */
+export type MachineryRecord = Store<typeof MACHINERY_RECORD>;
 
 /**
  * @internal Everything the world holds in the core. It references no
@@ -145,88 +88,50 @@ export type Owned = Store<typeof OWNED> & {
  */
 export class WorldResources {
   readonly memory: CoreMemory;
-  owned: Owned;
+  /** The private record: the machinery's fields and every component's. */
+  readonly owned: MachineryRecord;
   capacity = 0;
   /** Job table blocks of the systems. */
   readonly tables = new Set<JobTable>();
+  /** The components, dependents before what they need: the order of removals and resets. */
+  readonly removalOrder: readonly ComponentDefinition[];
 
-  constructor(memory: CoreMemory) {
+  constructor(memory: CoreMemory, components: readonly ComponentDefinition[]) {
     this.memory = memory;
-    this.owned = createStore(OWNED, 0) as Owned;
-  }
-
-  /** Frees what entity `eid` holds for `name`; idempotent. */
-  release(name: ComponentName, eid: number): void {
-    const o = this.owned;
-    if (eid >= this.capacity) return;
-    if (name === "Skeleton" || name === "JointMat" || name === "Skin") o.generation[eid]++;
-    switch (name) {
-      case "Skeleton":
-        if (o.skeleton[eid]) lifetimeOf(o.skeleton[eid]!).release();
-        o.skeleton[eid] = undefined;
-        break;
-      case "JointQuat":
-        if (o.pose[eid]) this.memory.free(o.pose[eid]);
-        o.pose[eid] = 0;
-        o.quarantine[eid] = 0;
-        break;
-      case "JointMat":
-        if (o.matrices[eid]) this.memory.free(o.matrices[eid]);
-        o.matrices[eid] = 0;
-        break;
-      case "Skin":
-        if (o.skinBlock[eid]) this.memory.free(o.skinBlock[eid]);
-        if (o.skin[eid]) lifetimeOf(o.skin[eid]!).release();
-        o.skinBlock[eid] =
-          o.skinNormals[eid] =
-          o.skinTangents[eid] =
-          o.skinColumns[eid] =
-            0;
-        o.skin[eid] = undefined;
-        break;
-      case "IK":
-        o.ik[eid] = undefined;
-        break;
-      case "ClipPlayer": {
-        const player = o.player[eid];
-        if (!player) break;
-        this.memory.free(player.scratch);
-        if (player.stack) releaseStack(this.memory, player.stack);
-        player.current.sampler!.release();
-        player.next?.sampler?.release();
-        for (const spare of player.spares ?? []) spare?.sampler?.release();
-        o.player[eid] = undefined;
-        break;
-      }
-    }
+    let shape: StoreShape = MACHINERY_RECORD;
+    for (const component of components) shape = { ...shape, ...component.record };
+    this.owned = createStore(shape, 0) as MachineryRecord;
+    this.removalOrder = [...components].reverse();
   }
 
   /** Frees everything every entity holds, and the job tables. */
   releaseAll(): void {
     for (let eid = 0; eid < this.capacity; eid++) {
-      for (const name of COMPONENT_NAMES) this.release(name, eid);
+      for (const component of this.removalOrder) component.release(this, eid);
     }
     for (const table of this.tables) table.free();
     this.tables.clear();
   }
 }
 
-/** @internal Everything Marrow keeps for one world. */
-export class WorldState {
+/** @internal Everything Marrow keeps for one world, for any registry of components. */
+export class WorldBase {
   readonly core: Core;
-  readonly components: AnimationComponents;
+  /** The registry: the components in dependency order (`_registry.ts`). */
+  readonly definitions: readonly ComponentDefinition[];
+  /** The components that need each component, by its name. */
+  readonly dependents: ReadonlyMap<string, readonly ComponentDefinition[]>;
+  /** The components with up-front checks, in dependency order. */
+  readonly checked: readonly ComponentDefinition[];
+  /** The public stores, by component name. */
+  readonly components: Readonly<Record<string, object>>;
   readonly resources: WorldResources;
   /** bitecs' entity index when the observers were registered (a reset replaces it). */
   entityIndex: unknown;
   /** Unsubscribes the observers. */
   unobserve: (() => void)[] = [];
-  /** What an add function hands to the add observer of its component. */
-  pending: {
-    Skeleton?: SkeletonAsset;
-    Skin?: SkinPending;
-    ClipPlayer?: Playback;
-    IK?: IKChain;
-  } = {};
+  /** What an add function hands to the add observer of its component, by name. */
+  readonly pending: Record<string, unknown> = {};
   /** bitecs queries of the systems, by their terms; a world reset drops them. */
   readonly queries = new Map<string, { readonly dense: ArrayLike<number> }>();
   /** Per-entity problems the systems found, the fault mode and its callback. */
@@ -234,15 +139,28 @@ export class WorldState {
   #stamp = 0;
   readonly #tables = new Map<string, JobTable>();
 
-  constructor(core: Core) {
+  constructor(core: Core, definitions: readonly ComponentDefinition[]) {
+    definitions.forEach((component, at) => {
+      for (const need of component.needs) {
+        const needAt = definitions.indexOf(need);
+        if (needAt < 0 || needAt > at) {
+          throw new Error(`registry: ${component.name} needs ${need.name}, listed after it or not`);
+        }
+      }
+    });
     this.core = core;
-    this.resources = new WorldResources(coreMemory(core));
-    const stores: Record<string, unknown> = {};
-    for (const [name, shape] of Object.entries(SHAPES)) stores[name] = createStore(shape, 0);
-    this.components = stores as unknown as AnimationComponents;
+    this.definitions = definitions;
+    this.dependents = new Map(
+      definitions.map((d) => [d.name, definitions.filter((x) => x.needs.includes(d))]),
+    );
+    this.checked = definitions.filter((d) => d.check);
+    this.resources = new WorldResources(coreMemory(core), definitions);
+    const stores: Record<string, object> = {};
+    for (const d of definitions) stores[d.name] = createStore(d.shape, 0);
+    this.components = stores;
   }
 
-  get owned(): Owned {
+  get owned(): MachineryRecord {
     return this.resources.owned;
   }
 
@@ -259,15 +177,17 @@ export class WorldState {
     const r = this.resources;
     if (eid < r.capacity) return;
     const capacity = Math.max(64, 2 ** Math.ceil(Math.log2(eid + 1)));
-    for (const store of Object.values(this.components)) growStore(store, capacity);
+    for (const store of Object.values(this.components)) {
+      growStore(store as Record<string, unknown>, capacity);
+    }
     growStore(r.owned, capacity);
     r.capacity = capacity;
   }
 
-  /** Clears entity `eid`'s fields of store `name`. */
-  clearStore(name: ComponentName, eid: number): void {
+  /** Clears entity `eid`'s fields of the store of component `name`. */
+  clearStore(name: string, eid: number): void {
     if (eid < this.resources.capacity) {
-      clearEntity(this.components[name] as unknown as Record<string, unknown>, eid);
+      clearEntity(this.components[name] as Record<string, unknown>, eid);
     }
   }
 
@@ -294,104 +214,5 @@ export class WorldState {
   forgetJobs(): void {
     this.#tables.clear();
     this.queries.clear();
-  }
-}
-
-/** @internal What addSkin hands to the Skin observer. */
-export interface SkinPending {
-  readonly asset: SkinAsset;
-  readonly normals: boolean;
-  readonly tangents: boolean;
-}
-
-/** @internal A table of batch jobs in the core's memory, refilled every call. */
-export class JobTable {
-  ptr = 0;
-  count = 0;
-  #capacity = 0;
-  #staged = new Uint32Array(0);
-  #stagedPrefix: Uint32Array | undefined;
-  #stagedFloats: Float32Array | undefined;
-  #tableView: Uint32Array | undefined;
-  #tableViewOf: Uint32Array | undefined;
-  readonly #memory: CoreMemory;
-
-  constructor(memory: CoreMemory) {
-    this.#memory = memory;
-  }
-
-  /** Makes room for `rows` rows of `words` words and empties the table. */
-  begin(rows: number, words: number): void {
-    this.count = 0;
-    const bytes = rows * words * 4;
-    if (bytes <= this.#capacity) return;
-    if (this.ptr) this.#memory.free(this.ptr);
-    this.#capacity = Math.max(bytes, this.#capacity * 2, 256);
-    this.ptr = this.#memory.alloc(this.#capacity);
-  }
-
-  /**
-   * A plain array of at least `words` words to write rows into before
-   * {@linkcode commit} copies them into the table at once: an element
-   * access to the core's memory (a resizable buffer) costs more than one to
-   * a plain array, and the copy less than the difference.
-   */
-  staging(words: number): Uint32Array {
-    if (this.#staged.length < words) {
-      this.#staged = new Uint32Array(Math.max(words, this.#staged.length * 2));
-    }
-    return this.#staged;
-  }
-
-  /** Copies the first `words` staged words into the table. */
-  commit(words: number): void {
-    const u32 = this.#memory.views().u32;
-    if (words === this.#staged.length) u32.set(this.#staged, this.ptr >> 2);
-    else u32.set(this.#stagedView(words), this.ptr >> 2);
-  }
-
-  /** The table's first `words` words (what a kernel wrote), copied into the staging array. */
-  readBack(words: number): Uint32Array {
-    const staged = this.staging(words), u32 = this.#memory.views().u32, from = this.ptr >> 2;
-    // The view of the table is kept while the table and the core's views stay: no garbage a frame.
-    let view = this.#tableView;
-    if (
-      view === undefined || this.#tableViewOf !== u32 || view.byteOffset !== this.ptr ||
-      view.length !== words
-    ) {
-      view = this.#tableView = u32.subarray(from, from + words);
-      this.#tableViewOf = u32;
-    }
-    staged.set(view);
-    return staged;
-  }
-
-  /** {@linkcode readBack} read as floats (the same staging array). */
-  readBackFloats(words: number): Float32Array {
-    const staged = this.readBack(words);
-    if (this.#stagedFloats?.buffer !== staged.buffer) {
-      this.#stagedFloats = new Float32Array(staged.buffer);
-    }
-    return this.#stagedFloats;
-  }
-
-  /** The first `words` staged words, a view kept while their count stays. */
-  #stagedView(words: number): Uint32Array {
-    let view = this.#stagedPrefix;
-    if (view === undefined || view.buffer !== this.#staged.buffer || view.length !== words) {
-      view = this.#stagedPrefix = this.#staged.subarray(0, words);
-    }
-    return view;
-  }
-
-  free(): void {
-    if (this.ptr) this.#memory.free(this.ptr);
-    this.ptr = this.#capacity = this.count = 0;
-    this.#staged = new Uint32Array(0);
-    this.#stagedPrefix =
-      this.#stagedFloats =
-      this.#tableView =
-      this.#tableViewOf =
-        undefined;
   }
 }

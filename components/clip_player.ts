@@ -18,17 +18,80 @@
  * @module
  */
 
-import { addComponent, hasComponent, removeComponent } from "bitecs";
 import type { Clip, WrapMode } from "../animation/clip.ts";
 import { validateClip } from "../animation/clip_validation.ts";
 import { compactClip } from "../animation/compact_clip.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
-import { checkedPlayer, checkedSkeleton } from "./_access.ts";
-import { checkEntity, stateOf } from "./_lifecycle.ts";
-import type { Playback, PlayerState, WorldState } from "./_world.ts";
+import { poseFloats } from "../simd/layout.ts";
+import { checkEntity, stateOf } from "./_machinery.ts";
+import { addWithData, defineComponent, missing, removeOwn, type StoreOf } from "./_component.ts";
+import { objects } from "./_stores.ts";
+import type { WorldBase } from "./_world.ts";
+import type { Playback } from "./_playback.ts";
+import { releaseStack } from "./_layers.ts";
 import { ComponentError } from "./errors.ts";
 import { guardBuilds, settleBuilds } from "../animation/_asset_internals.ts";
-import { retirePlayback, reusePlayback } from "./_playbacks.ts";
+import { type PlayerState, retirePlayback, reusePlayback } from "./_playbacks.ts";
+import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
+import { JOINT_QUAT } from "./joint_quat.ts";
+
+/** The ClipPlayer component: an entity plays clips into its JointQuat. Needs Skeleton and JointQuat. */
+export interface ClipPlayerComponent {
+  /** Name of the clip playing (the one faded to, during a cross-fade). */
+  readonly clipName: readonly (string | undefined)[];
+  /** Time in seconds of the clip playing, before wrapping; yours to write (seek). */
+  readonly time: Float64Array;
+  /** Playback rate of the clip playing, negative backwards; yours to write. */
+  readonly speed: Float32Array;
+}
+
+/** The ClipPlayer's public store, typed: the hot paths read it by name, not through `store`. */
+type ClipPlayerStore = StoreOf<typeof CLIP_PLAYER>;
+
+/** @internal The ClipPlayer's definition. */
+export const CLIP_PLAYER = defineComponent({
+  name: "ClipPlayer",
+  needs: [SKELETON, JOINT_QUAT],
+  shape: { clipName: objects<string>(), time: Float64Array, speed: Float32Array },
+  record: { player: objects<PlayerState>() },
+  addedBy: "playClip",
+  addWith: "playClip(world, eid, clip)",
+  has: (state: WorldBase, eid: number): boolean =>
+    CLIP_PLAYER.recordOf(state).player[eid] !== undefined,
+  allocate(state: WorldBase, eid: number, playback: Playback | undefined): void {
+    const memory = state.resources.memory;
+    const scratch = memory.alloc(poseFloats(skeletonOf(state, eid)!.jointCount) * 4);
+    playback!.sampler = new ClipSampler(playback!.compact, memory);
+    CLIP_PLAYER.recordOf(state).player[eid] = {
+      current: playback!,
+      next: undefined,
+      fade: 0,
+      fadeDuration: 0,
+      scratch,
+    };
+    const c = state.components.ClipPlayer as ClipPlayerStore;
+    c.clipName[eid] = playback!.clip.name;
+    c.time[eid] = playback!.time;
+    c.speed[eid] = playback!.speed;
+  },
+  release(resources, eid): void {
+    const o = CLIP_PLAYER.recordOf(resources), player = o.player[eid];
+    if (!player) return;
+    resources.memory.free(player.scratch);
+    if (player.stack) releaseStack(resources.memory, player.stack);
+    player.current.sampler!.release();
+    player.next?.sampler?.release();
+    for (const spare of player.spares ?? []) spare?.sampler?.release();
+    o.player[eid] = undefined;
+  },
+});
+
+/** @internal The entity's clip players. */
+export function checkedPlayer(state: WorldBase, eid: number): PlayerState {
+  const player = CLIP_PLAYER.recordOf(state).player[eid];
+  if (!player) throw missing(eid, "ClipPlayer");
+  return player;
+}
 
 /** How a clip plays. */
 export interface PlaybackOptions {
@@ -86,25 +149,17 @@ function playClipUnguarded(
   options: PlaybackOptions | undefined,
 ): void {
   const state = stateOf(world, "playClip");
-  const player = state.owned.player[eid];
+  const player = CLIP_PLAYER.recordOf(state).player[eid];
   const playback = makePlayback(world, state, eid, clip, options, player);
-  const c = state.components.ClipPlayer;
-  if (!player) {
-    state.pending.ClipPlayer = playback;
-    try {
-      addComponent(world, eid, c);
-    } finally {
-      state.pending.ClipPlayer = undefined;
-    }
-    return;
-  }
+  if (!player) return addWithData(world, state, CLIP_PLAYER, eid, playback);
+  const c = state.components.ClipPlayer as ClipPlayerStore;
   playback.sampler ??= new ClipSampler(playback.compact, state.resources.memory);
   retirePlayback(player, player.current);
   if (player.next) retirePlayback(player, player.next);
   player.current = playback;
   player.next = undefined;
   player.fade = 0;
-  (c.clipName as unknown[])[eid] = clip.name;
+  c.clipName[eid] = clip.name;
   c.time[eid] = playback.time;
   c.speed[eid] = playback.speed;
 }
@@ -145,11 +200,11 @@ function crossFadeToUnguarded(
       `entity ${eid}: ClipPlayer: fade duration must be a finite number >= 0, got ${duration}`,
     );
   }
-  const player = state.owned.player[eid];
+  const player = CLIP_PLAYER.recordOf(state).player[eid];
   if (!player) return playClip(world, eid, clip, options);
   const playback = makePlayback(world, state, eid, clip, options, player);
   playback.sampler ??= new ClipSampler(playback.compact, state.resources.memory);
-  const c = state.components.ClipPlayer;
+  const c = state.components.ClipPlayer as ClipPlayerStore;
   if (player.next && player.fade >= 0.5) {
     // The clip fading in already dominates: it becomes the one fading out.
     retirePlayback(player, player.current);
@@ -162,7 +217,7 @@ function crossFadeToUnguarded(
   player.next = playback;
   player.fade = 0;
   player.fadeDuration = duration;
-  (c.clipName as unknown[])[eid] = clip.name;
+  c.clipName[eid] = clip.name;
 }
 
 /** What entity `eid` plays; a {@linkcode ComponentError} if it plays nothing. */
@@ -171,7 +226,7 @@ export function getPlayback(world: object, eid: number): PlaybackInfo {
   const player = checkedPlayer(state, eid);
   return {
     clip: player.current.clip,
-    time: state.components.ClipPlayer.time[eid],
+    time: (state.components.ClipPlayer as ClipPlayerStore).time[eid],
     next: player.next?.clip,
     fade: player.fade,
   };
@@ -179,12 +234,7 @@ export function getPlayback(world: object, eid: number): PlaybackInfo {
 
 /** Stops entity `eid`'s clips; its pose stays as last sampled. */
 export function removeClipPlayer(world: object, eid: number): void {
-  const state = stateOf(world, "removeClipPlayer");
-  checkEntity(world, eid, "ClipPlayer");
-  if (!hasComponent(world, eid, state.components.ClipPlayer)) {
-    throw new ComponentError(eid, "ClipPlayer", "the entity has no ClipPlayer (removed twice?)");
-  }
-  removeComponent(world, eid, state.components.ClipPlayer);
+  removeOwn(world, "removeClipPlayer", CLIP_PLAYER, eid);
 }
 
 /**
@@ -194,18 +244,18 @@ export function removeClipPlayer(world: object, eid: number): void {
  */
 export function makePlayback(
   world: object,
-  state: WorldState,
+  state: WorldBase,
   eid: number,
   clip: Clip,
   options: PlaybackOptions | undefined,
   player?: PlayerState,
 ): Playback {
   checkEntity(world, eid, "ClipPlayer");
-  if (!state.owned.skeleton[eid]) {
+  if (!SKELETON.has(state, eid)) {
     throw new ComponentError(eid, "ClipPlayer", "the entity needs a Skeleton first (addSkeleton)");
   }
   const skeleton = checkedSkeleton(state, eid);
-  if (!state.owned.pose[eid]) {
+  if (!JOINT_QUAT.has(state, eid)) {
     throw new ComponentError(
       eid,
       "ClipPlayer",

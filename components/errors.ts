@@ -67,3 +67,26 @@ export class PoseError extends RangeError {
     this.component = component;
   }
 }
+
+/**
+ * A joint whose skinning palette matrix is not a rotation times a uniform
+ * positive scale (non-uniform scale, shear, a mirror or a zero scale), on
+ * an entity whose skin uses dual-quaternion skinning. Raised by the
+ * skinning systems before they write anything.
+ */
+export class DualQuaternionError extends RangeError {
+  /** The entity at fault. */
+  readonly entity: number;
+  /** The joint at fault. */
+  readonly joint: number;
+
+  /** Creates the error for `entity`'s `joint`. */
+  constructor(entity: number, joint: number) {
+    super(
+      `entity ${entity}: JointMat palette joint ${joint} is not a rotation times a uniform scale, which dual-quaternion skinning needs`,
+    );
+    this.name = "DualQuaternionError";
+    this.entity = entity;
+    this.joint = joint;
+  }
+}

@@ -50,8 +50,6 @@
  * @module
  */
 
-import { addComponent, hasComponent, removeComponent } from "bitecs";
-import { checkedSkeleton } from "./_access.ts";
 import {
   ChainChecker,
   chainRow,
@@ -60,8 +58,12 @@ import {
   restHingeAxis,
   subtreeLast,
 } from "./_ik_chain.ts";
-import { checkEntity, stateOf } from "./_lifecycle.ts";
-import type { WorldState } from "./_world.ts";
+import { checkEntity, stateOf } from "./_machinery.ts";
+import { addWithData, defineComponent, removeOwn, type StoreOf } from "./_component.ts";
+import { objects } from "./_stores.ts";
+import type { WorldBase } from "./_world.ts";
+import { checkedSkeleton, SKELETON } from "./skeleton.ts";
+import { JOINT_MAT } from "./joint_mat.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { ComponentError } from "./errors.ts";
 import { IKField } from "../simd/_ik_solve.ts";
@@ -69,6 +71,37 @@ import { IKField } from "../simd/_ik_solve.ts";
 export { IKError, type Vector3 } from "./_ik_chain.ts";
 export { IK_REACH_TOLERANCE } from "../simd/_ik_solve.ts";
 import type { Vector3 } from "./_ik_chain.ts";
+
+/**
+ * The IK component: the entity's IK chains (two-bone and aim), solved in
+ * model space by the IK system. Needs Skeleton and JointMat. The chains'
+ * settings are Marrow's (`addTwoBoneIK`, `setIKTarget`, …).
+ */
+export interface IKComponent {
+  /** Number of chains, for reading. */
+  readonly chainCount: Uint8Array;
+}
+
+/** The IK's public store, typed: the hot paths read it by name, not through `store`. */
+type IKStore = StoreOf<typeof IK>;
+
+/** @internal The IK's definition. */
+export const IK = defineComponent({
+  name: "IK",
+  needs: [SKELETON, JOINT_MAT],
+  shape: { chainCount: Uint8Array },
+  record: { ik: objects<IKChain[]>() },
+  addedBy: "addTwoBoneIK",
+  addWith: "addTwoBoneIK or addAimIK",
+  has: (state: WorldBase, eid: number): boolean => IK.recordOf(state).ik[eid] !== undefined,
+  allocate(state: WorldBase, eid: number, chain: IKChain | undefined): void {
+    IK.recordOf(state).ik[eid] = [chain!];
+    (state.components.IK as IKStore).chainCount[eid] = 1;
+  },
+  release(resources, eid): void {
+    IK.recordOf(resources).ik[eid] = undefined;
+  },
+});
 
 /** A joint: its index in the skeleton, or its name. */
 export type JointRef = number | string;
@@ -232,26 +265,21 @@ export function getIKDistance(world: object, eid: number, chain: number): number
 
 /** Removes entity `eid`'s IK component and all its chains. */
 export function removeIK(world: object, eid: number): void {
-  const state = stateOf(world, "removeIK");
-  checkEntity(world, eid, "IK");
-  if (!hasComponent(world, eid, state.components.IK)) {
-    throw new ComponentError(eid, "IK", "the entity has no IK (removed twice?)");
-  }
-  removeComponent(world, eid, state.components.IK);
+  removeOwn(world, "removeIK", IK, eid);
 }
 
 /** Largest number of chains per entity (the store's counter is a byte). */
 const MAX_CHAINS = 255;
 
-function prerequisites(world: object, state: WorldState, eid: number): SkeletonAsset {
+function prerequisites(world: object, state: WorldBase, eid: number): SkeletonAsset {
   checkEntity(world, eid, "IK");
-  if (!state.owned.skeleton[eid]) {
+  if (!SKELETON.has(state, eid)) {
     throw new ComponentError(eid, "IK", "the entity needs a Skeleton first (addSkeleton)");
   }
-  if (!state.owned.matrices[eid]) {
+  if (!JOINT_MAT.has(state, eid)) {
     throw new ComponentError(eid, "IK", "the entity needs a JointMat first (addJointMat)");
   }
-  if ((state.owned.ik[eid]?.length ?? 0) >= MAX_CHAINS) {
+  if ((IK.recordOf(state).ik[eid]?.length ?? 0) >= MAX_CHAINS) {
     throw new ComponentError(eid, "IK", `an entity has at most ${MAX_CHAINS} chains`);
   }
   return checkedSkeleton(state, eid);
@@ -270,7 +298,7 @@ function addChain(
 ): number {
   const state = stateOf(world, caller);
   const skeleton = prerequisites(world, state, eid);
-  const check = new ChainChecker(eid, state.owned.ik[eid]?.length ?? 0);
+  const check = new ChainChecker(eid, IK.recordOf(state).ik[eid]?.length ?? 0);
   if (chain === null || typeof chain !== "object") throw check.error("chain", "expected an object");
   const { aim, start, mid, end, axis } = joints(check, skeleton);
   const record: IKChain = {
@@ -295,25 +323,20 @@ function addChain(
   };
   Object.assign(record, settings(check, record, chain));
   encodeChain(record);
-  const chains = state.owned.ik[eid];
+  const chains = IK.recordOf(state).ik[eid];
   if (chains) {
     chains.push(record);
-    state.components.IK.chainCount[eid] = chains.length;
+    (state.components.IK as IKStore).chainCount[eid] = chains.length;
     return chains.length - 1;
   }
-  state.pending.IK = record;
-  try {
-    addComponent(world, eid, state.components.IK);
-  } finally {
-    state.pending.IK = undefined;
-  }
+  addWithData(world, state, IK, eid, record);
   return 0;
 }
 
 function chainOf(world: object, eid: number, chain: number, caller: string): IKChain {
   const state = stateOf(world, caller);
   checkEntity(world, eid, "IK");
-  const chains = state.owned.ik[eid];
+  const chains = IK.recordOf(state).ik[eid];
   if (!chains) throw new ComponentError(eid, "IK", "the entity has no IK (addTwoBoneIK, addAimIK)");
   if (!Number.isInteger(chain) || chain < 0 || chain >= chains.length) {
     throw new ComponentError(eid, "IK", `chain ${chain} is not in 0..${chains.length - 1}`);

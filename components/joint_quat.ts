@@ -14,12 +14,66 @@
  * @module
  */
 
-import { addComponent, hasComponent, removeComponent } from "bitecs";
 import { poseFloats } from "../simd/layout.ts";
 import { writeJointPose } from "../simd/_pose.ts";
-import { checkedPose, checkedSkeleton } from "./_access.ts";
-import { checkEntity, stateOf } from "./_lifecycle.ts";
-import { ComponentError } from "./errors.ts";
+import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { stateOf } from "./_machinery.ts";
+import {
+  addPlain,
+  defineComponent,
+  missing,
+  removeOwn,
+  type StoreOf,
+  tampered,
+} from "./_component.ts";
+import type { WorldBase } from "./_world.ts";
+import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
+
+/** The JointQuat component: the entity's local pose (SoA×4) in the core. Needs Skeleton. */
+export interface JointQuatComponent {
+  /** Byte offset of the pose in the core's memory. */
+  readonly byteOffset: Uint32Array;
+}
+
+/** The JointQuat's public store, typed: the hot paths read it by name, not through `store`. */
+type JointQuatStore = StoreOf<typeof JOINT_QUAT>;
+
+/** @internal The JointQuat's definition. */
+export const JOINT_QUAT = defineComponent({
+  name: "JointQuat",
+  needs: [SKELETON],
+  shape: { byteOffset: Uint32Array },
+  record: { pose: Uint32Array },
+  addedBy: "addJointQuat",
+  has: (state: WorldBase, eid: number): boolean => JOINT_QUAT.recordOf(state).pose[eid] !== 0,
+  allocate(state: WorldBase, eid: number): void {
+    const skeleton = skeletonOf(state, eid)!, memory = state.resources.memory;
+    const ptr = memory.alloc(poseFloats(skeleton.jointCount) * 4);
+    memory.views().f32.set(skeletonInternals(skeleton).restPose, ptr >> 2);
+    JOINT_QUAT.recordOf(state).pose[eid] =
+      (state.components.JointQuat as JointQuatStore)
+        .byteOffset[eid] =
+        ptr;
+  },
+  release(resources, eid): void {
+    const o = JOINT_QUAT.recordOf(resources);
+    if (o.pose[eid]) resources.memory.free(o.pose[eid]);
+    o.pose[eid] = 0;
+    resources.owned.quarantine[eid] = 0;
+  },
+  check(state: WorldBase, eid: number): void {
+    if (JOINT_QUAT.recordOf(state).pose[eid]) checkedPose(state, eid);
+  },
+});
+
+/** @internal Byte offset of the entity's pose, checked. */
+export function checkedPose(state: WorldBase, eid: number): number {
+  const ptr = JOINT_QUAT.recordOf(state).pose[eid];
+  if (!ptr) throw missing(eid, "JointQuat");
+  const stored = (state.components.JointQuat as JointQuatStore).byteOffset[eid];
+  if (stored !== ptr) throw tampered(eid, "JointQuat", "byteOffset", stored, ptr);
+  return ptr;
+}
 
 /**
  * Gives entity `eid` a JointQuat set to its skeleton's rest pose. Needs a
@@ -27,12 +81,7 @@ import { ComponentError } from "./errors.ts";
  * bitecs' `addComponent(world, eid, JointQuat)` does the same.
  */
 export function addJointQuat(world: object, eid: number): void {
-  const state = stateOf(world, "addJointQuat");
-  checkEntity(world, eid, "JointQuat");
-  if (hasComponent(world, eid, state.components.JointQuat)) {
-    throw new ComponentError(eid, "JointQuat", "the entity already has a JointQuat");
-  }
-  addComponent(world, eid, state.components.JointQuat);
+  addPlain(world, "addJointQuat", JOINT_QUAT, eid);
 }
 
 /**
@@ -40,12 +89,7 @@ export function addJointQuat(world: object, eid: number): void {
  * {@linkcode ComponentError} if it has none.
  */
 export function removeJointQuat(world: object, eid: number): void {
-  const state = stateOf(world, "removeJointQuat");
-  checkEntity(world, eid, "JointQuat");
-  if (!hasComponent(world, eid, state.components.JointQuat)) {
-    throw new ComponentError(eid, "JointQuat", "the entity has no JointQuat (removed twice?)");
-  }
-  removeComponent(world, eid, state.components.JointQuat);
+  removeOwn(world, "removeJointQuat", JOINT_QUAT, eid);
 }
 
 /**

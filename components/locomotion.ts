@@ -11,7 +11,8 @@
 import type { Clip } from "../animation/clip.ts";
 import { checkedMask } from "../animation/joint_mask.ts";
 import { poseFloats } from "../simd/layout.ts";
-import { checkedPlayer, checkedSkeleton } from "./_access.ts";
+import { checkedPlayer } from "./clip_player.ts";
+import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, MAX_LAYERS, startLayer } from "./_layers.ts";
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";

@@ -20,9 +20,10 @@
 
 import { resolveJoint } from "../animation/joint_mask.ts";
 import { restRoot } from "../animation/_root_motion.ts";
-import { checkedPlayer, checkedSkeleton } from "./_access.ts";
+import { checkedPlayer } from "./clip_player.ts";
+import { checkedSkeleton } from "./skeleton.ts";
 import { stateOf } from "./_lifecycle.ts";
-import type { PlayerState } from "./_world.ts";
+import type { PlayerState } from "./_playbacks.ts";
 
 /** The root motion of one frame. */
 export interface RootMotion {
@@ -38,14 +39,6 @@ export interface RootMotion {
 export interface RootMotionOptions {
   /** The root joint, by index or name. Default 0. */
   readonly joint?: number | string;
-}
-
-/** @internal Root motion settings of a player, and the last frame's motion (dx, dz, dyaw). */
-export interface RootMotionState {
-  readonly joint: number;
-  /** x, z and yaw of the root in the rest pose. */
-  readonly rest: Float64Array;
-  readonly delta: Float64Array;
 }
 
 /** @internal The player's extras, created on first use. */

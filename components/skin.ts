@@ -12,36 +12,166 @@
  * @module
  */
 
-import { addComponent, hasComponent, removeComponent } from "bitecs";
+import { hasComponent } from "bitecs";
 import { SkinAsset } from "../animation/skin_asset.ts";
+import { lifetimeOf } from "../animation/_lifetime.ts";
+import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
-import { checkedMatrices, checkedSkeleton, checkedSkin } from "./_access.ts";
 import { forgetBounds, storedBounds } from "./_skin_bounds.ts";
-import { checkEntity, stateOf } from "./_lifecycle.ts";
+import { checkEntity, stateOf } from "./_machinery.ts";
+import {
+  addWithData,
+  defineComponent,
+  missing,
+  removeOwn,
+  type StoreOf,
+  tampered,
+} from "./_component.ts";
+import { objects } from "./_stores.ts";
+import type { WorldBase } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
 import { skinInternals } from "../animation/_asset_internals.ts";
+import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
+import { checkedMatrices, JOINT_MAT } from "./joint_mat.ts";
 
-/**
- * A joint whose skinning palette matrix is not a rotation times a uniform
- * positive scale (non-uniform scale, shear, a mirror or a zero scale), on
- * an entity whose skin uses dual-quaternion skinning. Raised by the
- * skinning systems before they write anything.
- */
-export class DualQuaternionError extends RangeError {
-  /** The entity at fault. */
-  readonly entity: number;
-  /** The joint at fault. */
-  readonly joint: number;
+export { DualQuaternionError } from "./errors.ts";
 
-  /** Creates the error for `entity`'s `joint`. */
-  constructor(entity: number, joint: number) {
-    super(
-      `entity ${entity}: JointMat palette joint ${joint} is not a rotation times a uniform scale, which dual-quaternion skinning needs`,
-    );
-    this.name = "DualQuaternionError";
-    this.entity = entity;
-    this.joint = joint;
+/** The Skin component: the entity's shared meshes and skinned output. Needs Skeleton and JointMat. */
+export interface SkinComponent {
+  /** The entity's skin. */
+  readonly asset: readonly (SkinAsset | undefined)[];
+  /** Vertices of all its meshes. */
+  readonly vertexCount: Uint32Array;
+  /** Byte offset of the skinned positions. */
+  readonly positionsByteOffset: Uint32Array;
+  /** Byte offset of the skinned normals, 0 when not skinned. */
+  readonly normalsByteOffset: Uint32Array;
+  /** Byte offset of the skinned tangents, 0 when not skinned. */
+  readonly tangentsByteOffset: Uint32Array;
+  /**
+   * Level of detail, yours to write: skin with at most this many influences
+   * per vertex (the heaviest, rescaled to sum to one); 0 uses them all.
+   */
+  readonly maxInfluences: Uint8Array;
+}
+
+/** What addSkin hands to the Skin's add observer. */
+interface SkinData {
+  readonly asset: SkinAsset;
+  readonly normals: boolean;
+  readonly tangents: boolean;
+}
+
+/** The Skin's public store, typed: the hot paths read it by name, not through `store`. */
+type SkinStore = StoreOf<typeof SKIN>;
+
+/** @internal The Skin's definition. */
+export const SKIN = defineComponent({
+  name: "Skin",
+  needs: [SKELETON, JOINT_MAT],
+  shape: {
+    asset: objects<SkinAsset>(),
+    vertexCount: Uint32Array,
+    positionsByteOffset: Uint32Array,
+    normalsByteOffset: Uint32Array,
+    tangentsByteOffset: Uint32Array,
+    maxInfluences: Uint8Array,
+  },
+  record: {
+    skin: objects<SkinAsset>(),
+    skinBlock: Uint32Array,
+    skinNormals: Uint32Array,
+    skinTangents: Uint32Array,
+    /**
+     * Byte offset of the skinning kernel's scratch for the entity's palette
+     * transposed, at the end of its skin block (0 for dual-quaternion skins).
+     */
+    skinColumns: Uint32Array,
+  },
+  addedBy: "addSkin",
+  addWith: "addSkin(world, eid, skin)",
+  has: (state: WorldBase, eid: number): boolean => SKIN.recordOf(state).skin[eid] !== undefined,
+  allocate(state: WorldBase, eid: number, data: SkinData | undefined): void {
+    const { asset, normals, tangents } = data!;
+    const stream = asset.vertexCount * VERTEX_FLOATS * 4;
+    const streams = stream * (1 + +normals + +tangents);
+    // Linear skins get the kernel's scratch for their palette transposed.
+    const columns = asset.method === "linear"
+      ? skinInternals(asset).mesh.jointCount * JOINT_COLUMN_BYTES
+      : 0;
+    const block = state.resources.memory.alloc(streams + columns);
+    lifetimeOf(asset).acquire();
+    const o = SKIN.recordOf(state), c = state.components.Skin as SkinStore;
+    o.skin[eid] = asset;
+    o.skinBlock[eid] = block;
+    o.skinColumns[eid] = columns ? block + streams : 0;
+    c.asset[eid] = asset;
+    c.vertexCount[eid] = asset.vertexCount;
+    c.positionsByteOffset[eid] = block;
+    o.skinNormals[eid] = c.normalsByteOffset[eid] = normals ? block + stream : 0;
+    o.skinTangents[eid] = c.tangentsByteOffset[eid] = tangents
+      ? block + stream * (1 + +normals)
+      : 0;
+    c.maxInfluences[eid] = 0;
+  },
+  release(resources, eid): void {
+    const o = SKIN.recordOf(resources);
+    resources.owned.generation[eid]++;
+    if (o.skinBlock[eid]) resources.memory.free(o.skinBlock[eid]);
+    if (o.skin[eid]) lifetimeOf(o.skin[eid]!).release();
+    o.skinBlock[eid] =
+      o.skinNormals[eid] =
+      o.skinTangents[eid] =
+      o.skinColumns[eid] =
+        0;
+    o.skin[eid] = undefined;
+  },
+  check(state: WorldBase, eid: number): void {
+    if (SKIN.recordOf(state).skin[eid]) checkSkinFields(state, eid);
+  },
+});
+
+/** @internal An entity's skin and its output streams (0 for a stream not skinned). */
+export interface SkinRecord {
+  readonly asset: SkinAsset;
+  readonly positions: number;
+  readonly normals: number;
+  readonly tangents: number;
+}
+
+/** The entity's skin, its store fields checked against what Marrow set. */
+function checkSkinFields(state: WorldBase, eid: number): SkinAsset {
+  const o = SKIN.recordOf(state);
+  const asset = o.skin[eid];
+  if (!asset) throw missing(eid, "Skin");
+  const c = state.components.Skin as SkinStore;
+  if (c.asset[eid] !== asset) throw tampered(eid, "Skin", "asset", c.asset[eid], "its skin");
+  if (c.vertexCount[eid] !== asset.vertexCount) {
+    throw tampered(eid, "Skin", "vertexCount", c.vertexCount[eid], asset.vertexCount);
   }
+  const positions = c.positionsByteOffset[eid];
+  const normals = c.normalsByteOffset[eid], tangents = c.tangentsByteOffset[eid];
+  if (positions !== o.skinBlock[eid]) {
+    throw tampered(eid, "Skin", "positionsByteOffset", positions, o.skinBlock[eid]);
+  }
+  if (normals !== o.skinNormals[eid]) {
+    throw tampered(eid, "Skin", "normalsByteOffset", normals, o.skinNormals[eid]);
+  }
+  if (tangents !== o.skinTangents[eid]) {
+    throw tampered(eid, "Skin", "tangentsByteOffset", tangents, o.skinTangents[eid]);
+  }
+  return asset;
+}
+
+/** @internal The entity's skin and output offsets, checked. */
+export function checkedSkin(state: WorldBase, eid: number): SkinRecord {
+  const asset = checkSkinFields(state, eid), o = SKIN.recordOf(state);
+  return {
+    asset,
+    positions: o.skinBlock[eid],
+    normals: o.skinNormals[eid],
+    tangents: o.skinTangents[eid],
+  };
 }
 
 /** Which output streams an entity's skin computes. */
@@ -67,13 +197,12 @@ export function addSkin(
 ): void {
   const state = stateOf(world, "addSkin");
   checkEntity(world, eid, "Skin");
-  const c = state.components;
-  if (hasComponent(world, eid, c.Skin)) {
+  if (hasComponent(world, eid, state.components.Skin)) {
     throw new ComponentError(eid, "Skin", "the entity already has a Skin");
   }
   if (!(asset instanceof SkinAsset)) throw new ComponentError(eid, "Skin", "expected a SkinAsset");
   if (asset.disposed) throw new ComponentError(eid, "Skin", "the skin was disposed");
-  const skeleton = state.owned.skeleton[eid];
+  const skeleton = skeletonOf(state, eid);
   if (!skeleton) {
     throw new ComponentError(eid, "Skin", "the entity needs a Skeleton first (addSkeleton)");
   }
@@ -84,7 +213,7 @@ export function addSkin(
       "the skin is bound to another skeleton than the entity's (build the SkinAsset with the entity's SkeletonAsset)",
     );
   }
-  if (!hasComponent(world, eid, c.JointMat)) {
+  if (!hasComponent(world, eid, state.components.JointMat)) {
     throw new ComponentError(eid, "Skin", "the entity needs a JointMat first (addJointMat)");
   }
   const normals = streams?.normals ?? asset.hasNormals;
@@ -95,23 +224,13 @@ export function addSkin(
   if (tangents && !asset.hasTangents) {
     throw new ComponentError(eid, "Skin", "tangents requested, but the skin has no tangents");
   }
-  state.pending.Skin = { asset, normals: !!normals, tangents: !!tangents };
-  try {
-    addComponent(world, eid, c.Skin);
-  } finally {
-    state.pending.Skin = undefined;
-  }
+  addWithData(world, state, SKIN, eid, { asset, normals: !!normals, tangents: !!tangents });
   forgetBounds(state, eid);
 }
 
 /** Removes entity `eid`'s Skin; a {@linkcode ComponentError} if it has none. */
 export function removeSkin(world: object, eid: number): void {
-  const state = stateOf(world, "removeSkin");
-  checkEntity(world, eid, "Skin");
-  if (!hasComponent(world, eid, state.components.Skin)) {
-    throw new ComponentError(eid, "Skin", "the entity has no Skin (removed twice?)");
-  }
-  removeComponent(world, eid, state.components.Skin);
+  removeOwn(world, "removeSkin", SKIN, eid);
 }
 
 /**

@@ -11,7 +11,8 @@
  * @module
  */
 
-import { checkedSkeleton, checkedSkin } from "./_access.ts";
+import { checkedSkeleton } from "./skeleton.ts";
+import { checkedSkin } from "./skin.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { storedBounds } from "./_skin_bounds.ts";
 import { VERTEX_FLOATS } from "../simd/layout.ts";

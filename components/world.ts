@@ -24,8 +24,6 @@
  */
 
 import { query, removeComponent } from "bitecs";
-import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import type { SkinAsset } from "../animation/skin_asset.ts";
 import { Core } from "../simd/core.ts";
 import {
   existingState,
@@ -34,77 +32,25 @@ import {
   isObserved,
   registerWorld,
   stateOf,
-} from "./_lifecycle.ts";
-import { COMPONENT_NAMES, WorldState } from "./_world.ts";
+} from "./_machinery.ts";
+import { WorldBase } from "./_world.ts";
+import { type ComponentName, COMPONENTS, type WorldState } from "./_registry.ts";
 import type { Fault, FaultMode } from "./_faults.ts";
+import type { SkeletonComponent } from "./skeleton.ts";
+import type { JointQuatComponent } from "./joint_quat.ts";
+import type { JointMatComponent } from "./joint_mat.ts";
+import type { SkinComponent } from "./skin.ts";
+import type { ClipPlayerComponent } from "./clip_player.ts";
+import type { IKComponent } from "./ik.ts";
 
-/**
- * The Skeleton component: which shared skeleton an entity animates. Needs
- * nothing; JointQuat, JointMat, Skin and ClipPlayer need it.
- */
-export interface SkeletonComponent {
-  /** The entity's skeleton (object references cannot live in typed arrays). */
-  readonly asset: readonly (SkeletonAsset | undefined)[];
-  /** Its joint count. */
-  readonly jointCount: Uint16Array;
-}
-
-/** The JointQuat component: the entity's local pose (SoA×4) in the core. Needs Skeleton. */
-export interface JointQuatComponent {
-  /** Byte offset of the pose in the core's memory. */
-  readonly byteOffset: Uint32Array;
-}
-
-/**
- * The JointMat component: the entity's model-space matrices and skinning
- * palette (3x4 each) in the core. Needs Skeleton. Between the quat→mat
- * and the multiply-inverse-bind systems the palette holds local matrices.
- */
-export interface JointMatComponent {
-  /** Byte offset of the model-space matrices. */
-  readonly modelByteOffset: Uint32Array;
-  /** Byte offset of the skinning palette. */
-  readonly paletteByteOffset: Uint32Array;
-}
-
-/** The Skin component: the entity's shared meshes and skinned output. Needs Skeleton and JointMat. */
-export interface SkinComponent {
-  /** The entity's skin. */
-  readonly asset: readonly (SkinAsset | undefined)[];
-  /** Vertices of all its meshes. */
-  readonly vertexCount: Uint32Array;
-  /** Byte offset of the skinned positions. */
-  readonly positionsByteOffset: Uint32Array;
-  /** Byte offset of the skinned normals, 0 when not skinned. */
-  readonly normalsByteOffset: Uint32Array;
-  /** Byte offset of the skinned tangents, 0 when not skinned. */
-  readonly tangentsByteOffset: Uint32Array;
-  /**
-   * Level of detail, yours to write: skin with at most this many influences
-   * per vertex (the heaviest, rescaled to sum to one); 0 uses them all.
-   */
-  readonly maxInfluences: Uint8Array;
-}
-
-/** The ClipPlayer component: an entity plays clips into its JointQuat. Needs Skeleton and JointQuat. */
-export interface ClipPlayerComponent {
-  /** Name of the clip playing (the one faded to, during a cross-fade). */
-  readonly clipName: readonly (string | undefined)[];
-  /** Time in seconds of the clip playing, before wrapping; yours to write (seek). */
-  readonly time: Float64Array;
-  /** Playback rate of the clip playing, negative backwards; yours to write. */
-  readonly speed: Float32Array;
-}
-
-/**
- * The IK component: the entity's IK chains (two-bone and aim), solved in
- * model space by the IK system. Needs Skeleton and JointMat. The chains'
- * settings are Marrow's (`addTwoBoneIK`, `setIKTarget`, …).
- */
-export interface IKComponent {
-  /** Number of chains, for reading. */
-  readonly chainCount: Uint8Array;
-}
+export type {
+  ClipPlayerComponent,
+  IKComponent,
+  JointMatComponent,
+  JointQuatComponent,
+  SkeletonComponent,
+  SkinComponent,
+};
 
 /** Marrow's components for one world. */
 export interface AnimationComponents {
@@ -162,17 +108,28 @@ export function createAnimation(
     if (options?.core && options.core !== existing.core) {
       throw new TypeError("createAnimation: this world already uses another core");
     }
-    const state = stateOf(world, "createAnimation");
+    const state = stateOf(world, "createAnimation") as WorldState;
     applyFaultOptions(state, options);
-    return state.components;
+    return publicComponents(state);
   }
   const core = options?.core ?? Core.default;
   if (!(core instanceof Core)) {
     throw new TypeError("createAnimation: options.core: expected a Core");
   }
-  const state = new WorldState(core);
+  const state = new WorldBase(core, COMPONENTS) as WorldState;
   applyFaultOptions(state, options);
   registerWorld(world, state);
+  return publicComponents(state);
+}
+
+/**
+ * The world's stores as their public types. The type says that every
+ * registered component is in {@linkcode AnimationComponents} (a name
+ * missing there is a compile error here).
+ */
+function publicComponents(
+  state: WorldState,
+): AnimationComponents & Record<Exclude<ComponentName, keyof AnimationComponents>, never> {
   return state.components;
 }
 
@@ -192,7 +149,7 @@ function checkFaultOptions(options: AnimationOptions): void {
   }
 }
 
-function applyFaultOptions(state: WorldState, options: AnimationOptions): void {
+function applyFaultOptions(state: WorldBase, options: AnimationOptions): void {
   if (options?.faults !== undefined) state.faults.mode = options.faults;
   if (options?.onFault !== undefined) state.faults.onFault = options.onFault;
 }
@@ -209,7 +166,7 @@ export function disposeAnimation(world: object): void {
   const state = existingState(world);
   if (!state) return;
   if (isObserved(world, state)) {
-    for (const name of COMPONENT_NAMES) {
+    for (const { name } of state.resources.removalOrder) {
       const component = state.components[name];
       for (const eid of Array.from(query(world, [component]))) {
         removeComponent(world, eid, component);

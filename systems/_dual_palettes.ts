@@ -8,7 +8,7 @@
 import { DUAL_QUATERNION_FLOATS, paletteToDualQuaternions } from "../simd/reference_dq.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import { DualQuaternionError } from "../components/skin.ts";
-import type { WorldState } from "../components/_world.ts";
+import type { WorldState } from "../components/_registry.ts";
 import type { PaletteSource } from "./skin.ts";
 
 /** The palettes as they are, or turned into dual quaternions in a table of their own. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { PlayerState } from "../components/_world.ts";
+import type { PlayerState } from "../components/_playbacks.ts";
 import { anyMarkers, crossMarkers } from "../animation/markers.ts";
 import { addRootMotion, removeRootMotion } from "../animation/_root_motion.ts";
 import type { CoreMemory } from "../simd/_memory.ts";

@@ -11,7 +11,9 @@
 
 import type { Layer, LayerStack } from "../components/_layers.ts";
 import { updateMask } from "../components/_layers.ts";
-import type { JobTable, Playback, PlayerState } from "../components/_world.ts";
+import type { JobTable } from "../components/_job_table.ts";
+import type { Playback } from "../components/_playback.ts";
+import type { PlayerState } from "../components/_playbacks.ts";
 import type { Clip } from "../animation/clip.ts";
 import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";

@@ -6,7 +6,8 @@
  * @module
  */
 
-import type { JobTable, Playback } from "../components/_world.ts";
+import type { JobTable } from "../components/_job_table.ts";
+import type { Playback } from "../components/_playback.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";

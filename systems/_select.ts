@@ -6,17 +6,14 @@
  */
 
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import {
-  checkedMatrices,
-  checkedSkeleton,
-  selectEntities,
-  type Selection,
-  selection,
-} from "../components/_access.ts";
+import { selectEntities, type Selection, selection } from "../components/_access.ts";
+import { checkedMatrices } from "../components/joint_mat.ts";
+import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { PoseError } from "../components/errors.ts";
-import type { Owned, WorldState } from "../components/_world.ts";
-import { lastGoodByteOffset, Quarantine, restoreLastGood } from "../components/_faults.ts";
+import type { Owned, WorldState } from "../components/_registry.ts";
+import { Quarantine } from "../components/_faults.ts";
+import { lastGoodByteOffset, restoreLastGood } from "../components/joint_mat.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";

@@ -22,10 +22,12 @@
  * @module
  */
 
-import type { JobTable, WorldState } from "../components/_world.ts";
+import type { JobTable } from "../components/_job_table.ts";
+import type { WorldState } from "../components/_registry.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
-import { checkedMatrices, checkedSkeleton } from "../components/_access.ts";
+import { checkedMatrices } from "../components/joint_mat.ts";
+import { checkedSkeleton } from "../components/skeleton.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";

@@ -15,7 +15,9 @@
  * @module
  */
 
-import { checkedMatrices, checkedSkeleton, selectEntities } from "../components/_access.ts";
+import { selectEntities } from "../components/_access.ts";
+import { checkedMatrices } from "../components/joint_mat.ts";
+import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { ComponentError } from "../components/errors.ts";
 import { IK_JOB_WORDS } from "../simd/_abi.ts";

@@ -6,12 +6,10 @@
  * @module
  */
 
-import {
-  checkedMatrices,
-  checkedPose,
-  checkedSkeleton,
-  selectEntities,
-} from "../components/_access.ts";
+import { selectEntities } from "../components/_access.ts";
+import { checkedMatrices } from "../components/joint_mat.ts";
+import { checkedPose } from "../components/joint_quat.ts";
+import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";

@@ -6,20 +6,19 @@
  * @module
  */
 
-import {
-  checkedMatrices,
-  checkedPose,
-  checkedSkeleton,
-  selectEntities,
-} from "../components/_access.ts";
+import { selectEntities } from "../components/_access.ts";
+import { checkedMatrices } from "../components/joint_mat.ts";
+import { checkedPose } from "../components/joint_quat.ts";
+import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/_lifecycle.ts";
-import type { WorldState } from "../components/_world.ts";
+import type { WorldState } from "../components/_registry.ts";
 import { PoseError } from "../components/errors.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { findNonFinitePose } from "../simd/_pose.ts";
 import { POSED_ENTITIES } from "./_select.ts";
-import { Quarantine, restoreLastGood } from "../components/_faults.ts";
+import { Quarantine } from "../components/_faults.ts";
+import { restoreLastGood } from "../components/joint_mat.ts";
 
 /**
  * Runs quat→mat for every entity with Skeleton, JointQuat and JointMat, or

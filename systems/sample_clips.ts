@@ -24,12 +24,10 @@
  * @module
  */
 
-import {
-  checkedPlayer,
-  checkedPose,
-  checkedSkeleton,
-  selectEntities,
-} from "../components/_access.ts";
+import { selectEntities } from "../components/_access.ts";
+import { checkedPlayer } from "../components/clip_player.ts";
+import { checkedPose } from "../components/joint_quat.ts";
+import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
 import { samplePlayback, SampleRows } from "./_sample_playback.ts";
@@ -38,7 +36,8 @@ import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { PLAYING_ENTITIES } from "./_select.ts";
-import type { Playback, WorldState } from "../components/_world.ts";
+import type { Playback } from "../components/_playback.ts";
+import type { WorldState } from "../components/_registry.ts";
 import { Quarantine } from "../components/_faults.ts";
 import { retirePlayback } from "../components/_playbacks.ts";
 

@@ -29,7 +29,8 @@ import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { SkinFlags } from "../simd/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
 import { DualPalettes } from "./_dual_palettes.ts";
-import type { JobTable, WorldState } from "../components/_world.ts";
+import type { JobTable } from "../components/_job_table.ts";
+import type { WorldState } from "../components/_registry.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {

@@ -1,0 +1,100 @@
+/**
+ * The systems' job tables: rows of batch jobs in the core's memory, refilled
+ * every call, staged in a plain array first.
+ *
+ * @module
+ */
+
+import type { CoreMemory } from "../simd/_memory.ts";
+
+/** @internal A table of batch jobs in the core's memory, refilled every call. */
+export class JobTable {
+  ptr = 0;
+  count = 0;
+  #capacity = 0;
+  #staged = new Uint32Array(0);
+  #stagedPrefix: Uint32Array | undefined;
+  #stagedFloats: Float32Array | undefined;
+  #tableView: Uint32Array | undefined;
+  #tableViewOf: Uint32Array | undefined;
+  readonly #memory: CoreMemory;
+
+  constructor(memory: CoreMemory) {
+    this.#memory = memory;
+  }
+
+  /** Makes room for `rows` rows of `words` words and empties the table. */
+  begin(rows: number, words: number): void {
+    this.count = 0;
+    const bytes = rows * words * 4;
+    if (bytes <= this.#capacity) return;
+    if (this.ptr) this.#memory.free(this.ptr);
+    this.#capacity = Math.max(bytes, this.#capacity * 2, 256);
+    this.ptr = this.#memory.alloc(this.#capacity);
+  }
+
+  /**
+   * A plain array of at least `words` words to write rows into before
+   * {@linkcode commit} copies them into the table at once: an element
+   * access to the core's memory (a resizable buffer) costs more than one to
+   * a plain array, and the copy less than the difference.
+   */
+  staging(words: number): Uint32Array {
+    if (this.#staged.length < words) {
+      this.#staged = new Uint32Array(Math.max(words, this.#staged.length * 2));
+    }
+    return this.#staged;
+  }
+
+  /** Copies the first `words` staged words into the table. */
+  commit(words: number): void {
+    const u32 = this.#memory.views().u32;
+    if (words === this.#staged.length) u32.set(this.#staged, this.ptr >> 2);
+    else u32.set(this.#stagedView(words), this.ptr >> 2);
+  }
+
+  /** The table's first `words` words (what a kernel wrote), copied into the staging array. */
+  readBack(words: number): Uint32Array {
+    const staged = this.staging(words), u32 = this.#memory.views().u32, from = this.ptr >> 2;
+    // The view of the table is kept while the table and the core's views stay: no garbage a frame.
+    let view = this.#tableView;
+    if (
+      view === undefined || this.#tableViewOf !== u32 || view.byteOffset !== this.ptr ||
+      view.length !== words
+    ) {
+      view = this.#tableView = u32.subarray(from, from + words);
+      this.#tableViewOf = u32;
+    }
+    staged.set(view);
+    return staged;
+  }
+
+  /** {@linkcode readBack} read as floats (the same staging array). */
+  readBackFloats(words: number): Float32Array {
+    const staged = this.readBack(words);
+    if (this.#stagedFloats?.buffer !== staged.buffer) {
+      this.#stagedFloats = new Float32Array(staged.buffer);
+    }
+    return this.#stagedFloats;
+  }
+
+  /** The first `words` staged words, a view kept while their count stays. */
+  #stagedView(words: number): Uint32Array {
+    let view = this.#stagedPrefix;
+    if (view === undefined || view.buffer !== this.#staged.buffer || view.length !== words) {
+      view = this.#stagedPrefix = this.#staged.subarray(0, words);
+    }
+    return view;
+  }
+
+  free(): void {
+    if (this.ptr) this.#memory.free(this.ptr);
+    this.ptr = this.#capacity = this.count = 0;
+    this.#staged = new Uint32Array(0);
+    this.#stagedPrefix =
+      this.#stagedFloats =
+      this.#tableView =
+      this.#tableViewOf =
+        undefined;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The registry: Marrow's components, in dependency order (each after what
+ * it needs). `createAnimation` hands it to the lifecycle machinery, which
+ * derives from it the add and remove observers, the dependents, the world
+ * reset and release order, and the frame's up-front checks. Adding a
+ * component: its file (a `defineComponent`), and one line here.
+ * Also the types the registry gives the world's state: every component's
+ * store and record.
+ *
+ * @module
+ */
+
+import type { Store } from "./_stores.ts";
+import type { MachineryRecord, WorldBase } from "./_world.ts";
+import { SKELETON } from "./skeleton.ts";
+import { JOINT_QUAT } from "./joint_quat.ts";
+import { JOINT_MAT } from "./joint_mat.ts";
+import { SKIN } from "./skin.ts";
+import { CLIP_PLAYER } from "./clip_player.ts";
+import { IK } from "./ik.ts";
+
+/** @internal Marrow's components, each after the components it needs. */
+export const COMPONENTS = [
+  SKELETON,
+  JOINT_QUAT,
+  JOINT_MAT,
+  SKIN,
+  CLIP_PLAYER,
+  IK,
+] as const;
+
+type Registered = typeof COMPONENTS[number];
+
+/** @internal A component's name. */
+export type ComponentName = Registered["name"];
+
+/** @internal Every component's public store, by name. */
+export type ComponentStores = { readonly [C in Registered as C["name"]]: Store<C["shape"]> };
+
+/** The union of `U`'s members as an intersection. */
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I
+  : never;
+
+/** @internal What each entity owns: the truth the stores are checked against. */
+export type Owned = MachineryRecord & Intersection<Store<Registered["record"]>>;
+
+/** @internal A world's state, every component's store and record typed. */
+export type WorldState = WorldBase & {
+  readonly components: ComponentStores;
+  readonly owned: Owned;
+};

@@ -15,17 +15,10 @@
  * @module
  */
 
-import { MATRIX_FLOATS, SkinFlags } from "./layout.ts";
+import { SkinFlags } from "./layout.ts";
+import { convertToDualQuaternions, DUAL_QUATERNION_FLOATS } from "./_dual_quaternions.ts";
 
-/**
- * Floats per joint in a dual-quaternion table: qr (xyzw), qd (xyzw), scale,
- * 1 / scale, 2 unused, then the palette matrix (3x4), which the core applies
- * to vertices with one used influence (the same rigid transform).
- */
-export const DUAL_QUATERNION_FLOATS = 24;
-
-/** Relative tolerance of {@linkcode paletteToDualQuaternions}' rigidity test. */
-const RIGID_TOLERANCE = 1e-3;
+export { DUAL_QUATERNION_FLOATS };
 
 /**
  * Converts `count` palette matrices (3x4, row-major) to dual quaternions
@@ -39,72 +32,7 @@ export function paletteToDualQuaternions(
   count: number,
   out: Float32Array,
 ): number {
-  for (let j = 0; j < count; j++) {
-    const m = j * MATRIX_FLOATS;
-    const e = (r: number, c: number) => palette[m + r * 4 + c];
-    const col = (c: number) => [e(0, c), e(1, c), e(2, c)];
-    const [x, y, z] = [col(0), col(1), col(2)];
-    const sx = Math.hypot(...x), sy = Math.hypot(...y), sz = Math.hypot(...z);
-    const s = (sx + sy + sz) / 3;
-    const dot = (a: number[], b: number[]) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    const det = dot(x, [
-      y[1] * z[2] - y[2] * z[1],
-      y[2] * z[0] - y[0] * z[2],
-      y[0] * z[1] - y[1] * z[0],
-    ]);
-    const tol = RIGID_TOLERANCE * s;
-    if (
-      !(s > 0) || !(det > 0) || Math.abs(sx - s) > tol || Math.abs(sy - s) > tol ||
-      Math.abs(sz - s) > tol || Math.abs(dot(x, y)) > tol * s || Math.abs(dot(x, z)) > tol * s ||
-      Math.abs(dot(y, z)) > tol * s
-    ) {
-      return j;
-    }
-    // Shoemake's rotation matrix to quaternion, on R = M / s.
-    const r = (rr: number, c: number) => e(rr, c) / s;
-    const trace = r(0, 0) + r(1, 1) + r(2, 2);
-    let qx: number, qy: number, qz: number, qw: number;
-    if (trace > 0) {
-      const k = 0.5 / Math.sqrt(trace + 1);
-      qw = 0.25 / k;
-      qx = (r(2, 1) - r(1, 2)) * k;
-      qy = (r(0, 2) - r(2, 0)) * k;
-      qz = (r(1, 0) - r(0, 1)) * k;
-    } else if (r(0, 0) > r(1, 1) && r(0, 0) > r(2, 2)) {
-      const k = 2 * Math.sqrt(1 + r(0, 0) - r(1, 1) - r(2, 2));
-      qw = (r(2, 1) - r(1, 2)) / k;
-      qx = 0.25 * k;
-      qy = (r(0, 1) + r(1, 0)) / k;
-      qz = (r(0, 2) + r(2, 0)) / k;
-    } else if (r(1, 1) > r(2, 2)) {
-      const k = 2 * Math.sqrt(1 + r(1, 1) - r(0, 0) - r(2, 2));
-      qw = (r(0, 2) - r(2, 0)) / k;
-      qx = (r(0, 1) + r(1, 0)) / k;
-      qy = 0.25 * k;
-      qz = (r(1, 2) + r(2, 1)) / k;
-    } else {
-      const k = 2 * Math.sqrt(1 + r(2, 2) - r(0, 0) - r(1, 1));
-      qw = (r(1, 0) - r(0, 1)) / k;
-      qx = (r(0, 2) + r(2, 0)) / k;
-      qy = (r(1, 2) + r(2, 1)) / k;
-      qz = 0.25 * k;
-    }
-    const n = Math.hypot(qx, qy, qz, qw);
-    qx /= n, qy /= n, qz /= n, qw /= n;
-    const tx = e(0, 3), ty = e(1, 3), tz = e(2, 3);
-    // qd = ½ (t, 0) qr
-    const o = j * DUAL_QUATERNION_FLOATS;
-    out[o] = qx, out[o + 1] = qy, out[o + 2] = qz, out[o + 3] = qw;
-    out[o + 4] = 0.5 * (tx * qw + ty * qz - tz * qy);
-    out[o + 5] = 0.5 * (-tx * qz + ty * qw + tz * qx);
-    out[o + 6] = 0.5 * (tx * qy - ty * qx + tz * qw);
-    out[o + 7] = -0.5 * (tx * qx + ty * qy + tz * qz);
-    out[o + 8] = s;
-    out[o + 9] = 1 / s;
-    out[o + 10] = out[o + 11] = 0;
-    out.set(palette.subarray(m, m + MATRIX_FLOATS), o + 12);
-  }
-  return -1;
+  return convertToDualQuaternions(palette, 0, count, out, 0);
 }
 
 /** The quaternion product a b, [x, y, z, w]. */

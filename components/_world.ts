@@ -26,7 +26,7 @@ import type { CoreKernels } from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import { clearEntity, createStore, growStore, type Store } from "./_stores.ts";
 import { type LayerStack, releaseStack } from "./_layers.ts";
-import type { MarkerHit } from "../animation/markers.ts";
+import type { MarkerHits } from "../animation/markers.ts";
 import type { RootMotionState } from "./root_motion.ts";
 import { FaultLog } from "./_faults.ts";
 
@@ -99,7 +99,7 @@ export interface PlayerState {
 /** @internal Per-frame outputs of a player, written by the sample clips system. */
 export interface PlayerExtras {
   /** Markers crossed in the last frame, in order. */
-  hits: MarkerHit[];
+  readonly hits: MarkerHits;
   /** Root motion extraction settings and the last frame's delta. */
   rootMotion?: RootMotionState;
 }

@@ -20,6 +20,7 @@
 
 import { resolveJoint } from "../animation/joint_mask.ts";
 import { restRoot } from "../animation/_root_motion.ts";
+import { MarkerHits } from "../animation/markers.ts";
 import { checkedPlayer, checkedSkeleton } from "./_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import type { PlayerState } from "./_world.ts";
@@ -50,7 +51,7 @@ export interface RootMotionState {
 
 /** @internal The player's extras, created on first use. */
 export function extrasOf(player: PlayerState): NonNullable<PlayerState["extras"]> {
-  return player.extras ??= { hits: [] };
+  return player.extras ??= { hits: new MarkerHits() };
 }
 
 /**

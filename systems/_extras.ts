@@ -23,7 +23,7 @@ export function recordSteps(
   player: PlayerState,
   steps: PlaybackSteps,
 ): boolean {
-  if (player.extras) player.extras.hits.length = 0;
+  player.extras?.hits.clear();
   for (let i = 0; i < steps.count; i++) {
     const step = steps.at(i);
     if (step.fires && anyMarkers(step.clip)) {

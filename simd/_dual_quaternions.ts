@@ -9,6 +9,7 @@
  */
 
 import { MATRIX_FLOATS } from "./layout.ts";
+import { hypot3, hypot4 } from "./_hypot.ts";
 
 /**
  * Floats per joint in a dual-quaternion table: qr (xyzw), qd (xyzw), scale,
@@ -42,7 +43,7 @@ export function convertToDualQuaternions(
     const x0 = f32[m], x1 = f32[m + 4], x2 = f32[m + 8];
     const y0 = f32[m + 1], y1 = f32[m + 5], y2 = f32[m + 9];
     const z0 = f32[m + 2], z1 = f32[m + 6], z2 = f32[m + 10];
-    const sx = Math.hypot(x0, x1, x2), sy = Math.hypot(y0, y1, y2), sz = Math.hypot(z0, z1, z2);
+    const sx = hypot3(x0, x1, x2), sy = hypot3(y0, y1, y2), sz = hypot3(z0, z1, z2);
     const s = (sx + sy + sz) / 3;
     const det = x0 * (y1 * z2 - y2 * z1) + x1 * (y2 * z0 - y0 * z2) + x2 * (y0 * z1 - y1 * z0);
     const tol = RIGID_TOLERANCE * s;
@@ -85,7 +86,7 @@ export function convertToDualQuaternions(
       qy = (r12 + r21) / k;
       qz = 0.25 * k;
     }
-    const n = Math.hypot(qx, qy, qz, qw);
+    const n = hypot4(qx, qy, qz, qw);
     qx /= n, qy /= n, qz /= n, qw /= n;
     const tx = f32[m + 3], ty = f32[m + 7], tz = f32[m + 11];
     // qd = ½ (t, 0) qr

@@ -6,6 +6,7 @@
  */
 
 import { poseLane } from "./layout.ts";
+import { hypot4 } from "./_hypot.ts";
 
 /** One layer as the kernel sees it. */
 export interface LayerInput {
@@ -151,7 +152,7 @@ function additiveRotation(
 
 /** Normalizes the rotation `acc[3..7)`; the identity where its length is not > 0. */
 function normalize(acc: Float64Array): void {
-  const len = Math.hypot(acc[3], acc[4], acc[5], acc[6]);
+  const len = hypot4(acc[3], acc[4], acc[5], acc[6]);
   if (len > 0) {
     for (let c = 3; c < 7; c++) acc[c] /= len;
   } else {

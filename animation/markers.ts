@@ -109,11 +109,14 @@ export class MarkerHits {
     this.#count = 0;
   }
 
-  /** Appends a hit. */
-  add(name: string, time: number, clip: Clip, layer: number): void {
+  /**
+   * Appends a hit of `marker` (passed whole: its time, a double, would be
+   * boxed as an argument of a call that is not inlined).
+   */
+  add(marker: ClipMarker, clip: Clip, layer: number): void {
     let hit = this.#hits[this.#count];
-    if (!hit) this.#hits.push(hit = { name, time, clip, layer });
-    hit.name = name, hit.time = time, hit.clip = clip, hit.layer = layer;
+    if (!hit) this.#hits.push(hit = { name: marker.name, time: marker.time, clip, layer });
+    hit.name = marker.name, hit.time = marker.time, hit.clip = clip, hit.layer = layer;
     this.#count++;
   }
 
@@ -159,16 +162,18 @@ function select(at: number, marker: ClipMarker, forward: boolean): boolean {
 
 /**
  * Appends to `out` the markers of `clip` crossed by a playback moving from
- * time `from` to `to` (unwrapped playback times), in crossing order.
+ * time `span.from` to `span.to` (unwrapped playback times), in crossing
+ * order. The times come in an object: doubles passed as arguments to a call
+ * that is not inlined are boxed, a heap number each.
  */
 export function crossMarkers(
   clip: Clip,
   wrap: WrapMode,
-  from: number,
-  to: number,
+  span: { readonly from: number; readonly to: number },
   layer: number,
   out: MarkerHits,
 ): void {
+  const from = span.from, to = span.to;
   const markers = markersOf.get(clip), d = clip.duration;
   if (!markers || markers.length === 0 || from === to || !(d > 0)) return;
   const forward = to > from;
@@ -196,8 +201,5 @@ export function crossMarkers(
       }
     }
   }
-  for (let i = 0; i < selectedCount; i++) {
-    const marker = selectedMarker[i];
-    out.add(marker.name, marker.time, clip, layer);
-  }
+  for (let i = 0; i < selectedCount; i++) out.add(selectedMarker[i], clip, layer);
 }

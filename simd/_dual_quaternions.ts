@@ -9,7 +9,7 @@
  */
 
 import { MATRIX_FLOATS } from "./layout.ts";
-import { hypot3, hypot4 } from "./_hypot.ts";
+import { hypotArgs, hypotOf } from "./_hypot.ts";
 
 /**
  * Floats per joint in a dual-quaternion table: qr (xyzw), qd (xyzw), scale,
@@ -43,7 +43,15 @@ export function convertToDualQuaternions(
     const x0 = f32[m], x1 = f32[m + 4], x2 = f32[m + 8];
     const y0 = f32[m + 1], y1 = f32[m + 5], y2 = f32[m + 9];
     const z0 = f32[m + 2], z1 = f32[m + 6], z2 = f32[m + 10];
-    const sx = hypot3(x0, x1, x2), sy = hypot3(y0, y1, y2), sz = hypot3(z0, z1, z2);
+    hypotArgs[0] = x0, hypotArgs[1] = x1, hypotArgs[2] = x2;
+    hypotOf(3);
+    const sx = hypotArgs[4];
+    hypotArgs[0] = y0, hypotArgs[1] = y1, hypotArgs[2] = y2;
+    hypotOf(3);
+    const sy = hypotArgs[4];
+    hypotArgs[0] = z0, hypotArgs[1] = z1, hypotArgs[2] = z2;
+    hypotOf(3);
+    const sz = hypotArgs[4];
     const s = (sx + sy + sz) / 3;
     const det = x0 * (y1 * z2 - y2 * z1) + x1 * (y2 * z0 - y0 * z2) + x2 * (y0 * z1 - y1 * z0);
     const tol = RIGID_TOLERANCE * s;
@@ -60,7 +68,7 @@ export function convertToDualQuaternions(
     const r01 = y0 / s, r11 = y1 / s, r21 = y2 / s;
     const r02 = z0 / s, r12 = z1 / s, r22 = z2 / s;
     const trace = r00 + r11 + r22;
-    let qx: number, qy: number, qz: number, qw: number;
+    let qx = 0, qy = 0, qz = 0, qw = 0;
     if (trace > 0) {
       const k = 0.5 / Math.sqrt(trace + 1);
       qw = 0.25 / k;
@@ -86,7 +94,9 @@ export function convertToDualQuaternions(
       qy = (r12 + r21) / k;
       qz = 0.25 * k;
     }
-    const n = hypot4(qx, qy, qz, qw);
+    hypotArgs[0] = qx, hypotArgs[1] = qy, hypotArgs[2] = qz, hypotArgs[3] = qw;
+    hypotOf(4);
+    const n = hypotArgs[4];
     qx /= n, qy /= n, qz /= n, qw /= n;
     const tx = f32[m + 3], ty = f32[m + 7], tz = f32[m + 11];
     // qd = ½ (t, 0) qr

@@ -17,7 +17,7 @@
 
 import { SkinFlags } from "./layout.ts";
 import { convertToDualQuaternions, DUAL_QUATERNION_FLOATS } from "./_dual_quaternions.ts";
-import { hypot4 } from "./_hypot.ts";
+import { hypotArgs, hypotOf } from "./_hypot.ts";
 
 export { DUAL_QUATERNION_FLOATS };
 
@@ -116,7 +116,9 @@ export function skinDualQuaternions(
         weightSum += w;
       }
       scale /= weightSum;
-      const length = hypot4(r0, r1, r2, r3);
+      hypotArgs[0] = r0, hypotArgs[1] = r1, hypotArgs[2] = r2, hypotArgs[3] = r3;
+      hypotOf(4);
+      const length = hypotArgs[4];
       const rx = r0 / length, ry = r1 / length, rz = r2 / length, rw = r3 / length;
       multiply(d0 / length, d1 / length, d2 / length, d3 / length, -rx, -ry, -rz, rw);
       const t0 = 2 * product[0], t1 = 2 * product[1], t2 = 2 * product[2];

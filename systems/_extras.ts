@@ -27,14 +27,7 @@ export function recordSteps(
   for (let i = 0; i < steps.count; i++) {
     const step = steps.at(i);
     if (step.fires && anyMarkers(step.clip)) {
-      crossMarkers(
-        step.clip,
-        step.playback.wrap,
-        step.from,
-        step.to,
-        step.layer,
-        extrasOf(player).hits,
-      );
+      crossMarkers(step.clip, step.playback.wrap, step, step.layer, extrasOf(player).hits);
     }
   }
   const motion = player.extras?.rootMotion;

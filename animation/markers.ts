@@ -82,30 +82,111 @@ export function anyMarkers(clip: Clip): boolean {
   return markersOf.has(clip);
 }
 
+/** One hit of a {@linkcode MarkerHits}, rewritten when the list is refilled. */
+interface ReusedHit {
+  name: string;
+  time: number;
+  clip: Clip;
+  layer: number;
+}
+
+/** @internal The hits of a frame that crossed no marker. */
+export const NO_HITS: readonly MarkerHit[] = Object.freeze([]);
+
+/**
+ * @internal A frame's marker hits, reused frame after frame: its hit
+ * objects, and one array per count of hits (an array's length never
+ * changes: shrinking one drops its storage, and it would be regrown). In a
+ * steady game, filling and reading it allocates nothing.
+ */
+export class MarkerHits {
+  readonly #hits: ReusedHit[] = [];
+  readonly #arrays: MarkerHit[][] = [];
+  #count = 0;
+
+  /** Empties the list. */
+  clear(): void {
+    this.#count = 0;
+  }
+
+  /**
+   * Appends a hit of `marker` (passed whole: its time, a double, would be
+   * boxed as an argument of a call that is not inlined).
+   */
+  add(marker: ClipMarker, clip: Clip, layer: number): void {
+    let hit = this.#hits[this.#count];
+    if (!hit) this.#hits.push(hit = { name: marker.name, time: marker.time, clip, layer });
+    hit.name = marker.name, hit.time = marker.time, hit.clip = clip, hit.layer = layer;
+    this.#count++;
+  }
+
+  /** The hits, in the order added: an array reused until the list is refilled. */
+  list(): readonly MarkerHit[] {
+    const count = this.#count;
+    if (count === 0) return NO_HITS;
+    let array = this.#arrays[count];
+    if (array?.length !== count) {
+      while (this.#arrays.length < count) this.#arrays.push(NO_HITS as MarkerHit[]);
+      this.#arrays[count] = array = this.#hits.slice(0, count);
+    }
+    for (let i = 0; i < count; i++) array[i] = this.#hits[i];
+    return array;
+  }
+}
+
+// crossMarkers' selection (synchronous, so sharing is safe): the first
+// hits crossed, in order, at most MAX_HITS_PER_PLAYBACK.
+const selectedAt = new Float64Array(MAX_HITS_PER_PLAYBACK);
+const selectedMarker: ClipMarker[] = [];
+let selectedCount = 0;
+
+/**
+ * Puts the occurrence `at` of `marker` among the selected hits, after those
+ * crossed no later (`forward`: at no greater time) so that ties keep the
+ * order found. Returns false when it falls beyond a full selection.
+ */
+function select(at: number, marker: ClipMarker, forward: boolean): boolean {
+  let i = selectedCount;
+  while (i > 0 && (forward ? selectedAt[i - 1] > at : selectedAt[i - 1] < at)) i--;
+  if (i >= MAX_HITS_PER_PLAYBACK) return false;
+  const last = Math.min(selectedCount, MAX_HITS_PER_PLAYBACK - 1);
+  for (let k = last; k > i; k--) {
+    selectedAt[k] = selectedAt[k - 1];
+    selectedMarker[k] = selectedMarker[k - 1];
+  }
+  selectedAt[i] = at;
+  selectedMarker[i] = marker;
+  if (selectedCount < MAX_HITS_PER_PLAYBACK) selectedCount++;
+  return true;
+}
+
 /**
  * Appends to `out` the markers of `clip` crossed by a playback moving from
- * time `from` to `to` (unwrapped playback times), in crossing order.
+ * time `span.from` to `span.to` (unwrapped playback times), in crossing
+ * order. The times come in an object: doubles passed as arguments to a call
+ * that is not inlined are boxed, a heap number each.
  */
 export function crossMarkers(
   clip: Clip,
   wrap: WrapMode,
-  from: number,
-  to: number,
+  span: { readonly from: number; readonly to: number },
   layer: number,
-  out: MarkerHit[],
+  out: MarkerHits,
 ): void {
+  const from = span.from, to = span.to;
   const markers = markersOf.get(clip), d = clip.duration;
   if (!markers || markers.length === 0 || from === to || !(d > 0)) return;
   const forward = to > from;
-  const hits: { at: number; marker: ClipMarker }[] = [];
+  selectedCount = 0;
   if (wrap === "clamp") {
     const a = Math.min(Math.max(from, 0), d), b = Math.min(Math.max(to, 0), d);
-    for (const marker of markers) {
-      const m = marker.time;
-      if (forward ? m > a && m <= b : m < a && m >= b) hits.push({ at: m, marker });
+    for (let i = 0; i < markers.length; i++) {
+      const m = markers[i].time;
+      if (forward ? m > a && m <= b : m < a && m >= b) select(m, markers[i], forward);
     }
   } else {
-    for (const marker of markers) {
+    for (let i = 0; i < markers.length; i++) {
+      const marker = markers[i];
       const m = marker.time === d ? 0 : marker.time;
       // Occurrences k * d + m in (from, to] forwards, [to, from) backwards,
       // decided on the same rounded `at` in consecutive frames: exactly once.
@@ -115,12 +196,10 @@ export function crossMarkers(
       for (let n = 0; n < MAX_HITS_PER_PLAYBACK + 2; n++, k += step) {
         const at = k * d + m;
         if (forward ? at > to : at < to) break;
-        if (forward ? at > from : at < from) hits.push({ at, marker });
+        // A marker's later occurrences come later still: past a full selection, so are they.
+        if ((forward ? at > from : at < from) && !select(at, marker, forward)) break;
       }
     }
   }
-  hits.sort((x, y) => forward ? x.at - y.at : y.at - x.at);
-  for (const { marker } of hits.slice(0, MAX_HITS_PER_PLAYBACK)) {
-    out.push({ name: marker.name, time: marker.time, clip, layer });
-  }
+  for (let i = 0; i < selectedCount; i++) out.add(selectedMarker[i], clip, layer);
 }

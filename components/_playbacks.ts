@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { MarkerHit } from "../animation/markers.ts";
+import type { MarkerHits } from "../animation/markers.ts";
 import type { LayerStack } from "./_layers.ts";
 import type { Playback } from "./_playback.ts";
 
@@ -36,7 +36,7 @@ export interface PlayerState {
 /** @internal Per-frame outputs of a player, written by the sample clips system. */
 export interface PlayerExtras {
   /** Markers crossed in the last frame, in order. */
-  hits: MarkerHit[];
+  readonly hits: MarkerHits;
   /** Root motion extraction settings and the last frame's delta. */
   rootMotion?: RootMotionState;
 }

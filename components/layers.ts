@@ -36,7 +36,7 @@
 import type { Clip } from "../animation/clip.ts";
 import { sampleCompactPose } from "../animation/_compact_pose.ts";
 import { checkedMask } from "../animation/joint_mask.ts";
-import type { MarkerHit } from "../animation/markers.ts";
+import { type MarkerHit, NO_HITS } from "../animation/markers.ts";
 import { poseFloats } from "../simd/layout.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
@@ -312,9 +312,10 @@ export function getLayers(world: object, eid: number): LayerInfo[] {
 
 /**
  * The markers entity `eid`'s clips crossed in the last frame, in the order
- * crossed (see `setClipMarkers`). The array is reused by the next frame.
+ * crossed (see `setClipMarkers`). The array and its hits are reused by later frames:
+ * read them before the next frame.
  */
 export function getCrossedMarkers(world: object, eid: number): readonly MarkerHit[] {
   const state = stateOf(world, "getCrossedMarkers");
-  return checkedPlayer(state, eid).extras?.hits ?? [];
+  return checkedPlayer(state, eid).extras?.hits.list() ?? NO_HITS;
 }

@@ -20,6 +20,7 @@
 
 import { resolveJoint } from "../animation/joint_mask.ts";
 import { restRoot } from "../animation/_root_motion.ts";
+import { MarkerHits } from "../animation/markers.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { stateOf } from "./_lifecycle.ts";
@@ -43,7 +44,7 @@ export interface RootMotionOptions {
 
 /** @internal The player's extras, created on first use. */
 export function extrasOf(player: PlayerState): NonNullable<PlayerState["extras"]> {
-  return player.extras ??= { hits: [] };
+  return player.extras ??= { hits: new MarkerHits() };
 }
 
 /**

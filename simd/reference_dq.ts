@@ -15,17 +15,11 @@
  * @module
  */
 
-import { MATRIX_FLOATS, SkinFlags } from "./layout.ts";
+import { SkinFlags } from "./layout.ts";
+import { convertToDualQuaternions, DUAL_QUATERNION_FLOATS } from "./_dual_quaternions.ts";
+import { hypotArgs, hypotOf } from "./_hypot.ts";
 
-/**
- * Floats per joint in a dual-quaternion table: qr (xyzw), qd (xyzw), scale,
- * 1 / scale, 2 unused, then the palette matrix (3x4), which the core applies
- * to vertices with one used influence (the same rigid transform).
- */
-export const DUAL_QUATERNION_FLOATS = 24;
-
-/** Relative tolerance of {@linkcode paletteToDualQuaternions}' rigidity test. */
-const RIGID_TOLERANCE = 1e-3;
+export { DUAL_QUATERNION_FLOATS };
 
 /**
  * Converts `count` palette matrices (3x4, row-major) to dual quaternions
@@ -39,89 +33,43 @@ export function paletteToDualQuaternions(
   count: number,
   out: Float32Array,
 ): number {
-  for (let j = 0; j < count; j++) {
-    const m = j * MATRIX_FLOATS;
-    const e = (r: number, c: number) => palette[m + r * 4 + c];
-    const col = (c: number) => [e(0, c), e(1, c), e(2, c)];
-    const [x, y, z] = [col(0), col(1), col(2)];
-    const sx = Math.hypot(...x), sy = Math.hypot(...y), sz = Math.hypot(...z);
-    const s = (sx + sy + sz) / 3;
-    const dot = (a: number[], b: number[]) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    const det = dot(x, [
-      y[1] * z[2] - y[2] * z[1],
-      y[2] * z[0] - y[0] * z[2],
-      y[0] * z[1] - y[1] * z[0],
-    ]);
-    const tol = RIGID_TOLERANCE * s;
-    if (
-      !(s > 0) || !(det > 0) || Math.abs(sx - s) > tol || Math.abs(sy - s) > tol ||
-      Math.abs(sz - s) > tol || Math.abs(dot(x, y)) > tol * s || Math.abs(dot(x, z)) > tol * s ||
-      Math.abs(dot(y, z)) > tol * s
-    ) {
-      return j;
-    }
-    // Shoemake's rotation matrix to quaternion, on R = M / s.
-    const r = (rr: number, c: number) => e(rr, c) / s;
-    const trace = r(0, 0) + r(1, 1) + r(2, 2);
-    let qx: number, qy: number, qz: number, qw: number;
-    if (trace > 0) {
-      const k = 0.5 / Math.sqrt(trace + 1);
-      qw = 0.25 / k;
-      qx = (r(2, 1) - r(1, 2)) * k;
-      qy = (r(0, 2) - r(2, 0)) * k;
-      qz = (r(1, 0) - r(0, 1)) * k;
-    } else if (r(0, 0) > r(1, 1) && r(0, 0) > r(2, 2)) {
-      const k = 2 * Math.sqrt(1 + r(0, 0) - r(1, 1) - r(2, 2));
-      qw = (r(2, 1) - r(1, 2)) / k;
-      qx = 0.25 * k;
-      qy = (r(0, 1) + r(1, 0)) / k;
-      qz = (r(0, 2) + r(2, 0)) / k;
-    } else if (r(1, 1) > r(2, 2)) {
-      const k = 2 * Math.sqrt(1 + r(1, 1) - r(0, 0) - r(2, 2));
-      qw = (r(0, 2) - r(2, 0)) / k;
-      qx = (r(0, 1) + r(1, 0)) / k;
-      qy = 0.25 * k;
-      qz = (r(1, 2) + r(2, 1)) / k;
-    } else {
-      const k = 2 * Math.sqrt(1 + r(2, 2) - r(0, 0) - r(1, 1));
-      qw = (r(1, 0) - r(0, 1)) / k;
-      qx = (r(0, 2) + r(2, 0)) / k;
-      qy = (r(1, 2) + r(2, 1)) / k;
-      qz = 0.25 * k;
-    }
-    const n = Math.hypot(qx, qy, qz, qw);
-    qx /= n, qy /= n, qz /= n, qw /= n;
-    const tx = e(0, 3), ty = e(1, 3), tz = e(2, 3);
-    // qd = ½ (t, 0) qr
-    const o = j * DUAL_QUATERNION_FLOATS;
-    out[o] = qx, out[o + 1] = qy, out[o + 2] = qz, out[o + 3] = qw;
-    out[o + 4] = 0.5 * (tx * qw + ty * qz - tz * qy);
-    out[o + 5] = 0.5 * (-tx * qz + ty * qw + tz * qx);
-    out[o + 6] = 0.5 * (tx * qy - ty * qx + tz * qw);
-    out[o + 7] = -0.5 * (tx * qx + ty * qy + tz * qz);
-    out[o + 8] = s;
-    out[o + 9] = 1 / s;
-    out[o + 10] = out[o + 11] = 0;
-    out.set(palette.subarray(m, m + MATRIX_FLOATS), o + 12);
-  }
-  return -1;
+  return convertToDualQuaternions(palette, 0, count, out, 0);
 }
 
-/** The quaternion product a b, [x, y, z, w]. */
-function multiply(a: number[], b: number[]): number[] {
-  return [
-    a[3] * b[0] + b[3] * a[0] + a[1] * b[2] - a[2] * b[1],
-    a[3] * b[1] + b[3] * a[1] + a[2] * b[0] - a[0] * b[2],
-    a[3] * b[2] + b[3] * a[2] + a[0] * b[1] - a[1] * b[0],
-    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-  ];
+// Scratch of the quaternion products (synchronous, so sharing is safe):
+// the skinning of a frame allocates nothing.
+const product = new Float64Array(4), rotated = new Float64Array(3);
+
+/** Writes the quaternion product a b ([x, y, z, w]) into `product`. */
+function multiply(
+  a0: number,
+  a1: number,
+  a2: number,
+  a3: number,
+  b0: number,
+  b1: number,
+  b2: number,
+  b3: number,
+): void {
+  product[0] = a3 * b0 + b3 * a0 + a1 * b2 - a2 * b1;
+  product[1] = a3 * b1 + b3 * a1 + a2 * b0 - a0 * b2;
+  product[2] = a3 * b2 + b3 * a2 + a0 * b1 - a1 * b0;
+  product[3] = a3 * b3 - a0 * b0 - a1 * b1 - a2 * b2;
 }
 
-const conjugate = (q: number[]) => [-q[0], -q[1], -q[2], q[3]];
-
-/** `v` rotated by the unit quaternion `q`: q (v, 0) q*. */
-function rotate(q: number[], v: number[]): number[] {
-  return multiply(multiply(q, [v[0], v[1], v[2], 0]), conjugate(q)).slice(0, 3);
+/** Writes `v` rotated by the unit quaternion `q` into `rotated`: q (v, 0) q*. */
+function rotate(
+  qx: number,
+  qy: number,
+  qz: number,
+  qw: number,
+  v0: number,
+  v1: number,
+  v2: number,
+): void {
+  multiply(qx, qy, qz, qw, v0, v1, v2, 0);
+  multiply(product[0], product[1], product[2], product[3], -qx, -qy, -qz, qw);
+  rotated[0] = product[0], rotated[1] = product[1], rotated[2] = product[2];
 }
 
 /**
@@ -153,29 +101,40 @@ export function skinDualQuaternions(
     const used = Math.min(n, maxInfluences);
     for (; v < end; v++, k += n) {
       if (used < 1) continue;
-      const at = (i: number) => joints[k + i] * DUAL_QUATERNION_FLOATS;
-      const q0 = Array.from(table.subarray(at(0), at(0) + 4));
-      const real = [0, 0, 0, 0], dual = [0, 0, 0, 0];
+      const first = joints[k] * DUAL_QUATERNION_FLOATS;
+      const q0 = table[first], q1 = table[first + 1], q2 = table[first + 2], q3 = table[first + 3];
+      let r0 = 0, r1 = 0, r2 = 0, r3 = 0, d0 = 0, d1 = 0, d2 = 0, d3 = 0;
       let scale = 0, weightSum = 0;
       for (let i = 0; i < used; i++) {
-        const w = used === 1 ? 1 : weights[k + i], o = at(i);
-        const qr = Array.from(table.subarray(o, o + 4));
-        const sign = qr[0] * q0[0] + qr[1] * q0[1] + qr[2] * q0[2] + qr[3] * q0[3] < 0 ? -1 : 1;
-        for (let c = 0; c < 4; c++) {
-          real[c] += sign * w * qr[c];
-          dual[c] += sign * w * table[o + 4 + c];
-        }
+        const w = used === 1 ? 1 : weights[k + i], o = joints[k + i] * DUAL_QUATERNION_FLOATS;
+        const x = table[o], y = table[o + 1], z = table[o + 2], qw = table[o + 3];
+        const sign = x * q0 + y * q1 + z * q2 + qw * q3 < 0 ? -1 : 1;
+        r0 += sign * w * x, r1 += sign * w * y, r2 += sign * w * z, r3 += sign * w * qw;
+        d0 += sign * w * table[o + 4], d1 += sign * w * table[o + 5];
+        d2 += sign * w * table[o + 6], d3 += sign * w * table[o + 7];
         scale += w * table[o + 8];
         weightSum += w;
       }
       scale /= weightSum;
-      const length = Math.hypot(...real);
-      const r = real.map((x) => x / length), d = dual.map((x) => x / length);
-      const t = multiply(d, conjugate(r)).map((x) => 2 * x);
+      hypotArgs[0] = r0, hypotArgs[1] = r1, hypotArgs[2] = r2, hypotArgs[3] = r3;
+      hypotOf(4);
+      const length = hypotArgs[4];
+      const rx = r0 / length, ry = r1 / length, rz = r2 / length, rw = r3 / length;
+      multiply(d0 / length, d1 / length, d2 / length, d3 / length, -rx, -ry, -rz, rw);
+      const t0 = 2 * product[0], t1 = 2 * product[1], t2 = 2 * product[2];
       const o = v * 4;
-      const sp = [0, 1, 2].map((c) => scale * positions[o + c]);
-      const moved = rotate(r, sp);
-      for (let c = 0; c < 3; c++) outPositions[o + c] = moved[c] + t[c];
+      rotate(
+        rx,
+        ry,
+        rz,
+        rw,
+        scale * positions[o],
+        scale * positions[o + 1],
+        scale * positions[o + 2],
+      );
+      outPositions[o] = rotated[0] + t0;
+      outPositions[o + 1] = rotated[1] + t1;
+      outPositions[o + 2] = rotated[2] + t2;
       outPositions[o + 3] = 1;
       if (bounds) {
         for (let c = 0; c < 4; c++) {
@@ -184,12 +143,14 @@ export function skinDualQuaternions(
         }
       }
       if (flags & SkinFlags.NORMALS) {
-        const rn = rotate(r, Array.from(normals.subarray(o, o + 3)));
-        outNormals.set([rn[0], rn[1], rn[2], 0], o);
+        rotate(rx, ry, rz, rw, normals[o], normals[o + 1], normals[o + 2]);
+        outNormals[o] = rotated[0], outNormals[o + 1] = rotated[1], outNormals[o + 2] = rotated[2];
+        outNormals[o + 3] = 0;
       }
       if (flags & SkinFlags.TANGENTS) {
-        const rt = rotate(r, Array.from(tangents.subarray(o, o + 3)));
-        outTangents.set([rt[0], rt[1], rt[2], tangents[o + 3]], o);
+        rotate(rx, ry, rz, rw, tangents[o], tangents[o + 1], tangents[o + 2]);
+        outTangents[o] = rotated[0], outTangents[o + 1] = rotated[1];
+        outTangents[o + 2] = rotated[2], outTangents[o + 3] = tangents[o + 3];
       }
     }
   }

@@ -6,6 +6,7 @@
  */
 
 import { poseLane } from "./layout.ts";
+import { hypotArgs, hypotOf } from "./_hypot.ts";
 
 /** One layer as the kernel sees it. */
 export interface LayerInput {
@@ -151,7 +152,9 @@ function additiveRotation(
 
 /** Normalizes the rotation `acc[3..7)`; the identity where its length is not > 0. */
 function normalize(acc: Float64Array): void {
-  const len = Math.hypot(acc[3], acc[4], acc[5], acc[6]);
+  hypotArgs[0] = acc[3], hypotArgs[1] = acc[4], hypotArgs[2] = acc[5], hypotArgs[3] = acc[6];
+  hypotOf(4);
+  const len = hypotArgs[4];
   if (len > 0) {
     for (let c = 3; c < 7; c++) acc[c] /= len;
   } else {

@@ -5,8 +5,7 @@
  * @module
  */
 
-import { DUAL_QUATERNION_FLOATS, paletteToDualQuaternions } from "../simd/reference_dq.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { convertToDualQuaternions, DUAL_QUATERNION_FLOATS } from "../simd/_dual_quaternions.ts";
 import { DualQuaternionError } from "../components/skin.ts";
 import type { WorldState } from "../components/_registry.ts";
 import type { PaletteSource } from "./skin.ts";
@@ -59,11 +58,7 @@ export function toDualQuaternions(
   at: number,
 ): number {
   const f32 = state.memory.f32;
-  const bad = paletteToDualQuaternions(
-    f32.subarray(palette >> 2, (palette >> 2) + n * MATRIX_FLOATS),
-    n,
-    f32.subarray(at >> 2, (at >> 2) + n * DUAL_QUATERNION_FLOATS),
-  );
+  const bad = convertToDualQuaternions(f32, palette >> 2, n, f32, at >> 2);
   if (bad >= 0) throw new DualQuaternionError(eid, bad);
   return at;
 }

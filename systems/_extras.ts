@@ -23,18 +23,11 @@ export function recordSteps(
   player: PlayerState,
   steps: PlaybackSteps,
 ): boolean {
-  if (player.extras) player.extras.hits.length = 0;
+  player.extras?.hits.clear();
   for (let i = 0; i < steps.count; i++) {
     const step = steps.at(i);
     if (step.fires && anyMarkers(step.clip)) {
-      crossMarkers(
-        step.clip,
-        step.playback.wrap,
-        step.from,
-        step.to,
-        step.layer,
-        extrasOf(player).hits,
-      );
+      crossMarkers(step.clip, step.playback.wrap, step, step.layer, extrasOf(player).hits);
     }
   }
   const motion = player.extras?.rootMotion;

@@ -31,7 +31,7 @@ import { checkedSkeleton } from "../components/skeleton.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
-import { DUAL_QUATERNION_FLOATS } from "../simd/reference_dq.ts";
+import { DUAL_QUATERNION_FLOATS } from "../simd/_dual_quaternions.ts";
 import {
   BATCH_NAMES,
   type BatchName,

@@ -8,7 +8,11 @@
  * every character (a clip's first play builds it) and lets the compiler
  * settle, it runs `FRAMES` frames of both scenes between two explicit
  * collections (`gc()`, traced as "testing"), then prints one JSON line:
- * the heap used after the first collection and after the frames.
+ * the heap used after the first collection and after the frames, the
+ * characters, those with dual-quaternion skins (one per model, none of them
+ * faulted) and the markers the game read in the measured frames. Every
+ * clip has 8 markers, an eighth of its length apart, and the game reads
+ * each character's crossed markers every frame.
  *
  * @module
  */
@@ -19,9 +23,12 @@ import {
   createAnimation,
   createAnimationPipeline,
   crossFadeTo,
+  getFaults,
   getPose,
   playClip,
+  SkinAsset,
 } from "../mod.ts";
+import { getCrossedMarkers, setClipMarkers } from "../clips.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { addLayer, jointMask } from "../layers.ts";
 import { Core, type CoreBuild, createWorkerPool } from "../kernels.ts";
@@ -84,16 +91,31 @@ if (import.meta.main) {
   const world = createWorld();
   createAnimation(world, { core });
   const characters: Character[] = [];
+  const dualEntities: number[] = [];
+  let hits = 0;
   for (const file of MODELS) {
     const url = findModel(file);
     if (!url) continue;
     const model = await importGltf(url);
     const definition = model.skeletons.find((s) => s.primitives.length > 0)!;
-    const { skeleton, skin } = createCharacterAssets(definition, core);
+    const { skeleton, skin, primitives } = createCharacterAssets(definition, core);
+    const dualSkin = new SkinAsset(skeleton, primitives.map((p) => p.skin), {
+      method: "dual-quaternion",
+    });
     const clips = definition.clips;
+    for (const clip of clips) {
+      const d = clip.duration;
+      setClipMarkers(
+        clip,
+        Array.from({ length: 8 }, (_, i) => ({ name: `m${i}`, time: i / 8 * d })),
+      );
+    }
     for (let i = 0; i < PER_MODEL; i++) {
       const eid = addEntity(world);
-      addCharacter(world, eid, skeleton, skin, { normals: skin.hasNormals, tangents: false });
+      // The second of each model skins with dual quaternions.
+      const used = i === 1 ? dualSkin : skin;
+      addCharacter(world, eid, skeleton, used, { normals: used.hasNormals, tangents: false });
+      if (i === 1) dualEntities.push(eid);
       playClip(world, eid, clips[i % clips.length], { time: i * 0.3 });
       if (i === 0 && clips.length > 1) {
         // The upper half of the skeleton's joints, as an upper-body mask would.
@@ -117,6 +139,10 @@ if (import.meta.main) {
       }
     }
     animate(world, DT);
+    // The game's event handling: every character's crossed markers, read every frame.
+    for (let c = 0; c < characters.length; c++) {
+      hits += getCrossedMarkers(world, characters[c].eid).length;
+    }
     const posed = poses[f % 60];
     for (let i = 0; i < posed.length; i++) views[i].set(posed[i]);
     animate(readme.world, DT, readme.entities);
@@ -128,14 +154,25 @@ if (import.meta.main) {
   // allocation in JavaScript (code and feedback of functions still tiering
   // up); after 12,000 it does not.
   const longest = Math.max(1, ...characters.map((c) => c.clips.length));
-  const warmup = Math.max(FADE_EVERY * (2 * longest + 2), 12_000);
+  const warmup = Math.max(FADE_EVERY * (2 * longest + 2), Number(Deno.args[3] ?? 12_000));
   for (let f = 0; f < warmup; f++) frame(f);
 
   gc();
+  hits = 0;
   const before = Deno.memoryUsage().heapUsed;
   for (let f = warmup; f < warmup + frames; f++) frame(f);
   const after = Deno.memoryUsage().heapUsed;
   gc();
-  console.log(JSON.stringify({ before, after, characters: characters.length, mode: animate.mode }));
+  const faulted = new Set(getFaults(world).map((fault) => fault.entity));
+  const dual = dualEntities.filter((eid) => !faulted.has(eid)).length;
+  console.log(JSON.stringify({
+    before,
+    after,
+    characters: characters.length,
+    dual,
+    hits,
+    faults: faulted.size,
+    mode: animate.mode,
+  }));
   pool?.close();
 }

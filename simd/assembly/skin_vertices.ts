@@ -2,7 +2,12 @@
 // loops): per part, the influence count, stream mode and bounds are
 // dispatched to constants so each specialised loop is compiled separately.
 
-import { JOB_BYTES } from "./abi";
+import {
+  JOB_BYTES, SKIN_BOUNDS_BYTES, SKIN_COLUMNS, SKIN_FLAGS, SKIN_JOINT_COUNT, SKIN_JOINTS, SKIN_NORMALS_IN,
+  SKIN_OUT_NORMALS, SKIN_OUT_POSITIONS, SKIN_OUT_TANGENTS, SKIN_PALETTE, SKIN_PART_COUNT, SKIN_PARTS,
+  SKIN_POSITIONS, SKIN_TANGENTS_IN, SKIN_WEIGHTS,
+} from "./abi";
+import { field } from "./common";
 import { NORMALS, RENORMALIZE, renormalizeDirections, TANGENTS } from "./skin_common";
 import { skinAny, skinPart } from "./skinning";
 import { transposePalette } from "./skin_pair_columns";
@@ -190,11 +195,11 @@ export function skinVertices(
 ): void {
   for (let i = 0; i < jobCount; i++) {
     const j = jobs + <usize>i * JOB_BYTES;
-    const b = bounds ? bounds + (<usize>i << 5) : 0;
+    const b = bounds ? bounds + <usize>i * SKIN_BOUNDS_BYTES : 0;
     if (dual) {
-      skinDualQuaternions(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b);
+      skinDualQuaternions(field<u32>(j, SKIN_PALETTE), field<u32>(j, SKIN_PARTS), field<i32>(j, SKIN_PART_COUNT), field<u32>(j, SKIN_JOINTS), field<u32>(j, SKIN_WEIGHTS), field<u32>(j, SKIN_POSITIONS), field<u32>(j, SKIN_NORMALS_IN), field<u32>(j, SKIN_TANGENTS_IN), field<u32>(j, SKIN_OUT_POSITIONS), field<u32>(j, SKIN_OUT_NORMALS), field<u32>(j, SKIN_OUT_TANGENTS), field<i32>(j, SKIN_FLAGS), maxInfluences, b);
     } else {
-      skinVertices(load<u32>(j), load<u32>(j, 4), load<i32>(j, 8), load<u32>(j, 12), load<u32>(j, 16), load<u32>(j, 20), load<u32>(j, 24), load<u32>(j, 28), load<u32>(j, 32), load<u32>(j, 36), load<u32>(j, 40), load<i32>(j, 44), maxInfluences, b, load<u32>(j, 48), load<u32>(j, 52));
+      skinVertices(field<u32>(j, SKIN_PALETTE), field<u32>(j, SKIN_PARTS), field<i32>(j, SKIN_PART_COUNT), field<u32>(j, SKIN_JOINTS), field<u32>(j, SKIN_WEIGHTS), field<u32>(j, SKIN_POSITIONS), field<u32>(j, SKIN_NORMALS_IN), field<u32>(j, SKIN_TANGENTS_IN), field<u32>(j, SKIN_OUT_POSITIONS), field<u32>(j, SKIN_OUT_NORMALS), field<u32>(j, SKIN_OUT_TANGENTS), field<i32>(j, SKIN_FLAGS), maxInfluences, b, field<u32>(j, SKIN_COLUMNS), field<u32>(j, SKIN_JOINT_COUNT));
     }
   }
 }

@@ -138,6 +138,15 @@ export const SKIN_BOUNDS_BYTES = 32;
  * four floats each.
  */
 export const JOINT_COLUMN_BYTES = 64;
+/** Bytes per joint matrix (3 rows of 4 floats: the palette, model and local matrices). */
+export const MATRIX_BYTES = 48;
+/**
+ * Bytes per joint of a dual-quaternion table: rotation, dual part, scale
+ * (s, 1 / s, 2 unused), then the joint's palette rows.
+ */
+export const DUAL_QUATERNION_JOINT_BYTES = 96;
+/** Byte offset of a dual-quaternion table entry's palette rows. */
+export const DUAL_QUATERNION_ROWS = 48;
 /** Skinning flag: transform normals. */
 export const SKIN_NORMALS = 1;
 /** Skinning flag: transform tangents (xyz), copying the handedness in w. */

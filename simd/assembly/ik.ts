@@ -11,9 +11,9 @@
 import {
   IK_AIM, IK_AXIS, IK_DISTANCE, IK_END, IK_JOB_BYTES, IK_KIND, IK_LAST, IK_LOCAL, IK_MID, IK_MODEL, IK_OFFSET,
   IK_PARENTS, IK_POLE, IK_REACH_TOLERANCE, IK_REACHED, IK_SOFTEN, IK_START, IK_STRAIGHT_SINE, IK_TARGET,
-  IK_TWIST_COS, IK_TWIST_SIN, IK_TWO_BONE_POSE, IK_UP, IK_WEIGHT,
+  IK_TWIST_COS, IK_TWIST_SIN, IK_TWO_BONE_POSE, IK_UP, IK_WEIGHT, MATRIX_BYTES,
 } from "./abi";
-import { MATRIX_BYTES, rotateLocal } from "./ik_apply";
+import { rotateLocal } from "./ik_apply";
 import { localToModel } from "./skeleton";
 
 // Job row fields as byte offsets, from abi.ts's word indices.

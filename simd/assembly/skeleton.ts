@@ -9,13 +9,11 @@
 // derived from an argument once per call.
 
 import {
-  HIERARCHY_COUNT, HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS, JOB_BYTES, MULTIPLY_A, MULTIPLY_B,
-  MULTIPLY_COUNT, MULTIPLY_OUT,
+  HIERARCHY_COUNT, HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS, JOB_BYTES, MATRIX_BYTES, MULTIPLY_A,
+  MULTIPLY_B, MULTIPLY_COUNT, MULTIPLY_OUT,
 } from "./abi";
 import { field, madd } from "./common";
 
-/** Bytes of one 3x4 matrix. */
-export const MATRIX_BYTES: usize = 48;
 
 /** c - a * b, four lanes (fused in the relaxed build). */
 // @ts-ignore: decorator

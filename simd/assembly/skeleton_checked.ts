@@ -1,9 +1,9 @@
 // The multiply-inverse-bind system's kernel: the palette checked as it is
 // written, and the model matrices of a good row saved as they are read.
 
-import { JOB_BYTES, MULTIPLY_A, MULTIPLY_B, MULTIPLY_COUNT, MULTIPLY_KEEP, MULTIPLY_OUT } from "./abi";
+import { JOB_BYTES, MATRIX_BYTES, MULTIPLY_A, MULTIPLY_B, MULTIPLY_COUNT, MULTIPLY_KEEP, MULTIPLY_OUT } from "./abi";
 import { field } from "./common";
-import { MATRIX_BYTES, rowChain, zeroFrom } from "./skeleton";
+import { rowChain, zeroFrom } from "./skeleton";
 
 /**
  * `multiplyOne` of skeleton.ts, returning `ok` with the lanes cleared where

@@ -24,7 +24,14 @@ import { sampleClip, wrapTime } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { BakedClip } from "./_baked_clip.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import {
+  BLEND_A,
+  BLEND_B,
+  BLEND_JOINT_COUNT,
+  BLEND_OUT,
+  BLEND_WEIGHT,
+  JOB_WORDS,
+} from "../simd/_abi.ts";
 import { isBuildSupported } from "../simd/_core.ts";
 import { poseFloats } from "../simd/layout.ts";
 import { missingTestOnlyModels } from "../tests/_assets.ts";
@@ -96,8 +103,8 @@ for (const file of listAssets().filter((f) => !missingTestOnlyModels().includes(
       playbacks.forEach(({ clip, offset, baked, pose, lanes }, i) => {
         const [a, c, w] = baked.locate(wrapTime(bakedTime + offset, clip.duration, "loop"));
         const at = (jobs >> 2) + i * JOB_WORDS;
-        u32[at] = a, u32[at + 1] = c, u32[at + 2] = pose, u32[at + 3] = lanes;
-        f32[at + 4] = w;
+        u32[at + BLEND_A] = a, u32[at + BLEND_B] = c, u32[at + BLEND_OUT] = pose;
+        u32[at + BLEND_JOINT_COUNT] = lanes, f32[at + BLEND_WEIGHT] = w;
       });
       coreKernels(core).blendPosesBatch(jobs, playbacks.length);
     },

@@ -67,7 +67,14 @@ import { sampleClip, wrapTime } from "../clips.ts";
 import { Core as MarrowCore } from "../kernels.ts";
 import { BakedClip } from "./_baked_clip.ts";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import {
+  BLEND_A,
+  BLEND_B,
+  BLEND_JOINT_COUNT,
+  BLEND_OUT,
+  BLEND_WEIGHT,
+  JOB_WORDS,
+} from "../simd/_abi.ts";
 import { missingTestOnlyModels } from "../tests/_assets.ts";
 import { assetUrl } from "../tests/_three_gltf.ts";
 
@@ -140,8 +147,8 @@ if (!missingTestOnlyModels().includes("Xbot.glb")) {
         for (let i = 0; i < COUNT; i++) {
           const [a, c, w] = baked.locate(wrapTime(bakedTime + i * 0.1, clip.duration, "loop"));
           const at = (jobs >> 2) + i * JOB_WORDS;
-          u32[at] = a, u32[at + 1] = c, u32[at + 2] = poses[i], u32[at + 3] = 68;
-          f32[at + 4] = w;
+          u32[at + BLEND_A] = a, u32[at + BLEND_B] = c, u32[at + BLEND_OUT] = poses[i];
+          u32[at + BLEND_JOINT_COUNT] = 68, f32[at + BLEND_WEIGHT] = w;
         }
         coreKernels(b.core).blendPosesBatch(jobs, COUNT);
       },

@@ -41,20 +41,7 @@
  * @module
  */
 
-export {
-  IK_AIM,
-  IK_JOB_BYTES,
-  IK_JOB_WORDS,
-  IK_TWO_BONE,
-  IK_TWO_BONE_POSE,
-  JOB_BYTES,
-  JOB_WORDS,
-  JOINT_COLUMN_BYTES,
-  LAYER_ENTRY_BYTES,
-  SKIN_NORMALS,
-  SKIN_RENORMALIZE,
-  SKIN_TANGENTS,
-} from "./assembly/abi.ts";
+export * from "./assembly/abi.ts";
 
 /**
  * A skinning kernel's core entry (`skinVertices`, `skinDualQuaternions`):

@@ -7,7 +7,30 @@
  * @module
  */
 
-import { IK_REACH_TOLERANCE, IK_STRAIGHT_SINE, IK_TWO_BONE_POSE } from "./assembly/abi.ts";
+import {
+  IK_AXIS,
+  IK_DISTANCE,
+  IK_END,
+  IK_KIND,
+  IK_LAST,
+  IK_LOCAL,
+  IK_MID,
+  IK_MODEL,
+  IK_OFFSET,
+  IK_PARENTS,
+  IK_POLE,
+  IK_REACH_TOLERANCE,
+  IK_REACHED,
+  IK_SOFTEN,
+  IK_START,
+  IK_STRAIGHT_SINE,
+  IK_TARGET,
+  IK_TWIST_COS,
+  IK_TWIST_SIN,
+  IK_TWO_BONE_POSE,
+  IK_UP,
+  IK_WEIGHT,
+} from "./_abi.ts";
 
 export { IK_REACH_TOLERANCE };
 import { MATRIX_FLOATS } from "./layout.ts";
@@ -31,25 +54,25 @@ export { out };
 
 /** IK job row fields (word indices), shared with the AssemblyScript kernel. */
 export const IKField = {
-  MODEL: 0,
-  LOCAL: 1,
-  PARENTS: 2,
-  KIND: 3,
-  START: 4,
-  MID: 5,
-  END: 6,
-  LAST: 7,
-  TARGET: 8,
-  WEIGHT: 11,
-  POLE: 12,
-  SOFTEN: 15,
-  AXIS: 16,
-  TWIST_COS: 19,
-  UP: 20,
-  TWIST_SIN: 23,
-  OFFSET: 24,
-  REACHED: 27,
-  DISTANCE: 28,
+  MODEL: IK_MODEL,
+  LOCAL: IK_LOCAL,
+  PARENTS: IK_PARENTS,
+  KIND: IK_KIND,
+  START: IK_START,
+  MID: IK_MID,
+  END: IK_END,
+  LAST: IK_LAST,
+  TARGET: IK_TARGET,
+  WEIGHT: IK_WEIGHT,
+  POLE: IK_POLE,
+  SOFTEN: IK_SOFTEN,
+  AXIS: IK_AXIS,
+  TWIST_COS: IK_TWIST_COS,
+  UP: IK_UP,
+  TWIST_SIN: IK_TWIST_SIN,
+  OFFSET: IK_OFFSET,
+  REACHED: IK_REACHED,
+  DISTANCE: IK_DISTANCE,
 } as const;
 /**
  * Premultiplies `out[0..4]` by the rotation around `t` (not normalized, of

@@ -16,7 +16,24 @@
  * @module
  */
 
-import { type CoreKernels, JOB_BYTES, JOB_WORDS, SKIN_NORMALS, SKIN_TANGENTS } from "./_abi.ts";
+import {
+  BLEND_JOINT_COUNT,
+  CONVERT_COUNT,
+  type CoreKernels,
+  HIERARCHY_COUNT,
+  JOB_BYTES,
+  JOB_WORDS,
+  MULTIPLY_COUNT,
+  POSITIONS_VERTEX_COUNT,
+  SAMPLE_BLEND_INTO,
+  SAMPLE_GROUP_COUNT,
+  SCAN_COUNT,
+  SKIN_FLAGS,
+  SKIN_NORMALS,
+  SKIN_PART_COUNT,
+  SKIN_PARTS,
+  SKIN_TANGENTS,
+} from "./_abi.ts";
 import type { CoreMemory } from "./_memory.ts";
 import type { Share, ThreadPool } from "./_pool.ts";
 
@@ -45,7 +62,8 @@ const word = (offset: number): RowCost => (u32, at) => u32[at + offset];
 /** Influences times streams of a skinning row, at the call's influence cap. */
 const skinCost: RowCost = (u32, at, rest) => {
   const maxInfluences = rest[0];
-  const parts = u32[at + 1] >> 2, partCount = u32[at + 2], flags = u32[at + 11];
+  const parts = u32[at + SKIN_PARTS] >> 2, partCount = u32[at + SKIN_PART_COUNT];
+  const flags = u32[at + SKIN_FLAGS];
   const streams = 1 + (flags & SKIN_NORMALS ? 1 : 0) + (flags & SKIN_TANGENTS ? 1 : 0);
   let cost = 0;
   for (let p = 0; p < partCount; p++) {
@@ -56,16 +74,16 @@ const skinCost: RowCost = (u32, at, rest) => {
 
 /** Every batch kernel and the cost of one of its rows. */
 export const ROW_COSTS: Record<BatchName, RowCost> = {
-  firstBeyondBatch: word(1),
-  quatToMatBatch: word(2),
-  matToQuatBatch: word(2),
-  localToModelBatch: word(3),
-  modelToLocalBatch: word(3),
-  multiplyMatricesBatch: word(3),
-  multiplyMatricesCheckedBatch: word(3),
-  blendPosesBatch: word(3),
-  sampleCompactBatch: (u32, at) => u32[at + 3] * 4,
-  skinPositionsBatch: (u32, at, rest) => u32[at + 5] * rest[0],
+  firstBeyondBatch: word(SCAN_COUNT),
+  quatToMatBatch: word(CONVERT_COUNT),
+  matToQuatBatch: word(CONVERT_COUNT),
+  localToModelBatch: word(HIERARCHY_COUNT),
+  modelToLocalBatch: word(HIERARCHY_COUNT),
+  multiplyMatricesBatch: word(MULTIPLY_COUNT),
+  multiplyMatricesCheckedBatch: word(MULTIPLY_COUNT),
+  blendPosesBatch: word(BLEND_JOINT_COUNT),
+  sampleCompactBatch: (u32, at) => u32[at + SAMPLE_GROUP_COUNT] * 4,
+  skinPositionsBatch: (u32, at, rest) => u32[at + POSITIONS_VERTEX_COUNT] * rest[0],
   skinVerticesBatch: skinCost,
   skinDualQuaternionsBatch: skinCost,
 };
@@ -108,7 +126,7 @@ export const BATCH_NAMES: readonly BatchName[] = Object.keys(ROW_COSTS) as Batch
  * `blendInto`, is not 0).
  */
 const JOINED: Partial<Record<BatchName, (u32: Uint32Array, at: number) => boolean>> = {
-  sampleCompactBatch: (u32, at) => u32[at + 5] !== 0,
+  sampleCompactBatch: (u32, at) => u32[at + SAMPLE_BLEND_INTO] !== 0,
 };
 
 /**

@@ -9,12 +9,72 @@
  */
 
 import {
+  BLEND_A,
+  BLEND_B,
+  BLEND_JOINT_COUNT,
+  BLEND_OUT,
+  BLEND_WEIGHT,
+  CONVERT_COUNT,
   type CoreKernels,
+  HIERARCHY_COUNT,
+  HIERARCHY_IN,
+  HIERARCHY_OUT,
+  HIERARCHY_PARENTS,
   JOB_BYTES,
   JOB_WORDS,
   LAYER_ENTRY_BYTES,
+  LAYER_ENTRY_MASK,
+  LAYER_ENTRY_POSE,
+  LAYER_ENTRY_REFERENCE,
+  LAYER_ENTRY_WEIGHT,
+  LAYERS_BLEND_COUNT,
+  LAYERS_ENTRIES,
+  LAYERS_JOINT_COUNT,
+  LAYERS_OUT,
+  LAYERS_REST,
+  LAYERS_THRESHOLD,
+  LAYERS_TOP_COUNT,
+  MAT_TO_QUAT_MATRICES,
+  MAT_TO_QUAT_POSE,
+  MULTIPLY_A,
+  MULTIPLY_B,
+  MULTIPLY_COUNT,
+  MULTIPLY_KEEP,
+  MULTIPLY_OUT,
+  POSITIONS_BASES,
+  POSITIONS_COUNTS,
+  POSITIONS_JOINTS,
+  POSITIONS_MODEL,
+  POSITIONS_OUT,
+  POSITIONS_VERTEX_COUNT,
+  QUAT_TO_MAT_MATRICES,
+  QUAT_TO_MAT_POSE,
+  SAMPLE_BLEND_INTO,
+  SAMPLE_CACHE,
+  SAMPLE_CLIP,
+  SAMPLE_GROUP_COUNT,
+  SAMPLE_OUT,
+  SAMPLE_TIME,
+  SAMPLE_WEIGHT,
+  SCAN_COUNT,
+  SCAN_PTR,
+  SKIN_BOUNDS_BYTES,
+  SKIN_COLUMNS,
+  SKIN_FLAGS,
+  SKIN_JOINT_COUNT,
+  SKIN_JOINTS,
   SKIN_NORMALS,
+  SKIN_NORMALS_IN,
+  SKIN_OUT_NORMALS,
+  SKIN_OUT_POSITIONS,
+  SKIN_OUT_TANGENTS,
+  SKIN_PALETTE,
+  SKIN_PART_COUNT,
+  SKIN_PARTS,
+  SKIN_POSITIONS,
   SKIN_TANGENTS,
+  SKIN_TANGENTS_IN,
+  SKIN_WEIGHTS,
   type SkinningKernel,
 } from "./_abi.ts";
 import type { CoreMemory } from "./_memory.ts";
@@ -66,7 +126,7 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
   }[][] = [];
   const noFloats = new Float32Array(0);
   const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
-  const job = (jobs: number, index: number) => u32(jobs + index * JOB_WORDS * 4, JOB_WORDS);
+  const job = (jobs: number, index: number) => u32(jobs + index * JOB_BYTES, JOB_WORDS);
 
   /** The scalar skinning kernel `skin` (reference signature) over core memory. */
   const skinWith = (skin: typeof ref.skinVertices): SkinningKernel =>
@@ -112,22 +172,22 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i);
         kernels[name](
-          row[0],
-          row[1],
-          row[2],
-          row[3],
-          row[4],
-          row[5],
-          row[6],
-          row[7],
-          row[8],
-          row[9],
-          row[10],
-          row[11],
+          row[SKIN_PALETTE],
+          row[SKIN_PARTS],
+          row[SKIN_PART_COUNT],
+          row[SKIN_JOINTS],
+          row[SKIN_WEIGHTS],
+          row[SKIN_POSITIONS],
+          row[SKIN_NORMALS_IN],
+          row[SKIN_TANGENTS_IN],
+          row[SKIN_OUT_POSITIONS],
+          row[SKIN_OUT_NORMALS],
+          row[SKIN_OUT_TANGENTS],
+          row[SKIN_FLAGS],
           maxInfluences,
-          bounds ? bounds + i * 32 : 0,
-          row[12],
-          row[13],
+          bounds ? bounds + i * SKIN_BOUNDS_BYTES : 0,
+          row[SKIN_COLUMNS],
+          row[SKIN_JOINT_COUNT],
         );
       }
     };
@@ -145,7 +205,7 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     firstBeyondBatch(jobs, jobCount, limit) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), ptr = row[0], count = row[1];
+        const row = job(jobs, i), ptr = row[SCAN_PTR], count = row[SCAN_COUNT];
         if (kernels.firstBeyond(ptr, count, limit) >= 0) return i;
       }
       return -1;
@@ -158,7 +218,9 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     quatToMatBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), pose = row[0], matrices = row[1], count = row[2];
+        const row = job(jobs, i);
+        const pose = row[QUAT_TO_MAT_POSE], matrices = row[QUAT_TO_MAT_MATRICES];
+        const count = row[CONVERT_COUNT];
         kernels.quatToMat(pose, matrices, count);
       }
     },
@@ -167,7 +229,9 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     matToQuatBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), matrices = row[0], pose = row[1], count = row[2];
+        const row = job(jobs, i);
+        const matrices = row[MAT_TO_QUAT_MATRICES], pose = row[MAT_TO_QUAT_POSE];
+        const count = row[CONVERT_COUNT];
         kernels.matToQuat(matrices, pose, count);
       }
     },
@@ -183,7 +247,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     localToModelBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), local = row[0], model = row[1], parents = row[2], count = row[3];
+        const row = job(jobs, i), local = row[HIERARCHY_IN], model = row[HIERARCHY_OUT];
+        const parents = row[HIERARCHY_PARENTS], count = row[HIERARCHY_COUNT];
         kernels.localToModel(local, model, parents, 0, count - 1);
       }
     },
@@ -199,7 +264,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     modelToLocalBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), model = row[0], local = row[1], parents = row[2], count = row[3];
+        const row = job(jobs, i), model = row[HIERARCHY_IN], local = row[HIERARCHY_OUT];
+        const parents = row[HIERARCHY_PARENTS], count = row[HIERARCHY_COUNT];
         kernels.modelToLocal(model, local, parents, 0, count - 1);
       }
     },
@@ -209,7 +275,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     multiplyMatricesBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), a = row[0], b = row[1], out = row[2], count = row[3];
+        const row = job(jobs, i), a = row[MULTIPLY_A], b = row[MULTIPLY_B];
+        const out = row[MULTIPLY_OUT], count = row[MULTIPLY_COUNT];
         kernels.multiplyMatrices(a, b, out, count);
       }
     },
@@ -217,11 +284,11 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
       let first = -1;
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i),
-          a = row[0],
-          b = row[1],
-          out = row[2],
-          count = row[3],
-          keep = row[4];
+          a = row[MULTIPLY_A],
+          b = row[MULTIPLY_B],
+          out = row[MULTIPLY_OUT],
+          count = row[MULTIPLY_COUNT],
+          keep = row[MULTIPLY_KEEP];
         kernels.multiplyMatrices(a, b, out, count);
         if (kernels.firstBeyond(out, count * MATRIX_FLOATS, limit) >= 0) {
           if (first < 0) first = i;
@@ -238,22 +305,23 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     blendPosesBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), a = row[0], b = row[1], out = row[2], jointCount = row[3];
-        const weight = memory.views().f32[((jobs + i * JOB_WORDS * 4) >> 2) + 4];
+        const row = job(jobs, i), a = row[BLEND_A], b = row[BLEND_B], out = row[BLEND_OUT];
+        const jointCount = row[BLEND_JOINT_COUNT];
+        const weight = memory.views().f32[((jobs + i * JOB_BYTES) >> 2) + BLEND_WEIGHT];
         kernels.blendPoses(a, b, out, jointCount, weight);
       }
     },
     blendLayersBatch(sampleJobs, sampleCount, layerJobs, layerCount) {
       kernels.blendPosesBatch(sampleJobs, sampleCount);
       for (let i = 0; i < layerCount; i++) {
-        const at = layerJobs + i * JOB_WORDS * 4;
+        const at = layerJobs + i * JOB_BYTES;
         const row = job(layerJobs, i),
-          out = row[0],
-          jointCount = row[1],
-          rest = row[2],
-          layers = row[3],
-          blendCount = row[4],
-          topCount = row[5];
+          out = row[LAYERS_OUT],
+          jointCount = row[LAYERS_JOINT_COUNT],
+          rest = row[LAYERS_REST],
+          layers = row[LAYERS_ENTRIES],
+          blendCount = row[LAYERS_BLEND_COUNT],
+          topCount = row[LAYERS_TOP_COUNT];
         const n = poseFloats(jointCount), lanes = Math.ceil(jointCount / 4) * 4;
         const inputs = layerInputsOf[blendCount + topCount] ??= Array.from(
           { length: blendCount + topCount },
@@ -261,14 +329,15 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
         );
         for (let k = 0; k < blendCount + topCount; k++) {
           const entry = u32(layers + k * LAYER_ENTRY_BYTES, 4);
-          const reference = entry[3];
+          const reference = entry[LAYER_ENTRY_REFERENCE];
           const input = inputs[k];
-          input.pose = f32(entry[0], n);
-          input.mask = f32(entry[1], lanes * 3);
-          input.weight = memory.views().f32[((layers + k * LAYER_ENTRY_BYTES) >> 2) + 2];
+          input.pose = f32(entry[LAYER_ENTRY_POSE], n);
+          input.mask = f32(entry[LAYER_ENTRY_MASK], lanes * 3);
+          input.weight =
+            memory.views().f32[((layers + k * LAYER_ENTRY_BYTES) >> 2) + LAYER_ENTRY_WEIGHT];
           input.reference = k >= blendCount && reference !== 0 ? f32(reference, n) : undefined;
         }
-        const threshold = memory.views().f32[(at >> 2) + 6];
+        const threshold = memory.views().f32[(at >> 2) + LAYERS_THRESHOLD];
         blendLayers(f32(out, n), jointCount, f32(rest, n), inputs, blendCount, threshold);
       }
     },
@@ -278,15 +347,16 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     sampleCompactBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i),
-          clip = row[0],
-          cache = row[1],
-          out = row[2],
-          groupCount = row[3],
-          into = row[5];
-        const at = ((jobs + i * JOB_WORDS * 4) >> 2) + 4;
-        kernels.sampleCompact(clip, cache, out, groupCount, memory.views().f32[at]);
+          clip = row[SAMPLE_CLIP],
+          cache = row[SAMPLE_CACHE],
+          out = row[SAMPLE_OUT],
+          groupCount = row[SAMPLE_GROUP_COUNT],
+          into = row[SAMPLE_BLEND_INTO];
+        const at = (jobs + i * JOB_BYTES) >> 2;
+        kernels.sampleCompact(clip, cache, out, groupCount, memory.views().f32[at + SAMPLE_TIME]);
         if (into !== 0) {
-          kernels.blendPoses(into, out, into, groupCount * 4, memory.views().f32[at + 2]);
+          const weight = memory.views().f32[at + SAMPLE_WEIGHT];
+          kernels.blendPoses(into, out, into, groupCount * 4, weight);
         }
       }
     },
@@ -307,12 +377,12 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     skinPositionsBatch(jobs, jobCount, maxInfluences) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i),
-          model = row[0],
-          bases = row[1],
-          joints = row[2],
-          counts = row[3],
-          out = row[4],
-          vertexCount = row[5];
+          model = row[POSITIONS_MODEL],
+          bases = row[POSITIONS_BASES],
+          joints = row[POSITIONS_JOINTS],
+          counts = row[POSITIONS_COUNTS],
+          out = row[POSITIONS_OUT],
+          vertexCount = row[POSITIONS_VERTEX_COUNT];
         kernels.skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences);
       }
     },

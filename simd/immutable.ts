@@ -26,6 +26,15 @@ import {
   MAX_MESH_MAGNITUDE,
 } from "./_checks.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "./layout.ts";
+import {
+  SKIN_JOINTS,
+  SKIN_NORMALS_IN,
+  SKIN_PART_COUNT,
+  SKIN_PARTS,
+  SKIN_POSITIONS,
+  SKIN_TANGENTS_IN,
+  SKIN_WEIGHTS,
+} from "./_abi.ts";
 
 /**
  * Immutable data in a core's memory, validated when created: it has no
@@ -344,12 +353,14 @@ export class SkinMesh extends ImmutableBuffer {
    */
   writeKernelWords(u32: Uint32Array, at: number): void {
     const o = this.#offsets;
-    u32[at] = o.parts;
-    u32[at + 1] = this.#partCount;
-    u32[at + 2] = o.joints;
-    u32[at + 3] = o.weights;
-    u32[at + 4] = o.positions;
-    u32[at + 5] = o.normals;
-    u32[at + 6] = o.tangents;
+    // A skinning row's words SKIN_PARTS..SKIN_TANGENTS_IN, `at` the first.
+    const row = at - SKIN_PARTS;
+    u32[row + SKIN_PARTS] = o.parts;
+    u32[row + SKIN_PART_COUNT] = this.#partCount;
+    u32[row + SKIN_JOINTS] = o.joints;
+    u32[row + SKIN_WEIGHTS] = o.weights;
+    u32[row + SKIN_POSITIONS] = o.positions;
+    u32[row + SKIN_NORMALS_IN] = o.normals;
+    u32[row + SKIN_TANGENTS_IN] = o.tangents;
   }
 }

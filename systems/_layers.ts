@@ -15,7 +15,21 @@ import type { JobTable } from "../components/_job_table.ts";
 import type { Playback } from "../components/_playback.ts";
 import type { PlayerState } from "../components/_playbacks.ts";
 import type { Clip } from "../animation/clip.ts";
-import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
+import {
+  JOB_WORDS,
+  LAYER_ENTRY_BYTES,
+  LAYER_ENTRY_MASK,
+  LAYER_ENTRY_POSE,
+  LAYER_ENTRY_REFERENCE,
+  LAYER_ENTRY_WEIGHT,
+  LAYERS_BLEND_COUNT,
+  LAYERS_ENTRIES,
+  LAYERS_JOINT_COUNT,
+  LAYERS_OUT,
+  LAYERS_REST,
+  LAYERS_THRESHOLD,
+  LAYERS_TOP_COUNT,
+} from "../simd/_abi.ts";
 import type { CoreMemory } from "../simd/_memory.ts";
 import { samplePlayback, type SampleRows } from "./_sample_playback.ts";
 
@@ -172,8 +186,8 @@ function writeEntries(out: LayerOutput, stack: LayerStack, onTop: boolean): numb
     const layer = stack.layers[i];
     if ((layer.mode !== "blend") !== onTop || layer.weight === 0) continue;
     const at = (out.entries.ptr + out.entries.count++ * LAYER_ENTRY_BYTES) >> 2;
-    u32[at] = layer.block, u32[at + 1] = layer.maskPtr;
-    f32[at + 2] = layer.weight, u32[at + 3] = layer.reference;
+    u32[at + LAYER_ENTRY_POSE] = layer.block, u32[at + LAYER_ENTRY_MASK] = layer.maskPtr;
+    f32[at + LAYER_ENTRY_WEIGHT] = layer.weight, u32[at + LAYER_ENTRY_REFERENCE] = layer.reference;
     written++;
   }
   return written;
@@ -190,8 +204,9 @@ function writeJob(out: LayerOutput, stack: LayerStack, joints: number, pose: num
   const blends = writeEntries(out, stack, false);
   const tops = writeEntries(out, stack, true);
   const at = (out.jobs.ptr >> 2) + out.jobs.count++ * JOB_WORDS;
-  u32[at] = pose, u32[at + 1] = joints, u32[at + 2] = stack.rest;
-  u32[at + 3] = out.entries.ptr + first * LAYER_ENTRY_BYTES;
-  u32[at + 4] = blends, u32[at + 5] = tops;
-  f32[at + 6] = stack.threshold;
+  u32[at + LAYERS_OUT] = pose, u32[at + LAYERS_JOINT_COUNT] = joints;
+  u32[at + LAYERS_REST] = stack.rest;
+  u32[at + LAYERS_ENTRIES] = out.entries.ptr + first * LAYER_ENTRY_BYTES;
+  u32[at + LAYERS_BLEND_COUNT] = blends, u32[at + LAYERS_TOP_COUNT] = tops;
+  f32[at + LAYERS_THRESHOLD] = stack.threshold;
 }

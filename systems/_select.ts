@@ -14,7 +14,14 @@ import { PoseError } from "../components/errors.ts";
 import type { Owned, WorldState } from "../components/_registry.ts";
 import { Quarantine } from "../components/_faults.ts";
 import { lastGoodByteOffset, restoreLastGood } from "../components/joint_mat.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import {
+  HIERARCHY_COUNT,
+  JOB_WORDS,
+  MULTIPLY_COUNT,
+  MULTIPLY_KEEP,
+  SCAN_COUNT,
+  SCAN_PTR,
+} from "../simd/_abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 
@@ -94,8 +101,8 @@ export function checkPalettes(
     // memory the entity owns, and the callers check the stores.
     const skeleton = skeletons[eid], model = matrices[eid];
     const n = skeleton && model ? skeleton.jointCount : checkedSkeleton(state, eid).jointCount;
-    rows[at] = (model || checkedMatrices(state, eid, n)) + n * MATRIX_FLOATS * 4;
-    rows[at + 1] = n * MATRIX_FLOATS;
+    rows[at + SCAN_PTR] = (model || checkedMatrices(state, eid, n)) + n * MATRIX_FLOATS * 4;
+    rows[at + SCAN_COUNT] = n * MATRIX_FLOATS;
   }
   scan.commit(list.length * JOB_WORDS);
   const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, MAX_PALETTE_MAGNITUDE);
@@ -234,6 +241,7 @@ export function runMatrixJobs(
   const table = state.jobs(kernel);
   table.begin(list.length, JOB_WORDS);
   const owned = state.owned, isolates = state.faults.isolates;
+  const countWord = kernel === "multiplyMatricesCheckedBatch" ? MULTIPLY_COUNT : HIERARCHY_COUNT;
   let u32 = state.memory.u32;
   let rows = 0;
   for (let i = 0; i < list.length; i++) {
@@ -258,8 +266,8 @@ export function runMatrixJobs(
         u32 = state.memory.u32;
       }
     }
-    u32[at + 3] = n;
-    u32[at + 4] = isolates && n && kernel === "multiplyMatricesCheckedBatch"
+    u32[at + countWord] = n;
+    u32[at + MULTIPLY_KEEP] = isolates && n && kernel === "multiplyMatricesCheckedBatch"
       ? lastGoodByteOffset(model, n)
       : 0;
   }

@@ -11,7 +11,7 @@ import { checkedMatrices } from "../components/joint_mat.ts";
 import { checkedPose } from "../components/joint_quat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/_lifecycle.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { CONVERT_COUNT, JOB_WORDS, MAT_TO_QUAT_MATRICES, MAT_TO_QUAT_POSE } from "../simd/_abi.ts";
 import { MATRIX_FLOATS } from "../simd/layout.ts";
 import { POSED_ENTITIES } from "./_select.ts";
 
@@ -45,9 +45,9 @@ export function matToQuatSystem(world: object, entities?: ArrayLike<number>): vo
       state.faults.isolate(eid, "matToQuatSystem", error);
       n = 0, local = 0, pose = 0;
     }
-    u32[at] = local;
-    u32[at + 1] = pose;
-    u32[at + 2] = n;
+    u32[at + MAT_TO_QUAT_MATRICES] = local;
+    u32[at + MAT_TO_QUAT_POSE] = pose;
+    u32[at + CONVERT_COUNT] = n;
   }
   state.faults.notify();
   state.kernels.matToQuatBatch(table.ptr, list.length);

@@ -15,12 +15,14 @@
  */
 
 import { type MatrixRow, runMatrixJobs, settlePalettes, SKIP_QUARANTINED } from "./_select.ts";
+import { MULTIPLY_A, MULTIPLY_B, MULTIPLY_OUT } from "../simd/_abi.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /** Row of `multiplyMatricesCheckedBatch`: model matrices × inverse bind matrices → palette. */
 const multiplyInverseBindRow: MatrixRow = (u32, at, model, palette, skeleton) => {
-  u32[at] = model, u32[at + 1] = skeletonInternals(skeleton).inverseBindByteOffset;
-  u32[at + 2] = palette;
+  u32[at + MULTIPLY_A] = model;
+  u32[at + MULTIPLY_B] = skeletonInternals(skeleton).inverseBindByteOffset;
+  u32[at + MULTIPLY_OUT] = palette;
 };
 
 /**

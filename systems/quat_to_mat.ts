@@ -13,7 +13,14 @@ import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import type { WorldState } from "../components/_registry.ts";
 import { PoseError } from "../components/errors.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import {
+  CONVERT_COUNT,
+  JOB_WORDS,
+  QUAT_TO_MAT_MATRICES,
+  QUAT_TO_MAT_POSE,
+  SCAN_COUNT,
+  SCAN_PTR,
+} from "../simd/_abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
 import { findNonFinitePose } from "../simd/_pose.ts";
 import { POSED_ENTITIES } from "./_select.ts";
@@ -59,11 +66,11 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
       state.faults.isolate(eid, "quatToMatSystem", error);
       n = 0, pose = 0, local = 0, storeFaults = true;
     }
-    u32[(scan.ptr >> 2) + at] = pose;
-    u32[(scan.ptr >> 2) + at + 1] = poseFloats(n);
-    u32[(table.ptr >> 2) + at] = pose;
-    u32[(table.ptr >> 2) + at + 1] = local;
-    u32[(table.ptr >> 2) + at + 2] = n;
+    u32[(scan.ptr >> 2) + at + SCAN_PTR] = pose;
+    u32[(scan.ptr >> 2) + at + SCAN_COUNT] = poseFloats(n);
+    u32[(table.ptr >> 2) + at + QUAT_TO_MAT_POSE] = pose;
+    u32[(table.ptr >> 2) + at + QUAT_TO_MAT_MATRICES] = local;
+    u32[(table.ptr >> 2) + at + CONVERT_COUNT] = n;
   }
   const faults = state.faults, quarantine = owned.quarantine;
   const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, Infinity);
@@ -82,7 +89,7 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
       // Fresh views: a restore below may grow the memory.
       const { f32, u32 } = state.memory;
       // An empty row (a store fault, isolated above) is moved as it is.
-      const empty = u32[(table.ptr >> 2) + i * JOB_WORDS + 2] === 0;
+      const empty = u32[(table.ptr >> 2) + i * JOB_WORDS + CONVERT_COUNT] === 0;
       const bad = empty ? undefined : findNonFinitePose(f32, n, owned.pose[eid] >> 2);
       if (!bad) {
         quarantine[eid] &= ~Quarantine.Pose;

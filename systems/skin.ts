@@ -24,7 +24,7 @@ import { SkinRowWriter } from "../components/_skin_rows.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { boundsFloats } from "../components/_skin_bounds.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_WORDS, SKIN_PALETTE } from "../simd/_abi.ts";
 import { MAX_INFLUENCES } from "../simd/_checks.ts";
 import { SkinFlags } from "../simd/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
@@ -236,7 +236,12 @@ export function writeSkinJobs(
     const eid = skinned[i];
     try {
       writer.write(eid, kept);
-      rows[kept * JOB_WORDS] = palettes.at(eid, writer.jointCount, writer.dual, writer.palette);
+      rows[kept * JOB_WORDS + SKIN_PALETTE] = palettes.at(
+        eid,
+        writer.jointCount,
+        writer.dual,
+        writer.palette,
+      );
     } catch (error) {
       // Isolated: no row, so its output and bounds keep last frame's.
       state.faults.isolate(eid, name, error);

@@ -15,12 +15,13 @@
  */
 
 import { type MatrixRow, runMatrixJobs, SKIP_UNPOSED } from "./_select.ts";
+import { HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS } from "../simd/_abi.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /** Row of `localToModelBatch`: local matrices (the palette block), model matrices, parents. */
 const localToModelRow: MatrixRow = (u32, at, model, palette, skeleton) => {
-  u32[at] = palette, u32[at + 1] = model;
-  u32[at + 2] = skeletonInternals(skeleton).parentsByteOffset;
+  u32[at + HIERARCHY_IN] = palette, u32[at + HIERARCHY_OUT] = model;
+  u32[at + HIERARCHY_PARENTS] = skeletonInternals(skeleton).parentsByteOffset;
 };
 
 /**

@@ -7,12 +7,13 @@
  */
 
 import { type MatrixRow, runMatrixJobs } from "./_select.ts";
+import { HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS } from "../simd/_abi.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 
 /** Row of `modelToLocalBatch`: model matrices, local matrices (the palette block), parents. */
 const modelToLocalRow: MatrixRow = (u32, at, model, palette, skeleton) => {
-  u32[at] = model, u32[at + 1] = palette;
-  u32[at + 2] = skeletonInternals(skeleton).parentsByteOffset;
+  u32[at + HIERARCHY_IN] = model, u32[at + HIERARCHY_OUT] = palette;
+  u32[at + HIERARCHY_PARENTS] = skeletonInternals(skeleton).parentsByteOffset;
 };
 
 /**

@@ -10,7 +10,21 @@ import { assertLess } from "@std/assert";
 import fc from "fast-check";
 import { quat } from "gl-matrix";
 import { coreKernels, coreMemory } from "../simd/_instance.ts";
-import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
+import {
+  JOB_WORDS,
+  LAYER_ENTRY_BYTES,
+  LAYER_ENTRY_MASK,
+  LAYER_ENTRY_POSE,
+  LAYER_ENTRY_REFERENCE,
+  LAYER_ENTRY_WEIGHT,
+  LAYERS_BLEND_COUNT,
+  LAYERS_ENTRIES,
+  LAYERS_JOINT_COUNT,
+  LAYERS_OUT,
+  LAYERS_REST,
+  LAYERS_THRESHOLD,
+  LAYERS_TOP_COUNT,
+} from "../simd/_abi.ts";
 import { blendLayers, type LayerInput } from "../simd/reference_layers.ts";
 import { blendPoses } from "../simd/reference.ts";
 import { poseFloats } from "../simd/layout.ts";
@@ -82,16 +96,18 @@ function runOnCore(build: CoreBuild, s: Stack): Float32Array {
   s.layers.forEach((layer, i) => {
     const at = (table + i * LAYER_ENTRY_BYTES) >> 2;
     const v = memory.views();
-    v.u32[at] = keep(put(layer.pose));
-    v.u32[at + 1] = keep(put(layer.mask));
-    v.f32[at + 2] = layer.weight;
-    v.u32[at + 3] = layer.reference ? keep(put(layer.reference)) : 0;
+    v.u32[at + LAYER_ENTRY_POSE] = keep(put(layer.pose));
+    v.u32[at + LAYER_ENTRY_MASK] = keep(put(layer.mask));
+    v.f32[at + LAYER_ENTRY_WEIGHT] = layer.weight;
+    v.u32[at + LAYER_ENTRY_REFERENCE] = layer.reference ? keep(put(layer.reference)) : 0;
   });
   const job = keep(memory.alloc(JOB_WORDS * 4));
   const v = memory.views(), at = job >> 2;
-  v.u32[at] = out, v.u32[at + 1] = s.jointCount, v.u32[at + 2] = rest, v.u32[at + 3] = table;
-  v.u32[at + 4] = s.blendCount, v.u32[at + 5] = s.layers.length - s.blendCount;
-  v.f32[at + 6] = s.threshold;
+  v.u32[at + LAYERS_OUT] = out, v.u32[at + LAYERS_JOINT_COUNT] = s.jointCount;
+  v.u32[at + LAYERS_REST] = rest, v.u32[at + LAYERS_ENTRIES] = table;
+  v.u32[at + LAYERS_BLEND_COUNT] = s.blendCount;
+  v.u32[at + LAYERS_TOP_COUNT] = s.layers.length - s.blendCount;
+  v.f32[at + LAYERS_THRESHOLD] = s.threshold;
   coreKernels(core).blendLayersBatch(0, 0, job, 1);
   const result = memory.views().f32.slice(out >> 2, (out >> 2) + n);
   for (const ptr of owned) memory.free(ptr);

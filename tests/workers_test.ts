@@ -32,7 +32,13 @@ import {
   minSplitCost,
   threadsOf,
 } from "../simd/_parallel_kernels.ts";
-import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
+import {
+  CONVERT_COUNT,
+  JOB_BYTES,
+  JOB_WORDS,
+  QUAT_TO_MAT_MATRICES,
+  QUAT_TO_MAT_POSE,
+} from "../simd/_abi.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
 import { bestBuild } from "../simd/_core.ts";
@@ -138,9 +144,9 @@ Deno.test("workers: a trap in a worker is the RuntimeError of the same trap on t
     const jobs = memory.alloc(2 * JOB_BYTES);
     const row = (i: number, posePtr: number) => {
       const u32 = memory.views().u32, at = (jobs >> 2) + i * JOB_WORDS;
-      u32[at] = posePtr;
-      u32[at + 1] = matrices;
-      u32[at + 2] = joints;
+      u32[at + QUAT_TO_MAT_POSE] = posePtr;
+      u32[at + QUAT_TO_MAT_MATRICES] = matrices;
+      u32[at + CONVERT_COUNT] = joints;
     };
     row(0, pose);
     row(1, 0xffff_0000); // beyond the memory: the worker's row traps

@@ -7,12 +7,146 @@
 export const JOB_WORDS = 16;
 /** Bytes per batch job row. */
 export const JOB_BYTES = 64;
+
+// Job row fields, as word indices into a row (`u32` words, byte offset
+// `word << 2`). Every reader and writer of a row, in AssemblyScript and in
+// TypeScript, names its fields with these: no row layout is spelled twice.
+
+/** `firstBeyondBatch` row: the floats' byte offset. */
+export const SCAN_PTR = 0;
+/** `firstBeyondBatch` row: how many floats. */
+export const SCAN_COUNT = 1;
+/** `quatToMatBatch` row: the pose read (SoA×4 groups). */
+export const QUAT_TO_MAT_POSE = 0;
+/** `quatToMatBatch` row: the matrices written. */
+export const QUAT_TO_MAT_MATRICES = 1;
+/** `matToQuatBatch` row: the matrices read. */
+export const MAT_TO_QUAT_MATRICES = 0;
+/** `matToQuatBatch` row: the pose written. */
+export const MAT_TO_QUAT_POSE = 1;
+/** `quatToMatBatch` / `matToQuatBatch` row: the joint count. */
+export const CONVERT_COUNT = 2;
+/** `localToModelBatch` / `modelToLocalBatch` row: the matrices read. */
+export const HIERARCHY_IN = 0;
+/** `localToModelBatch` / `modelToLocalBatch` row: the matrices written. */
+export const HIERARCHY_OUT = 1;
+/** `localToModelBatch` / `modelToLocalBatch` row: the parents (`i16` each). */
+export const HIERARCHY_PARENTS = 2;
+/** `localToModelBatch` / `modelToLocalBatch` row: the joint count. */
+export const HIERARCHY_COUNT = 3;
+/** `multiplyMatrices(Checked)Batch` row: the left matrices. */
+export const MULTIPLY_A = 0;
+/** `multiplyMatrices(Checked)Batch` row: the right matrices. */
+export const MULTIPLY_B = 1;
+/** `multiplyMatrices(Checked)Batch` row: the products. */
+export const MULTIPLY_OUT = 2;
+/** `multiplyMatrices(Checked)Batch` row: the matrix count. */
+export const MULTIPLY_COUNT = 3;
+/** `multiplyMatricesCheckedBatch` row: where to save `a` when the products are all below the limit (0: nowhere). */
+export const MULTIPLY_KEEP = 4;
+/** `blendPosesBatch` row: the first pose. */
+export const BLEND_A = 0;
+/** `blendPosesBatch` row: the second pose. */
+export const BLEND_B = 1;
+/** `blendPosesBatch` row: the blended pose. */
+export const BLEND_OUT = 2;
+/** `blendPosesBatch` row: the joint count. */
+export const BLEND_JOINT_COUNT = 3;
+/** `blendPosesBatch` row: the second pose's weight (f32 bits). */
+export const BLEND_WEIGHT = 4;
+/** `blendLayersBatch` layer row: the pose blended into. */
+export const LAYERS_OUT = 0;
+/** `blendLayersBatch` layer row: the joint count. */
+export const LAYERS_JOINT_COUNT = 1;
+/** `blendLayersBatch` layer row: the rest pose. */
+export const LAYERS_REST = 2;
+/** `blendLayersBatch` layer row: the first layer entry ({@link LAYER_ENTRY_BYTES} each). */
+export const LAYERS_ENTRIES = 3;
+/** `blendLayersBatch` layer row: how many entries blend. */
+export const LAYERS_BLEND_COUNT = 4;
+/** `blendLayersBatch` layer row: how many entries add on top. */
+export const LAYERS_TOP_COUNT = 5;
+/** `blendLayersBatch` layer row: the weight below which a layer is skipped (f32 bits). */
+export const LAYERS_THRESHOLD = 6;
+/** Layer entry: the layer's pose. */
+export const LAYER_ENTRY_POSE = 0;
+/** Layer entry: its joint mask. */
+export const LAYER_ENTRY_MASK = 1;
+/** Layer entry: its weight (f32 bits). */
+export const LAYER_ENTRY_WEIGHT = 2;
+/** Layer entry: its reference pose (0: the layer overrides). */
+export const LAYER_ENTRY_REFERENCE = 3;
+/** `sampleCompactBatch` row: the compact clip. */
+export const SAMPLE_CLIP = 0;
+/** `sampleCompactBatch` row: the playback's cache. */
+export const SAMPLE_CACHE = 1;
+/** `sampleCompactBatch` row: the sampled pose. */
+export const SAMPLE_OUT = 2;
+/** `sampleCompactBatch` row: the SoA×4 group count. */
+export const SAMPLE_GROUP_COUNT = 3;
+/** `sampleCompactBatch` row: the time (f32 bits). */
+export const SAMPLE_TIME = 4;
+/** `sampleCompactBatch` row: the pose the sample is blended into (0: none). */
+export const SAMPLE_BLEND_INTO = 5;
+/** `sampleCompactBatch` row: the sample's weight in that blend (f32 bits). */
+export const SAMPLE_WEIGHT = 6;
+/** `skinPositionsBatch` row: the model matrices. */
+export const POSITIONS_MODEL = 0;
+/** `skinPositionsBatch` row: the per-influence bases. */
+export const POSITIONS_BASES = 1;
+/** `skinPositionsBatch` row: the joints (`u16` each). */
+export const POSITIONS_JOINTS = 2;
+/** `skinPositionsBatch` row: the influence counts (`u8` each). */
+export const POSITIONS_COUNTS = 3;
+/** `skinPositionsBatch` row: the positions written. */
+export const POSITIONS_OUT = 4;
+/** `skinPositionsBatch` row: the vertex count. */
+export const POSITIONS_VERTEX_COUNT = 5;
+/** Skinning row: the palette (linear) or dual-quaternion table. */
+export const SKIN_PALETTE = 0;
+/** Skinning row: the parts (influences, vertex count: `u32` pairs). */
+export const SKIN_PARTS = 1;
+/** Skinning row: the part count. */
+export const SKIN_PART_COUNT = 2;
+/** Skinning row: the joints (`u16` each). */
+export const SKIN_JOINTS = 3;
+/** Skinning row: the weights (`f32` each). */
+export const SKIN_WEIGHTS = 4;
+/** Skinning row: the input positions. */
+export const SKIN_POSITIONS = 5;
+/** Skinning row: the input normals (0: none). */
+export const SKIN_NORMALS_IN = 6;
+/** Skinning row: the input tangents (0: none). */
+export const SKIN_TANGENTS_IN = 7;
+/** Skinning row: the positions written. */
+export const SKIN_OUT_POSITIONS = 8;
+/** Skinning row: the normals written. */
+export const SKIN_OUT_NORMALS = 9;
+/** Skinning row: the tangents written. */
+export const SKIN_OUT_TANGENTS = 10;
+/** Skinning row: the flags ({@link SKIN_NORMALS}, {@link SKIN_TANGENTS}, {@link SKIN_RENORMALIZE}). */
+export const SKIN_FLAGS = 11;
+/** Skinning row: scratch for the palette transposed (0: none; {@link JOINT_COLUMN_BYTES} a joint). */
+export const SKIN_COLUMNS = 12;
+/** Skinning row: the joints the columns scratch holds. */
+export const SKIN_JOINT_COUNT = 13;
+/** Bytes of a skinning kernel's bounds output per job: min xyzw, max xyzw (f32). */
+export const SKIN_BOUNDS_BYTES = 32;
 /**
  * Bytes per joint of a palette transposed by the skinning kernel (its
  * `columns` scratch): the rotation's three columns and the translation,
  * four floats each.
  */
 export const JOINT_COLUMN_BYTES = 64;
+/** Bytes per joint matrix (3 rows of 4 floats: the palette, model and local matrices). */
+export const MATRIX_BYTES = 48;
+/**
+ * Bytes per joint of a dual-quaternion table: rotation, dual part, scale
+ * (s, 1 / s, 2 unused), then the joint's palette rows.
+ */
+export const DUAL_QUATERNION_JOINT_BYTES = 96;
+/** Byte offset of a dual-quaternion table entry's palette rows. */
+export const DUAL_QUATERNION_ROWS = 48;
 /** Skinning flag: transform normals. */
 export const SKIN_NORMALS = 1;
 /** Skinning flag: transform tangents (xyz), copying the handedness in w. */
@@ -21,7 +155,47 @@ export const SKIN_TANGENTS = 2;
 export const SKIN_RENORMALIZE = 4;
 /** Bytes per layer entry of `blendLayersBatch`: pose, mask, weight (f32), reference (0: none). */
 export const LAYER_ENTRY_BYTES = 16;
-/** Words per IK job row: one chain (see `simd/_abi.ts` for the fields). */
+// IK job row fields (word indices; the target, pole, axis, up and offset
+// are three f32 each, the weight, soften and twist one).
+/** IK row: the chain's model matrices. */
+export const IK_MODEL = 0;
+/** IK row: its local matrices. */
+export const IK_LOCAL = 1;
+/** IK row: its parents (`i16` each). */
+export const IK_PARENTS = 2;
+/** IK row: {@link IK_TWO_BONE}, {@link IK_TWO_BONE_POSE} or {@link IK_AIM}. */
+export const IK_KIND = 3;
+/** IK row: the start joint (aim: the aiming joint). */
+export const IK_START = 4;
+/** IK row: the mid joint. */
+export const IK_MID = 5;
+/** IK row: the end joint. */
+export const IK_END = 6;
+/** IK row: the last joint of the subtree re-transformed. */
+export const IK_LAST = 7;
+/** IK row: the target (model space). */
+export const IK_TARGET = 8;
+/** IK row: the correction's weight. */
+export const IK_WEIGHT = 11;
+/** IK row: the pole vector. */
+export const IK_POLE = 12;
+/** IK row: the soften ratio. */
+export const IK_SOFTEN = 15;
+/** IK row: the hinge axis (two-bone) or forward axis (aim). */
+export const IK_AXIS = 16;
+/** IK row: the cosine of the twist angle. */
+export const IK_TWIST_COS = 19;
+/** IK row: the up vector (aim). */
+export const IK_UP = 20;
+/** IK row: the sine of the twist angle. */
+export const IK_TWIST_SIN = 23;
+/** IK row: the aiming offset (aim). */
+export const IK_OFFSET = 24;
+/** IK row (written): 1 when the target was reached. */
+export const IK_REACHED = 27;
+/** IK row (written): the distance left to the target. */
+export const IK_DISTANCE = 28;
+/** Words per IK job row: one chain (fields `IK_MODEL` .. `IK_DISTANCE`). */
 export const IK_JOB_WORDS = 29;
 /** Bytes per IK job row. */
 export const IK_JOB_BYTES = 116;

@@ -12,8 +12,8 @@
 // at each use), the sign flip is a shifted compare mask, and 0 is a
 // one-instruction zero idiom.
 
-import { JOB_BYTES } from "./abi";
-import { madd } from "./common";
+import { BLEND_A, BLEND_B, BLEND_JOINT_COUNT, BLEND_OUT, BLEND_WEIGHT, JOB_BYTES } from "./abi";
+import { field, madd } from "./common";
 
 /** Field at byte offset `o`: `a * s + b * w`, four lanes. */
 // @ts-ignore: decorator
@@ -132,11 +132,11 @@ export function blendPoses(
 export function blendPosesBatch(jobs: usize, jobCount: i32): void {
   for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     blendPoses(
-      load<u32>(jobs),
-      load<u32>(jobs, 4),
-      load<u32>(jobs, 8),
-      load<i32>(jobs, 12),
-      load<f32>(jobs, 16),
+      field<u32>(jobs, BLEND_A),
+      field<u32>(jobs, BLEND_B),
+      field<u32>(jobs, BLEND_OUT),
+      field<i32>(jobs, BLEND_JOINT_COUNT),
+      field<f32>(jobs, BLEND_WEIGHT),
     );
   }
 }

@@ -21,3 +21,9 @@
   if (ASC_FEATURE_RELAXED_SIMD) return f32x4.relaxed_max(a, b);
   return f32x4.pmax(a, b);
 }
+
+/** Field `field` (a word index of `abi.ts`) of the job row at `row`. */
+// @ts-ignore: decorator
+@inline export function field<T>(row: usize, field: i32): T {
+  return load<T>(row + (<usize>field << 2));
+}

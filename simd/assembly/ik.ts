@@ -8,30 +8,53 @@
 // straight limb. So the solve is scalar f64; the corrections are applied to
 // the local rows and the subtree re-transformed with SIMD (`localToModel`).
 
-import { IK_AIM, IK_JOB_BYTES, IK_REACH_TOLERANCE, IK_STRAIGHT_SINE, IK_TWO_BONE_POSE } from "./abi";
-import { MATRIX_BYTES, rotateLocal } from "./ik_apply";
+import {
+  IK_AIM, IK_AXIS, IK_DISTANCE, IK_END, IK_JOB_BYTES, IK_KIND, IK_LAST, IK_LOCAL, IK_MID, IK_MODEL, IK_OFFSET,
+  IK_PARENTS, IK_POLE, IK_REACH_TOLERANCE, IK_REACHED, IK_SOFTEN, IK_START, IK_STRAIGHT_SINE, IK_TARGET,
+  IK_TWIST_COS, IK_TWIST_SIN, IK_TWO_BONE_POSE, IK_UP, IK_WEIGHT, MATRIX_BYTES,
+} from "./abi";
+import { rotateLocal } from "./ik_apply";
 import { localToModel } from "./skeleton";
 
-// Job row fields (byte offsets); `IKField` of simd/_ik_solve.ts in words.
-const MODEL: usize = 0;
-const LOCAL: usize = 4;
-const PARENTS: usize = 8;
-const KIND: usize = 12;
-const START: usize = 16;
-const MID: usize = 20;
-const END: usize = 24;
-const LAST: usize = 28;
-const TARGET: usize = 32;
-const WEIGHT: usize = 44;
-const POLE: usize = 48;
-const SOFTEN: usize = 60;
-const AXIS: usize = 64;
-const TWIST_COS: usize = 76;
-const UP: usize = 80;
-const TWIST_SIN: usize = 92;
-const OFFSET: usize = 96;
-const REACHED: usize = 108;
-const DISTANCE: usize = 112;
+// Job row fields as byte offsets, from abi.ts's word indices.
+// @ts-ignore: decorator
+@inline const MODEL: usize = <usize>IK_MODEL << 2;
+// @ts-ignore: decorator
+@inline const LOCAL: usize = <usize>IK_LOCAL << 2;
+// @ts-ignore: decorator
+@inline const PARENTS: usize = <usize>IK_PARENTS << 2;
+// @ts-ignore: decorator
+@inline const KIND: usize = <usize>IK_KIND << 2;
+// @ts-ignore: decorator
+@inline const START: usize = <usize>IK_START << 2;
+// @ts-ignore: decorator
+@inline const MID: usize = <usize>IK_MID << 2;
+// @ts-ignore: decorator
+@inline const END: usize = <usize>IK_END << 2;
+// @ts-ignore: decorator
+@inline const LAST: usize = <usize>IK_LAST << 2;
+// @ts-ignore: decorator
+@inline const TARGET: usize = <usize>IK_TARGET << 2;
+// @ts-ignore: decorator
+@inline const WEIGHT: usize = <usize>IK_WEIGHT << 2;
+// @ts-ignore: decorator
+@inline const POLE: usize = <usize>IK_POLE << 2;
+// @ts-ignore: decorator
+@inline const SOFTEN: usize = <usize>IK_SOFTEN << 2;
+// @ts-ignore: decorator
+@inline const AXIS: usize = <usize>IK_AXIS << 2;
+// @ts-ignore: decorator
+@inline const TWIST_COS: usize = <usize>IK_TWIST_COS << 2;
+// @ts-ignore: decorator
+@inline const UP: usize = <usize>IK_UP << 2;
+// @ts-ignore: decorator
+@inline const TWIST_SIN: usize = <usize>IK_TWIST_SIN << 2;
+// @ts-ignore: decorator
+@inline const OFFSET: usize = <usize>IK_OFFSET << 2;
+// @ts-ignore: decorator
+@inline const REACHED: usize = <usize>IK_REACHED << 2;
+// @ts-ignore: decorator
+@inline const DISTANCE: usize = <usize>IK_DISTANCE << 2;
 
 // The solvers' results and scratch, as globals: start quaternion s*, mid
 // quaternion m*, the reach achieved (distance to the target, reached), the

@@ -1,8 +1,7 @@
 // Applying an IK correction (`ik.ts`): a joint's local matrix times the
 // rotation of a quaternion, with SIMD, translations kept.
 
-/** Bytes of a 3x4 matrix. */
-export const MATRIX_BYTES: usize = 48;
+import { MATRIX_BYTES } from "./abi";
 
 /** `local = local * R(q)` for the matrix at `p`: rows times R, translations kept. */
 export function rotateLocal(p: usize, x: f64, y: f64, z: f64, w: f64): void {
@@ -14,7 +13,7 @@ export function rotateLocal(p: usize, x: f64, y: f64, z: f64, w: f64): void {
   const r1 = f32x4(<f32>(xy + wz), <f32>(1 - (xx + zz)), <f32>(yz - wx), 0);
   const r2 = f32x4(<f32>(xz - wy), <f32>(yz + wx), <f32>(1 - (xx + yy)), 0);
   const zero = f32x4.splat(0);
-  for (let o: usize = 0; o < MATRIX_BYTES; o += 16) {
+  for (let o: usize = 0; o < <usize>MATRIX_BYTES; o += 16) {
     const a = v128.load(p + o);
     const sum = f32x4.add(
       f32x4.add(

@@ -14,8 +14,9 @@ export {
 } from "./skeleton";
 export { multiplyMatricesCheckedBatch } from "./skeleton_checked";
 export { skinPositions, skinPositionsBatch } from "./skin_positions";
-export { skinDualQuaternionsBatch, skinVertices, skinVerticesBatch } from "./skin_vertices";
+export {
+  skinDualQuaternions, skinDualQuaternionsBatch, skinVertices, skinVerticesBatch,
+} from "./skin_vertices";
 export { copyVertices } from "./copy";
-export { skinDualQuaternions } from "./skin_dq";
 export { solveIKBatch } from "./ik";
 export { sampleCompact, sampleCompactBatch } from "./sample";

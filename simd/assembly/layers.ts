@@ -8,8 +8,11 @@
 // multiplies per layer and group; lanes stay independent and no shuffles
 // are needed, quaternion products included.
 
-import { JOB_BYTES, LAYER_ENTRY_BYTES } from "./abi";
-import { madd } from "./common";
+import {
+  JOB_BYTES, LAYER_ENTRY_BYTES, LAYERS_BLEND_COUNT, LAYERS_ENTRIES, LAYERS_JOINT_COUNT, LAYERS_OUT,
+  LAYERS_REST, LAYERS_THRESHOLD, LAYERS_TOP_COUNT,
+} from "./abi";
+import { field, madd } from "./common";
 import { blendPosesBatch } from "./blend";
 
 // @ts-ignore: decorator
@@ -187,13 +190,13 @@ export function blendLayersBatch(
   blendPosesBatch(sampleJobs, sampleCount);
   for (let j = 0; j < layerCount; j++, layerJobs += JOB_BYTES) {
     blendLayers(
-      load<u32>(layerJobs),
-      load<i32>(layerJobs, 4),
-      load<u32>(layerJobs, 8),
-      load<u32>(layerJobs, 12),
-      load<i32>(layerJobs, 16),
-      load<i32>(layerJobs, 20),
-      load<f32>(layerJobs, 24),
+      field<u32>(layerJobs, LAYERS_OUT),
+      field<i32>(layerJobs, LAYERS_JOINT_COUNT),
+      field<u32>(layerJobs, LAYERS_REST),
+      field<u32>(layerJobs, LAYERS_ENTRIES),
+      field<i32>(layerJobs, LAYERS_BLEND_COUNT),
+      field<i32>(layerJobs, LAYERS_TOP_COUNT),
+      field<f32>(layerJobs, LAYERS_THRESHOLD),
     );
   }
 }

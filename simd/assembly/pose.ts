@@ -7,8 +7,10 @@
 // results as soon as they are complete, and derive constants from arguments
 // where a constant would sit in the hot loop.
 
-import { JOB_BYTES } from "./abi";
-import { madd } from "./common";
+import {
+  CONVERT_COUNT, JOB_BYTES, MAT_TO_QUAT_MATRICES, MAT_TO_QUAT_POSE, QUAT_TO_MAT_MATRICES, QUAT_TO_MAT_POSE,
+} from "./abi";
+import { field, madd } from "./common";
 
 /** c - a * b, four lanes (fused in the relaxed build). */
 // @ts-ignore: decorator
@@ -126,7 +128,7 @@ export function quatToMat(pose: usize, matrices: usize, count: i32): void {
 /** Batch form of {@link quatToMat}: job words `pose, matrices, count`. */
 export function quatToMatBatch(jobs: usize, jobCount: i32): void {
   for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
-    quatToMat(load<u32>(jobs), load<u32>(jobs, 4), load<i32>(jobs, 8));
+    quatToMat(field<u32>(jobs, QUAT_TO_MAT_POSE), field<u32>(jobs, QUAT_TO_MAT_MATRICES), field<i32>(jobs, CONVERT_COUNT));
   }
 }
 
@@ -307,6 +309,6 @@ export function matToQuat(matrices: usize, pose: usize, count: i32): void {
 /** Batch form of {@link matToQuat}: job words `matrices, pose, count`. */
 export function matToQuatBatch(jobs: usize, jobCount: i32): void {
   for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
-    matToQuat(load<u32>(jobs), load<u32>(jobs, 4), load<i32>(jobs, 8));
+    matToQuat(field<u32>(jobs, MAT_TO_QUAT_MATRICES), field<u32>(jobs, MAT_TO_QUAT_POSE), field<i32>(jobs, CONVERT_COUNT));
   }
 }

@@ -30,6 +30,13 @@ import {
   CLIP_SHARED_GROUPS,
   CLIP_SHARED_KEYS,
   JOB_BYTES,
+  SAMPLE_BLEND_INTO,
+  SAMPLE_CACHE,
+  SAMPLE_CLIP,
+  SAMPLE_GROUP_COUNT,
+  SAMPLE_OUT,
+  SAMPLE_TIME,
+  SAMPLE_WEIGHT,
   SMALLEST_THREE_RANGE,
   NO_CURSOR,
   SYNC_BYTES,
@@ -44,6 +51,7 @@ import {
   TRACK_STEP,
 } from "./abi";
 import { blendPoses } from "./blend";
+import { field } from "./common";
 import { bisectInterval } from "./sample_bisect";
 import {
   fieldOffset,
@@ -284,10 +292,10 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
  */
 export function sampleCompactBatch(jobs: usize, jobCount: i32): void {
   for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
-    const groups = load<i32>(jobs, 12);
-    const out = load<u32>(jobs, 8);
-    sampleCompact(load<u32>(jobs), load<u32>(jobs, 4), out, groups, load<f32>(jobs, 16));
-    const into = load<u32>(jobs, 20);
-    if (into != 0) blendPoses(into, out, into, groups << 2, load<f32>(jobs, 24));
+    const groups = field<i32>(jobs, SAMPLE_GROUP_COUNT);
+    const out = field<u32>(jobs, SAMPLE_OUT);
+    sampleCompact(field<u32>(jobs, SAMPLE_CLIP), field<u32>(jobs, SAMPLE_CACHE), out, groups, field<f32>(jobs, SAMPLE_TIME));
+    const into = field<u32>(jobs, SAMPLE_BLEND_INTO);
+    if (into != 0) blendPoses(into, out, into, groups << 2, field<f32>(jobs, SAMPLE_WEIGHT));
   }
 }

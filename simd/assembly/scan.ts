@@ -1,7 +1,8 @@
 // Input scans the checked wrappers and systems run before a kernel writes
 // anything, and the scans that keep overflowed values from being published.
 
-import { JOB_BYTES } from "./abi";
+import { JOB_BYTES, SCAN_COUNT, SCAN_PTR } from "./abi";
+import { field } from "./common";
 
 /**
  * Index of the first non-finite float among `count` floats at `ptr`, or -1.
@@ -40,7 +41,7 @@ export function firstBeyond(ptr: usize, count: i32, limit: f32): i32 {
 export function firstBeyondBatch(jobs: usize, jobCount: i32, limit: f32): i32 {
   for (let i = 0; i < jobCount; i++) {
     const row = jobs + <usize>i * JOB_BYTES;
-    if (firstBeyond(<usize>load<u32>(row), load<i32>(row, 4), limit) >= 0) return i;
+    if (firstBeyond(<usize>field<u32>(row, SCAN_PTR), field<i32>(row, SCAN_COUNT), limit) >= 0) return i;
   }
   return -1;
 }

@@ -8,11 +8,12 @@
 // so rows stay in registers where a chain allows it, and the zero vector is
 // derived from an argument once per call.
 
-import { JOB_BYTES } from "./abi";
-import { madd } from "./common";
+import {
+  HIERARCHY_COUNT, HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS, JOB_BYTES, MATRIX_BYTES, MULTIPLY_A,
+  MULTIPLY_B, MULTIPLY_COUNT, MULTIPLY_OUT,
+} from "./abi";
+import { field, madd } from "./common";
 
-/** Bytes of one 3x4 matrix. */
-export const MATRIX_BYTES: usize = 48;
 
 /** c - a * b, four lanes (fused in the relaxed build). */
 // @ts-ignore: decorator
@@ -133,11 +134,11 @@ export function localToModel(
 export function localToModelBatch(jobs: usize, jobCount: i32): void {
   for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     localToModel(
-      load<u32>(jobs),
-      load<u32>(jobs, 4),
-      load<u32>(jobs, 8),
+      field<u32>(jobs, HIERARCHY_IN),
+      field<u32>(jobs, HIERARCHY_OUT),
+      field<u32>(jobs, HIERARCHY_PARENTS),
       0,
-      load<i32>(jobs, 12) - 1,
+      field<i32>(jobs, HIERARCHY_COUNT) - 1,
     );
   }
 }
@@ -248,11 +249,11 @@ export function modelToLocal(
 export function modelToLocalBatch(jobs: usize, jobCount: i32): void {
   for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     modelToLocal(
-      load<u32>(jobs),
-      load<u32>(jobs, 4),
-      load<u32>(jobs, 8),
+      field<u32>(jobs, HIERARCHY_IN),
+      field<u32>(jobs, HIERARCHY_OUT),
+      field<u32>(jobs, HIERARCHY_PARENTS),
       0,
-      load<i32>(jobs, 12) - 1,
+      field<i32>(jobs, HIERARCHY_COUNT) - 1,
     );
   }
 }
@@ -318,10 +319,10 @@ export function multiplyMatrices(
 export function multiplyMatricesBatch(jobs: usize, jobCount: i32): void {
   for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
     multiplyMatrices(
-      load<u32>(jobs),
-      load<u32>(jobs, 4),
-      load<u32>(jobs, 8),
-      load<i32>(jobs, 12),
+      field<u32>(jobs, MULTIPLY_A),
+      field<u32>(jobs, MULTIPLY_B),
+      field<u32>(jobs, MULTIPLY_OUT),
+      field<i32>(jobs, MULTIPLY_COUNT),
     );
   }
 }

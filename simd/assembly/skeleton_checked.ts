@@ -1,8 +1,9 @@
 // The multiply-inverse-bind system's kernel: the palette checked as it is
 // written, and the model matrices of a good row saved as they are read.
 
-import { JOB_BYTES } from "./abi";
-import { MATRIX_BYTES, rowChain, zeroFrom } from "./skeleton";
+import { JOB_BYTES, MATRIX_BYTES, MULTIPLY_A, MULTIPLY_B, MULTIPLY_COUNT, MULTIPLY_KEEP, MULTIPLY_OUT } from "./abi";
+import { field } from "./common";
+import { rowChain, zeroFrom } from "./skeleton";
 
 /**
  * `multiplyOne` of skeleton.ts, returning `ok` with the lanes cleared where
@@ -48,8 +49,9 @@ export function multiplyMatricesCheckedBatch(jobs: usize, jobCount: i32, limit: 
   const bound = f32x4.splat(limit);
   let first = -1;
   for (let j = 0; j < jobCount; j++, jobs += JOB_BYTES) {
-    let a = <usize>load<u32>(jobs), b = <usize>load<u32>(jobs, 4), out = <usize>load<u32>(jobs, 8);
-    const count = load<i32>(jobs, 12);
+    let a = <usize>field<u32>(jobs, MULTIPLY_A), b = <usize>field<u32>(jobs, MULTIPLY_B);
+    let out = <usize>field<u32>(jobs, MULTIPLY_OUT);
+    const count = field<i32>(jobs, MULTIPLY_COUNT);
     const from = a;
     const zero = zeroFrom(count);
     let ok = i32x4.splat(-1);
@@ -83,7 +85,7 @@ export function multiplyMatricesCheckedBatch(jobs: usize, jobCount: i32, limit: 
       if (first < 0) first = j;
       continue;
     }
-    const keep = <usize>load<u32>(jobs, 16);
+    const keep = <usize>field<u32>(jobs, MULTIPLY_KEEP);
     if (keep != 0) copyMatrices(from, keep, count);
   }
   return first;

@@ -1,18 +1,20 @@
 // Vector helpers and flags shared by the skinning kernels.
 
+import { MATRIX_BYTES, SKIN_NORMALS, SKIN_RENORMALIZE, SKIN_TANGENTS } from "./abi";
 import { vmax, vmin } from "./common";
 
+// The skinning flags of abi.ts, under the loops' short names.
 // @ts-ignore: decorator
-@inline export const NORMALS = 1;
+@inline export const NORMALS = SKIN_NORMALS;
 // @ts-ignore: decorator
-@inline export const TANGENTS = 2;
+@inline export const TANGENTS = SKIN_TANGENTS;
 // @ts-ignore: decorator
-@inline export const RENORMALIZE = 4;
+@inline export const RENORMALIZE = SKIN_RENORMALIZE;
 
-// Byte address of joint matrix `joint` (48 bytes each).
+// Byte address of joint matrix `joint`.
 // @ts-ignore: decorator
 @inline export function matrix(base: usize, joint: u32): usize {
-  return base + <usize>joint * 48;
+  return base + <usize>joint * MATRIX_BYTES;
 }
 
 // @ts-ignore: decorator

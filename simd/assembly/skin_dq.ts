@@ -13,9 +13,6 @@
 // sorted by joint pair take skin_dq_pairs.ts's run path.
 
 import { madd, vmax, vmin } from "./common";
-import { runsOfJoints, skinRigidPositions } from "./skin_rigid";
-import { runsOfPairs } from "./skin_pairs";
-import { skinDualQuaternionPairs } from "./skin_dq_pairs";
 import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./skin_common";
 
 // Byte address of joint `joint` of a dual-quaternion table (96 bytes each).
@@ -62,8 +59,10 @@ import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./s
   return v128.xor(w, v128.and(hsum(f32x4.mul(q0, q)), signBit));
 }
 
+// `count` vertices, `K` (1..4) influences used, or with `K` 0 any number
+// (`used`), the streams per `mode` (constants in the table's loops).
 // @ts-ignore: decorator
-@inline function dqRun(
+@inline export function dqRun(
   K: i32,
   used: i32,
   mode: i32,
@@ -164,94 +163,5 @@ import { hsum, hsum3w, lane0, lane1, lane3, NORMALS, TANGENTS, unitW } from "./s
   if (bounds) {
     v128.store(bounds, lo);
     v128.store(bounds, hi, 16);
-  }
-}
-
-// @ts-ignore: decorator
-@inline function dqModes(
-  K: i32,
-  mode: i32,
-  bounds: usize,
-  n: u32,
-  count: u32,
-  table: usize,
-  jp: usize,
-  wp: usize,
-  o: usize,
-  positions: usize,
-  normals: usize,
-  tangents: usize,
-  outPositions: usize,
-  outNormals: usize,
-  outTangents: usize,
-): void {
-  if (mode == 0) {
-    dqRun(K, K, 0, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else if (mode == NORMALS) {
-    dqRun(K, K, NORMALS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else if (mode == TANGENTS) {
-    dqRun(K, K, TANGENTS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else {
-    dqRun(K, K, NORMALS | TANGENTS, bounds, n, count, table, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  }
-}
-
-/**
- * Dual-quaternion skinning: the arguments of skinVertices with `table`
- * (24 floats per joint: qr, qd, scale, 1 / scale, 2 unused, palette
- * matrix) in place of the palette.
- * RENORMALIZE has no effect (rotations keep lengths).
- */
-export function skinDualQuaternions(
-  table: usize,
-  parts: usize,
-  partCount: i32,
-  joints: usize,
-  weights: usize,
-  positions: usize,
-  normals: usize,
-  tangents: usize,
-  outPositions: usize,
-  outNormals: usize,
-  outTangents: usize,
-  flags: i32,
-  maxInfluences: i32,
-  bounds: usize,
-): void {
-  if (bounds) {
-    const inf = f32x4.splat(Infinity);
-    v128.store(bounds, inf);
-    v128.store(bounds, f32x4.neg(inf), 16);
-  }
-  const mode = flags & (NORMALS | TANGENTS);
-  let k: usize = 0;
-  let o: usize = 0;
-  for (let p = 0; p < partCount; p++) {
-    const pp = parts + (<usize>p << 3);
-    const n = load<u32>(pp);
-    const count = load<u32>(pp, 4);
-    const used = <i32>min(<i64>n, <i64>maxInfluences);
-    const jp = joints + (k << 1), wp = weights + (k << 2);
-    const start = o;
-    k += <usize>n * <usize>count;
-    o += <usize>count << 4;
-    if (count == 0 || used < 1) continue;
-    if (used == 1 && mode == 0 && runsOfJoints(jp, <usize>n << 1, count)) {
-      // Positions of rigid vertices: linear skinning's loop on the rows.
-      skinRigidPositions(96, bounds, n, count, table + 48, jp, start, positions, outPositions);
-    } else if (used == 1) {
-      dqModes(1, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else if (used == 2 && runsOfPairs(jp, <usize>n << 1, count)) {
-      skinDualQuaternionPairs(mode, bounds, used < <i32>n, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else if (used == 2) {
-      dqModes(2, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else if (used == 3) {
-      dqModes(3, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else if (used == 4) {
-      dqModes(4, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    } else {
-      // Five or more: the general loop, the mode tested per vertex.
-      dqRun(0, used, mode, bounds, n, count, table, jp, wp, start, positions, normals, tangents, outPositions, outNormals, outTangents);
-    }
   }
 }

@@ -6,7 +6,11 @@
 // and rebuild weight splats and joint indices in registers instead of
 // reloading them.
 
-import { madd } from "./common";
+import {
+  JOB_BYTES, POSITIONS_BASES, POSITIONS_COUNTS, POSITIONS_JOINTS, POSITIONS_MODEL, POSITIONS_OUT,
+  POSITIONS_VERTEX_COUNT,
+} from "./abi";
+import { field, madd } from "./common";
 import { addresses4, hsum3w, lane3, matrix, unitW } from "./skin_common";
 
 // The vertex loop of skinPositions over counts `c` to `cEnd`. With
@@ -144,7 +148,7 @@ export function skinPositions(
 }
 
 /**
- * {@link skinPositions} over a table of jobs, 12 `u32` words each:
+ * {@link skinPositions} over a table of jobs, `JOB_WORDS` `u32` words each:
  * model, bases, joints, counts, out, vertexCount.
  */
 export function skinPositionsBatch(
@@ -153,14 +157,14 @@ export function skinPositionsBatch(
   maxInfluences: i32,
 ): void {
   for (let i = 0; i < jobCount; i++) {
-    const j = jobs + <usize>i * 48;
+    const j = jobs + <usize>i * JOB_BYTES;
     skinPositions(
-      load<u32>(j),
-      load<u32>(j, 4),
-      load<u32>(j, 8),
-      load<u32>(j, 12),
-      load<u32>(j, 16),
-      load<i32>(j, 20),
+      field<u32>(j, POSITIONS_MODEL),
+      field<u32>(j, POSITIONS_BASES),
+      field<u32>(j, POSITIONS_JOINTS),
+      field<u32>(j, POSITIONS_COUNTS),
+      field<u32>(j, POSITIONS_OUT),
+      field<i32>(j, POSITIONS_VERTEX_COUNT),
       maxInfluences,
     );
   }

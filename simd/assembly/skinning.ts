@@ -12,11 +12,6 @@ import {
   TANGENTS, unitW,
 } from "./skin_common";
 import { emit } from "./skin_emit";
-import { skinPairColumns } from "./skin_pair_columns";
-import { skinPairRows } from "./skin_pair_rows";
-import { runsOfPairs, skinPairPositions } from "./skin_pairs";
-import { skinQuadPositions } from "./skin_quads";
-import { runsOfJoints, skinRigidDirections, skinRigidPositions } from "./skin_rigid";
 
 // `count` vertices whose first `K` (1..4) influences are used, `n` stored
 // per vertex. Loads per vertex: one for the weights, one for the joints,
@@ -28,7 +23,7 @@ import { runsOfJoints, skinRigidDirections, skinRigidPositions } from "./skin_ri
 // weight and joint loads read one influence past the vertex: the caller
 // guarantees that it exists.
 // @ts-ignore: decorator
-@inline function skinRun(
+@inline export function skinRun(
   K: i32,
   mode: i32,
   bounded: bool,
@@ -229,53 +224,5 @@ export function skinAny(
   if (bounds) {
     v128.store(bounds, lo);
     v128.store(bounds, hi, 16);
-  }
-}
-
-// One part with `used` (1..4) influences per vertex and a constant `mode`;
-// `columns`, when not 0, holds the palette transposed (see skinVertices).
-// @ts-ignore: decorator
-@inline export function skinPart(
-  mode: i32,
-  bounded: bool,
-  bounds: usize,
-  used: i32,
-  capped: bool,
-  n: u32,
-  count: u32,
-  palette: usize,
-  columns: usize,
-  jp: usize,
-  wp: usize,
-  o: usize,
-  positions: usize,
-  normals: usize,
-  tangents: usize,
-  outPositions: usize,
-  outNormals: usize,
-  outTangents: usize,
-): void {
-  if (used == 4 && mode == 0) {
-    skinQuadPositions(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
-  } else if (used == 4) {
-    skinRun(4, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else if (used == 2 && mode == 0) {
-    if (runsOfPairs(jp, <usize>n << 1, count)) {
-      skinPairPositions(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
-    } else if (columns) {
-      skinPairColumns(bounds, capped, n, count, columns, jp, wp, o, positions, outPositions);
-    } else {
-      skinPairRows(bounds, capped, n, count, palette, jp, wp, o, positions, outPositions);
-    }
-  } else if (used == 2) {
-    skinRun(2, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else if (used == 3) {
-    skinRun(3, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else if (mode == 0 && runsOfJoints(jp, <usize>n << 1, count)) {
-    skinRigidPositions(48, bounds, n, count, palette, jp, o, positions, outPositions);
-  } else if (runsOfJoints(jp, <usize>n << 1, count)) {
-    skinRigidDirections(mode, bounds, n, count, palette, jp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
-  } else {
-    skinRun(1, mode, bounded, bounds, capped, n, count, palette, jp, wp, o, positions, normals, tangents, outPositions, outNormals, outTangents);
   }
 }

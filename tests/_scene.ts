@@ -54,6 +54,9 @@ export function createScene(
   return { core, world, components, skeleton, skin, entities };
 }
 
+/** Whether every value of a pose is finite. */
+export const finite = (pose: ArrayLike<number>): boolean => Array.from(pose).every(Number.isFinite);
+
 /** A deterministic pseudo-random generator (mulberry32) for test data. */
 export function random(seed: number): () => number {
   let a = seed >>> 0;

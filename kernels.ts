@@ -30,16 +30,22 @@
  * @module
  */
 
-export * from "./simd/layout.ts";
-export { Core, type CoreBuild, type CoreOptions } from "./simd/core.ts";
+export * from "./simd/memory/layout.ts";
+export { Core, type CoreBuild, type CoreOptions } from "./simd/memory/core.ts";
 export {
   createWorkerPool,
   MAX_WORKERS,
   type ThreadMode,
   type WorkerPool,
   type WorkerPoolOptions,
-} from "./simd/workers.ts";
-export { CoreBuffer, FloatBuffer, MatrixBuffer, PoseBuffer, VertexBuffer } from "./simd/buffers.ts";
+} from "./simd/pool/workers.ts";
+export {
+  CoreBuffer,
+  FloatBuffer,
+  MatrixBuffer,
+  PoseBuffer,
+  VertexBuffer,
+} from "./simd/memory/buffers.ts";
 export {
   ImmutableBuffer,
   type InfluenceLists,
@@ -47,5 +53,5 @@ export {
   SkinMesh,
   type SkinMeshData,
   WeightedBases,
-} from "./simd/immutable.ts";
-export * from "./simd/kernels.ts";
+} from "./simd/memory/immutable.ts";
+export * from "./simd/kernels/kernels.ts";

@@ -11,9 +11,9 @@ import { countLines, isGenerated, isModuleCode, type RulesConfig } from "./rules
 /** Number of largest files listed. */
 const LARGEST = 12;
 
-/** The folder a file is counted in: its first segment (`simd/assembly/` on its own), `.` for the root. */
+/** The folder a file is counted in: its first segment (`simd/wasm/assembly/` on its own), `.` for the root. */
 function folderOf(path: string): string {
-  if (path.startsWith("simd/assembly/")) return "simd/assembly/";
+  if (path.startsWith("simd/wasm/assembly/")) return "simd/wasm/assembly/";
   const slash = path.indexOf("/");
   return slash < 0 ? "./" : path.slice(0, slash + 1);
 }

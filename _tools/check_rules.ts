@@ -44,7 +44,7 @@ async function readConfig(root: URL = ROOT): Promise<RulesConfig> {
   return {
     packageName: denoJson.name,
     entries: denoJson.exports,
-    extraEntries: ["simd/assembly/index.ts"],
+    extraEntries: ["simd/wasm/assembly/index.ts"],
     layers: MARROW_LAYERS,
     maxLines: 400,
     maxOtherLines: 400,

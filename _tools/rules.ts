@@ -4,12 +4,12 @@
  * few lines. `_tools/check_rules.ts` runs it on the tree (`deno task rules`).
  *
  * Terms. *Module code* is every file under a layer folder (`simd/`, with
- * `simd/assembly/`, `animation/`, `components/`, `systems/`, `gltf/`) plus
+ * `simd/wasm/assembly/`, `animation/`, `components/`, `systems/`, `gltf/`) plus
  * the published entries (`deno.json` `"exports"`: `mod.ts`,
- * `simd/reference.ts`, `examples/cylinder.ts`). A file's *folder* is its
- * directory; its *layer* is its first path segment (`simd/assembly/x.ts`
+ * `simd/scalar/mod.ts`, `examples/cylinder.ts`). A file's *folder* is its
+ * directory; its *layer* is its first path segment (`simd/wasm/assembly/x.ts`
  * is in layer `simd`). *Generated* files, whose first line is a `//`
- * comment carrying `@generated` (`simd/_wasm.generated.ts`), are exempt
+ * comment carrying `@generated` (`simd/wasm/_wasm.generated.ts`), are exempt
  * from every rule.
  *
  * 1. `max-lines`: no module-code file over {@linkcode RulesConfig.maxLines}
@@ -31,7 +31,7 @@
  *    another file of the repository (tests, benches and examples count),
  *    directly or through a chain of re-exports (`export { a } from`,
  *    `export *`), or is public: reached from an entry, or an export of the
- *    core's compiler entry `simd/assembly/index.ts` (the wasm exports).
+ *    core's compiler entry `simd/wasm/assembly/index.ts` (the wasm exports).
  *    `import * as ns` and `import("…")` reach every name of the target.
  * 5. `undocumented-export`: every public name (reached from an entry) is
  *    declared with a JSDoc comment, and every entry opens with a module doc
@@ -71,7 +71,7 @@ export interface RulesConfig {
   packageName: string;
   /** `deno.json` `"exports"`: subpath → repository-relative file (`"./mod.ts"` or `"mod.ts"`). */
   entries: Record<string, string>;
-  /** Entries of other compilers whose exports are public (the core's `simd/assembly/index.ts`). */
+  /** Entries of other compilers whose exports are public (the core's `simd/wasm/assembly/index.ts`). */
   extraEntries: string[];
   /** Layer → the layers it may import (itself included). */
   layers: Record<string, string[]>;

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { SkinMesh } from "../simd/immutable.ts";
+import type { SkinMesh } from "../simd/memory/immutable.ts";
 import { type Lifetime, lifetimeOf } from "./_lifetime.ts";
 
 /** A skeleton's blocks in the core and its rest pose (never handed out). */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { bisectPieceCount, pieceStart } from "../simd/reference_sample.ts";
+import { bisectPieceCount, pieceStart } from "../simd/scalar/sample.ts";
 
 /**
  * The kernel's values of a bisected rotation interval from keys `i` to `j`

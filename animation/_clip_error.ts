@@ -13,8 +13,8 @@
 
 import type { Clip } from "./clip.ts";
 import { sampleClip } from "./clip.ts";
-import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
-import { sampleCompact } from "../simd/reference_sample.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
+import { sampleCompact } from "../simd/scalar/sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";

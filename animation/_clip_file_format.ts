@@ -13,7 +13,7 @@ import {
   CACHE_TIMING,
   SHARED_CACHE_BYTES,
   TIME_BOUND,
-} from "../simd/assembly/abi.ts";
+} from "../simd/wasm/assembly/abi.ts";
 
 /** "MRWC", little-endian. */
 export const FILE_MAGIC = 0x4357524d;

@@ -1,6 +1,6 @@
 /**
  * Validation of a compact clip's image (layout: `compact_clip.ts`) read
- * from a file: everything the sampling kernels (`simd/assembly/sample*.ts`)
+ * from a file: everything the sampling kernels (`simd/wasm/assembly/sample*.ts`)
  * and their scalar twin read, so that no image can make them read outside
  * it, loop without end, or produce a value that is not finite. Each
  * record's offsets and sizes, each lane entry, format, flag, key count, key
@@ -32,7 +32,7 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
   TRACK_STEP,
-} from "../simd/assembly/abi.ts";
+} from "../simd/wasm/assembly/abi.ts";
 import { MAX_VALUE, MIN_KEY_INTERVAL } from "./clip_validation.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 

@@ -10,7 +10,7 @@ import type { KeyTrack, ReducedChannel } from "./_reduce.ts";
 import type { ClipChannel } from "./clip.ts";
 import { type SyncBlock, syncBlocks } from "./_sync_blocks.ts";
 import { sharedBlocks } from "./_shared_blocks.ts";
-import { poseLane } from "../simd/layout.ts";
+import { poseLane } from "../simd/memory/layout.ts";
 import {
   CACHE_GROUP_BYTES,
   CACHE_RIGHT,
@@ -32,7 +32,7 @@ import {
   TRACK_BYTES,
   TRACK_RANGE_BYTES,
   TRACK_STEP,
-} from "../simd/assembly/abi.ts";
+} from "../simd/wasm/assembly/abi.ts";
 
 /** A compact clip before it goes to the core. */
 export interface ClipImage {

@@ -12,7 +12,7 @@
 import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { ClipError, revalidateClip } from "./clip_validation.ts";
-import { PoseField, poseIndex } from "../simd/layout.ts";
+import { PoseField, poseIndex } from "../simd/memory/layout.ts";
 
 /** Largest magnitude a joint's model-space scale or position may reach: the palettes' bound (±1e18). */
 const MAX_MODEL_MAGNITUDE = 1e18;

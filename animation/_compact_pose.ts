@@ -12,7 +12,7 @@ import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { compactClip } from "./compact_clip.ts";
 import { ClipSampler } from "./clip_sampler.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
 
 /**

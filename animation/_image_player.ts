@@ -13,10 +13,10 @@
  * @module
  */
 
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
-import { Core } from "../simd/core.ts";
-import { isBuildSupported } from "../simd/_core.ts";
-import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
+import { Core } from "../simd/memory/core.ts";
+import { isBuildSupported } from "../simd/wasm/_core.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import type { ClipImage } from "./_clip_image.ts";
 
 /** The skeleton an image is played on. */

@@ -1,6 +1,6 @@
 /**
- * Key value encodings of compact clips (decoded by `simd/assembly/sample.ts`
- * and `simd/reference_sample.ts`):
+ * Key value encodings of compact clips (decoded by `simd/wasm/assembly/sample.ts`
+ * and `simd/scalar/sample.ts`):
  *
  * - smallest-three rotations: the largest component is dropped (the
  *   quaternion negated so that it is positive) and the other three, within
@@ -18,8 +18,8 @@ import {
   SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
   SMALLEST_THREE_WIDE_MAX,
-} from "../simd/assembly/abi.ts";
-import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/reference_sample.ts";
+} from "../simd/wasm/assembly/abi.ts";
+import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/scalar/sample.ts";
 
 const QUANTUM = Math.fround(
   Math.fround(2 * Math.fround(SMALLEST_THREE_RANGE)) / SMALLEST_THREE_MAX,

@@ -29,8 +29,8 @@ import {
   TRACK_RAW,
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
-} from "../simd/assembly/abi.ts";
-import { bisectPieceCount, pieceStart } from "../simd/reference_sample.ts";
+} from "../simd/wasm/assembly/abi.ts";
+import { bisectPieceCount, pieceStart } from "../simd/scalar/sample.ts";
 import { BisectedInterval } from "./_bisected_interval.ts";
 import { BuildWork } from "./_build_work.ts";
 

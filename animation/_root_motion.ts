@@ -8,7 +8,7 @@
  */
 
 import { type Clip, type ClipChannel, sampleChannel, type WrapMode, wrapTime } from "./clip.ts";
-import { PoseField, poseIndex } from "../simd/layout.ts";
+import { PoseField, poseIndex } from "../simd/memory/layout.ts";
 import { motionChannels } from "./_keyless_clip.ts";
 
 /** The yaw of quaternion (x, y, z, w): its twist about +y, in radians. */

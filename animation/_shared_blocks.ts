@@ -3,7 +3,7 @@
  * keyed channels are all LINEAR (a motion capture's) stored as four-lane
  * blocks of floats at the union of its channels' key times, intervals
  * halved where nlerp would leave slerp's curve, so that the kernel
- * (`simd/assembly/sample_shared.ts`) samples every group with one interval
+ * (`simd/wasm/assembly/sample_shared.ts`) samples every group with one interval
  * search and one weight. The blocks share `SyncBlock`'s form
  * (`_sync_blocks.ts`).
  *
@@ -13,8 +13,8 @@
 import type { ReducedChannel } from "./_reduce.ts";
 import type { SyncBlock } from "./_sync_blocks.ts";
 import { type ClipChannel, sampleChannel } from "./clip.ts";
-import { slerpTerms, slerpWeight } from "../simd/reference_sample.ts";
-import { TRACK_RAW } from "../simd/assembly/abi.ts";
+import { slerpTerms, slerpWeight } from "../simd/scalar/sample.ts";
+import { TRACK_RAW } from "../simd/wasm/assembly/abi.ts";
 
 /**
  * `fileFactor`: the most bytes a shared-timeline clip may take, relative to

@@ -10,8 +10,8 @@
 
 import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-import { localToModel, quatToMat } from "../simd/reference.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { localToModel, quatToMat } from "../simd/scalar/mod.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 
 /** The skeleton's rest geometry that the tolerances need. */
 export interface SkeletonGeometry {

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
-import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
+import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/memory/_checks.ts";
 import type { SkinDefinition } from "./definitions.ts";
 
 /** Joint-space boxes of the vertices each joint influences (see `jointBounds`). */

@@ -2,7 +2,7 @@
  * Synchronous blocks of compact clips: the keyed LINEAR lanes of one SoA×4
  * group path stored at the union of their kept key times, `span` lanes per
  * key in SoA, so that the kernel refills them with one interval test and
- * one 4-wide decode (`simd/assembly/sample_sync.ts`). A lane's key at a
+ * one 4-wide decode (`simd/wasm/assembly/sample_sync.ts`). A lane's key at a
  * time it did not keep is its reduced curve there (its kept keys
  * interpolated as the kernel does, then encoded), or its first or last key
  * outside them, so the lane's curve stays what the reduction measured up to
@@ -38,7 +38,7 @@ import {
   encodeSmallestThree,
   encodeSmallestThreeWide,
 } from "./_quantize.ts";
-import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/reference_sample.ts";
+import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/scalar/sample.ts";
 import {
   SYNC_BYTES,
   SYNC_RANGE_BYTES,
@@ -48,7 +48,7 @@ import {
   TRACK_RAW,
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
-} from "../simd/assembly/abi.ts";
+} from "../simd/wasm/assembly/abi.ts";
 
 /**
  * `byteFactor`: the most bytes a block may take, relative to the per-lane

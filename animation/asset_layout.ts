@@ -10,6 +10,11 @@
  * @module
  */
 
-export { MATRIX_FLOATS, POSE_GROUP_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/layout.ts";
-export { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+export {
+  MATRIX_FLOATS,
+  POSE_GROUP_FLOATS,
+  poseFloats,
+  VERTEX_FLOATS,
+} from "../simd/memory/layout.ts";
+export { MAX_MESH_MAGNITUDE } from "../simd/memory/_checks.ts";
 export { outputVertexOrder } from "./_skin_prepare.ts";

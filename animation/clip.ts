@@ -32,7 +32,7 @@
  * @module
  */
 
-import { POSE_GROUP_FLOATS, PoseField } from "../simd/layout.ts";
+import { POSE_GROUP_FLOATS, PoseField } from "../simd/memory/layout.ts";
 
 /** Which joint property a channel animates. */
 export type ChannelPath = "translation" | "rotation" | "scale";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { Core } from "../simd/core.ts";
+import { Core } from "../simd/memory/core.ts";
 
 /** Default of {@linkcode setClipBudget}: 256 MiB of clip data per core. */
 export const DEFAULT_CLIP_BUDGET = 256 * 2 ** 20;

@@ -69,7 +69,7 @@ import {
   CACHE_TIMING,
   CLIP_SHARED_KEYS,
   TIME_BOUND,
-} from "../simd/assembly/abi.ts";
+} from "../simd/wasm/assembly/abi.ts";
 
 export { ClipFileError } from "./clip_file_error.ts";
 

@@ -1,7 +1,7 @@
 /**
  * One playback's sampler of a compact clip: its cache in the core (the
  * keys around the time it last sampled, per lane; see
- * `simd/assembly/sample.ts`), so that playing forward touches only the keys
+ * `simd/wasm/assembly/sample.ts`), so that playing forward touches only the keys
  * a frame needs, while any other time (a seek, a loop, reversed playback)
  * searches. A system batches the jobs of all its samplers into one call of
  * the `sampleCompactBatch` kernel.
@@ -10,7 +10,7 @@
  */
 
 import type { CompactClip } from "./compact_clip.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
+import type { CoreMemory } from "../simd/memory/_memory.ts";
 import { compactClipInternals } from "./_asset_internals.ts";
 import { lifetimeOf } from "./_lifetime.ts";
 

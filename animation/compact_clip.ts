@@ -1,6 +1,6 @@
 /**
  * Compact clips: a clip built once per skeleton into the core's memory in
- * a form the sampling kernel (`simd/assembly/sample.ts`) reads four joints
+ * a form the sampling kernel (`simd/wasm/assembly/sample.ts`) reads four joints
  * at a time, a fraction of the file's size:
  *
  * - keys per channel (no union of key times), reduced within an error
@@ -22,7 +22,7 @@
  *   (`sharedPolicy` in `_shared_blocks.ts`): floats at the union of the
  *   channels' key times, intervals halved where nlerp would leave slerp's
  *   curve, sampled with one interval search and one weight for every
- *   group (`simd/assembly/sample_shared.ts`).
+ *   group (`simd/wasm/assembly/sample_shared.ts`).
  *
  * Layout (byte offsets from the clip's start, little-endian): a header
  * `groupCount, trackCount, lanesOffset, tracksOffset, syncCount,
@@ -55,7 +55,7 @@ import { geometryOf } from "./_skeleton_geometry.ts";
 import { contentHash, contentKey } from "./_clip_bytes.ts";
 import { buildCounters } from "./_build_work.ts";
 import { buildImage } from "./_compact_build.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 
 /** Default tolerance of compact clips, relative to the skeleton's size. */
 export const DEFAULT_CLIP_TOLERANCE = 1e-5;

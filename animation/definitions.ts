@@ -1,6 +1,6 @@
 /**
  * Plain-data definitions that the glTF importer produces and the component
- * builders consume. Layouts: see `simd/layout.ts`.
+ * builders consume. Layouts: see `simd/memory/layout.ts`.
  *
  * @module
  */

@@ -24,10 +24,10 @@
  * @module
  */
 
-import { Core, MatrixBuffer, ParentIndices } from "../simd/core.ts";
-import { MATRIX_FLOATS, PoseField, poseFloats, poseLane } from "../simd/layout.ts";
-import { findNonFinitePose } from "../simd/_pose.ts";
-import { checkFinite } from "../simd/_checks.ts";
+import { Core, MatrixBuffer, ParentIndices } from "../simd/memory/core.ts";
+import { MATRIX_FLOATS, PoseField, poseFloats, poseLane } from "../simd/memory/layout.ts";
+import { findNonFinitePose } from "../simd/memory/_pose.ts";
+import { checkFinite } from "../simd/memory/_checks.ts";
 import type { SkeletonDefinition } from "./definitions.ts";
 import { CoreAsset } from "./core_asset.ts";
 import { setSkeletonInternals } from "./_asset_internals.ts";

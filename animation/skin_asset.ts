@@ -32,8 +32,8 @@
  * @module
  */
 
-import { type Core, SkinMesh } from "../simd/core.ts";
-import { VERTEX_FLOATS } from "../simd/layout.ts";
+import { type Core, SkinMesh } from "../simd/memory/core.ts";
+import { VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import type { SkinDefinition } from "./definitions.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
 import { lifetimeOf } from "./_lifetime.ts";

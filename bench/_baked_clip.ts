@@ -19,8 +19,8 @@
  */
 
 import { type Clip, sampleChannel, sampleClip } from "../animation/clip.ts";
-import { PoseField, poseFloats, poseLane } from "../simd/layout.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { PoseField, poseFloats, poseLane } from "../simd/memory/layout.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { Lifetime } from "../animation/_lifetime.ts";
 import { budgetOf, ClipBudgetError } from "../animation/clip_budget.ts";

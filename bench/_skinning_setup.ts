@@ -9,11 +9,11 @@
  * @module
  */
 
-import * as ref from "../simd/reference.ts";
-import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
-import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { type CoreBuild, instantiate, isBuildSupported } from "../simd/wasm/_core.ts";
+import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import { type CoreKernels, JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
-import { CoreMemory } from "../simd/_memory.ts";
+import { CoreMemory } from "../simd/memory/_memory.ts";
 
 const JOINTS = 64;
 // The wrappers' default: no vertex is capped, as in most uses.

@@ -23,7 +23,7 @@ import { importGltf } from "../gltf/mod.ts";
 import { sampleClip, wrapTime } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { BakedClip } from "./_baked_clip.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import {
   BLEND_A,
   BLEND_B,
@@ -32,8 +32,8 @@ import {
   BLEND_WEIGHT,
   JOB_WORDS,
 } from "../simd/_abi.ts";
-import { isBuildSupported } from "../simd/_core.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { isBuildSupported } from "../simd/wasm/_core.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 import { missingTestOnlyModels } from "../tests/_assets.ts";
 import { assetUrl, listAssets } from "../tests/_three_gltf.ts";
 

@@ -7,8 +7,8 @@
  *   the pairs in opposite hemispheres so the shorter-arc flip is taken),
  *   blended at a fixed weight into a third pose.
  */
-import * as ref from "../simd/reference.ts";
-import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { type CoreBuild, instantiate, isBuildSupported } from "../simd/wasm/_core.ts";
 import { random, randomPose } from "../tests/_scene.ts";
 
 const JOINTS = 1024;
@@ -66,7 +66,7 @@ import { importGltf } from "../gltf/mod.ts";
 import { sampleClip, wrapTime } from "../clips.ts";
 import { Core as MarrowCore } from "../kernels.ts";
 import { BakedClip } from "./_baked_clip.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import {
   BLEND_A,
   BLEND_B,

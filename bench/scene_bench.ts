@@ -6,7 +6,7 @@
  * Also what batching saves: one call for all entities against one call per
  * entity.
  */
-import { coreKernels } from "../simd/_instance.ts";
+import { coreKernels } from "../simd/memory/_instance.ts";
 import * as THREE from "three";
 import { addEntity, createWorld } from "bitecs";
 import {
@@ -23,7 +23,7 @@ import { createCylinder, wavePose } from "../procedural/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
 import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { checkPalettes, MAX_PALETTE_MAGNITUDE } from "../systems/_select.ts";
 import { prepareSkinning, runSkinCall, selectSkinned } from "../systems/skin.ts";

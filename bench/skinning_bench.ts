@@ -29,12 +29,12 @@
  *
  * `SKIN_BEFORE=<core.wasm>` adds a `before` row to each `skin limit` and
  * `skin renormalize` group: another build of the core (say main's
- * relaxed-SIMD core, compiled with `simd/_build.ts`'s flags) on the same
+ * relaxed-SIMD core, compiled with `simd/wasm/_build.ts`'s flags) on the same
  * data in the same run.
  */
 
-import * as ref from "../simd/reference.ts";
-import { SkinFlags } from "../simd/layout.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { SkinFlags } from "../simd/memory/layout.ts";
 import {
   builds,
   type Core,

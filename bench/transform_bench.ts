@@ -5,9 +5,9 @@
  * children in depth-first order, so most joints continue a chain
  * (`parent == i - 1`) as in real rigs; chains are up to 10 joints deep.
  */
-import * as ref from "../simd/reference.ts";
-import { type CoreBuild, instantiate, isBuildSupported } from "../simd/_core.ts";
-import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { type CoreBuild, instantiate, isBuildSupported } from "../simd/wasm/_core.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import { random, randomPose } from "../tests/_scene.ts";
 
 const JOINTS = 1024;

@@ -12,9 +12,9 @@
 import { createAnimationPipeline } from "../mod.ts";
 import { createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { foxCrowd, waveScene, type WorkerScene } from "../tests/_workers.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
-import { minSplitCost } from "../simd/_parallel_kernels.ts";
+import { minSplitCost } from "../simd/pool/_parallel_kernels.ts";
 
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
 const DT = 1 / 60;

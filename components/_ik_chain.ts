@@ -10,14 +10,14 @@
 
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/_abi.ts";
-import { IKField } from "../simd/_ik_solve.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { IKField } from "../simd/scalar/_ik_solve.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 
 /** A fresh job row for a chain. */
 export function chainRow(): Float32Array {
   return new Float32Array(IK_JOB_WORDS);
 }
-import { localToModel, quatToMat } from "../simd/reference.ts";
+import { localToModel, quatToMat } from "../simd/scalar/mod.ts";
 
 /** A bad IK chain setting: names the entity, the chain (-1 when new) and the field. */
 export class IKError extends RangeError {

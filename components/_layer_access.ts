@@ -6,7 +6,7 @@
  * @module
  */
 
-import { poseFloats } from "../simd/layout.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS } from "./_layers.ts";

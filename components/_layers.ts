@@ -10,8 +10,8 @@
 import type { Clip } from "../animation/clip.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { animatedProperties } from "../animation/_keyless_clip.ts";
-import { poseFloats } from "../simd/layout.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
+import type { CoreMemory } from "../simd/memory/_memory.ts";
 import type { Playback } from "./_playback.ts";
 
 /**

@@ -11,7 +11,7 @@
 
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
+import { MATRIX_FLOATS, SkinFlags } from "../simd/memory/layout.ts";
 import { checkedMatrices } from "./joint_mat.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { checkedSkin } from "./skin.ts";

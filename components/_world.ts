@@ -17,10 +17,10 @@
  * @module
  */
 
-import type { Core } from "../simd/core.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import type { Core } from "../simd/memory/core.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import type { CoreKernels } from "../simd/_abi.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
+import type { CoreMemory } from "../simd/memory/_memory.ts";
 import { clearEntity, createStore, growStore, type Store, type StoreShape } from "./_stores.ts";
 import { FaultLog } from "./_faults.ts";
 import { JobTable } from "./_job_table.ts";

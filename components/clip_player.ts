@@ -22,7 +22,7 @@ import type { Clip, WrapMode } from "../animation/clip.ts";
 import { validateClip } from "../animation/clip_validation.ts";
 import { compactClip } from "../animation/compact_clip.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
 import { addWithData, defineComponent, missing, removeOwn, type StoreOf } from "./_component.ts";
 import { objects } from "./_stores.ts";

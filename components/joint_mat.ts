@@ -15,9 +15,9 @@
  * @module
  */
 
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
+import { MAX_MESH_MAGNITUDE } from "../simd/memory/_checks.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 import { stateOf } from "./_machinery.ts";
 import {

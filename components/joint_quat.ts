@@ -1,6 +1,6 @@
 /**
  * The JointQuat component: an entity's local pose, translation + rotation
- * quaternion + scale per joint, in the SoA×4 layout of `simd/layout.ts`,
+ * quaternion + scale per joint, in the SoA×4 layout of `simd/memory/layout.ts`,
  * stored in the core's memory. Needs a Skeleton; starts at its rest pose.
  *
  * Write it through {@linkcode setJointPose} (validated, rotation
@@ -14,8 +14,8 @@
  * @module
  */
 
-import { poseFloats } from "../simd/layout.ts";
-import { writeJointPose } from "../simd/_pose.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
+import { writeJointPose } from "../simd/memory/_pose.ts";
 import { skeletonInternals } from "../animation/_asset_internals.ts";
 import { stateOf } from "./_machinery.ts";
 import {

@@ -37,7 +37,7 @@ import type { Clip } from "../animation/clip.ts";
 import { sampleCompactPose } from "../animation/_compact_pose.ts";
 import { checkedMask } from "../animation/joint_mask.ts";
 import { type MarkerHit, NO_HITS } from "../animation/markers.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, type LayerMode, releaseLayer, startLayer } from "./_layers.ts";

@@ -10,7 +10,7 @@
 
 import type { Clip } from "../animation/clip.ts";
 import { checkedMask } from "../animation/joint_mask.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, MAX_LAYERS, startLayer } from "./_layers.ts";

@@ -16,7 +16,7 @@ import { hasComponent } from "bitecs";
 import { SkinAsset } from "../animation/skin_asset.ts";
 import { lifetimeOf } from "../animation/_lifetime.ts";
 import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
-import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import { forgetBounds, storedBounds } from "./_skin_bounds.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
 import {

@@ -15,7 +15,7 @@ import { checkedSkeleton } from "./skeleton.ts";
 import { checkedSkin } from "./skin.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { storedBounds } from "./_skin_bounds.ts";
-import { VERTEX_FLOATS } from "../simd/layout.ts";
+import { VERTEX_FLOATS } from "../simd/memory/layout.ts";
 
 /** The nearest triangle a ray hits. */
 export interface SkinRayHit {

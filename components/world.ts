@@ -24,7 +24,7 @@
  */
 
 import { query, removeComponent } from "bitecs";
-import { Core } from "../simd/core.ts";
+import { Core } from "../simd/memory/core.ts";
 import {
   existingState,
   forget,

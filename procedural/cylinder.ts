@@ -9,7 +9,7 @@
 
 import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import type { Clip, ClipChannel } from "../animation/clip.ts";
-import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
+import { PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
 
 /** Shape of a generated cylinder character. */
 export interface CylinderOptions {

@@ -41,7 +41,7 @@
  * @module
  */
 
-export * from "./assembly/abi.ts";
+export * from "./wasm/assembly/abi.ts";
 
 /**
  * A skinning kernel's core entry (`skinVertices`, `skinDualQuaternions`):

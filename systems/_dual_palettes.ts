@@ -5,7 +5,10 @@
  * @module
  */
 
-import { convertToDualQuaternions, DUAL_QUATERNION_FLOATS } from "../simd/_dual_quaternions.ts";
+import {
+  convertToDualQuaternions,
+  DUAL_QUATERNION_FLOATS,
+} from "../simd/kernels/_dual_quaternions.ts";
 import { DualQuaternionError } from "../components/skin.ts";
 import type { WorldState } from "../components/_registry.ts";
 import type { PaletteSource } from "./skin.ts";

@@ -8,7 +8,7 @@
 import type { PlayerState } from "../components/_playbacks.ts";
 import { anyMarkers, crossMarkers } from "../animation/markers.ts";
 import { addRootMotion, removeRootMotion } from "../animation/_root_motion.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
+import type { CoreMemory } from "../simd/memory/_memory.ts";
 import { extrasOf } from "../components/root_motion.ts";
 import type { PlaybackSteps } from "./_layers.ts";
 import { MAX_LAYERS } from "../components/_layers.ts";

@@ -30,7 +30,7 @@ import {
   LAYERS_THRESHOLD,
   LAYERS_TOP_COUNT,
 } from "../simd/_abi.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
+import type { CoreMemory } from "../simd/memory/_memory.ts";
 import { samplePlayback, type SampleRows } from "./_sample_playback.ts";
 
 /** A playback's step in the frame, and the share of the pose it drives. */

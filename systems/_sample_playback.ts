@@ -10,7 +10,7 @@ import type { JobTable } from "../components/_job_table.ts";
 import type { Playback } from "../components/_playback.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
+import type { CoreMemory } from "../simd/memory/_memory.ts";
 
 /**
  * Rows of `sampleCompactBatch`, written into a job table; one per world,

@@ -22,8 +22,8 @@ import {
   SCAN_COUNT,
   SCAN_PTR,
 } from "../simd/_abi.ts";
-import { MAX_MESH_MAGNITUDE } from "../simd/_checks.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { MAX_MESH_MAGNITUDE } from "../simd/memory/_checks.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 
 /** Entities with a pose and joint matrices: the quat→mat and mat→quat systems'. */
 export const POSED_ENTITIES: Selection = selection(

@@ -28,10 +28,10 @@ import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { checkedMatrices } from "../components/joint_mat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
-import { MAX_INFLUENCES } from "../simd/_checks.ts";
+import { MAX_INFLUENCES } from "../simd/memory/_checks.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
-import { DUAL_QUATERNION_FLOATS } from "../simd/_dual_quaternions.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
+import { DUAL_QUATERNION_FLOATS } from "../simd/kernels/_dual_quaternions.ts";
 import {
   BATCH_NAMES,
   type BatchName,
@@ -39,9 +39,9 @@ import {
   ROW_COSTS,
   sharesOf,
   threadsOf,
-} from "../simd/_parallel_kernels.ts";
-import type { Share, ThreadPool } from "../simd/_pool.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
+} from "../simd/pool/_parallel_kernels.ts";
+import type { Share, ThreadPool } from "../simd/pool/_pool.ts";
+import type { CoreMemory } from "../simd/memory/_memory.ts";
 import {
   runSkinCall,
   selectSkinned,

@@ -12,7 +12,7 @@ import { checkedPose } from "../components/joint_quat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { CONVERT_COUNT, JOB_WORDS, MAT_TO_QUAT_MATRICES, MAT_TO_QUAT_POSE } from "../simd/_abi.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { POSED_ENTITIES } from "./_select.ts";
 
 /**

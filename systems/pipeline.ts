@@ -32,8 +32,8 @@ import {
 } from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
 import { SKELETON_ENTITIES } from "./_select.ts";
-import type { ThreadMode, WorkerPool } from "../simd/workers.ts";
-import { Core } from "../simd/core.ts";
+import type { ThreadMode, WorkerPool } from "../simd/pool/workers.ts";
+import { Core } from "../simd/memory/core.ts";
 import { warmPlayPath } from "./_warm_up.ts";
 import {
   checkIdle,

@@ -21,8 +21,8 @@ import {
   SCAN_COUNT,
   SCAN_PTR,
 } from "../simd/_abi.ts";
-import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
-import { findNonFinitePose } from "../simd/_pose.ts";
+import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
+import { findNonFinitePose } from "../simd/memory/_pose.ts";
 import { POSED_ENTITIES } from "./_select.ts";
 import { Quarantine } from "../components/_faults.ts";
 import { restoreLastGood } from "../components/joint_mat.ts";

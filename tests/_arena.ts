@@ -9,7 +9,7 @@
  * @module
  */
 
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { assert, assertEquals, assertThrows, fail } from "@std/assert";
 import {
   Core,

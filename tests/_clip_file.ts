@@ -8,9 +8,9 @@
 import type { CompactClip } from "../clips.ts";
 import type { Core } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import { sampleCompact } from "../simd/reference_sample.ts";
+import { sampleCompact } from "../simd/scalar/sample.ts";
 
 /** `compact` sampled on `core` (its core) at `times` in order, one playback: the poses. */
 export function samplePlayback(core: Core, compact: CompactClip, times: number[]): Float32Array[] {

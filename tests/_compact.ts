@@ -9,11 +9,11 @@ import { compactClip, type CompactClipOptions } from "../clips.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { exactPose, poseDistance } from "../animation/_clip_error.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 import { randomQuaternion } from "./_scene.ts";
-import { isBuildSupported } from "../simd/_core.ts";
+import { isBuildSupported } from "../simd/wasm/_core.ts";
 import { assert } from "@std/assert";
 
 /** The SIMD builds this machine runs. */

@@ -23,9 +23,9 @@ import {
 } from "../mod.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
-import * as ref from "../simd/reference.ts";
-import { coreMemory } from "../simd/_instance.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { type ChainJob, solveReferenceIK } from "./_ik.ts";
 import { skeletonInternals, skinInternals } from "../animation/_asset_internals.ts";
 

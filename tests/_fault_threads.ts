@@ -15,7 +15,7 @@ import {
 } from "../mod.ts";
 import { Core, type CoreBuild, createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { assertEquals } from "@std/assert";
-import { BATCH_NAMES, minSplitCost } from "../simd/_parallel_kernels.ts";
+import { BATCH_NAMES, minSplitCost } from "../simd/pool/_parallel_kernels.ts";
 
 /** What an entity publishes, copied: its joints' matrices, and its skinned streams. */
 export function outputs(

@@ -1,14 +1,14 @@
 /**
  * Test harness: an imported glTF posed and skinned by Marrow's scalar
- * kernels (`simd/reference.ts`), compared with three.js posed by
+ * kernels (`simd/scalar/mod.ts`), compared with three.js posed by
  * `tests/_three_gltf.ts`, in the glTF scene space that module's doc
  * describes.
  *
  * @module
  */
 
-import { localToModel, multiplyMatrices, quatToMat, skinVertices } from "../simd/reference.ts";
-import { MATRIX_FLOATS, SkinFlags } from "../simd/layout.ts";
+import { localToModel, multiplyMatrices, quatToMat, skinVertices } from "../simd/scalar/mod.ts";
+import { MATRIX_FLOATS, SkinFlags } from "../simd/memory/layout.ts";
 import type { SkinDefinition } from "../animation/definitions.ts";
 import type { GltfImport, GltfSkeleton } from "../gltf/import.ts";
 import { sampleClip } from "../animation/clip.ts";

@@ -7,7 +7,7 @@
 
 import { assert, assertAlmostEquals, assertEquals, assertGreater, assertLess } from "@std/assert";
 import type { GltfImport } from "../gltf/import.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { loadThree, poseThree } from "./_three_gltf.ts";
 import { bindTwins, compareModel, comparePoses } from "./_gltf_compare.ts";
 

@@ -8,15 +8,15 @@
 
 import fc from "fast-check";
 import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/_abi.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import type { Core } from "../kernels.ts";
 import { MATRIX_FLOATS } from "../kernels.ts";
-import { IKField } from "../simd/_ik_solve.ts";
-import { solveIKJobs } from "../simd/reference_ik.ts";
+import { IKField } from "../simd/scalar/_ik_solve.ts";
+import { solveIKJobs } from "../simd/scalar/ik.ts";
 import { subtreeLast } from "../components/_ik_chain.ts";
 
 export { subtreeLast };
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { normalizeQuat, quatArb, type Vec3 } from "./_arbitrary.ts";
 
 /** The legs and arms of a Mixamo skeleton (Xbot, Soldier): start, mid and end joints. */

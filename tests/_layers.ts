@@ -11,7 +11,7 @@ import { type Clip, createAnimation, SkeletonAsset } from "../mod.ts";
 import type { GltfSkeleton } from "../gltf/mod.ts";
 import { jointMask } from "../layers.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
-import { poseLane } from "../simd/layout.ts";
+import { poseLane } from "../simd/memory/layout.ts";
 
 /** A world animated on a core of `build`, `character`'s skeleton, and the mask of `subtree`. */
 export function characterWorld(

@@ -17,7 +17,7 @@ import {
 } from "../mod.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
 import { createCylinder, type CylinderOptions } from "../procedural/cylinder.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 
 /** Every core build, each test runs on all of them. */
 export const BUILDS: readonly CoreBuild[] = ["relaxed-simd", "simd", "scalar"];

@@ -7,8 +7,8 @@
  * @module
  */
 import type { SkinningKernel } from "../simd/_abi.ts";
-import type { CoreMemory } from "../simd/_memory.ts";
-import * as ref from "../simd/reference.ts";
+import type { CoreMemory } from "../simd/memory/_memory.ts";
+import * as ref from "../simd/scalar/mod.ts";
 
 /**
  * Copies `array` into `memory` with 16 bytes to spare (the three-influence

@@ -11,7 +11,7 @@
  */
 
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { Arena, type BUILDS, coreFor, type Influences, tolerance } from "./_arbitrary.ts";
 
 /** Fills vertices the kernel must not write. */

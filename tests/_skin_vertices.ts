@@ -11,7 +11,7 @@
  */
 
 import { MATRIX_FLOATS, SkinFlags, VERTEX_FLOATS } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { type MeshData, tolerance } from "./_arbitrary.ts";
 
 /** Fills vertices the kernel must not write. */

@@ -9,7 +9,7 @@
 
 import * as THREE from "three";
 import type { Cylinder } from "../procedural/cylinder.ts";
-import { type PoseField, poseIndex } from "../simd/layout.ts";
+import { type PoseField, poseIndex } from "../simd/memory/layout.ts";
 
 /** Geometry shared by every instance of a character (up to 4 influences). */
 export function threeGeometry({ skin }: Cylinder): THREE.BufferGeometry {

@@ -36,7 +36,7 @@ import { wavePose } from "../procedural/cylinder.ts";
 import { createScene } from "./_scene.ts";
 import { findModel } from "./_assets.ts";
 import type { Clip } from "../animation/clip.ts";
-import { type BatchName, minSplitCost } from "../simd/_parallel_kernels.ts";
+import { type BatchName, minSplitCost } from "../simd/pool/_parallel_kernels.ts";
 
 /** Frames measured. */
 export const FRAMES = 3000;

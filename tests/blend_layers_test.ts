@@ -9,7 +9,7 @@
 import { assertLess } from "@std/assert";
 import fc from "fast-check";
 import { quat } from "gl-matrix";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import {
   JOB_WORDS,
   LAYER_ENTRY_BYTES,
@@ -25,9 +25,9 @@ import {
   LAYERS_THRESHOLD,
   LAYERS_TOP_COUNT,
 } from "../simd/_abi.ts";
-import { blendLayers, type LayerInput } from "../simd/reference_layers.ts";
-import { blendPoses } from "../simd/reference.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { blendLayers, type LayerInput } from "../simd/scalar/layers.ts";
+import { blendPoses } from "../simd/scalar/mod.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 import {
   coreFor,
   fcParams,

@@ -7,7 +7,7 @@ import {
 } from "@std/assert";
 import { quat } from "gl-matrix";
 import { blendPoses, Core, PoseBuffer, PoseField, poseIndex } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { BUILDS, maxDifference, random, randomQuaternion } from "./_scene.ts";
 
 const get = (pose: Float32Array, j: number) =>

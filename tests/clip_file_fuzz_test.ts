@@ -26,7 +26,7 @@ import {
   setClipMarkers,
 } from "../clips.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { compactClipInternals } from "../animation/_asset_internals.ts";
 import { random } from "./_scene.ts";
 import { randomClip, randomSkeleton, SIMD_BUILDS } from "./_compact.ts";
@@ -43,7 +43,7 @@ import {
   RECORD_SHARED,
   xxhash32,
 } from "../animation/_clip_file_format.ts";
-import { SYNC_BYTES, TRACK_BYTES } from "../simd/assembly/abi.ts";
+import { SYNC_BYTES, TRACK_BYTES } from "../simd/wasm/assembly/abi.ts";
 
 const SEED = Number(Deno.env.get("MARROW_FUZZ_SEED") ?? 20261127);
 const MUTANTS_PER_FILE = 300;

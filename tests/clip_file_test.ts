@@ -38,7 +38,7 @@ import {
 } from "../clips.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { compactClipInternals } from "../animation/_asset_internals.ts";
 import { random } from "./_scene.ts";
 import { randomClip, randomSkeleton, SIMD_BUILDS } from "./_compact.ts";

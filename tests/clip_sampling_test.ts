@@ -17,7 +17,7 @@ import {
   sampleClip,
   wrapTime,
 } from "../animation/clip.ts";
-import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
+import { PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
 import {
   assetUrl,
   listAssets,

@@ -12,7 +12,7 @@ import { assert, assertEquals, assertInstanceOf, assertLessOrEqual } from "@std/
 import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
 import { clipBytes, ClipWorkError, compactClip } from "../clips.ts";
 import { Core } from "../kernels.ts";
-import { PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
+import { PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
 import { buildCounters, WORK_FLOOR, WORK_PER_BYTE } from "../animation/_build_work.ts";
 import { EXACT_REACH_STEPS, skeletonGeometry } from "../animation/_skeleton_geometry.ts";
 

@@ -1,6 +1,6 @@
 /**
  * Compact clips: every SIMD build samples exactly as the scalar reference
- * (`simd/reference_sample.ts`) on random clips and random time sequences
+ * (`simd/scalar/sample.ts`) on random clips and random time sequences
  * (forward, seeks, reversed); the reported maximum error bounds the error
  * measured at random times against the exact sampler, on random clips and
  * on every clip of the real models; STEP keys are exact.
@@ -13,7 +13,7 @@ import { clipBytes, compactClip, disposeClip } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { exactPose } from "../animation/_clip_error.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { fcParams } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";
 import {

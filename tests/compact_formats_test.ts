@@ -11,13 +11,13 @@ import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
 import { compactClip } from "../clips.ts";
 import { Core } from "../kernels.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import {
   SYNC_BYTES,
   SYNC_MASK_SHIFT,
   TRACK_BYTES,
   TRACK_SMALLEST_THREE_WIDE,
-} from "../simd/assembly/abi.ts";
+} from "../simd/wasm/assembly/abi.ts";
 import { random, randomQuaternion } from "./_scene.ts";
 import {
   assertSimdMatchesScalar,

@@ -1,6 +1,6 @@
 /**
  * Shared-timeline compact clips (`sharedBlocks` in
- * `animation/_shared_blocks.ts`, `simd/assembly/sample_shared.ts`): every
+ * `animation/_shared_blocks.ts`, `simd/wasm/assembly/sample_shared.ts`): every
  * SIMD build's one-weight path samples them as the scalar reference's
  * general path does; the layout is what the kernel relies on; and the
  * build takes it only for clips that can share a timeline.
@@ -10,7 +10,7 @@ import { assert, assertEquals, assertLessOrEqual, assertThrows } from "@std/asse
 import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
 import { compactClip, type CompactClipOptions } from "../clips.ts";
 import { Core } from "../kernels.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { sharedBlocks, sharedPolicy } from "../animation/_shared_blocks.ts";
 import { reduceChannel } from "../animation/_reduce.ts";
 import {
@@ -25,7 +25,7 @@ import {
   SYNC_MASK_SHIFT,
   SYNC_SPAN_SHIFT,
   TRACK_RAW,
-} from "../simd/assembly/abi.ts";
+} from "../simd/wasm/assembly/abi.ts";
 import { assertCovering } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
 import {

@@ -1,4 +1,4 @@
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { assertEquals, assertThrows } from "@std/assert";
 import { addEntity, createWorld, removeEntity } from "bitecs";
 import {

@@ -10,7 +10,7 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { COMPONENTS } from "../components/_registry.ts";
 import { WorldBase } from "../components/_world.ts";
-import { Core } from "../simd/core.ts";
+import { Core } from "../simd/memory/core.ts";
 
 /** The relative imports of `source` inside its own folder (`./x.ts`). */
 export function siblingImports(source: string): string[] {

@@ -7,7 +7,7 @@
  * before the growth.
  */
 
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import fc from "fast-check";
 import { assertEquals, assertGreater } from "@std/assert";
 import {
@@ -24,7 +24,7 @@ import {
   VertexBuffer,
   WeightedBases,
 } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   affineArb,
   assertClose,

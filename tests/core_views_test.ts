@@ -8,7 +8,7 @@
  */
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { Core, MatrixBuffer, VertexBuffer } from "../kernels.ts";
-import { ArrayBufferMemory, CoreMemory } from "../simd/_memory.ts";
+import { ArrayBufferMemory, CoreMemory } from "../simd/memory/_memory.ts";
 import { BUILDS } from "./_scene.ts";
 
 /** Keeps a view of a block, grows the memory, then reads and writes through the view. */

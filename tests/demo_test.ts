@@ -16,7 +16,7 @@ import { Crowd, cylinderCharacter } from "../examples/_crowd.ts";
 import { waveClip } from "../procedural/cylinder.ts";
 import { getPose } from "../mod.ts";
 import { sampleClip } from "../clips.ts";
-import { PoseField, poseIndex } from "../simd/layout.ts";
+import { PoseField, poseIndex } from "../simd/memory/layout.ts";
 
 const FIXTURES = "tests/fixtures/gltf/";
 

@@ -36,7 +36,7 @@ import {
 } from "../layers.ts";
 import { addAimIK, getIKReached } from "../ik.ts";
 import { Core, PoseField, poseIndex } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { BUILDS, createScene, maxDifference, random, randomQuaternion, wander } from "./_scene.ts";
 
 const DT = 1 / 60;

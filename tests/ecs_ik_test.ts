@@ -45,7 +45,7 @@ import {
 } from "../ik.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, coreFor, type Vec3 } from "./_arbitrary.ts";
-import { poseFloats } from "../simd/layout.ts";
+import { poseFloats } from "../simd/memory/layout.ts";
 import { norm, position, sub } from "./_ik.ts";
 
 /** A world of `count` four-joint cylinders bent at joint 2, in `build`'s core. */

@@ -19,7 +19,7 @@ import { addEntity, hasComponent } from "bitecs";
 import { addCharacter, createAnimationPipeline, getPose, getSkinningPalette } from "../mod.ts";
 import { BUILDS, SEED, SIMD_BUILDS } from "./_arbitrary.ts";
 import { stateOf } from "../components/_lifecycle.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
 import { paletteColumns } from "./_skin_call.ts";
 import { createHarness, type Harness, KIND_COUNT } from "./_ecs_programs.ts";

@@ -36,7 +36,7 @@ import {
 import { Core, PoseField, poseIndex } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, createScene } from "./_scene.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { skeletonInternals, skinInternals } from "../animation/_asset_internals.ts";
 
 const animate = createAnimationPipeline();

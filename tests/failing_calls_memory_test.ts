@@ -42,7 +42,7 @@ import {
   setClipMarkers,
 } from "../clips.ts";
 import { Core } from "../kernels.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { createScene, type Scene, wander } from "./_scene.ts";
 

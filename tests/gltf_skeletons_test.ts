@@ -10,7 +10,7 @@
 import { assert, assertEquals, assertGreater, assertLess } from "@std/assert";
 import { Document, type Node } from "@gltf-transform/core";
 import { type GltfImport, importGltf, parseGltf } from "../gltf/import.ts";
-import { MATRIX_FLOATS, type PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
+import { MATRIX_FLOATS, type PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
 import {
   assetUrl,
   listAssets,

@@ -27,8 +27,8 @@
 import fc from "fast-check";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { MATRIX_FLOATS } from "../kernels.ts";
-import { solveAimIK, solveTwoBoneIK } from "../simd/reference.ts";
-import * as ref from "../simd/reference.ts";
+import { solveAimIK, solveTwoBoneIK } from "../simd/scalar/mod.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { BUILDS, coreFor, fcParams, SIMD_BUILDS, uniform, type Vec3 } from "./_arbitrary.ts";
 import {
   angle,

@@ -1,12 +1,12 @@
 /**
  * Job rows: every batch kernel of every build reads its rows `JOB_BYTES`
- * apart and their fields where `simd/assembly/abi.ts` names them. A batch
+ * apart and their fields where `simd/wasm/assembly/abi.ts` names them. A batch
  * of two rows (the second with other sizes and offsets) writes what the
  * single calls write, bit for bit, on each build.
  */
 
 import { assertEquals } from "@std/assert";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import {
   JOB_BYTES,
   JOB_WORDS,
@@ -17,7 +17,7 @@ import {
   POSITIONS_OUT,
   POSITIONS_VERTEX_COUNT,
 } from "../simd/_abi.ts";
-import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import { BUILDS, coreFor } from "./_arbitrary.ts";
 
 /** A positions-only skin of `vertices` vertices, `influences` each, over `joints` joints. */

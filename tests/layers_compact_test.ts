@@ -15,7 +15,7 @@ import {
 } from "../layers.ts";
 import { clipBytes, disposeClip, sampleClip } from "../clips.ts";
 import { PoseField, poseIndex } from "../kernels.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { BUILDS, createScene, wander } from "./_scene.ts";
 
 /** The exact pose of `clip` at clip time `time` (wrapped by the caller). */

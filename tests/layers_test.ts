@@ -24,8 +24,8 @@ import {
 } from "../layers.ts";
 import { enableRootMotion, getCrossedMarkers, getRootMotion, setClipMarkers } from "../clips.ts";
 import { PoseField, poseIndex } from "../kernels.ts";
-import { blendPoses } from "../simd/reference.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { blendPoses } from "../simd/scalar/mod.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { BUILDS, createScene, maxDifference } from "./_scene.ts";
 
 /** Joint `joint` turns about z from 0 to `to` over one second, and moves along x by `dx`. */

@@ -6,7 +6,7 @@
 
 import { assertEquals } from "@std/assert";
 import { localToModel, ParentIndices } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   affineArb,
   Arena,

@@ -20,7 +20,7 @@ import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assertEquals } from "@std/assert";
 import { localToModel, MATRIX_FLOATS } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   acrossBuilds,
   affineArb,

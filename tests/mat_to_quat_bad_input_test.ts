@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
 import { MatrixBuffer, matToQuat, PoseBuffer, poseFloats } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   Arena,
   assertClose,

@@ -23,7 +23,7 @@ import { mat4 } from "gl-matrix";
 import * as THREE from "three";
 import { assertEquals } from "@std/assert";
 import { matToQuat, PoseBuffer, poseFloats, quatToMat } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   acrossBuilds,
   Arena,

@@ -21,7 +21,7 @@ import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assert, assertEquals } from "@std/assert";
 import { localToModel, MATRIX_FLOATS, modelToLocal } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   acrossBuilds,
   affineArb,

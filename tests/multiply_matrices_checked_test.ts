@@ -11,10 +11,10 @@
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
 import { Core } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_WORDS } from "../simd/_abi.ts";
-import { MATRIX_FLOATS } from "../simd/layout.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 
 const SPECIALS = [NaN, Infinity, -Infinity, 3e18, -1e19, 2e9];

@@ -19,7 +19,7 @@ import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assertEquals } from "@std/assert";
 import { MATRIX_FLOATS, multiplyMatrices } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   acrossBuilds,
   affineArb,

@@ -1,7 +1,7 @@
 /**
  * `quatToMat`: joint poses (SoA×4 TRS) to 3x4 joint matrices, `T * R * S`.
  *
- * 1. Every build equals the scalar reference (`simd/reference.ts`) on random
+ * 1. Every build equals the scalar reference (`simd/scalar/mod.ts`) on random
  *    poses, the translation column bit for bit, and writes exactly `count`
  *    matrices (the padding lanes and the joints past `count` hold NaN).
  * 2. The reference equals gl-matrix's `mat4.fromRotationTranslationScale`.
@@ -18,7 +18,7 @@ import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assertEquals, assertStrictEquals } from "@std/assert";
 import { type CoreBuild, PoseBuffer, quatToMat } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   acrossBuilds,
   Arena,

@@ -35,9 +35,9 @@ import {
 } from "../mod.ts";
 import { Core } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
-import { instantiate } from "../simd/_core.ts";
-import * as ref from "../simd/reference.ts";
-import { positionBounds } from "../simd/reference_skinning.ts";
+import { instantiate } from "../simd/wasm/_core.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { positionBounds } from "../simd/scalar/skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
 import { copyToCore, skinAt } from "./_skin_call.ts";

@@ -6,8 +6,8 @@
 
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
-import { instantiate } from "../simd/_core.ts";
-import { SkinFlags, VERTEX_FLOATS } from "../simd/layout.ts";
+import { instantiate } from "../simd/wasm/_core.ts";
+import { SkinFlags, VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 
 const partsArb = fc.array(

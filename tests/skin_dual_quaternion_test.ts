@@ -16,9 +16,9 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { mat4, quat } from "gl-matrix";
-import { instantiate } from "../simd/_core.ts";
-import * as ref from "../simd/reference.ts";
-import { positionBounds } from "../simd/reference_skinning.ts";
+import { instantiate } from "../simd/wasm/_core.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { positionBounds } from "../simd/scalar/skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { maxDifference, random, randomQuaternion } from "./_scene.ts";
 import { copyToCore, skinAt } from "./_skin_call.ts";

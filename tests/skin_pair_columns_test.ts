@@ -10,8 +10,8 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { JOINT_COLUMN_BYTES, SKIN_NORMALS } from "../simd/_abi.ts";
-import { instantiate } from "../simd/_core.ts";
-import { positionBounds } from "../simd/reference_skinning.ts";
+import { instantiate } from "../simd/wasm/_core.ts";
+import { positionBounds } from "../simd/scalar/skinning.ts";
 import { BUILDS, fcParams, SIMD_BUILDS } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";
 import { copyToCore, paletteColumns, referenceOutputs, skinAt } from "./_skin_call.ts";

@@ -11,9 +11,9 @@
 
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
-import { instantiate } from "../simd/_core.ts";
-import * as ref from "../simd/reference.ts";
-import { positionBounds } from "../simd/reference_skinning.ts";
+import { instantiate } from "../simd/wasm/_core.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { positionBounds } from "../simd/scalar/skinning.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
 import { copyToCore, referenceOutputs, skinAt } from "./_skin_call.ts";

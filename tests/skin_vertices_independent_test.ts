@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { mat3, mat4, vec3 } from "gl-matrix";
 import * as THREE from "three";
 import { MATRIX_FLOATS, SkinFlags } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import {
   affineArb,
   assertClose,

@@ -32,8 +32,8 @@ import {
 } from "../mod.ts";
 import { Core } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
-import * as ref from "../simd/reference.ts";
-import { positionBounds } from "../simd/reference_skinning.ts";
+import * as ref from "../simd/scalar/mod.ts";
+import { positionBounds } from "../simd/scalar/skinning.ts";
 import { BUILDS, maxDifference, random, randomQuaternion } from "./_scene.ts";
 
 const SEGMENTS = 24, RINGS = 11;

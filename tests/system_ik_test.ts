@@ -25,7 +25,7 @@ import {
 } from "../mod.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { addAimIK, addTwoBoneIK, getIKReached, setIKTarget, updateIKChain } from "../ik.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { BUILDS, coreFor, type Vec3 } from "./_arbitrary.ts";
 import {
   angle,

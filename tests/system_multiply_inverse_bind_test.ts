@@ -7,7 +7,7 @@ import {
   setJointPose,
   transformSkeletonSystem,
 } from "../mod.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { BUILDS, createScene, maxDifference, random, randomQuaternion } from "./_scene.ts";
 
 for (const build of BUILDS) {

@@ -8,7 +8,7 @@ import {
   setJointPose,
 } from "../mod.ts";
 import { PoseField, poseIndex } from "../kernels.ts";
-import * as ref from "../simd/reference.ts";
+import * as ref from "../simd/scalar/mod.ts";
 import { BUILDS, createScene, maxDifference, random, randomQuaternion } from "./_scene.ts";
 
 for (const build of BUILDS) {

@@ -17,7 +17,7 @@ import {
 } from "../mod.ts";
 import { wavePose } from "../procedural/cylinder.ts";
 import { BUILDS, createScene } from "./_scene.ts";
-import { coreMemory } from "../simd/_instance.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 
 const animate = createAnimationPipeline();
 

@@ -29,7 +29,7 @@ import {
 import { Core, createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
-import { bestBuild } from "../simd/_core.ts";
+import { bestBuild } from "../simd/wasm/_core.ts";
 import { createScene, random } from "./_scene.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 

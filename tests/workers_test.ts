@@ -24,14 +24,14 @@ import {
 } from "../mod.ts";
 import { addLayer, addLocomotionLayer } from "../layers.ts";
 import { Core, createWorkerPool, MatrixBuffer, type WorkerPool } from "../kernels.ts";
-import { coreKernels, coreMemory } from "../simd/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import {
   balance,
   BATCH_NAMES,
   chunkBounds,
   minSplitCost,
   threadsOf,
-} from "../simd/_parallel_kernels.ts";
+} from "../simd/pool/_parallel_kernels.ts";
 import {
   CONVERT_COUNT,
   JOB_BYTES,
@@ -41,7 +41,7 @@ import {
 } from "../simd/_abi.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
-import { bestBuild } from "../simd/_core.ts";
+import { bestBuild } from "../simd/wasm/_core.ts";
 import { createScene, random, wander } from "./_scene.ts";
 
 const BUILD = bestBuild();

@@ -1,0 +1,420 @@
+/**
+ * The scalar build: every kernel of the core as its TypeScript reference
+ * (`simd/scalar/mod*.ts`) over views of the core's memory, the same layout
+ * and job rows as the WebAssembly builds. Views are kept per offset and
+ * length (`_views.ts`) and job rows read in place, so a steady scalar frame
+ * makes no view, array or closure.
+ *
+ * @module
+ */
+
+import {
+  BLEND_A,
+  BLEND_B,
+  BLEND_JOINT_COUNT,
+  BLEND_OUT,
+  BLEND_WEIGHT,
+  CONVERT_COUNT,
+  type CoreKernels,
+  HIERARCHY_COUNT,
+  HIERARCHY_IN,
+  HIERARCHY_OUT,
+  HIERARCHY_PARENTS,
+  JOB_BYTES,
+  JOB_WORDS,
+  LAYER_ENTRY_BYTES,
+  LAYER_ENTRY_MASK,
+  LAYER_ENTRY_POSE,
+  LAYER_ENTRY_REFERENCE,
+  LAYER_ENTRY_WEIGHT,
+  LAYERS_BLEND_COUNT,
+  LAYERS_ENTRIES,
+  LAYERS_JOINT_COUNT,
+  LAYERS_OUT,
+  LAYERS_REST,
+  LAYERS_THRESHOLD,
+  LAYERS_TOP_COUNT,
+  MAT_TO_QUAT_MATRICES,
+  MAT_TO_QUAT_POSE,
+  MULTIPLY_A,
+  MULTIPLY_B,
+  MULTIPLY_COUNT,
+  MULTIPLY_KEEP,
+  MULTIPLY_OUT,
+  POSITIONS_BASES,
+  POSITIONS_COUNTS,
+  POSITIONS_JOINTS,
+  POSITIONS_MODEL,
+  POSITIONS_OUT,
+  POSITIONS_VERTEX_COUNT,
+  QUAT_TO_MAT_MATRICES,
+  QUAT_TO_MAT_POSE,
+  SAMPLE_BLEND_INTO,
+  SAMPLE_CACHE,
+  SAMPLE_CLIP,
+  SAMPLE_GROUP_COUNT,
+  SAMPLE_OUT,
+  SAMPLE_TIME,
+  SAMPLE_WEIGHT,
+  SCAN_COUNT,
+  SCAN_PTR,
+  SKIN_BOUNDS_BYTES,
+  SKIN_COLUMNS,
+  SKIN_FLAGS,
+  SKIN_JOINT_COUNT,
+  SKIN_JOINTS,
+  SKIN_NORMALS,
+  SKIN_NORMALS_IN,
+  SKIN_OUT_NORMALS,
+  SKIN_OUT_POSITIONS,
+  SKIN_OUT_TANGENTS,
+  SKIN_PALETTE,
+  SKIN_PART_COUNT,
+  SKIN_PARTS,
+  SKIN_POSITIONS,
+  SKIN_TANGENTS,
+  SKIN_TANGENTS_IN,
+  SKIN_WEIGHTS,
+  type SkinningKernel,
+} from "../_abi.ts";
+import type { CoreMemory } from "../memory/_memory.ts";
+import * as ref from "./mod.ts";
+import * as refDq from "./dual_quaternions.ts";
+import { blendLayers } from "./layers.ts";
+import { MemoryViews } from "../memory/_views.ts";
+import { solveIKJobs } from "./ik.ts";
+import * as refSample from "./sample.ts";
+import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "../memory/layout.ts";
+
+/** The result of {@linkcode partSizes}, rewritten by every call (no object a call). */
+const sizes = { vertices: 0, influences: 0 };
+
+/** Vertices and influences of a skinning part table. */
+function partSizes(parts: Uint32Array): { readonly vertices: number; readonly influences: number } {
+  let vertices = 0, influences = 0;
+  for (let p = 0; p < parts.length; p += 2) {
+    vertices += parts[p + 1];
+    influences += parts[p] * parts[p + 1];
+  }
+  sizes.vertices = vertices, sizes.influences = influences;
+  return sizes;
+}
+
+/** `fold` with each byte of `bytes` xored in at its place in a 32-bit word. */
+function foldWords(bytes: Uint8Array, fold: number): number {
+  for (let i = 0; i < bytes.length; i++) fold ^= bytes[i] << ((i & 3) * 8);
+  return fold;
+}
+
+/** The kernels as scalar references over views of `memory`. */
+export function scalarKernels(memory: CoreMemory): CoreKernels {
+  // Views made once per offset and length: a steady scalar frame allocates nothing.
+  const cached = new MemoryViews(memory);
+  const f32 = (ptr: number, floats: number) => cached.f32(ptr, floats);
+  const u16 = (ptr: number, n: number) => cached.u16(ptr, n);
+  const i16 = (ptr: number, n: number) => cached.i16(ptr, n);
+  const u8 = (ptr: number, n: number) => cached.u8(ptr, n);
+  const u32 = (ptr: number, n: number) => cached.u32(ptr, n);
+  // Reused by every blendLayersBatch row of as many layers: their views and
+  // weights (one array per layer count, its length never changed, which
+  // would drop or regrow its storage).
+  const layerInputsOf: {
+    pose: Float32Array;
+    mask: Float32Array;
+    weight: number;
+    reference?: Float32Array;
+  }[][] = [];
+  const noFloats = new Float32Array(0);
+  const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
+  const job = (jobs: number, index: number) => u32(jobs + index * JOB_BYTES, JOB_WORDS);
+
+  /** The scalar skinning kernel `skin` (reference signature) over core memory. */
+  const skinWith = (skin: typeof ref.skinVertices): SkinningKernel =>
+  (
+    palette,
+    parts,
+    partCount,
+    joints,
+    weights,
+    positions,
+    normals,
+    tangents,
+    outPositions,
+    outNormals,
+    outTangents,
+    flags,
+    maxInfluences,
+    bounds,
+  ) => {
+    const partView = u32(parts, partCount * 2);
+    const { vertices, influences } = partSizes(partView);
+    const floats = vertices * VERTEX_FLOATS;
+    skin(
+      cached.f32From(palette),
+      partView,
+      u16(joints, influences),
+      f32(weights, influences),
+      f32(positions, positions ? floats : 0),
+      f32(normals, normals ? floats : 0),
+      f32(tangents, tangents ? floats : 0),
+      f32(outPositions, outPositions ? floats : 0),
+      f32(outNormals, outNormals ? floats : 0),
+      f32(outTangents, outTangents ? floats : 0),
+      flags,
+      maxInfluences,
+      bounds ? f32(bounds, 8) : undefined,
+    );
+  };
+  /** The batch form of skinning kernel `name`: one job row per call. */
+  const batchOf =
+    (name: "skinVertices" | "skinDualQuaternions") =>
+    (jobs: number, jobCount: number, maxInfluences: number, bounds: number) => {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i);
+        kernels[name](
+          row[SKIN_PALETTE],
+          row[SKIN_PARTS],
+          row[SKIN_PART_COUNT],
+          row[SKIN_JOINTS],
+          row[SKIN_WEIGHTS],
+          row[SKIN_POSITIONS],
+          row[SKIN_NORMALS_IN],
+          row[SKIN_TANGENTS_IN],
+          row[SKIN_OUT_POSITIONS],
+          row[SKIN_OUT_NORMALS],
+          row[SKIN_OUT_TANGENTS],
+          row[SKIN_FLAGS],
+          maxInfluences,
+          bounds ? bounds + i * SKIN_BOUNDS_BYTES : 0,
+          row[SKIN_COLUMNS],
+          row[SKIN_JOINT_COUNT],
+        );
+      }
+    };
+  const kernels: CoreKernels = {
+    firstNonFinite(ptr, count) {
+      return kernels.firstBeyond(ptr, count, Infinity);
+    },
+    firstBeyond(ptr, count, limit) {
+      const values = f32(ptr, count);
+      const bound = Math.fround(limit);
+      for (let i = 0; i < count; i++) {
+        if (!(Math.abs(values[i]) < bound)) return i;
+      }
+      return -1;
+    },
+    firstBeyondBatch(jobs, jobCount, limit) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i), ptr = row[SCAN_PTR], count = row[SCAN_COUNT];
+        if (kernels.firstBeyond(ptr, count, limit) >= 0) return i;
+      }
+      return -1;
+    },
+    jobBytes() {
+      return JOB_BYTES;
+    },
+    quatToMat(pose, matrices, count) {
+      ref.quatToMat(f32(pose, poseFloats(count)), f32(matrices, count * MATRIX_FLOATS), count);
+    },
+    quatToMatBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i);
+        const pose = row[QUAT_TO_MAT_POSE], matrices = row[QUAT_TO_MAT_MATRICES];
+        const count = row[CONVERT_COUNT];
+        kernels.quatToMat(pose, matrices, count);
+      }
+    },
+    matToQuat(matrices, pose, count) {
+      ref.matToQuat(f32(matrices, count * MATRIX_FLOATS), f32(pose, poseFloats(count)), count);
+    },
+    matToQuatBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i);
+        const matrices = row[MAT_TO_QUAT_MATRICES], pose = row[MAT_TO_QUAT_POSE];
+        const count = row[CONVERT_COUNT];
+        kernels.matToQuat(matrices, pose, count);
+      }
+    },
+    localToModel(local, model, parents, first, last) {
+      const n = last + 1;
+      ref.localToModel(
+        f32(local, n * MATRIX_FLOATS),
+        f32(model, n * MATRIX_FLOATS),
+        i16(parents, n),
+        first,
+        last,
+      );
+    },
+    localToModelBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i), local = row[HIERARCHY_IN], model = row[HIERARCHY_OUT];
+        const parents = row[HIERARCHY_PARENTS], count = row[HIERARCHY_COUNT];
+        kernels.localToModel(local, model, parents, 0, count - 1);
+      }
+    },
+    modelToLocal(model, local, parents, first, last) {
+      const n = last + 1;
+      ref.modelToLocal(
+        f32(model, n * MATRIX_FLOATS),
+        f32(local, n * MATRIX_FLOATS),
+        i16(parents, n),
+        first,
+        last,
+      );
+    },
+    modelToLocalBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i), model = row[HIERARCHY_IN], local = row[HIERARCHY_OUT];
+        const parents = row[HIERARCHY_PARENTS], count = row[HIERARCHY_COUNT];
+        kernels.modelToLocal(model, local, parents, 0, count - 1);
+      }
+    },
+    multiplyMatrices(a, b, out, count) {
+      const n = count * MATRIX_FLOATS;
+      ref.multiplyMatrices(f32(a, n), f32(b, n), f32(out, n), count);
+    },
+    multiplyMatricesBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i), a = row[MULTIPLY_A], b = row[MULTIPLY_B];
+        const out = row[MULTIPLY_OUT], count = row[MULTIPLY_COUNT];
+        kernels.multiplyMatrices(a, b, out, count);
+      }
+    },
+    multiplyMatricesCheckedBatch(jobs, jobCount, limit) {
+      let first = -1;
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i),
+          a = row[MULTIPLY_A],
+          b = row[MULTIPLY_B],
+          out = row[MULTIPLY_OUT],
+          count = row[MULTIPLY_COUNT],
+          keep = row[MULTIPLY_KEEP];
+        kernels.multiplyMatrices(a, b, out, count);
+        if (kernels.firstBeyond(out, count * MATRIX_FLOATS, limit) >= 0) {
+          if (first < 0) first = i;
+        } else if (keep !== 0) {
+          const { f32 } = memory.views();
+          f32.copyWithin(keep >> 2, a >> 2, (a >> 2) + count * MATRIX_FLOATS);
+        }
+      }
+      return first;
+    },
+    blendPoses(a, b, out, jointCount, weight) {
+      const n = poseFloats(jointCount);
+      ref.blendPoses(f32(a, n), f32(b, n), f32(out, n), jointCount, weight);
+    },
+    blendPosesBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i), a = row[BLEND_A], b = row[BLEND_B], out = row[BLEND_OUT];
+        const jointCount = row[BLEND_JOINT_COUNT];
+        const weight = memory.views().f32[((jobs + i * JOB_BYTES) >> 2) + BLEND_WEIGHT];
+        kernels.blendPoses(a, b, out, jointCount, weight);
+      }
+    },
+    blendLayersBatch(sampleJobs, sampleCount, layerJobs, layerCount) {
+      kernels.blendPosesBatch(sampleJobs, sampleCount);
+      for (let i = 0; i < layerCount; i++) {
+        const at = layerJobs + i * JOB_BYTES;
+        const row = job(layerJobs, i),
+          out = row[LAYERS_OUT],
+          jointCount = row[LAYERS_JOINT_COUNT],
+          rest = row[LAYERS_REST],
+          layers = row[LAYERS_ENTRIES],
+          blendCount = row[LAYERS_BLEND_COUNT],
+          topCount = row[LAYERS_TOP_COUNT];
+        const n = poseFloats(jointCount), lanes = Math.ceil(jointCount / 4) * 4;
+        const inputs = layerInputsOf[blendCount + topCount] ??= Array.from(
+          { length: blendCount + topCount },
+          () => ({ pose: noFloats, mask: noFloats, weight: 0 }),
+        );
+        for (let k = 0; k < blendCount + topCount; k++) {
+          const entry = u32(layers + k * LAYER_ENTRY_BYTES, 4);
+          const reference = entry[LAYER_ENTRY_REFERENCE];
+          const input = inputs[k];
+          input.pose = f32(entry[LAYER_ENTRY_POSE], n);
+          input.mask = f32(entry[LAYER_ENTRY_MASK], lanes * 3);
+          input.weight =
+            memory.views().f32[((layers + k * LAYER_ENTRY_BYTES) >> 2) + LAYER_ENTRY_WEIGHT];
+          input.reference = k >= blendCount && reference !== 0 ? f32(reference, n) : undefined;
+        }
+        const threshold = memory.views().f32[(at >> 2) + LAYERS_THRESHOLD];
+        blendLayers(f32(out, n), jointCount, f32(rest, n), inputs, blendCount, threshold);
+      }
+    },
+    sampleCompact(clip, cache, out, groupCount, time) {
+      refSample.sampleCompact(cached.dataView(), clip, cache, out, groupCount, time);
+    },
+    sampleCompactBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i),
+          clip = row[SAMPLE_CLIP],
+          cache = row[SAMPLE_CACHE],
+          out = row[SAMPLE_OUT],
+          groupCount = row[SAMPLE_GROUP_COUNT],
+          into = row[SAMPLE_BLEND_INTO];
+        const at = (jobs + i * JOB_BYTES) >> 2;
+        kernels.sampleCompact(clip, cache, out, groupCount, memory.views().f32[at + SAMPLE_TIME]);
+        if (into !== 0) {
+          const weight = memory.views().f32[at + SAMPLE_WEIGHT];
+          kernels.blendPoses(into, out, into, groupCount * 4, weight);
+        }
+      }
+    },
+    skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences) {
+      const countView = u8(counts, vertexCount);
+      let influences = 0;
+      for (let v = 0; v < vertexCount; v++) influences += countView[v];
+      ref.skinPositions(
+        cached.f32From(model),
+        f32(bases, influences * 4),
+        u16(joints, influences),
+        countView,
+        f32(out, vertexCount * VERTEX_FLOATS),
+        vertexCount,
+        maxInfluences,
+      );
+    },
+    skinPositionsBatch(jobs, jobCount, maxInfluences) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i),
+          model = row[POSITIONS_MODEL],
+          bases = row[POSITIONS_BASES],
+          joints = row[POSITIONS_JOINTS],
+          counts = row[POSITIONS_COUNTS],
+          out = row[POSITIONS_OUT],
+          vertexCount = row[POSITIONS_VERTEX_COUNT];
+        kernels.skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences);
+      }
+    },
+    skinVertices: skinWith(ref.skinVertices),
+    skinDualQuaternions: skinWith(refDq.skinDualQuaternions),
+    copyVertices(
+      parts,
+      partCount,
+      joints,
+      weights,
+      positions,
+      normals,
+      tangents,
+      outPositions,
+      outNormals,
+      outTangents,
+      flags,
+    ) {
+      const { vertices, influences } = partSizes(u32(parts, partCount * 2));
+      const fold = foldWords(u8(joints, influences * 2), foldWords(u8(weights, influences * 4), 0));
+      const n = vertices * VERTEX_FLOATS;
+      f32(outPositions, n).set(f32(positions, n));
+      if (flags & SKIN_NORMALS) f32(outNormals, n).set(f32(normals, n));
+      if (flags & SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
+      return fold;
+    },
+    solveIKBatch(jobs, jobCount) {
+      const views = memory.views();
+      solveIKJobs(views.f32, views.u32, views.i16, jobs, jobCount);
+    },
+    skinVerticesBatch: batchOf("skinVertices"),
+    skinDualQuaternionsBatch: batchOf("skinDualQuaternions"),
+  };
+  return kernels;
+}

@@ -1,0 +1,269 @@
+/**
+ * Scalar reference of the arithmetic on a compact clip's keys
+ * (`simd/wasm/assembly/sample.ts`, `sample_bisect.ts`, `sample_shared.ts`): the
+ * smallest-three decoders, the key search, the bisection of LINEAR
+ * rotation intervals, the slerp correction of shared clips and the
+ * normalized store. Float32 arithmetic, as the kernels. Nothing here
+ * allocates (the scalar build runs it every frame) except the exported
+ * conveniences that return objects ({@linkcode bisectPiece},
+ * {@linkcode slerpTerms}).
+ *
+ * @module
+ */
+
+import {
+  BISECT_COSINE,
+  BISECT_LEVELS,
+  SLERP_FIT_C0,
+  SLERP_FIT_C1,
+  SLERP_FIT_C2,
+  SLERP_FIT_C3,
+  SMALLEST_THREE_MAX,
+  SMALLEST_THREE_RANGE,
+  SMALLEST_THREE_WIDE_MAX,
+  TRACK_RANGE_BYTES,
+  TRACK_RANGED,
+  TRACK_SMALLEST_THREE,
+  TRACK_SMALLEST_THREE_WIDE,
+} from "../wasm/assembly/abi.ts";
+
+const f = Math.fround;
+const RANGE = f(SMALLEST_THREE_RANGE);
+const QUANTUM = f(f(2 * RANGE) / SMALLEST_THREE_MAX);
+const WIDE_MAX = SMALLEST_THREE_WIDE_MAX;
+const WIDE_QUANTUM = f(f(2 * RANGE) / WIDE_MAX);
+
+/**
+ * Writes into `out` the quaternion whose three smallest components are `a,
+ * b, c` (in order, the `largest` one rebuilt from unit length), negated when
+ * `negate`.
+ */
+function placeSmallestThree(
+  a: number,
+  b: number,
+  c: number,
+  largest: number,
+  negate: boolean,
+  out: Float32Array,
+): void {
+  const d = f(Math.sqrt(Math.max(0, f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c)))));
+  // The components in order, the largest put back at its index.
+  const x = largest === 0 ? d : a;
+  const y = largest === 0 ? a : largest === 1 ? d : b;
+  const z = largest <= 1 ? b : largest === 2 ? d : c;
+  const w = largest <= 2 ? c : d;
+  out[0] = negate ? -x : x;
+  out[1] = negate ? -y : y;
+  out[2] = negate ? -z : z;
+  out[3] = negate ? -w : w;
+}
+
+/**
+ * Decodes a smallest-three key: `low` holds bits 0..31 and `high` bits
+ * 32..63 of the 64-bit word (three 20-bit fields, the index of the
+ * dropped, largest component, then a bit that negates the result). Writes
+ * x, y, z, w into `out`.
+ */
+export function decodeSmallestThree(low: number, high: number, out: Float32Array): void {
+  const a = f(f((low & 0xfffff) * QUANTUM) - RANGE);
+  const b = f(f((((low >>> 20) | (high << 12)) & 0xfffff) * QUANTUM) - RANGE);
+  const c = f(f(((high >>> 8) & 0xfffff) * QUANTUM) - RANGE);
+  placeSmallestThree(a, b, c, (high >>> 28) & 3, (high & (1 << 30)) !== 0, out);
+}
+
+/** A 30-bit field of a wide key, rounded to f32 before scaling, as the kernel converts it. */
+function wideField(word: number): number {
+  return f(f(f(word & WIDE_MAX) * WIDE_QUANTUM) - RANGE);
+}
+
+/**
+ * Decodes a wide smallest-three key (sync blocks only): three words of a
+ * 30-bit field each; the dropped index in bits 30..31 of `w0`, the negating
+ * bit at bit 30 of `w1`. Each field is rounded to f32 before scaling, as
+ * the kernel converts it.
+ */
+export function decodeSmallestThreeWide(
+  w0: number,
+  w1: number,
+  w2: number,
+  out: Float32Array,
+): void {
+  placeSmallestThree(
+    wideField(w0),
+    wideField(w1),
+    wideField(w2),
+    w0 >>> 30,
+    (w1 & (1 << 30)) !== 0,
+    out,
+  );
+}
+
+/** Decodes key `k` (`n` components) of the track record at `track` of the clip at `clip` into `key`. */
+export function decodeTrackKey(
+  view: DataView,
+  clip: number,
+  track: number,
+  k: number,
+  n: number,
+  key: Float32Array,
+): void {
+  const values = clip + view.getUint32(track + 4, true);
+  const format = view.getUint32(track + 12, true) & 15;
+  if (format === TRACK_SMALLEST_THREE) {
+    const at = values + k * 8;
+    decodeSmallestThree(view.getUint32(at, true), view.getUint32(at + 4, true), key);
+  } else if (format === TRACK_SMALLEST_THREE_WIDE) {
+    const at = values + k * 12;
+    decodeSmallestThreeWide(
+      view.getUint32(at, true),
+      view.getUint32(at + 4, true),
+      view.getUint32(at + 8, true),
+      key,
+    );
+  } else if (format === TRACK_RANGED) {
+    for (let c = 0; c < 3; c++) {
+      const q = view.getUint16(values + TRACK_RANGE_BYTES + k * 6 + c * 2, true);
+      key[c] = f(
+        view.getFloat32(values + c * 4, true) + f(q * view.getFloat32(values + 12 + c * 4, true)),
+      );
+    }
+  } else {
+    for (let c = 0; c < n; c++) key[c] = view.getFloat32(values + (k * n + c) * 4, true);
+  }
+}
+
+/** Index of the key interval `[times[k], times[k + 1])` holding `t`, for `times[0] <= t < times[n - 1]`. */
+export function findKey(view: DataView, times: number, n: number, t: number): number {
+  let lo = 0, hi = n - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (view.getFloat32(times + mid * 4, true) <= t) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Halvings of an arc whose ends have dot product `d` until a piece is within BISECT_COSINE. */
+function bisectLevels(d: number): number {
+  let levels = 0;
+  for (let c = f(d); c < f(BISECT_COSINE) && levels < BISECT_LEVELS; levels++) {
+    c = f(Math.sqrt(Math.max(0, f(f(1 + c) * 0.5))));
+  }
+  return levels;
+}
+
+/** How many pieces the sampler cuts the arc between keys `a` and `b` into (float32, as the kernel). */
+export function bisectPieceCount(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  return 1 << bisectLevels(
+    f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3]))),
+  );
+}
+
+/** Start of piece `i` of `pieces` of `[lo, hi)` (float32, as the kernel); piece `pieces` starts at `hi`. */
+export function pieceStart(lo: number, hi: number, i: number, pieces: number): number {
+  return i === pieces ? hi : f(lo + f(f(hi - lo) * f(i / pieces)));
+}
+
+/** The bounds of a piece: {@linkcode bisectPieceInPlace}'s result, rewritten by every call. */
+export const pieceBounds = { start: 0, end: 0 };
+
+/**
+ * @internal {@linkcode bisectPiece} without allocating: `a` and `b`
+ * become the piece's ends, its bounds are written to
+ * {@linkcode pieceBounds}.
+ */
+export function bisectPieceInPlace(
+  a: { [c: number]: number },
+  b: { [c: number]: number },
+  lo: number,
+  hi: number,
+  t: number,
+): void {
+  const levels = bisectLevels(
+    f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3]))),
+  );
+  const pieces = 1 << levels;
+  let s = Math.floor(f(f(f(t - lo) / f(hi - lo)) * pieces));
+  s = Math.min(pieces - 1, Math.max(0, s));
+  while (s > 0 && t < pieceStart(lo, hi, s, pieces)) s--;
+  while (s < pieces - 1 && t >= pieceStart(lo, hi, s + 1, pieces)) s++;
+  for (let level = levels - 1; level >= 0; level--) {
+    const m0 = f(a[0] + b[0]), m1 = f(a[1] + b[1]), m2 = f(a[2] + b[2]), m3 = f(a[3] + b[3]);
+    const l = f(f(f(m0 * m0) + f(m1 * m1)) + f(f(m2 * m2) + f(m3 * m3)));
+    if (!(l > 0)) break;
+    const n = f(1 / f(Math.sqrt(l)));
+    const half = (s >> level) & 1 ? a : b;
+    half[0] = f(m0 * n);
+    half[1] = f(m1 * n);
+    half[2] = f(m2 * n);
+    half[3] = f(m3 * n);
+  }
+  pieceBounds.start = pieceStart(lo, hi, s, pieces);
+  pieceBounds.end = pieceStart(lo, hi, s + 1, pieces);
+}
+
+/**
+ * The piece of the bisected interval `[lo, hi)` (keys `a`, `b`) holding
+ * `t` (see `simd/wasm/assembly/sample_bisect.ts`): `a` and `b` become the
+ * piece's ends; its bounds are returned. Float32 arithmetic, as the kernel.
+ */
+export function bisectPiece(
+  a: number[],
+  b: number[],
+  lo: number,
+  hi: number,
+  t: number,
+): { start: number; end: number } {
+  bisectPieceInPlace(a, b, lo, hi, t);
+  return { start: pieceBounds.start, end: pieceBounds.end };
+}
+
+/**
+ * Stores the blended quaternion `q` normalized into the pose lane at `at`
+ * (component stride 16 bytes); the identity where it has no length (zero
+ * padding lanes), as `blendPoses`.
+ */
+export function storeNormalized(view: DataView, q: ArrayLike<number>, at: number): void {
+  const l = f(f(q[0] * q[0] + q[1] * q[1]) + f(q[2] * q[2] + q[3] * q[3]));
+  const n = f(1 / f(Math.sqrt(l)));
+  for (let c = 0; c < 4; c++) {
+    view.setFloat32(at + c * 16, l > 0 ? f(q[c] * n) : c === 3 ? 1 : 0, true);
+  }
+}
+
+/** The terms of shared clips' slerp correction (`SLERP_FIT_C0`) that depend on the weight `w` alone. */
+export interface SlerpTerms {
+  readonly w: number;
+  readonly g: number;
+  readonly p: number;
+  readonly q: number;
+}
+
+/** @internal Writes into `terms` the {@link SlerpTerms} of weight `w` (float32, as the kernel). */
+export function setSlerpTerms(
+  terms: { w: number; g: number; p: number; q: number },
+  w: number,
+): void {
+  const h = f(w - 0.5), s = f(h * h);
+  terms.w = w;
+  terms.g = f(f(w * h) * f(w - 1));
+  terms.p = f(f(SLERP_FIT_C0) + f(f(SLERP_FIT_C2) * s));
+  terms.q = f(f(SLERP_FIT_C1) + f(f(SLERP_FIT_C3) * s));
+}
+
+/** {@link SlerpTerms} of weight `w` (float32, as the kernel computes them). */
+export function slerpTerms(w: number): SlerpTerms {
+  const terms = { w: 0, g: 0, p: 0, q: 0 };
+  setSlerpTerms(terms, w);
+  return terms;
+}
+
+/**
+ * The weight at which rotations `a` and `b` normalized-lerp onto slerp's
+ * curve at the weight of `terms`.
+ */
+export function slerpWeight(terms: SlerpTerms, a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const d = f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3])));
+  const e = f(1 - Math.abs(d));
+  return f(f(terms.g * f(e * f(f(e * terms.q) + terms.p))) + terms.w);
+}

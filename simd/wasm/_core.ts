@@ -1,0 +1,118 @@
+/**
+ * Instantiates the core: the relaxed-SIMD build where the runtime validates
+ * it, else the plain SIMD128 build, else the scalar TypeScript references
+ * over the same memory layout. Synchronous, no I/O: the bytes are embedded.
+ *
+ * @module
+ */
+
+import type { CoreKernels } from "../_abi.ts";
+import { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "../memory/_memory.ts";
+import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
+import { scalarKernels } from "../scalar/_core_kernels.ts";
+
+/** Which implementation of the kernels a core runs. */
+export type CoreBuild = "relaxed-simd" | "simd" | "scalar";
+
+/** The bytes of an embedded build. */
+export function decode(base64: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+const wasmBytes: Record<Exclude<CoreBuild, "scalar">, () => Uint8Array<ArrayBuffer>> = {
+  "relaxed-simd": () => decode(RELAXED_SIMD_WASM),
+  "simd": () => decode(SIMD_WASM),
+};
+
+const supported = new Map<CoreBuild, boolean>();
+
+/** Whether this runtime can run `build`. */
+export function isBuildSupported(build: CoreBuild): boolean {
+  if (build === "scalar") return true;
+  if (!(build in wasmBytes)) {
+    throw new TypeError(
+      `core build: expected "relaxed-simd", "simd" or "scalar", got ${JSON.stringify(build)}`,
+    );
+  }
+  let ok = supported.get(build);
+  if (ok === undefined) {
+    ok = typeof WebAssembly === "object" &&
+      WebAssembly.validate(wasmBytes[build]());
+    supported.set(build, ok);
+  }
+  return ok;
+}
+
+/** The fastest build this runtime supports. */
+export function bestBuild(): CoreBuild {
+  if (isBuildSupported("relaxed-simd")) return "relaxed-simd";
+  if (isBuildSupported("simd")) return "simd";
+  return "scalar";
+}
+
+/** Options of `Core.create`. */
+export interface CoreOptions {
+  /**
+   * Bytes to reserve up front, so that a program that allocates less never
+   * grows the memory (and views never detach, on any runtime). With
+   * `maxBytes` equal to it, the memory never grows after creation. Default 0.
+   */
+  readonly reserveBytes?: number;
+  /**
+   * The most bytes the core's buffers may take; an allocation beyond it is
+   * a `RangeError` naming the budget, so no input can grow memory without
+   * bound. Default 1 GiB; at most 4 GiB.
+   */
+  readonly maxBytes?: number;
+}
+
+/** The memory limits `options` ask for, checked: a `RangeError` names the bad option. */
+export function coreLimits(caller: string, options: CoreOptions): MemoryLimits {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`${caller}: options: expected an object`);
+  }
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const reserveBytes = options.reserveBytes ?? 0;
+  if (!Number.isInteger(maxBytes) || maxBytes < 65536 || maxBytes > 2 ** 32) {
+    throw new RangeError(
+      `${caller}: options.maxBytes: expected a whole number 65536..2^32, got ${maxBytes}`,
+    );
+  }
+  if (!Number.isInteger(reserveBytes) || reserveBytes < 0 || reserveBytes > maxBytes) {
+    throw new RangeError(
+      `${caller}: options.reserveBytes: expected a whole number 0..maxBytes, got ${reserveBytes}`,
+    );
+  }
+  return { maxBytes, reserveBytes };
+}
+
+/** A core instance: its memory and the kernels that work on it. */
+export interface CoreInstance {
+  readonly build: CoreBuild;
+  readonly memory: CoreMemory;
+  readonly kernels: CoreKernels;
+}
+
+/** Creates a core of the given build (the fastest supported by default). */
+export function instantiate(
+  build: CoreBuild = bestBuild(),
+  limits?: MemoryLimits,
+): CoreInstance {
+  if (!isBuildSupported(build)) {
+    throw new TypeError(`core build "${build}" is not supported by this runtime`);
+  }
+  if (build === "scalar") {
+    const memory = new CoreMemory(undefined, limits);
+    return { build, memory, kernels: scalarKernels(memory) };
+  }
+  const module = new WebAssembly.Module(wasmBytes[build]());
+  const instance = new WebAssembly.Instance(module, {});
+  const exports = instance.exports as unknown as
+    & CoreKernels
+    & { memory: WebAssembly.Memory };
+  const memory = new CoreMemory(exports.memory, limits);
+  return { build, memory, kernels: exports };
+}

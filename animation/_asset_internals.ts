@@ -13,7 +13,7 @@ import type { SkinMesh } from "../simd/memory/immutable.ts";
 import { type Lifetime, lifetimeOf } from "./_lifetime.ts";
 
 /** A skeleton's blocks in the core and its rest pose (never handed out). */
-export interface SkeletonInternals {
+interface SkeletonInternals {
   /** Byte offset of the parent indices. */
   readonly parentsByteOffset: number;
   /** Byte offset of the inverse bind matrices. */
@@ -23,7 +23,7 @@ export interface SkeletonInternals {
 }
 
 /** A skin's collapsed-palette mesh in the core and its joints' bind-space boxes. */
-export interface SkinInternals {
+interface SkinInternals {
   /** The mesh the skinning kernels read. */
   readonly mesh: SkinMesh;
   /** 6 floats per joint (min xyz, max xyz); see `SkinAsset.jointBounds`. */
@@ -31,7 +31,7 @@ export interface SkinInternals {
 }
 
 /** A compact clip's block in the core and what its players share. */
-export interface CompactClipInternals {
+interface CompactClipInternals {
   /** Byte offset of the clip in the core. */
   readonly byteOffset: number;
   /** A playback's cache before its first sample: rest pose and held values. */

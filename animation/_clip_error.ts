@@ -105,7 +105,7 @@ function sortedUnique(lists: Iterable<ArrayLike<number>>): number[] {
  * `limit` of them (evenly picked). `sortedBase`, distinct ascending times
  * (the clip's, computed once per build), joins them ahead of `keyTimes`.
  */
-export function measureTimes(
+function measureTimes(
   keyTimes: Iterable<ArrayLike<number>>,
   limit = 4096,
   sortedBase: readonly number[] = [],
@@ -204,7 +204,7 @@ export class ExactPoses {
 }
 
 /** Units of work of measuring a clip of `channels` channels at `times` times: per time, each channel sampled and each joint's matrices twice. */
-export function measureWork(times: number, joints: number, channels: number): number {
+function measureWork(times: number, joints: number, channels: number): number {
   return times * (3 * joints + channels);
 }
 

@@ -133,7 +133,7 @@ interface MotionHeader {
 }
 
 /** Where a record's extras are read from, and how a read past the file is refused. */
-export interface ExtrasInput {
+interface ExtrasInput {
   readonly bytes: Uint8Array;
   readonly view: DataView;
   /** The record's field name (`clips[2]`). */

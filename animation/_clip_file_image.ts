@@ -37,7 +37,7 @@ import { MAX_VALUE, MIN_KEY_INTERVAL } from "./clip_validation.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 
 /** Largest magnitude of a key time: far from `TIME_BOUND`, and intervals cannot overflow. */
-export const MAX_KEY_TIME = 1e18;
+const MAX_KEY_TIME = 1e18;
 /** Largest step of a ranged key (`scale`): a range of at most twice {@linkcode MAX_VALUE}. */
 const MAX_RANGE_SCALE = (2 * MAX_VALUE) / 65535;
 /** Bytes past a sync block's keys that its 4-wide loads may read (the builder pads them). */
@@ -45,7 +45,7 @@ const SYNC_OVERREAD = 16;
 const PATHS = ["translation", "rotation", "scale"] as const;
 
 /** Where an image lies in a file, and how errors name it. */
-export interface ImageSite {
+interface ImageSite {
   readonly view: DataView;
   /** Byte offset of the image in the file. */
   readonly at: number;

@@ -31,7 +31,7 @@ import {
 } from "./_clip_file_format.ts";
 
 /** One clip of a file, checked for its skeleton. */
-export interface ClipFileEntry {
+interface ClipFileEntry {
   readonly animation: number;
   readonly start: number;
   readonly parts: CompactClipParts;

@@ -21,7 +21,7 @@ import { type ClipImage, clipImage, type ClipLayout } from "./_clip_image.ts";
 import { sharedPolicy, sharesTimeline } from "./_shared_blocks.ts";
 
 /** Most times a build tightens its reduction to meet the tolerance. */
-export const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 8;
 
 /**
  * The share of the tolerance the first attempt splits among the channels:
@@ -33,7 +33,7 @@ export const MAX_ATTEMPTS = 8;
 const FIRST_SCALE = 0.5;
 
 /** What a build is asked for: model units, and whether a shared timeline may be laid out. */
-export interface BuildTargets {
+interface BuildTargets {
   readonly tolerance: number;
   readonly virtualDistance: number;
   readonly sharedTimeline: boolean;

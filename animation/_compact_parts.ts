@@ -11,7 +11,7 @@ import { CompactClip } from "./compact_clip.ts";
 import { attachLifetime } from "./_lifetime.ts";
 import { compactClipInternals, setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
-import { coreMemory } from "../simd/memory/_instance.ts";
+import { coreMemory } from "../simd/memory/internal.ts";
 
 /** Everything a compact clip is, outside the core. */
 export interface CompactClipParts {

@@ -12,8 +12,8 @@ import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { compactClip } from "./compact_clip.ts";
 import { ClipSampler } from "./clip_sampler.ts";
-import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { coreKernels, coreMemory } from "../simd/memory/internal.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
 
 /**
  * Writes `clip`'s pose at `time` (clamped to the clip) as its compact form

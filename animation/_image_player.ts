@@ -13,9 +13,9 @@
  * @module
  */
 
-import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
+import { coreKernels, coreMemory } from "../simd/memory/internal.ts";
 import { Core } from "../simd/memory/core.ts";
-import { isBuildSupported } from "../simd/wasm/_core.ts";
+import { isBuildSupported } from "../simd/wasm/internal.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import type { ClipImage } from "./_clip_image.ts";
 

@@ -7,7 +7,7 @@
  */
 
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
-import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/memory/_checks.ts";
+import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
 import type { SkinDefinition } from "./definitions.ts";
 
 /** Joint-space boxes of the vertices each joint influences (see `jointBounds`). */
@@ -106,7 +106,7 @@ function orderByJoints(
 }
 
 /** One mesh, validated, with sorted and renormalized influences. */
-export interface PreparedMesh {
+interface PreparedMesh {
   readonly definition: SkinDefinition;
   readonly vertexCount: number;
   readonly counts: ArrayLike<number>;

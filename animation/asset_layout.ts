@@ -16,5 +16,5 @@ export {
   poseFloats,
   VERTEX_FLOATS,
 } from "../simd/memory/layout.ts";
-export { MAX_MESH_MAGNITUDE } from "../simd/memory/_checks.ts";
+export { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
 export { outputVertexOrder } from "./_skin_prepare.ts";

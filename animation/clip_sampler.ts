@@ -10,7 +10,7 @@
  */
 
 import type { CompactClip } from "./compact_clip.ts";
-import type { CoreMemory } from "../simd/memory/_memory.ts";
+import type { CoreMemory } from "../simd/memory/internal.ts";
 import { compactClipInternals } from "./_asset_internals.ts";
 import { lifetimeOf } from "./_lifetime.ts";
 

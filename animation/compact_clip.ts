@@ -55,7 +55,7 @@ import { geometryOf } from "./_skeleton_geometry.ts";
 import { contentHash, contentKey } from "./_clip_bytes.ts";
 import { buildCounters } from "./_build_work.ts";
 import { buildImage } from "./_compact_build.ts";
-import { coreMemory } from "../simd/memory/_instance.ts";
+import { coreMemory } from "../simd/memory/internal.ts";
 
 /** Default tolerance of compact clips, relative to the skeleton's size. */
 export const DEFAULT_CLIP_TOLERANCE = 1e-5;

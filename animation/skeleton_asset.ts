@@ -26,13 +26,11 @@
 
 import { Core, MatrixBuffer, ParentIndices } from "../simd/memory/core.ts";
 import { MATRIX_FLOATS, PoseField, poseFloats, poseLane } from "../simd/memory/layout.ts";
-import { findNonFinitePose } from "../simd/memory/_pose.ts";
-import { checkFinite } from "../simd/memory/_checks.ts";
+import { findNonFinitePose } from "../simd/memory/internal.ts";
+import { checkFinite } from "../simd/memory/internal.ts";
 import type { SkeletonDefinition } from "./definitions.ts";
 import { CoreAsset } from "./core_asset.ts";
 import { setSkeletonInternals } from "./_asset_internals.ts";
-
-export type { SkeletonDefinition } from "./definitions.ts";
 
 /**
  * An immutable skeleton in a core's memory: joint names, parents (every

@@ -41,8 +41,6 @@ import { setSkinInternals } from "./_asset_internals.ts";
 import { CoreAsset } from "./core_asset.ts";
 import { jointSpaceBoxes, prepareMesh } from "./_skin_prepare.ts";
 
-export type { SkinDefinition } from "./definitions.ts";
-
 /** How a skin blends its joints' transforms. */
 export type SkinningMethod = "linear" | "dual-quaternion";
 

@@ -12,7 +12,7 @@
 import * as ref from "../simd/scalar/mod.ts";
 import { type CoreBuild, instantiate, isBuildSupported } from "../simd/wasm/_core.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
-import { type CoreKernels, JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
+import { type CoreKernels, JOINT_COLUMN_BYTES } from "../simd/abi.ts";
 import { CoreMemory } from "../simd/memory/_memory.ts";
 
 const JOINTS = 64;

@@ -31,7 +31,7 @@ import {
   BLEND_OUT,
   BLEND_WEIGHT,
   JOB_WORDS,
-} from "../simd/_abi.ts";
+} from "../simd/abi.ts";
 import { isBuildSupported } from "../simd/wasm/_core.ts";
 import { poseFloats } from "../simd/memory/layout.ts";
 import { missingTestOnlyModels } from "../tests/_assets.ts";

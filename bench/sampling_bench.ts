@@ -74,7 +74,7 @@ import {
   BLEND_OUT,
   BLEND_WEIGHT,
   JOB_WORDS,
-} from "../simd/_abi.ts";
+} from "../simd/abi.ts";
 import { missingTestOnlyModels } from "../tests/_assets.ts";
 import { assetUrl } from "../tests/_three_gltf.ts";
 

@@ -22,7 +22,7 @@ import { type CoreBuild, MatrixBuffer } from "../kernels.ts";
 import { createCylinder, wavePose } from "../procedural/cylinder.ts";
 import { createScene } from "../tests/_scene.ts";
 import { threeCharacter, threeGeometry } from "../tests/_three_cylinder.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { checkPalettes, MAX_PALETTE_MAGNITUDE } from "../systems/_select.ts";

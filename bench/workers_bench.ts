@@ -13,7 +13,7 @@ import { createAnimationPipeline } from "../mod.ts";
 import { createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { foxCrowd, waveScene, type WorkerScene } from "../tests/_workers.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
-import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_BYTES, JOB_WORDS } from "../simd/abi.ts";
 import { minSplitCost } from "../simd/pool/_parallel_kernels.ts";
 
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;

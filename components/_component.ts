@@ -21,7 +21,7 @@ import { checkEntity, stateOf } from "./_machinery.ts";
  * store's fields `S`, its private record's fields `R` and the data `D` its
  * add function hands to its add observer.
  */
-export interface Component<N extends string, S extends StoreShape, R extends StoreShape, D>
+interface Component<N extends string, S extends StoreShape, R extends StoreShape, D>
   extends ComponentDefinition {
   readonly name: N;
   readonly shape: S;
@@ -40,7 +40,7 @@ export interface Component<N extends string, S extends StoreShape, R extends Sto
 export type StoreOf<C> = C extends Component<string, infer S, StoreShape, never> ? Store<S> : never;
 
 /** @internal What a component's file writes; {@linkcode defineComponent} adds the accessors. */
-export type ComponentSpec<N extends string, S extends StoreShape, R extends StoreShape, D> = Omit<
+type ComponentSpec<N extends string, S extends StoreShape, R extends StoreShape, D> = Omit<
   Component<N, S, R, D>,
   "recordOf"
 >;

@@ -9,8 +9,8 @@
  */
 
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/_abi.ts";
-import { IKField } from "../simd/scalar/_ik_solve.ts";
+import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/abi.ts";
+import { IKField } from "../simd/scalar/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 
 /** A fresh job row for a chain. */

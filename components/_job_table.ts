@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { CoreMemory } from "../simd/memory/_memory.ts";
+import type { CoreMemory } from "../simd/memory/internal.ts";
 
 /** @internal A table of batch jobs in the core's memory, refilled every call. */
 export class JobTable {

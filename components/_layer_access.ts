@@ -12,7 +12,7 @@ import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS } from "./_layers.ts";
 import type { PlayerState } from "./_playbacks.ts";
 import type { WorldState } from "./_registry.ts";
-import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { skeletonInternals } from "../animation/internal.ts";
 
 /** @internal A RangeError naming the entity and the function. */
 export function fail(eid: number, caller: string, what: string): RangeError {

@@ -9,9 +9,9 @@
 
 import type { Clip } from "../animation/clip.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
-import { animatedProperties } from "../animation/_keyless_clip.ts";
+import { animatedProperties } from "../animation/internal.ts";
 import { poseFloats } from "../simd/memory/layout.ts";
-import type { CoreMemory } from "../simd/memory/_memory.ts";
+import type { CoreMemory } from "../simd/memory/internal.ts";
 import type { Playback } from "./_playback.ts";
 
 /**
@@ -27,13 +27,13 @@ export type LayerMode = "blend" | "override" | "additive";
 export const MAX_LAYERS = 32;
 
 /** @internal One clip of a 1D blend: the clip and where it sits on the parameter axis. */
-export interface BlendPoint {
+interface BlendPoint {
   readonly playback: Playback;
   readonly at: number;
 }
 
 /** @internal A 1D blend of clips by a parameter, their normalized times in phase. */
-export interface Blend1D {
+interface Blend1D {
   readonly points: readonly BlendPoint[];
   parameter: number;
   /** Normalized time (phase, in cycles) shared by every clip. */

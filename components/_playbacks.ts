@@ -34,7 +34,7 @@ export interface PlayerState {
 }
 
 /** @internal Per-frame outputs of a player, written by the sample clips system. */
-export interface PlayerExtras {
+interface PlayerExtras {
   /** Markers crossed in the last frame, in order. */
   readonly hits: MarkerHits;
   /** Root motion extraction settings and the last frame's delta. */
@@ -42,7 +42,7 @@ export interface PlayerExtras {
 }
 
 /** @internal Root motion settings of a player, and the last frame's motion (dx, dz, dyaw). */
-export interface RootMotionState {
+interface RootMotionState {
   readonly joint: number;
   /** x, z and yaw of the root in the rest pose. */
   readonly rest: Float64Array;

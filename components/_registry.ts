@@ -35,7 +35,7 @@ type Registered = typeof COMPONENTS[number];
 export type ComponentName = Registered["name"];
 
 /** @internal Every component's public store, by name. */
-export type ComponentStores = { readonly [C in Registered as C["name"]]: Store<C["shape"]> };
+type ComponentStores = { readonly [C in Registered as C["name"]]: Store<C["shape"]> };
 
 /** The union of `U`'s members as an intersection. */
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I

@@ -10,14 +10,14 @@
  */
 
 import type { SkinAsset } from "../animation/skin_asset.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/memory/layout.ts";
 import { checkedMatrices } from "./joint_mat.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { checkedSkin } from "./skin.ts";
 import type { AnimationComponents } from "./world.ts";
 import type { Owned, WorldState } from "./_registry.ts";
-import { skinInternals } from "../animation/_asset_internals.ts";
+import { skinInternals } from "../animation/internal.ts";
 
 /** Words of a skinning job row the mesh fills: parts, part count, joints, weights, positions, normals, tangents. */
 const MESH_WORDS = 7;

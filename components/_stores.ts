@@ -14,7 +14,7 @@ type TypedArrayClass =
   | Uint32ArrayConstructor;
 
 /** A field holding objects of type `T` (object references cannot live in typed arrays). */
-export type Objects<T> = "objects" & { readonly of?: T };
+type Objects<T> = "objects" & { readonly of?: T };
 
 /** A field of objects of type `T`, for a store shape. */
 export function objects<T>(): Objects<T> {

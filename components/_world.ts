@@ -18,9 +18,9 @@
  */
 
 import type { Core } from "../simd/memory/core.ts";
-import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
-import type { CoreKernels } from "../simd/_abi.ts";
-import type { CoreMemory } from "../simd/memory/_memory.ts";
+import { coreKernels, coreMemory } from "../simd/memory/internal.ts";
+import type { CoreKernels } from "../simd/abi.ts";
+import type { CoreMemory } from "../simd/memory/internal.ts";
 import { clearEntity, createStore, growStore, type Store, type StoreShape } from "./_stores.ts";
 import { FaultLog } from "./_faults.ts";
 import { JobTable } from "./_job_table.ts";

@@ -30,7 +30,7 @@ import type { WorldBase } from "./_world.ts";
 import type { Playback } from "./_playback.ts";
 import { releaseStack } from "./_layers.ts";
 import { ComponentError } from "./errors.ts";
-import { guardBuilds, settleBuilds } from "../animation/_asset_internals.ts";
+import { guardBuilds, settleBuilds } from "../animation/internal.ts";
 import { type PlayerState, retirePlayback, reusePlayback } from "./_playbacks.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
 import { JOINT_QUAT } from "./joint_quat.ts";

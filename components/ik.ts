@@ -66,10 +66,10 @@ import { checkedSkeleton, SKELETON } from "./skeleton.ts";
 import { JOINT_MAT } from "./joint_mat.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { ComponentError } from "./errors.ts";
-import { IKField } from "../simd/scalar/_ik_solve.ts";
+import { IKField } from "../simd/scalar/internal.ts";
 
 export { IKError, type Vector3 } from "./_ik_chain.ts";
-export { IK_REACH_TOLERANCE } from "../simd/scalar/_ik_solve.ts";
+export { IK_REACH_TOLERANCE } from "../simd/scalar/internal.ts";
 import type { Vector3 } from "./_ik_chain.ts";
 
 /**

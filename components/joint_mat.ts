@@ -16,9 +16,9 @@
  */
 
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
-import { MAX_MESH_MAGNITUDE } from "../simd/memory/_checks.ts";
-import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
+import { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
+import { skeletonInternals } from "../animation/internal.ts";
 import { stateOf } from "./_machinery.ts";
 import {
   addPlain,
@@ -100,7 +100,7 @@ export function checkedMatrices(state: WorldBase, eid: number, jointCount: numbe
  * back (the palette is then computed from them again, by the same kernel:
  * the same bits as the last good palette).
  */
-export const JOINT_MAT_BLOCKS = 3;
+const JOINT_MAT_BLOCKS = 3;
 
 /**
  * @internal Byte offset of the last good model matrices of the JointMat at

@@ -15,8 +15,8 @@
  */
 
 import { poseFloats } from "../simd/memory/layout.ts";
-import { writeJointPose } from "../simd/memory/_pose.ts";
-import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { writeJointPose } from "../simd/memory/internal.ts";
+import { skeletonInternals } from "../animation/internal.ts";
 import { stateOf } from "./_machinery.ts";
 import {
   addPlain,

@@ -34,7 +34,7 @@
  */
 
 import type { Clip } from "../animation/clip.ts";
-import { sampleCompactPose } from "../animation/_compact_pose.ts";
+import { sampleCompactPose } from "../animation/internal.ts";
 import { checkedMask } from "../animation/joint_mask.ts";
 import { type MarkerHit, NO_HITS } from "../animation/markers.ts";
 import { poseFloats } from "../simd/memory/layout.ts";
@@ -44,7 +44,7 @@ import { allocateLayer, type LayerMode, releaseLayer, startLayer } from "./_laye
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback, type PlaybackOptions } from "./clip_player.ts";
-import { guardBuilds, settleBuilds } from "../animation/_asset_internals.ts";
+import { guardBuilds, settleBuilds } from "../animation/internal.ts";
 
 export type { LayerMode } from "./_layers.ts";
 export { MAX_LAYERS } from "./_layers.ts";

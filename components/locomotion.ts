@@ -17,7 +17,7 @@ import { allocateLayer, MAX_LAYERS, startLayer } from "./_layers.ts";
 import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback } from "./clip_player.ts";
-import { guardBuilds, settleBuilds } from "../animation/_asset_internals.ts";
+import { guardBuilds, settleBuilds } from "../animation/internal.ts";
 
 /** One clip of a locomotion blend, at its place on the parameter's axis. */
 export interface LocomotionPoint {

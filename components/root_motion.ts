@@ -19,7 +19,7 @@
  */
 
 import { resolveJoint } from "../animation/joint_mask.ts";
-import { restRoot } from "../animation/_root_motion.ts";
+import { restRoot } from "../animation/internal.ts";
 import { MarkerHits } from "../animation/markers.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";

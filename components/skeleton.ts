@@ -8,7 +8,7 @@
 
 import { hasComponent } from "bitecs";
 import { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import { lifetimeOf } from "../animation/_lifetime.ts";
+import { lifetimeOf } from "../animation/internal.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
 import {
   addWithData,

@@ -14,8 +14,8 @@
 
 import { hasComponent } from "bitecs";
 import { SkinAsset } from "../animation/skin_asset.ts";
-import { lifetimeOf } from "../animation/_lifetime.ts";
-import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
+import { lifetimeOf } from "../animation/internal.ts";
+import { JOINT_COLUMN_BYTES } from "../simd/abi.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import { forgetBounds, storedBounds } from "./_skin_bounds.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
@@ -30,7 +30,7 @@ import {
 import { objects } from "./_stores.ts";
 import type { WorldBase } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
-import { skinInternals } from "../animation/_asset_internals.ts";
+import { skinInternals } from "../animation/internal.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
 import { checkedMatrices, JOINT_MAT } from "./joint_mat.ts";
 
@@ -132,7 +132,7 @@ export const SKIN = defineComponent({
 });
 
 /** @internal An entity's skin and its output streams (0 for a stream not skinned). */
-export interface SkinRecord {
+interface SkinRecord {
   readonly asset: SkinAsset;
   readonly positions: number;
   readonly normals: number;

@@ -12,8 +12,8 @@ import type { SkeletonAsset } from "../mod.ts";
 import type { GltfImport } from "../gltf/mod.ts";
 import { addLayer, jointMask } from "../layers.ts";
 import { enableRootMotion } from "../clips.ts";
-import { clipLabel, type DemoCharacter } from "./_crowd.ts";
-import { skinnedSkeleton } from "./_gltf_character.ts";
+import { clipLabel, type DemoCharacter } from "./crowd.ts";
+import { skinnedSkeleton } from "./gltf_character.ts";
 
 /** `character` (of `model`) with the layers described in the module doc added to each instance. */
 export function layeredCharacter(model: GltfImport, character: DemoCharacter): DemoCharacter {

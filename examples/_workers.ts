@@ -9,7 +9,7 @@
 
 import { createAnimationPipeline } from "../mod.ts";
 import { createWorkerPool } from "../kernels.ts";
-import { Crowd, type DemoCharacter } from "./_crowd.ts";
+import { Crowd, type DemoCharacter } from "./crowd.ts";
 
 /**
  * Runs `frames` frames of `count` entities wearing `character` on a pool

@@ -16,8 +16,8 @@
 import { parseArgs } from "node:util";
 import { importGltf } from "../gltf/mod.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
-import { clipLabel, Crowd, cylinderCharacter, type DemoCharacter } from "./_crowd.ts";
-import { gltfCharacter } from "./_gltf_character.ts";
+import { clipLabel, Crowd, cylinderCharacter, type DemoCharacter } from "./crowd.ts";
+import { gltfCharacter } from "./gltf_character.ts";
 import { layeredCharacter } from "./_layers.ts";
 import { runOnWorkers } from "./_workers.ts";
 

@@ -2,7 +2,7 @@
  * Drawing imported primitives: skinned output is in Marrow's vertex order
  * (vertices grouped by influence count, so that the core runs one loop per
  * count). The importer gives the index buffer, UVs and colours in that
- * order already ({@linkcode GltfDrawAttributes}); this module reorders any
+ * order already (`GltfDrawAttributes`); this module reorders any
  * other per-vertex attribute the same way.
  *
  * @example Reordering an attribute a game reads itself
@@ -21,9 +21,7 @@
  * @module
  */
 
-import type { GltfDrawAttributes, GltfSkinnedPrimitive } from "./types.ts";
-
-export type { GltfDrawAttributes };
+import type { GltfSkinnedPrimitive } from "./types.ts";
 
 /**
  * Reorders a per-vertex attribute of `primitive` (`itemSize` values per

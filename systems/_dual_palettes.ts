@@ -5,12 +5,9 @@
  * @module
  */
 
-import {
-  convertToDualQuaternions,
-  DUAL_QUATERNION_FLOATS,
-} from "../simd/kernels/_dual_quaternions.ts";
+import { convertToDualQuaternions, DUAL_QUATERNION_FLOATS } from "../simd/kernels/internal.ts";
 import { DualQuaternionError } from "../components/skin.ts";
-import type { WorldState } from "../components/_registry.ts";
+import type { WorldState } from "../components/internal.ts";
 import type { PaletteSource } from "./skin.ts";
 
 /** The palettes as they are, or turned into dual quaternions in a table of their own. */

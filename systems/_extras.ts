@@ -5,13 +5,13 @@
  * @module
  */
 
-import type { PlayerState } from "../components/_playbacks.ts";
+import type { PlayerState } from "../components/internal.ts";
 import { anyMarkers, crossMarkers } from "../animation/markers.ts";
-import { addRootMotion, removeRootMotion } from "../animation/_root_motion.ts";
-import type { CoreMemory } from "../simd/memory/_memory.ts";
+import { addRootMotion, removeRootMotion } from "../animation/internal.ts";
+import type { CoreMemory } from "../simd/memory/internal.ts";
 import { extrasOf } from "../components/root_motion.ts";
 import type { PlaybackSteps } from "./_layers.ts";
-import { MAX_LAYERS } from "../components/_layers.ts";
+import { MAX_LAYERS } from "../components/internal.ts";
 
 /**
  * Records the frame's `steps` of `player`: the markers they crossed, and

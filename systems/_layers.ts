@@ -9,11 +9,11 @@
  * @module
  */
 
-import type { Layer, LayerStack } from "../components/_layers.ts";
-import { updateMask } from "../components/_layers.ts";
-import type { JobTable } from "../components/_job_table.ts";
-import type { Playback } from "../components/_playback.ts";
-import type { PlayerState } from "../components/_playbacks.ts";
+import type { Layer, LayerStack } from "../components/internal.ts";
+import { updateMask } from "../components/internal.ts";
+import type { JobTable } from "../components/internal.ts";
+import type { Playback } from "../components/internal.ts";
+import type { PlayerState } from "../components/internal.ts";
 import type { Clip } from "../animation/clip.ts";
 import {
   JOB_WORDS,
@@ -29,12 +29,12 @@ import {
   LAYERS_REST,
   LAYERS_THRESHOLD,
   LAYERS_TOP_COUNT,
-} from "../simd/_abi.ts";
-import type { CoreMemory } from "../simd/memory/_memory.ts";
+} from "../simd/abi.ts";
+import type { CoreMemory } from "../simd/memory/internal.ts";
 import { samplePlayback, type SampleRows } from "./_sample_playback.ts";
 
 /** A playback's step in the frame, and the share of the pose it drives. */
-export interface PlaybackStep {
+interface PlaybackStep {
   clip: Clip;
   playback: Playback;
   from: number;

@@ -6,11 +6,11 @@
  * @module
  */
 
-import type { JobTable } from "../components/_job_table.ts";
-import type { Playback } from "../components/_playback.ts";
+import type { JobTable } from "../components/internal.ts";
+import type { Playback } from "../components/internal.ts";
 import { wrapTime } from "../animation/clip.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
-import type { CoreMemory } from "../simd/memory/_memory.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
+import type { CoreMemory } from "../simd/memory/internal.ts";
 
 /**
  * Rows of `sampleCompactBatch`, written into a job table; one per world,

@@ -6,13 +6,13 @@
  */
 
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import { selectEntities, type Selection, selection } from "../components/_access.ts";
+import { selectEntities, type Selection, selection } from "../components/internal.ts";
 import { checkedMatrices } from "../components/joint_mat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
-import { stateOf } from "../components/_lifecycle.ts";
+import { stateOf } from "../components/internal.ts";
 import { PoseError } from "../components/errors.ts";
-import type { Owned, WorldState } from "../components/_registry.ts";
-import { Quarantine } from "../components/_faults.ts";
+import type { Owned, WorldState } from "../components/internal.ts";
+import { Quarantine } from "../components/internal.ts";
 import { lastGoodByteOffset, restoreLastGood } from "../components/joint_mat.ts";
 import {
   HIERARCHY_COUNT,
@@ -21,8 +21,8 @@ import {
   MULTIPLY_KEEP,
   SCAN_COUNT,
   SCAN_PTR,
-} from "../simd/_abi.ts";
-import { MAX_MESH_MAGNITUDE } from "../simd/memory/_checks.ts";
+} from "../simd/abi.ts";
+import { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 
 /** Entities with a pose and joint matrices: the quat→mat and mat→quat systems'. */
@@ -31,7 +31,7 @@ export const POSED_ENTITIES: Selection = selection(
   (owned, eid) => owned.pose[eid] !== 0 && owned.matrices[eid] !== 0,
 );
 /** Entities with joint matrices (and so a Skeleton). */
-export const MATRIX_ENTITIES: Selection = selection(
+const MATRIX_ENTITIES: Selection = selection(
   ["Skeleton", "JointMat"],
   (owned, eid) => owned.matrices[eid] !== 0,
 );
@@ -57,7 +57,7 @@ export const SKELETON_ENTITIES: Selection = selection(
 );
 
 /** Entities with a JointMat (and so a Skeleton), or those of `entities`. */
-export function withMatrices(
+function withMatrices(
   world: object,
   state: WorldState,
   caller: string,
@@ -180,10 +180,10 @@ export function settlePalettes(
 }
 
 /** Whether a matrix system leaves entity `eid` out of its rows. */
-export type MatrixSkip = (owned: Owned, eid: number) => boolean;
+type MatrixSkip = (owned: Owned, eid: number) => boolean;
 
 /** No entity left out. */
-export const SKIP_NONE: MatrixSkip = () => false;
+const SKIP_NONE: MatrixSkip = () => false;
 /** Entities quarantined for a bad pose (`Quarantine.Pose`). */
 export const SKIP_QUARANTINED: MatrixSkip = (owned, eid) =>
   (owned.quarantine[eid] & Quarantine.Pose) !== 0;
@@ -209,7 +209,7 @@ export type MatrixRow = (
 ) => void;
 
 /** What {@linkcode runMatrixJobs} ran: one object, rewritten by every call. */
-export interface MatrixJobs {
+interface MatrixJobs {
   state: WorldState;
   list: ArrayLike<number>;
   /** What the kernel returned (the checked multiply's first row beyond its limit), else -1. */

@@ -22,16 +22,16 @@
  * @module
  */
 
-import type { JobTable } from "../components/_job_table.ts";
-import type { WorldState } from "../components/_registry.ts";
+import type { JobTable } from "../components/internal.ts";
+import type { WorldState } from "../components/internal.ts";
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { checkedMatrices } from "../components/joint_mat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
-import { MAX_INFLUENCES } from "../simd/memory/_checks.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { MAX_INFLUENCES } from "../simd/memory/internal.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
-import { DUAL_QUATERNION_FLOATS } from "../simd/kernels/_dual_quaternions.ts";
+import { DUAL_QUATERNION_FLOATS } from "../simd/kernels/internal.ts";
 import {
   BATCH_NAMES,
   type BatchName,
@@ -39,9 +39,9 @@ import {
   ROW_COSTS,
   sharesOf,
   threadsOf,
-} from "../simd/pool/_parallel_kernels.ts";
-import type { Share, ThreadPool } from "../simd/pool/_pool.ts";
-import type { CoreMemory } from "../simd/memory/_memory.ts";
+} from "../simd/pool/internal.ts";
+import type { Share, ThreadPool } from "../simd/pool/internal.ts";
+import type { CoreMemory } from "../simd/memory/internal.ts";
 import {
   runSkinCall,
   selectSkinned,
@@ -52,7 +52,7 @@ import {
 import { toDualQuaternions } from "./_dual_palettes.ts";
 
 /** A wait for the workers: the pool's task and the shares it handed out. */
-export interface Join {
+interface Join {
   readonly pool: ThreadPool;
   readonly shares: readonly Share[];
 }

@@ -15,17 +15,17 @@
  * @module
  */
 
-import { selectEntities } from "../components/_access.ts";
+import { selectEntities } from "../components/internal.ts";
 import { checkedMatrices } from "../components/joint_mat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
-import { stateOf } from "../components/_lifecycle.ts";
+import { stateOf } from "../components/internal.ts";
 import { ComponentError } from "../components/errors.ts";
-import { IK_JOB_WORDS } from "../simd/_abi.ts";
-import { IKField } from "../simd/scalar/_ik_solve.ts";
+import { IK_JOB_WORDS } from "../simd/abi.ts";
+import { IKField } from "../simd/scalar/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { IK_ENTITIES, SKIP_UNPOSED } from "./_select.ts";
-import { skeletonInternals } from "../animation/_asset_internals.ts";
-import { Quarantine } from "../components/_faults.ts";
+import { skeletonInternals } from "../animation/internal.ts";
+import { Quarantine } from "../components/internal.ts";
 
 /**
  * Solves the IK chains of every entity with IK (Skeleton, JointMat and

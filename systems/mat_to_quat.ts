@@ -6,12 +6,12 @@
  * @module
  */
 
-import { selectEntities } from "../components/_access.ts";
+import { selectEntities } from "../components/internal.ts";
 import { checkedMatrices } from "../components/joint_mat.ts";
 import { checkedPose } from "../components/joint_quat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
-import { stateOf } from "../components/_lifecycle.ts";
-import { CONVERT_COUNT, JOB_WORDS, MAT_TO_QUAT_MATRICES, MAT_TO_QUAT_POSE } from "../simd/_abi.ts";
+import { stateOf } from "../components/internal.ts";
+import { CONVERT_COUNT, JOB_WORDS, MAT_TO_QUAT_MATRICES, MAT_TO_QUAT_POSE } from "../simd/abi.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { POSED_ENTITIES } from "./_select.ts";
 

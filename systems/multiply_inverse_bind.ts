@@ -15,8 +15,8 @@
  */
 
 import { type MatrixRow, runMatrixJobs, settlePalettes, SKIP_QUARANTINED } from "./_select.ts";
-import { MULTIPLY_A, MULTIPLY_B, MULTIPLY_OUT } from "../simd/_abi.ts";
-import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { MULTIPLY_A, MULTIPLY_B, MULTIPLY_OUT } from "../simd/abi.ts";
+import { skeletonInternals } from "../animation/internal.ts";
 
 /** Row of `multiplyMatricesCheckedBatch`: model matrices × inverse bind matrices → palette. */
 const multiplyInverseBindRow: MatrixRow = (u32, at, model, palette, skeleton) => {

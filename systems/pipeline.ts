@@ -16,9 +16,9 @@
  * @module
  */
 
-import { checkEntities, selectEntities } from "../components/_access.ts";
-import { stateOf } from "../components/_lifecycle.ts";
-import type { FaultLog } from "../components/_faults.ts";
+import { checkEntities, selectEntities } from "../components/internal.ts";
+import { stateOf } from "../components/internal.ts";
+import type { FaultLog } from "../components/internal.ts";
 import { ikSystem } from "./ik.ts";
 import { multiplyInverseBindSystem } from "./multiply_inverse_bind.ts";
 import { quatToMatSystem } from "./quat_to_mat.ts";

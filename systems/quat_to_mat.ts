@@ -6,12 +6,12 @@
  * @module
  */
 
-import { selectEntities } from "../components/_access.ts";
+import { selectEntities } from "../components/internal.ts";
 import { checkedMatrices } from "../components/joint_mat.ts";
 import { checkedPose } from "../components/joint_quat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
-import { stateOf } from "../components/_lifecycle.ts";
-import type { WorldState } from "../components/_registry.ts";
+import { stateOf } from "../components/internal.ts";
+import type { WorldState } from "../components/internal.ts";
 import { PoseError } from "../components/errors.ts";
 import {
   CONVERT_COUNT,
@@ -20,11 +20,11 @@ import {
   QUAT_TO_MAT_POSE,
   SCAN_COUNT,
   SCAN_PTR,
-} from "../simd/_abi.ts";
+} from "../simd/abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
-import { findNonFinitePose } from "../simd/memory/_pose.ts";
+import { findNonFinitePose } from "../simd/memory/internal.ts";
 import { POSED_ENTITIES } from "./_select.ts";
-import { Quarantine } from "../components/_faults.ts";
+import { Quarantine } from "../components/internal.ts";
 import { restoreLastGood } from "../components/joint_mat.ts";
 
 /**

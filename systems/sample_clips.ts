@@ -24,22 +24,22 @@
  * @module
  */
 
-import { selectEntities } from "../components/_access.ts";
+import { selectEntities } from "../components/internal.ts";
 import { checkedPlayer } from "../components/clip_player.ts";
 import { checkedPose } from "../components/joint_quat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
-import { stateOf } from "../components/_lifecycle.ts";
-import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/_abi.ts";
+import { stateOf } from "../components/internal.ts";
+import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/abi.ts";
 import { samplePlayback, SampleRows } from "./_sample_playback.ts";
 import { type LayerOutput, layerRows, PlaybackSteps, writeLayers } from "./_layers.ts";
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { PLAYING_ENTITIES } from "./_select.ts";
-import type { Playback } from "../components/_playback.ts";
-import type { WorldState } from "../components/_registry.ts";
-import { Quarantine } from "../components/_faults.ts";
-import { retirePlayback } from "../components/_playbacks.ts";
+import type { Playback } from "../components/internal.ts";
+import type { WorldState } from "../components/internal.ts";
+import { Quarantine } from "../components/internal.ts";
+import { retirePlayback } from "../components/internal.ts";
 
 /** Each world's outputs, begun again every frame: the frame allocates nothing. */
 const outputs = new WeakMap<WorldState, LayerOutput>();

@@ -19,18 +19,18 @@
  * @module
  */
 
-import { selectEntities } from "../components/_access.ts";
-import { SkinRowWriter } from "../components/_skin_rows.ts";
+import { selectEntities } from "../components/internal.ts";
+import { SkinRowWriter } from "../components/internal.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
-import { stateOf } from "../components/_lifecycle.ts";
-import { boundsFloats } from "../components/_skin_bounds.ts";
-import { JOB_WORDS, SKIN_PALETTE } from "../simd/_abi.ts";
-import { MAX_INFLUENCES } from "../simd/memory/_checks.ts";
+import { stateOf } from "../components/internal.ts";
+import { boundsFloats } from "../components/internal.ts";
+import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
+import { MAX_INFLUENCES } from "../simd/memory/internal.ts";
 import { SkinFlags } from "../simd/memory/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
 import { DualPalettes } from "./_dual_palettes.ts";
-import type { JobTable } from "../components/_job_table.ts";
-import type { WorldState } from "../components/_registry.ts";
+import type { JobTable } from "../components/internal.ts";
+import type { WorldState } from "../components/internal.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {
@@ -179,7 +179,7 @@ export function runSkinCall(state: WorldState, call: SkinCall): void {
 }
 
 /** @internal A skinning's batch calls, and what stores their bounds once they have run. */
-export interface SkinJobs {
+interface SkinJobs {
   readonly calls: readonly SkinCall[];
   publish(): void;
 }

@@ -15,8 +15,8 @@
  */
 
 import { type MatrixRow, runMatrixJobs, SKIP_UNPOSED } from "./_select.ts";
-import { HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS } from "../simd/_abi.ts";
-import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS } from "../simd/abi.ts";
+import { skeletonInternals } from "../animation/internal.ts";
 
 /** Row of `localToModelBatch`: local matrices (the palette block), model matrices, parents. */
 const localToModelRow: MatrixRow = (u32, at, model, palette, skeleton) => {

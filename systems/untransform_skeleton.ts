@@ -7,8 +7,8 @@
  */
 
 import { type MatrixRow, runMatrixJobs } from "./_select.ts";
-import { HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS } from "../simd/_abi.ts";
-import { skeletonInternals } from "../animation/_asset_internals.ts";
+import { HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS } from "../simd/abi.ts";
+import { skeletonInternals } from "../animation/internal.ts";
 
 /** Row of `modelToLocalBatch`: model matrices, local matrices (the palette block), parents. */
 const modelToLocalRow: MatrixRow = (u32, at, model, palette, skeleton) => {

@@ -9,7 +9,7 @@ import type { CompactClip } from "../clips.ts";
 import type { Core } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
 import { sampleCompact } from "../simd/scalar/sample.ts";
 
 /** `compact` sampled on `core` (its core) at `times` in order, one playback: the poses. */

@@ -10,7 +10,7 @@ import { Core, type CoreBuild } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { exactPose, poseDistance } from "../animation/_clip_error.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
 import { poseFloats } from "../simd/memory/layout.ts";
 import { randomQuaternion } from "./_scene.ts";
 import { isBuildSupported } from "../simd/wasm/_core.ts";

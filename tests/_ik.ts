@@ -7,7 +7,7 @@
  */
 
 import fc from "fast-check";
-import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/_abi.ts";
+import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../simd/abi.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import type { Core } from "../kernels.ts";
 import { MATRIX_FLOATS } from "../kernels.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { SkinningKernel } from "../simd/_abi.ts";
+import type { SkinningKernel } from "../simd/abi.ts";
 import type { CoreMemory } from "../simd/memory/_memory.ts";
 import * as ref from "../simd/scalar/mod.ts";
 

@@ -24,7 +24,7 @@ import {
   LAYERS_REST,
   LAYERS_THRESHOLD,
   LAYERS_TOP_COUNT,
-} from "../simd/_abi.ts";
+} from "../simd/abi.ts";
 import { blendLayers, type LayerInput } from "../simd/scalar/layers.ts";
 import { blendPoses } from "../simd/scalar/mod.ts";
 import { poseFloats } from "../simd/memory/layout.ts";

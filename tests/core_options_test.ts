@@ -5,7 +5,7 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { Core, PoseBuffer, VertexBuffer } from "../kernels.ts";
 import { coreKernels } from "../simd/memory/_instance.ts";
-import { JOB_BYTES, JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_BYTES, JOB_WORDS } from "../simd/abi.ts";
 import { ArrayBufferMemory, CoreMemory } from "../simd/memory/_memory.ts";
 import { BUILDS } from "./_scene.ts";
 

@@ -5,8 +5,8 @@
  */
 import { assertEquals, assertGreater, assertMatch } from "@std/assert";
 import { runDemo } from "../examples/demo.ts";
-import { Crowd } from "../examples/_crowd.ts";
-import { gltfCharacter } from "../examples/_gltf_character.ts";
+import { Crowd } from "../examples/crowd.ts";
+import { gltfCharacter } from "../examples/gltf_character.ts";
 import { layeredCharacter } from "../examples/_layers.ts";
 import { getPose } from "../mod.ts";
 import { importGltf } from "../gltf/mod.ts";

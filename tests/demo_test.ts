@@ -12,7 +12,7 @@ import {
   assertNotEquals,
 } from "@std/assert";
 import { runDemo } from "../examples/demo.ts";
-import { Crowd, cylinderCharacter } from "../examples/_crowd.ts";
+import { Crowd, cylinderCharacter } from "../examples/crowd.ts";
 import { waveClip } from "../procedural/cylinder.ts";
 import { getPose } from "../mod.ts";
 import { sampleClip } from "../clips.ts";

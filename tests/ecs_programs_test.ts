@@ -20,7 +20,7 @@ import { addCharacter, createAnimationPipeline, getPose, getSkinningPalette } fr
 import { BUILDS, SEED, SIMD_BUILDS } from "./_arbitrary.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
-import { JOINT_COLUMN_BYTES } from "../simd/_abi.ts";
+import { JOINT_COLUMN_BYTES } from "../simd/abi.ts";
 import { paletteColumns } from "./_skin_call.ts";
 import { createHarness, type Harness, KIND_COUNT } from "./_ecs_programs.ts";
 import { skinInternals } from "../animation/_asset_internals.ts";

@@ -16,7 +16,7 @@ import {
   POSITIONS_MODEL,
   POSITIONS_OUT,
   POSITIONS_VERTEX_COUNT,
-} from "../simd/_abi.ts";
+} from "../simd/abi.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import { BUILDS, coreFor } from "./_arbitrary.ts";
 

@@ -13,7 +13,7 @@ import { assertEquals } from "@std/assert";
 import { Core } from "../kernels.ts";
 import * as ref from "../simd/scalar/mod.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
-import { JOB_WORDS } from "../simd/_abi.ts";
+import { JOB_WORDS } from "../simd/abi.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { BUILDS, fcParams } from "./_arbitrary.ts";
 

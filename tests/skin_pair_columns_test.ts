@@ -9,7 +9,7 @@
 
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
-import { JOINT_COLUMN_BYTES, SKIN_NORMALS } from "../simd/_abi.ts";
+import { JOINT_COLUMN_BYTES, SKIN_NORMALS } from "../simd/abi.ts";
 import { instantiate } from "../simd/wasm/_core.ts";
 import { positionBounds } from "../simd/scalar/skinning.ts";
 import { BUILDS, fcParams, SIMD_BUILDS } from "./_arbitrary.ts";

@@ -38,7 +38,7 @@ import {
   JOB_WORDS,
   QUAT_TO_MAT_MATRICES,
   QUAT_TO_MAT_POSE,
-} from "../simd/_abi.ts";
+} from "../simd/abi.ts";
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
 import { bestBuild } from "../simd/wasm/_core.ts";

@@ -18,8 +18,8 @@
 import * as THREE from "three";
 import { parseGltf } from "../../gltf/mod.ts";
 import { Core, type CoreBuild } from "../../kernels.ts";
-import { Crowd, cylinderCharacter, type DemoCharacter } from "../_crowd.ts";
-import { gltfCharacter } from "../_gltf_character.ts";
+import { Crowd, cylinderCharacter, type DemoCharacter } from "../crowd.ts";
+import { gltfCharacter } from "../gltf_character.ts";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const canvas = $<HTMLCanvasElement>("view");

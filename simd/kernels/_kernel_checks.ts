@@ -13,8 +13,8 @@ import {
   type PoseBuffer,
 } from "../memory/core.ts";
 import { MATRIX_FLOATS, poseFloats } from "../memory/layout.ts";
-import { findNonFinitePose } from "../memory/_pose.ts";
-import { coreKernels } from "../memory/_instance.ts";
+import { findNonFinitePose } from "../memory/internal.ts";
+import { coreKernels } from "../memory/internal.ts";
 import type { SkinOptions } from "./kernels.ts";
 
 export function sameCore(kernel: string, buffers: Record<string, unknown>): Core {
@@ -38,7 +38,7 @@ export function sameCore(kernel: string, buffers: Record<string, unknown>): Core
   return core!;
 }
 
-export function describe(value: unknown): string {
+function describe(value: unknown): string {
   if (value === null) return "null";
   if (typeof value !== "object") return typeof value;
   return value.constructor?.name ?? "object";

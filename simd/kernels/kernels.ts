@@ -36,7 +36,7 @@ import {
   WeightedBases,
 } from "../memory/core.ts";
 import { POSE_GROUP_FLOATS, SkinFlags } from "../memory/layout.ts";
-import { coreKernels } from "../memory/_instance.ts";
+import { coreKernels } from "../memory/internal.ts";
 import {
   checkAtLeast,
   checkJointRange,

@@ -9,7 +9,7 @@
 /** Most influences one vertex may have (the core stores counts as bytes). */
 export const MAX_INFLUENCES = 255;
 /** Most joints a skeleton may have (parents are stored as `i16`). */
-export const MAX_JOINTS = 32767;
+const MAX_JOINTS = 32767;
 /**
  * Largest magnitude of a bind-mesh coordinate. With skinning palettes held
  * below the same bound (the skinning systems check), every skinned value
@@ -73,7 +73,7 @@ export function checkFinite(
 }
 
 /** What {@linkcode checkInfluences} found. */
-export interface InfluenceTotals {
+interface InfluenceTotals {
   /** Number of vertices. */
   readonly vertexCount: number;
   /** Sum of the influence counts. */

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { CoreKernels } from "../_abi.ts";
-import type { CoreInstance } from "../wasm/_core.ts";
+import type { CoreKernels } from "../abi.ts";
+import type { CoreInstance } from "../wasm/internal.ts";
 import type { CoreMemory } from "./_memory.ts";
 
 const instances = new WeakMap<object, CoreInstance>();

@@ -17,7 +17,7 @@ const ALIGN = 16;
 const HEAP_START = ALIGN;
 
 /** What the allocator needs of a memory: `WebAssembly.Memory` fits. */
-export interface GrowableMemory {
+interface GrowableMemory {
   readonly buffer: ArrayBufferLike;
   grow(pages: number): number;
 }
@@ -74,7 +74,7 @@ function detach(buffer: ArrayBuffer): void {
 }
 
 /** Pages in 4 GiB: the most a 32-bit WebAssembly memory can have. */
-export const MAX_PAGES = 65536;
+const MAX_PAGES = 65536;
 
 /** Default budget of a core's buffers: 1 GiB. */
 export const DEFAULT_MAX_BYTES = 2 ** 30;
@@ -88,7 +88,7 @@ export interface MemoryLimits {
 }
 
 /** A fresh memory of one page, WebAssembly's where it exists. */
-export function createMemory(maxBytes?: number): GrowableMemory {
+function createMemory(maxBytes?: number): GrowableMemory {
   return typeof WebAssembly === "object"
     ? new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES })
     : new ArrayBufferMemory(maxBytes);

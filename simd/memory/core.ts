@@ -34,10 +34,10 @@ import {
   coreLimits,
   type CoreOptions,
   instantiate,
-} from "../wasm/_core.ts";
+} from "../wasm/internal.ts";
 import { registerCoreFactory, registerInstance } from "./_instance.ts";
 
-export type { CoreBuild, CoreOptions } from "../wasm/_core.ts";
+export type { CoreBuild, CoreOptions } from "../wasm/internal.ts";
 export * from "./buffers.ts";
 export * from "./immutable.ts";
 

@@ -34,7 +34,7 @@ import {
   SKIN_POSITIONS,
   SKIN_TANGENTS_IN,
   SKIN_WEIGHTS,
-} from "../_abi.ts";
+} from "../abi.ts";
 
 /**
  * Immutable data in a core's memory, validated when created: it has no

@@ -33,8 +33,8 @@ import {
   SKIN_PART_COUNT,
   SKIN_PARTS,
   SKIN_TANGENTS,
-} from "../_abi.ts";
-import type { CoreMemory } from "../memory/_memory.ts";
+} from "../abi.ts";
+import type { CoreMemory } from "../memory/internal.ts";
 import type { Share, ThreadPool } from "./_pool.ts";
 
 /** Bytes of a skinning job's bounds (min xyzw, max xyzw). */
@@ -322,7 +322,7 @@ function sharesInto(
 }
 
 /** The pool and the unsplit kernels behind split kernels. */
-export interface SplitKernels {
+interface SplitKernels {
   readonly pool: ThreadPool;
   readonly serial: CoreKernels;
 }

@@ -30,7 +30,7 @@ import {
 const SPIN = 20_000;
 const MAX_ARGS = 8;
 /** Chunks a task may have per thread: enough that a slow thread's share is taken over in pieces. */
-export const CHUNKS_PER_THREAD = 4;
+const CHUNKS_PER_THREAD = 4;
 /** The claim counter's value while the chunk table is being written: beyond every chunk. */
 const CLOSED = 1 << 30;
 

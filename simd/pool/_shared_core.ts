@@ -13,11 +13,11 @@
  * @module
  */
 
-import type { CoreBuild, CoreInstance } from "../wasm/_core.ts";
-import { decode } from "../wasm/_core.ts";
-import { CoreMemory, type MemoryLimits } from "../memory/_memory.ts";
-import { SHARED_RELAXED_SIMD_WASM, SHARED_SIMD_WASM } from "../wasm/_wasm.generated.ts";
-import type { CoreKernels } from "../_abi.ts";
+import type { CoreBuild, CoreInstance } from "../wasm/internal.ts";
+import { decode } from "../wasm/internal.ts";
+import { CoreMemory, type MemoryLimits } from "../memory/internal.ts";
+import { SHARED_RELAXED_SIMD_WASM, SHARED_SIMD_WASM } from "../wasm/internal.ts";
+import type { CoreKernels } from "../abi.ts";
 
 const PAGE = 65536;
 

@@ -21,8 +21,8 @@
  * @module
  */
 
-import { bestBuild, type CoreBuild, coreLimits, type CoreOptions } from "../wasm/_core.ts";
-import { coreFromInstance } from "../memory/_instance.ts";
+import { bestBuild, type CoreBuild, coreLimits, type CoreOptions } from "../wasm/internal.ts";
+import { coreFromInstance } from "../memory/internal.ts";
 import { BATCH_NAMES, parallelKernels } from "./_parallel_kernels.ts";
 import { ThreadPool } from "./_pool.ts";
 import { instantiateShared, sharedUnsupportedReason, type WasmBuild } from "./_shared_core.ts";

@@ -8,80 +8,12 @@
  * @module
  */
 
-import {
-  BLEND_A,
-  BLEND_B,
-  BLEND_JOINT_COUNT,
-  BLEND_OUT,
-  BLEND_WEIGHT,
-  CONVERT_COUNT,
-  type CoreKernels,
-  HIERARCHY_COUNT,
-  HIERARCHY_IN,
-  HIERARCHY_OUT,
-  HIERARCHY_PARENTS,
-  JOB_BYTES,
-  JOB_WORDS,
-  LAYER_ENTRY_BYTES,
-  LAYER_ENTRY_MASK,
-  LAYER_ENTRY_POSE,
-  LAYER_ENTRY_REFERENCE,
-  LAYER_ENTRY_WEIGHT,
-  LAYERS_BLEND_COUNT,
-  LAYERS_ENTRIES,
-  LAYERS_JOINT_COUNT,
-  LAYERS_OUT,
-  LAYERS_REST,
-  LAYERS_THRESHOLD,
-  LAYERS_TOP_COUNT,
-  MAT_TO_QUAT_MATRICES,
-  MAT_TO_QUAT_POSE,
-  MULTIPLY_A,
-  MULTIPLY_B,
-  MULTIPLY_COUNT,
-  MULTIPLY_KEEP,
-  MULTIPLY_OUT,
-  POSITIONS_BASES,
-  POSITIONS_COUNTS,
-  POSITIONS_JOINTS,
-  POSITIONS_MODEL,
-  POSITIONS_OUT,
-  POSITIONS_VERTEX_COUNT,
-  QUAT_TO_MAT_MATRICES,
-  QUAT_TO_MAT_POSE,
-  SAMPLE_BLEND_INTO,
-  SAMPLE_CACHE,
-  SAMPLE_CLIP,
-  SAMPLE_GROUP_COUNT,
-  SAMPLE_OUT,
-  SAMPLE_TIME,
-  SAMPLE_WEIGHT,
-  SCAN_COUNT,
-  SCAN_PTR,
-  SKIN_BOUNDS_BYTES,
-  SKIN_COLUMNS,
-  SKIN_FLAGS,
-  SKIN_JOINT_COUNT,
-  SKIN_JOINTS,
-  SKIN_NORMALS,
-  SKIN_NORMALS_IN,
-  SKIN_OUT_NORMALS,
-  SKIN_OUT_POSITIONS,
-  SKIN_OUT_TANGENTS,
-  SKIN_PALETTE,
-  SKIN_PART_COUNT,
-  SKIN_PARTS,
-  SKIN_POSITIONS,
-  SKIN_TANGENTS,
-  SKIN_TANGENTS_IN,
-  SKIN_WEIGHTS,
-  type SkinningKernel,
-} from "../_abi.ts";
-import type { CoreMemory } from "../memory/_memory.ts";
+import * as abi from "../abi.ts";
+import type { CoreMemory } from "../memory/internal.ts";
 import * as ref from "./mod.ts";
 import * as refDq from "./dual_quaternions.ts";
 import { blendLayers } from "./layers.ts";
-import { MemoryViews } from "../memory/_views.ts";
+import { MemoryViews } from "../memory/internal.ts";
 import { solveIKJobs } from "./ik.ts";
 import * as refSample from "./sample.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "../memory/layout.ts";
@@ -107,7 +39,7 @@ function foldWords(bytes: Uint8Array, fold: number): number {
 }
 
 /** The kernels as scalar references over views of `memory`. */
-export function scalarKernels(memory: CoreMemory): CoreKernels {
+export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
   // Views made once per offset and length: a steady scalar frame allocates nothing.
   const cached = new MemoryViews(memory);
   const f32 = (ptr: number, floats: number) => cached.f32(ptr, floats);
@@ -126,10 +58,10 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
   }[][] = [];
   const noFloats = new Float32Array(0);
   const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
-  const job = (jobs: number, index: number) => u32(jobs + index * JOB_BYTES, JOB_WORDS);
+  const job = (jobs: number, index: number) => u32(jobs + index * abi.JOB_BYTES, abi.JOB_WORDS);
 
   /** The scalar skinning kernel `skin` (reference signature) over core memory. */
-  const skinWith = (skin: typeof ref.skinVertices): SkinningKernel =>
+  const skinWith = (skin: typeof ref.skinVertices): abi.SkinningKernel =>
   (
     palette,
     parts,
@@ -172,26 +104,26 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i);
         kernels[name](
-          row[SKIN_PALETTE],
-          row[SKIN_PARTS],
-          row[SKIN_PART_COUNT],
-          row[SKIN_JOINTS],
-          row[SKIN_WEIGHTS],
-          row[SKIN_POSITIONS],
-          row[SKIN_NORMALS_IN],
-          row[SKIN_TANGENTS_IN],
-          row[SKIN_OUT_POSITIONS],
-          row[SKIN_OUT_NORMALS],
-          row[SKIN_OUT_TANGENTS],
-          row[SKIN_FLAGS],
+          row[abi.SKIN_PALETTE],
+          row[abi.SKIN_PARTS],
+          row[abi.SKIN_PART_COUNT],
+          row[abi.SKIN_JOINTS],
+          row[abi.SKIN_WEIGHTS],
+          row[abi.SKIN_POSITIONS],
+          row[abi.SKIN_NORMALS_IN],
+          row[abi.SKIN_TANGENTS_IN],
+          row[abi.SKIN_OUT_POSITIONS],
+          row[abi.SKIN_OUT_NORMALS],
+          row[abi.SKIN_OUT_TANGENTS],
+          row[abi.SKIN_FLAGS],
           maxInfluences,
-          bounds ? bounds + i * SKIN_BOUNDS_BYTES : 0,
-          row[SKIN_COLUMNS],
-          row[SKIN_JOINT_COUNT],
+          bounds ? bounds + i * abi.SKIN_BOUNDS_BYTES : 0,
+          row[abi.SKIN_COLUMNS],
+          row[abi.SKIN_JOINT_COUNT],
         );
       }
     };
-  const kernels: CoreKernels = {
+  const kernels: abi.CoreKernels = {
     firstNonFinite(ptr, count) {
       return kernels.firstBeyond(ptr, count, Infinity);
     },
@@ -205,13 +137,13 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     firstBeyondBatch(jobs, jobCount, limit) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), ptr = row[SCAN_PTR], count = row[SCAN_COUNT];
+        const row = job(jobs, i), ptr = row[abi.SCAN_PTR], count = row[abi.SCAN_COUNT];
         if (kernels.firstBeyond(ptr, count, limit) >= 0) return i;
       }
       return -1;
     },
     jobBytes() {
-      return JOB_BYTES;
+      return abi.JOB_BYTES;
     },
     quatToMat(pose, matrices, count) {
       ref.quatToMat(f32(pose, poseFloats(count)), f32(matrices, count * MATRIX_FLOATS), count);
@@ -219,8 +151,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     quatToMatBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i);
-        const pose = row[QUAT_TO_MAT_POSE], matrices = row[QUAT_TO_MAT_MATRICES];
-        const count = row[CONVERT_COUNT];
+        const pose = row[abi.QUAT_TO_MAT_POSE], matrices = row[abi.QUAT_TO_MAT_MATRICES];
+        const count = row[abi.CONVERT_COUNT];
         kernels.quatToMat(pose, matrices, count);
       }
     },
@@ -230,8 +162,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     matToQuatBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i);
-        const matrices = row[MAT_TO_QUAT_MATRICES], pose = row[MAT_TO_QUAT_POSE];
-        const count = row[CONVERT_COUNT];
+        const matrices = row[abi.MAT_TO_QUAT_MATRICES], pose = row[abi.MAT_TO_QUAT_POSE];
+        const count = row[abi.CONVERT_COUNT];
         kernels.matToQuat(matrices, pose, count);
       }
     },
@@ -247,8 +179,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     localToModelBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), local = row[HIERARCHY_IN], model = row[HIERARCHY_OUT];
-        const parents = row[HIERARCHY_PARENTS], count = row[HIERARCHY_COUNT];
+        const row = job(jobs, i), local = row[abi.HIERARCHY_IN], model = row[abi.HIERARCHY_OUT];
+        const parents = row[abi.HIERARCHY_PARENTS], count = row[abi.HIERARCHY_COUNT];
         kernels.localToModel(local, model, parents, 0, count - 1);
       }
     },
@@ -264,8 +196,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     modelToLocalBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), model = row[HIERARCHY_IN], local = row[HIERARCHY_OUT];
-        const parents = row[HIERARCHY_PARENTS], count = row[HIERARCHY_COUNT];
+        const row = job(jobs, i), model = row[abi.HIERARCHY_IN], local = row[abi.HIERARCHY_OUT];
+        const parents = row[abi.HIERARCHY_PARENTS], count = row[abi.HIERARCHY_COUNT];
         kernels.modelToLocal(model, local, parents, 0, count - 1);
       }
     },
@@ -275,8 +207,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     multiplyMatricesBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), a = row[MULTIPLY_A], b = row[MULTIPLY_B];
-        const out = row[MULTIPLY_OUT], count = row[MULTIPLY_COUNT];
+        const row = job(jobs, i), a = row[abi.MULTIPLY_A], b = row[abi.MULTIPLY_B];
+        const out = row[abi.MULTIPLY_OUT], count = row[abi.MULTIPLY_COUNT];
         kernels.multiplyMatrices(a, b, out, count);
       }
     },
@@ -284,11 +216,11 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
       let first = -1;
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i),
-          a = row[MULTIPLY_A],
-          b = row[MULTIPLY_B],
-          out = row[MULTIPLY_OUT],
-          count = row[MULTIPLY_COUNT],
-          keep = row[MULTIPLY_KEEP];
+          a = row[abi.MULTIPLY_A],
+          b = row[abi.MULTIPLY_B],
+          out = row[abi.MULTIPLY_OUT],
+          count = row[abi.MULTIPLY_COUNT],
+          keep = row[abi.MULTIPLY_KEEP];
         kernels.multiplyMatrices(a, b, out, count);
         if (kernels.firstBeyond(out, count * MATRIX_FLOATS, limit) >= 0) {
           if (first < 0) first = i;
@@ -305,39 +237,42 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     },
     blendPosesBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
-        const row = job(jobs, i), a = row[BLEND_A], b = row[BLEND_B], out = row[BLEND_OUT];
-        const jointCount = row[BLEND_JOINT_COUNT];
-        const weight = memory.views().f32[((jobs + i * JOB_BYTES) >> 2) + BLEND_WEIGHT];
+        const row = job(jobs, i),
+          a = row[abi.BLEND_A],
+          b = row[abi.BLEND_B],
+          out = row[abi.BLEND_OUT];
+        const jointCount = row[abi.BLEND_JOINT_COUNT];
+        const weight = memory.views().f32[((jobs + i * abi.JOB_BYTES) >> 2) + abi.BLEND_WEIGHT];
         kernels.blendPoses(a, b, out, jointCount, weight);
       }
     },
     blendLayersBatch(sampleJobs, sampleCount, layerJobs, layerCount) {
       kernels.blendPosesBatch(sampleJobs, sampleCount);
       for (let i = 0; i < layerCount; i++) {
-        const at = layerJobs + i * JOB_BYTES;
+        const at = layerJobs + i * abi.JOB_BYTES;
         const row = job(layerJobs, i),
-          out = row[LAYERS_OUT],
-          jointCount = row[LAYERS_JOINT_COUNT],
-          rest = row[LAYERS_REST],
-          layers = row[LAYERS_ENTRIES],
-          blendCount = row[LAYERS_BLEND_COUNT],
-          topCount = row[LAYERS_TOP_COUNT];
+          out = row[abi.LAYERS_OUT],
+          jointCount = row[abi.LAYERS_JOINT_COUNT],
+          rest = row[abi.LAYERS_REST],
+          layers = row[abi.LAYERS_ENTRIES],
+          blendCount = row[abi.LAYERS_BLEND_COUNT],
+          topCount = row[abi.LAYERS_TOP_COUNT];
         const n = poseFloats(jointCount), lanes = Math.ceil(jointCount / 4) * 4;
         const inputs = layerInputsOf[blendCount + topCount] ??= Array.from(
           { length: blendCount + topCount },
           () => ({ pose: noFloats, mask: noFloats, weight: 0 }),
         );
         for (let k = 0; k < blendCount + topCount; k++) {
-          const entry = u32(layers + k * LAYER_ENTRY_BYTES, 4);
-          const reference = entry[LAYER_ENTRY_REFERENCE];
+          const entry = u32(layers + k * abi.LAYER_ENTRY_BYTES, 4);
+          const reference = entry[abi.LAYER_ENTRY_REFERENCE];
           const input = inputs[k];
-          input.pose = f32(entry[LAYER_ENTRY_POSE], n);
-          input.mask = f32(entry[LAYER_ENTRY_MASK], lanes * 3);
-          input.weight =
-            memory.views().f32[((layers + k * LAYER_ENTRY_BYTES) >> 2) + LAYER_ENTRY_WEIGHT];
+          input.pose = f32(entry[abi.LAYER_ENTRY_POSE], n);
+          input.mask = f32(entry[abi.LAYER_ENTRY_MASK], lanes * 3);
+          input.weight = memory.views()
+            .f32[((layers + k * abi.LAYER_ENTRY_BYTES) >> 2) + abi.LAYER_ENTRY_WEIGHT];
           input.reference = k >= blendCount && reference !== 0 ? f32(reference, n) : undefined;
         }
-        const threshold = memory.views().f32[(at >> 2) + LAYERS_THRESHOLD];
+        const threshold = memory.views().f32[(at >> 2) + abi.LAYERS_THRESHOLD];
         blendLayers(f32(out, n), jointCount, f32(rest, n), inputs, blendCount, threshold);
       }
     },
@@ -347,15 +282,21 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     sampleCompactBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i),
-          clip = row[SAMPLE_CLIP],
-          cache = row[SAMPLE_CACHE],
-          out = row[SAMPLE_OUT],
-          groupCount = row[SAMPLE_GROUP_COUNT],
-          into = row[SAMPLE_BLEND_INTO];
-        const at = (jobs + i * JOB_BYTES) >> 2;
-        kernels.sampleCompact(clip, cache, out, groupCount, memory.views().f32[at + SAMPLE_TIME]);
+          clip = row[abi.SAMPLE_CLIP],
+          cache = row[abi.SAMPLE_CACHE],
+          out = row[abi.SAMPLE_OUT],
+          groupCount = row[abi.SAMPLE_GROUP_COUNT],
+          into = row[abi.SAMPLE_BLEND_INTO];
+        const at = (jobs + i * abi.JOB_BYTES) >> 2;
+        kernels.sampleCompact(
+          clip,
+          cache,
+          out,
+          groupCount,
+          memory.views().f32[at + abi.SAMPLE_TIME],
+        );
         if (into !== 0) {
-          const weight = memory.views().f32[at + SAMPLE_WEIGHT];
+          const weight = memory.views().f32[at + abi.SAMPLE_WEIGHT];
           kernels.blendPoses(into, out, into, groupCount * 4, weight);
         }
       }
@@ -377,12 +318,12 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
     skinPositionsBatch(jobs, jobCount, maxInfluences) {
       for (let i = 0; i < jobCount; i++) {
         const row = job(jobs, i),
-          model = row[POSITIONS_MODEL],
-          bases = row[POSITIONS_BASES],
-          joints = row[POSITIONS_JOINTS],
-          counts = row[POSITIONS_COUNTS],
-          out = row[POSITIONS_OUT],
-          vertexCount = row[POSITIONS_VERTEX_COUNT];
+          model = row[abi.POSITIONS_MODEL],
+          bases = row[abi.POSITIONS_BASES],
+          joints = row[abi.POSITIONS_JOINTS],
+          counts = row[abi.POSITIONS_COUNTS],
+          out = row[abi.POSITIONS_OUT],
+          vertexCount = row[abi.POSITIONS_VERTEX_COUNT];
         kernels.skinPositions(model, bases, joints, counts, out, vertexCount, maxInfluences);
       }
     },
@@ -405,8 +346,8 @@ export function scalarKernels(memory: CoreMemory): CoreKernels {
       const fold = foldWords(u8(joints, influences * 2), foldWords(u8(weights, influences * 4), 0));
       const n = vertices * VERTEX_FLOATS;
       f32(outPositions, n).set(f32(positions, n));
-      if (flags & SKIN_NORMALS) f32(outNormals, n).set(f32(normals, n));
-      if (flags & SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
+      if (flags & abi.SKIN_NORMALS) f32(outNormals, n).set(f32(normals, n));
+      if (flags & abi.SKIN_TANGENTS) f32(outTangents, n).set(f32(tangents, n));
       return fold;
     },
     solveIKBatch(jobs, jobCount) {

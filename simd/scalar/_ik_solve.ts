@@ -30,7 +30,7 @@ import {
   IK_TWO_BONE_POSE,
   IK_UP,
   IK_WEIGHT,
-} from "../_abi.ts";
+} from "../abi.ts";
 
 export { IK_REACH_TOLERANCE };
 import { MATRIX_FLOATS } from "../memory/layout.ts";

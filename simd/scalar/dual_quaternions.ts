@@ -16,8 +16,8 @@
  */
 
 import { SkinFlags } from "../memory/layout.ts";
-import { convertToDualQuaternions, DUAL_QUATERNION_FLOATS } from "../kernels/_dual_quaternions.ts";
-import { hypotArgs, hypotOf } from "../kernels/_hypot.ts";
+import { convertToDualQuaternions, DUAL_QUATERNION_FLOATS } from "../kernels/internal.ts";
+import { hypotArgs, hypotOf } from "../kernels/internal.ts";
 
 export { DUAL_QUATERNION_FLOATS };
 

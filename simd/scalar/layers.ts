@@ -6,7 +6,7 @@
  */
 
 import { poseLane } from "../memory/layout.ts";
-import { hypotArgs, hypotOf } from "../kernels/_hypot.ts";
+import { hypotArgs, hypotOf } from "../kernels/internal.ts";
 
 /** One layer as the kernel sees it. */
 export interface LayerInput {

@@ -6,10 +6,10 @@
  * @module
  */
 
-import type { CoreKernels } from "../_abi.ts";
-import { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "../memory/_memory.ts";
+import type { CoreKernels } from "../abi.ts";
+import { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "../memory/internal.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
-import { scalarKernels } from "../scalar/_core_kernels.ts";
+import { scalarKernels } from "../scalar/internal.ts";
 
 /** Which implementation of the kernels a core runs. */
 export type CoreBuild = "relaxed-simd" | "simd" | "scalar";

@@ -12,8 +12,8 @@
 import { createAnimationPipeline } from "../../mod.ts";
 import { parseGltf } from "../../gltf/mod.ts";
 import { Core, type CoreBuild, createWorkerPool, type ThreadMode } from "../../kernels.ts";
-import { Crowd, cylinderCharacter, type DemoCharacter } from "../../examples/_crowd.ts";
-import { gltfCharacter } from "../../examples/_gltf_character.ts";
+import { Crowd, cylinderCharacter, type DemoCharacter } from "../../examples/crowd.ts";
+import { gltfCharacter } from "../../examples/gltf_character.ts";
 
 /** Digests of one character on one build. */
 export interface ScenarioRun {

@@ -1,5 +1,5 @@
 // The core's calling convention, shared word for word by the AssemblyScript
-// kernels and the TypeScript side (`simd/_abi.ts` re-exports it), so that
+// kernels and the TypeScript side (`simd/abi.ts` re-exports it), so that
 // the two cannot disagree. Plain constants only: this file is compiled by
 // both AssemblyScript and TypeScript.
 

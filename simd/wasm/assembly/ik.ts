@@ -9,52 +9,15 @@
 // the local rows and the subtree re-transformed with SIMD (`localToModel`).
 
 import {
-  IK_AIM, IK_AXIS, IK_DISTANCE, IK_END, IK_JOB_BYTES, IK_KIND, IK_LAST, IK_LOCAL, IK_MID, IK_MODEL, IK_OFFSET,
-  IK_PARENTS, IK_POLE, IK_REACH_TOLERANCE, IK_REACHED, IK_SOFTEN, IK_START, IK_STRAIGHT_SINE, IK_TARGET,
-  IK_TWIST_COS, IK_TWIST_SIN, IK_TWO_BONE_POSE, IK_UP, IK_WEIGHT, MATRIX_BYTES,
+  IK_AIM, IK_JOB_BYTES, IK_REACH_TOLERANCE, IK_STRAIGHT_SINE, IK_TWO_BONE_POSE, MATRIX_BYTES,
 } from "./abi";
 import { rotateLocal } from "./ik_apply";
 import { localToModel } from "./skeleton";
 
-// Job row fields as byte offsets, from abi.ts's word indices.
-// @ts-ignore: decorator
-@inline const MODEL: usize = <usize>IK_MODEL << 2;
-// @ts-ignore: decorator
-@inline const LOCAL: usize = <usize>IK_LOCAL << 2;
-// @ts-ignore: decorator
-@inline const PARENTS: usize = <usize>IK_PARENTS << 2;
-// @ts-ignore: decorator
-@inline const KIND: usize = <usize>IK_KIND << 2;
-// @ts-ignore: decorator
-@inline const START: usize = <usize>IK_START << 2;
-// @ts-ignore: decorator
-@inline const MID: usize = <usize>IK_MID << 2;
-// @ts-ignore: decorator
-@inline const END: usize = <usize>IK_END << 2;
-// @ts-ignore: decorator
-@inline const LAST: usize = <usize>IK_LAST << 2;
-// @ts-ignore: decorator
-@inline const TARGET: usize = <usize>IK_TARGET << 2;
-// @ts-ignore: decorator
-@inline const WEIGHT: usize = <usize>IK_WEIGHT << 2;
-// @ts-ignore: decorator
-@inline const POLE: usize = <usize>IK_POLE << 2;
-// @ts-ignore: decorator
-@inline const SOFTEN: usize = <usize>IK_SOFTEN << 2;
-// @ts-ignore: decorator
-@inline const AXIS: usize = <usize>IK_AXIS << 2;
-// @ts-ignore: decorator
-@inline const TWIST_COS: usize = <usize>IK_TWIST_COS << 2;
-// @ts-ignore: decorator
-@inline const UP: usize = <usize>IK_UP << 2;
-// @ts-ignore: decorator
-@inline const TWIST_SIN: usize = <usize>IK_TWIST_SIN << 2;
-// @ts-ignore: decorator
-@inline const OFFSET: usize = <usize>IK_OFFSET << 2;
-// @ts-ignore: decorator
-@inline const REACHED: usize = <usize>IK_REACHED << 2;
-// @ts-ignore: decorator
-@inline const DISTANCE: usize = <usize>IK_DISTANCE << 2;
+import {
+  AXIS, DISTANCE, END, KIND, LAST, LOCAL, MID, MODEL, OFFSET, PARENTS, POLE, REACHED, SOFTEN, START, TARGET,
+  TWIST_COS, TWIST_SIN, UP, WEIGHT,
+} from "./ik_rows";
 
 // The solvers' results and scratch, as globals: start quaternion s*, mid
 // quaternion m*, the reach achieved (distance to the target, reached), the

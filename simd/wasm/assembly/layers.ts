@@ -29,7 +29,7 @@ import { blendPosesBatch } from "./blend";
  * (0) overrides, one with a reference adds. `layers` holds entries of pose,
  * mask, weight (f32 bits) and reference.
  */
-export function blendLayers(
+function blendLayers(
   out: usize,
   jointCount: i32,
   rest: usize,

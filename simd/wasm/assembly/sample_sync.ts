@@ -26,7 +26,7 @@ import { fieldOffset, findKey, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } f
 
 /** All ones in the lanes of the 4-bit `mask`. */
 // @ts-ignore: decorator
-@inline export function laneMask(mask: u32): v128 {
+@inline function laneMask(mask: u32): v128 {
   return i32x4.ne(v128.and(i32x4.splat(mask), i32x4(1, 2, 4, 8)), i32x4.splat(0));
 }
 

@@ -44,7 +44,7 @@ import { vmax, vmin } from "./common";
 // (sum a, sum b, sum c, sum d): the horizontal sums of four vectors, one
 // transpose-add.
 // @ts-ignore: decorator
-@inline export function hsum4(a: v128, b: v128, c: v128, d: v128): v128 {
+@inline function hsum4(a: v128, b: v128, c: v128, d: v128): v128 {
   const ab = f32x4.add(
     i32x4.shuffle(a, b, 0, 4, 1, 5),
     i32x4.shuffle(a, b, 2, 6, 3, 7),

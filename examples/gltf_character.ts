@@ -9,7 +9,7 @@
 
 import type { Clip } from "../mod.ts";
 import type { GltfImport, GltfSkeleton } from "../gltf/mod.ts";
-import { clipLabel, type DemoCharacter, type DemoMesh } from "./_crowd.ts";
+import { clipLabel, type DemoCharacter, type DemoMesh } from "./crowd.ts";
 
 /** The first skeleton of `model` with skinned primitives; throws when there is none. */
 export function skinnedSkeleton(model: GltfImport): GltfSkeleton {

@@ -1,0 +1,19 @@
+/**
+ * What other folders may use of `components/` besides its public modules: the
+ * private files' names other layers need, in one place, so that a `_` file stays
+ * private to its folder (`deno task rules`, rule `private-import`).
+ *
+ * @internal
+ * @module
+ */
+
+export { checkEntities, selectEntities, type Selection, selection } from "./_access.ts";
+export { type FaultLog, Quarantine } from "./_faults.ts";
+export { type JobTable } from "./_job_table.ts";
+export { type Layer, type LayerStack, MAX_LAYERS, updateMask } from "./_layers.ts";
+export { stateOf } from "./_lifecycle.ts";
+export { type Playback } from "./_playback.ts";
+export { type PlayerState, retirePlayback } from "./_playbacks.ts";
+export { type Owned, type WorldState } from "./_registry.ts";
+export { boundsFloats } from "./_skin_bounds.ts";
+export { SkinRowWriter } from "./_skin_rows.ts";

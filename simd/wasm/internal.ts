@@ -1,0 +1,20 @@
+/**
+ * What other folders may use of `simd/wasm/` besides its public modules: the
+ * private files' names other layers need, in one place, so that a `_` file stays
+ * private to its folder (`deno task rules`, rule `private-import`).
+ *
+ * @internal
+ * @module
+ */
+
+export {
+  bestBuild,
+  type CoreBuild,
+  type CoreInstance,
+  coreLimits,
+  type CoreOptions,
+  decode,
+  instantiate,
+  isBuildSupported,
+} from "./_core.ts";
+export { SHARED_RELAXED_SIMD_WASM, SHARED_SIMD_WASM } from "./_wasm.generated.ts";

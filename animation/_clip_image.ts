@@ -51,6 +51,8 @@ export interface ClipImage {
   readonly syncCount: number;
   /** Key times of the tracks and blocks kept, and the piece bounds of bisected tracks. */
   readonly keyTimes: Float32Array[];
+  /** Per array of `keyTimes`, the joints it animates. */
+  readonly keyJoints: number[][];
 }
 
 const PATH_FIELD = [0, 3, 7] as const;
@@ -170,6 +172,12 @@ export function clipImage(
     keyTimes: [
       ...tracks.flatMap((t) => t.pieceTimes ? [t.times, t.pieceTimes] : [t.times]),
       ...blocks.map((b) => b.times),
+    ],
+    keyJoints: [
+      ...tracks.flatMap((t) => t.pieceTimes ? [[t.joint], [t.joint]] : [[t.joint]]),
+      ...blocks.map((b) =>
+        [0, 1, 2, 3].filter((l) => b.mask & (1 << l)).map((l) => b.group * 4 + l)
+      ),
     ],
   };
 }

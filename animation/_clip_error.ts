@@ -12,8 +12,14 @@
  */
 
 import type { Clip } from "./clip.ts";
-import { sampleClip } from "./clip.ts";
-import { MATRIX_FLOATS, poseFloats } from "../simd/layout.ts";
+import { sampleChannel, sampleClip } from "./clip.ts";
+import { MATRIX_FLOATS, PoseField, poseFloats, poseIndex } from "../simd/layout.ts";
+
+const PATH_FIELDS = {
+  translation: PoseField.TX,
+  rotation: PoseField.QX,
+  scale: PoseField.SX,
+} as const;
 import { sampleCompact } from "../simd/reference_sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
@@ -122,6 +128,9 @@ export class ExactPoses {
   readonly #pose: Float32Array<ArrayBuffer>;
   readonly #local: Float32Array<ArrayBuffer>;
   readonly #model: Float32Array<ArrayBuffer>;
+  /** Per channel, its first float in a pose. */
+  readonly #fields: Int32Array;
+  readonly #value = new Float64Array(4);
   /** The clip's channels' key times, each with its joint. */
   readonly sources: readonly KeyTimeSource[];
   /**
@@ -142,6 +151,7 @@ export class ExactPoses {
     readonly player?: ImagePlayer,
   ) {
     this.sources = clip.channels.map((c) => ({ times: c.times, joints: [c.joint] }));
+    this.#fields = Int32Array.from(clip.channels, (c) => poseIndex(c.joint, PATH_FIELDS[c.path]));
     const n = geometry.jointCount;
     this.#pose = new Float32Array(geometry.restPose.length);
     this.#local = new Float32Array(n * MATRIX_FLOATS);
@@ -150,12 +160,20 @@ export class ExactPoses {
 
   /**
    * The exact clip's model matrices at `time` (valid until the next call),
-   * by `matricesOf` when given (the core's kernels), else the scalar twin's.
+   * by `matricesOf` when given (the core's kernels), else the scalar twin's;
+   * with `need`, only the channels of the joints it marks are sampled (the
+   * other joints' matrices are not those of the clip).
    */
-  at(time: number, matricesOf?: PoseMatrices): Float32Array {
+  at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
     const { parents, restPose } = this.geometry;
-    this.#pose.set(restPose);
-    sampleClip(this.clip, time, this.#pose);
+    const pose = this.#pose, fields = this.#fields, value = this.#value;
+    pose.set(restPose);
+    this.clip.channels.forEach((channel, i) => {
+      if (need && !need[channel.joint]) return;
+      sampleChannel(channel, time, value);
+      const n = channel.path === "rotation" ? 4 : 3;
+      for (let c = 0; c < n; c++) pose[fields[i] + c * 4] = value[c];
+    });
     return matricesOf?.(this.#pose) ??
       modelMatrices(this.#pose, parents, this.#local, this.#model);
   }
@@ -210,7 +228,7 @@ export function measureError(
     ...exact.sources,
     ...image.keyTimes.map((times, i) => ({ times, joints: image.keyJoints[i] })),
   ];
-  const plan = measurePlan(unique, sources, parents);
+  const plan = measurePlan(unique, sources, parents, image.pieceTimes);
   if (!fits(measureWork(plan.times.length, n, clip.channels.length))) return undefined;
   const known = exact.measured.find((m) => sameImage(m.image, image));
   if (known && (known.complete || known.error >= bound)) return known.error;
@@ -226,9 +244,15 @@ export function measureError(
   const times = Float32Array.from(rows, (i) => plan.times[i]);
   let worst = 0;
   const boundSquared = bound * bound;
+  // The joints measured at a time and their ancestors: the channels sampled.
+  const need = new Uint8Array(n);
   const visit = (sampled: Float32Array, i: number, matricesOf?: PoseMatrices) => {
-    const exactModel = exact.at(times[i], matricesOf);
     const row = rows[i] * n;
+    if (mask) {
+      need.set(mask.subarray(row, row + n));
+      for (let j = n - 1; j > 0; j--) if (need[j] && parents[j] >= 0) need[parents[j]] = 1;
+    }
+    const exactModel = exact.at(times[i], matricesOf, mask && need);
     for (let j = 0; j < n; j++) {
       if (mask && !mask[row + j]) continue;
       const d = jointDistance(sampled, exactModel, j, virtualDistance);

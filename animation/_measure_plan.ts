@@ -62,34 +62,61 @@ function indexOf(unique: Float64Array, t: number, from: number): number {
 
 /**
  * The plan for `sources` on a skeleton of `parents` (children after their
- * parents): `unique`, the distinct key times ascending, and the quarters
- * between neighbours, at most `limit` times (evenly picked, then every joint
- * at each).
+ * parents): `unique`, the distinct key times ascending, the quarters
+ * between neighbours, and the times of `points` (measured without the
+ * quarters around them), at most `limit` times (evenly picked, then every
+ * joint at each).
  */
 export function measurePlan(
   unique: Float64Array,
   sources: readonly KeyTimeSource[],
   parents: Int16Array,
+  points: readonly KeyTimeSource[] = [],
   limit = 4096,
 ): MeasurePlan {
   const u = unique.length, n = parents.length;
   const count = u > 0 ? 4 * (u - 1) + 1 : 0;
-  const times = new Float64Array(count);
+  const grid = new Float64Array(count);
   for (let k = 0; k < u; k++) {
     const t = unique[k];
-    times[4 * k] = t;
+    grid[4 * k] = t;
     if (k + 1 < u) {
       const d = unique[k + 1] - t;
-      times[4 * k + 1] = t + d * 0.25, times[4 * k + 2] = t + d * 0.5;
-      times[4 * k + 3] = t + d * 0.75;
+      grid[4 * k + 1] = t + d * 0.25, grid[4 * k + 2] = t + d * 0.5;
+      grid[4 * k + 3] = t + d * 0.75;
     }
   }
-  if (count > limit) {
+  // The points' times, ascending, each with its joints' rows to come.
+  let pointCount = 0;
+  for (const p of points) pointCount += p.times.length;
+  const order = new Float64Array(pointCount), owner = new Int32Array(pointCount);
+  let at = 0;
+  for (const p of points) {
+    for (let i = 0; i < p.times.length; i++) order[at++] = p.times[i];
+  }
+  const index = Int32Array.from(order.keys()).sort((a, b) => order[a] - order[b]);
+  at = 0;
+  points.forEach((p, s) => owner.fill(s, at, at += p.times.length));
+  const extra: number[] = [];
+  for (const i of index) if (extra.at(-1) !== order[i]) extra.push(order[i]);
+  const total = count + extra.length;
+  const merged = new Float64Array(total);
+  // Grid time g, extra time e, into merged order (a point on a grid time goes after it).
+  const gridAt = new Int32Array(count), extraAt = new Int32Array(extra.length);
+  for (let g = 0, e = 0; g + e < total;) {
+    if (e >= extra.length || (g < count && grid[g] <= extra[e])) {
+      merged[gridAt[g] = g + e] = grid[g++];
+    } else merged[extraAt[e] = g + e] = extra[e++];
+  }
+  if (total > limit) {
     return {
-      times: Float64Array.from({ length: limit }, (_, i) => times[Math.floor((i * count) / limit)]),
+      times: Float64Array.from(
+        { length: limit },
+        (_, i) => merged[Math.floor((i * total) / limit)],
+      ),
     };
   }
-  if (count * n > MAX_MASK_BYTES) return { times };
+  if ((u + 2 * total) * n > MAX_MASK_BYTES) return { times: merged };
   // touch[k * n + j]: a time of joint j's chain is unique[k].
   const touch = zeroed(0, u * n);
   for (const { times: keyTimes, joints } of sources) {
@@ -109,15 +136,15 @@ export function measurePlan(
       if (p >= 0 && touch[row + p]) touch[row + j] = 1;
     }
   }
-  const mask = zeroed(u * n, count * n);
+  const mask = zeroed(u * n, total * n);
   const interval = (k: number, j: number) => {
-    for (let f = 0; f <= 4 && 4 * k + f < count; f++) mask[(4 * k + f) * n + j] = 1;
+    for (let f = 0; f <= 4 && 4 * k + f < count; f++) mask[gridAt[4 * k + f] * n + j] = 1;
   };
   for (let j = 0; j < n; j++) {
     let last = -1;
     for (let k = 0; k < u; k++) {
       if (!touch[k * n + j]) continue;
-      mask[4 * k * n + j] = 1;
+      mask[gridAt[4 * k] * n + j] = 1;
       if (last >= 0) {
         interval(last, j);
         if (k - 1 > last) interval(k - 1, j);
@@ -133,5 +160,17 @@ export function measurePlan(
       last = k;
     }
   }
-  return { times, mask };
+  for (let e = 0, i = 0; i < index.length; i++) {
+    if (order[index[i]] !== extra[e]) e++;
+    for (const j of points[owner[index[i]]].joints) if (j < n) mask[extraAt[e] * n + j] = 1;
+  }
+  // A point's joint moves the joints below it.
+  for (let e = 0; e < extra.length; e++) {
+    const row = extraAt[e] * n;
+    for (let j = 0; j < n; j++) {
+      const p = parents[j];
+      if (p >= 0 && mask[row + p]) mask[row + j] = 1;
+    }
+  }
+  return { times: merged, mask };
 }

@@ -222,13 +222,25 @@ export function reduceChannel(
       if (worst() <= tolerance / 4) quantized.set(trial), format = TRACK_SMALLEST_THREE_WIDE;
     } else range = undefined;
   }
-  let kept = step
-    ? [...candidates.keys()]
-    : keepKeys(candidates, exact, halfway, quantized, n, tolerance, work);
-  let bisect = false;
-  if (n === 4 && !step && kept.length > 2) {
-    const bisected = keepKeys(candidates, exact, halfway, quantized, n, tolerance, work, true);
-    if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
+  const pass = (bisect: boolean, most = Infinity) =>
+    keepKeys(candidates, exact, halfway, quantized, n, tolerance, work, bisect, most);
+  let kept: number[], bisect = false;
+  if (step) kept = [...candidates.keys()];
+  else if (n === 4 && m > channel.times.length) {
+    // Turning fast (its intervals were cut into candidates): bisected keys
+    // first, then plain nlerp only while it could still need fewer than
+    // the bisected keys' ratio (a plain pass keeps a key every few
+    // candidates: most of such a track's reduction).
+    const bisected = pass(true)!;
+    const plain = pass(false, Math.ceil(bisected.length * BISECT_KEY_RATIO) - 1);
+    if (plain) kept = plain;
+    else kept = bisected, bisect = true;
+  } else {
+    kept = pass(false)!;
+    if (n === 4 && kept.length > 2) {
+      const bisected = pass(true)!;
+      if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
+    }
   }
   const times = Float32Array.from(kept, (i) => candidates[i]);
   const pieceTimes = bisect ? bisectedPieceTimes(kept, times, quantized) : undefined;
@@ -286,7 +298,10 @@ function bisectedPieceTimes(
  */
 const bisectScratch = new BisectedInterval();
 
-/** Indices of the candidates kept by the greedy pass. */
+/**
+ * Indices of the candidates kept by the greedy pass; undefined once it
+ * would keep more than `most`.
+ */
 function keepKeys(
   times: Float64Array,
   exact: Float64Array,
@@ -295,8 +310,9 @@ function keepKeys(
   n: number,
   tolerance: number,
   work: BuildWork,
-  bisect = false,
-): number[] {
+  bisect: boolean,
+  most: number,
+): number[] | undefined {
   const m = times.length;
   const kept = [0];
   const value = new Float64Array(4), bisected = bisectScratch;
@@ -339,7 +355,7 @@ function keepKeys(
       if (fits(i, j)) good = j;
       else bad = j;
     }
-    kept.push(good);
+    if (kept.push(good) > most) return undefined;
     i = good;
   }
   return kept;

@@ -24,7 +24,7 @@ import { sampleCompact } from "../simd/reference_sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
-import { type KeyTimeSource, measurePlan } from "./_measure_plan.ts";
+import { type KeyTimeSource, measurePlan, sortedUnique } from "./_measure_plan.ts";
 
 /** Largest distance between the joints and virtual points of two poses. */
 export function poseDistance(
@@ -96,21 +96,6 @@ function matrixDistance(
     modelPoints(mb, joints, virtualDistance, points()),
     joints,
   );
-}
-
-/** The distinct values of `lists`, ascending. */
-function sortedUnique(lists: Iterable<ArrayLike<number>>): Float64Array {
-  let count = 0;
-  for (const times of lists) count += times.length;
-  const all = new Float64Array(count);
-  count = 0;
-  for (const times of lists) all.set(times, count), count += times.length;
-  all.sort();
-  let unique = 0;
-  for (let i = 0; i < all.length; i++) {
-    if (i === 0 || all[i] !== all[unique - 1]) all[unique++] = all[i];
-  }
-  return all.subarray(0, unique);
 }
 
 /** The exact pose of `clip` at `time` over the rest pose. */
@@ -249,7 +234,7 @@ export function measureError(
   const visit = (sampled: Float32Array, i: number, matricesOf?: PoseMatrices) => {
     const row = rows[i] * n;
     if (mask) {
-      need.set(mask.subarray(row, row + n));
+      for (let j = 0; j < n; j++) need[j] = mask[row + j];
       for (let j = n - 1; j > 0; j--) if (need[j] && parents[j] >= 0) need[parents[j]] = 1;
     }
     const exactModel = exact.at(times[i], matricesOf, mask && need);

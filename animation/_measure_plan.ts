@@ -31,6 +31,9 @@ function zeroed(offset: number, bytes: number): Uint8Array {
   return scratch.subarray(offset, offset + bytes).fill(0);
 }
 
+/** Where between two keys a curve is measured. */
+const QUARTERS = [0.25, 0.5, 0.75];
+
 /** Times to measure at, and per time the joints measured there. */
 export interface MeasurePlan {
   /** Ascending measured times. */
@@ -47,6 +50,21 @@ export interface MeasurePlan {
 export interface KeyTimeSource {
   readonly times: ArrayLike<number>;
   readonly joints: readonly number[];
+}
+
+/** The distinct values of `lists`, ascending. */
+export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array {
+  let count = 0;
+  for (const times of lists) count += times.length;
+  const all = new Float64Array(count);
+  count = 0;
+  for (const times of lists) all.set(times, count), count += times.length;
+  all.sort();
+  let unique = 0;
+  for (let i = 0; i < all.length; i++) {
+    if (i === 0 || all[i] !== all[unique - 1]) all[unique++] = all[i];
+  }
+  return all.subarray(0, unique);
 }
 
 /** Index of `t` in the ascending `unique` (present by construction). */
@@ -86,19 +104,8 @@ export function measurePlan(
       grid[4 * k + 3] = t + d * 0.75;
     }
   }
-  // The points' times, ascending, each with its joints' rows to come.
-  let pointCount = 0;
-  for (const p of points) pointCount += p.times.length;
-  const order = new Float64Array(pointCount), owner = new Int32Array(pointCount);
-  let at = 0;
-  for (const p of points) {
-    for (let i = 0; i < p.times.length; i++) order[at++] = p.times[i];
-  }
-  const index = Int32Array.from(order.keys()).sort((a, b) => order[a] - order[b]);
-  at = 0;
-  points.forEach((p, s) => owner.fill(s, at, at += p.times.length));
-  const extra: number[] = [];
-  for (const i of index) if (extra.at(-1) !== order[i]) extra.push(order[i]);
+  // The points' distinct times, ascending.
+  const extra = sortedUnique(points.map((p) => p.times));
   const total = count + extra.length;
   const merged = new Float64Array(total);
   // Grid time g, extra time e, into merged order (a point on a grid time goes after it).
@@ -136,6 +143,9 @@ export function measurePlan(
       if (p >= 0 && touch[row + p]) touch[row + j] = 1;
     }
   }
+  // Every joint's chain keyed at every time (a motion capture's), and no
+  // points: every joint at every time.
+  if (!points.length && touch.indexOf(0) < 0) return { times: merged };
   const mask = zeroed(u * n, total * n);
   const interval = (k: number, j: number) => {
     for (let f = 0; f <= 4 && 4 * k + f < count; f++) mask[gridAt[4 * k + f] * n + j] = 1;
@@ -145,13 +155,13 @@ export function measurePlan(
     for (let k = 0; k < u; k++) {
       if (!touch[k * n + j]) continue;
       mask[gridAt[4 * k] * n + j] = 1;
-      if (last >= 0) {
-        interval(last, j);
-        if (k - 1 > last) interval(k - 1, j);
+      if (last >= 0) interval(last, j);
+      if (last >= 0 && k - 1 > last) {
+        interval(k - 1, j);
         // The chain's interval spans several measured ones: also those
         // holding its quarters (where a curve between two keys strays most).
         let at = last;
-        for (const f of [0.25, 0.5, 0.75]) {
+        for (const f of QUARTERS) {
           const t = unique[last] + (unique[k] - unique[last]) * f;
           while (at + 1 < k && unique[at + 1] <= t) at++;
           interval(at, j);
@@ -160,9 +170,14 @@ export function measurePlan(
       last = k;
     }
   }
-  for (let e = 0, i = 0; i < index.length; i++) {
-    if (order[index[i]] !== extra[e]) e++;
-    for (const j of points[owner[index[i]]].joints) if (j < n) mask[extraAt[e] * n + j] = 1;
+  for (const { times: pointTimes, joints } of points) {
+    let e = 0;
+    for (let i = 0; i < pointTimes.length; i++) {
+      if (pointTimes[i] !== extra[e]) {
+        e = indexOf(extra, pointTimes[i], pointTimes[i] > extra[e] ? e : 0);
+      }
+      for (const j of joints) if (j < n) mask[extraAt[e] * n + j] = 1;
+    }
   }
   // A point's joint moves the joints below it.
   for (let e = 0; e < extra.length; e++) {

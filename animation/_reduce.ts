@@ -224,22 +224,19 @@ export function reduceChannel(
   }
   const pass = (bisect: boolean, most = Infinity) =>
     keepKeys(candidates, exact, halfway, quantized, n, tolerance, work, bisect, most);
-  let kept: number[], bisect = false;
+  let kept: number[] | undefined, bisect = false;
   if (step) kept = [...candidates.keys()];
-  else if (n === 4 && m > channel.times.length) {
-    // Turning fast (its intervals were cut into candidates): bisected keys
-    // first, then plain nlerp only while it could still need fewer than
-    // the bisected keys' ratio (a plain pass keeps a key every few
-    // candidates: most of such a track's reduction).
-    const bisected = pass(true)!;
-    const plain = pass(false, Math.ceil(bisected.length * BISECT_KEY_RATIO) - 1);
-    if (plain) kept = plain;
-    else kept = bisected, bisect = true;
-  } else {
-    kept = pass(false)!;
-    if (n === 4 && kept.length > 2) {
+  else if (n === 3) kept = pass(false)!;
+  else {
+    // Plain nlerp when it keeps two keys; else bisected keys, and plain
+    // nlerp only while it could still keep fewer than their ratio (for a
+    // rotation turning fast, a plain pass keeping a key every few
+    // candidates was most of its reduction).
+    kept = pass(false, 2);
+    if (!kept) {
       const bisected = pass(true)!;
-      if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
+      kept = pass(false, Math.ceil(bisected.length * BISECT_KEY_RATIO) - 1);
+      if (!kept) kept = bisected, bisect = true;
     }
   }
   const times = Float32Array.from(kept, (i) => candidates[i]);

@@ -226,17 +226,19 @@ export function reduceChannel(
     keepKeys(candidates, exact, halfway, quantized, n, tolerance, work, bisect, most);
   let kept: number[] | undefined, bisect = false;
   if (step) kept = [...candidates.keys()];
-  else if (n === 3) kept = pass(false)!;
-  else {
-    // Plain nlerp when it keeps two keys; else bisected keys, and plain
-    // nlerp only while it could still keep fewer than their ratio (for a
-    // rotation turning fast, a plain pass keeping a key every few
-    // candidates was most of its reduction).
-    kept = pass(false, 2);
-    if (!kept) {
+  else if (n === 4 && m > channel.times.length) {
+    // Turning fast (intervals cut into candidates): bisected keys first,
+    // then plain nlerp only while it could still keep fewer than their
+    // ratio (a plain pass keeping a key every few candidates was most of
+    // such a track's reduction).
+    const bisected = pass(true)!;
+    kept = pass(false, Math.ceil(bisected.length * BISECT_KEY_RATIO) - 1);
+    if (!kept) kept = bisected, bisect = true;
+  } else {
+    kept = pass(false)!;
+    if (n === 4 && kept.length > 2) {
       const bisected = pass(true)!;
-      kept = pass(false, Math.ceil(bisected.length * BISECT_KEY_RATIO) - 1);
-      if (!kept) kept = bisected, bisect = true;
+      if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
     }
   }
   const times = Float32Array.from(kept, (i) => candidates[i]);

@@ -106,8 +106,24 @@ export function exactPose(clip: Clip, restPose: Float32Array, time: number): Flo
 }
 
 /**
+ * Most floats of exact matrices a build keeps for its later measurements
+ * (a build whose first layout measures over its tolerance measures
+ * another at mostly the same times); past them, they are computed again.
+ */
+const EXACT_CACHE_FLOATS = 1 << 18;
+
+/** Whether joints `valid` (all when undefined) include every joint of `wanted` (all when undefined). */
+function covers(valid: Uint8Array | undefined, wanted: Uint8Array | undefined): boolean {
+  if (!valid) return true;
+  if (!wanted) return false;
+  for (let j = 0; j < wanted.length; j++) if (wanted[j] && !valid[j]) return false;
+  return true;
+}
+
+/**
  * What one build's measurements share: the clip, its key times by joint,
- * scratch poses and matrices, and the images measured.
+ * scratch poses and matrices, exact matrices at the times measured, and
+ * the images measured.
  */
 export class ExactPoses {
   readonly #pose: Float32Array<ArrayBuffer>;
@@ -116,6 +132,9 @@ export class ExactPoses {
   /** Per channel, its first float in a pose. */
   readonly #fields: Int32Array;
   readonly #value = new Float64Array(4);
+  /** Exact matrices by time, and the joints valid in them (all when undefined). */
+  readonly #kept = new Map<number, { matrices: Float32Array; need?: Uint8Array }>();
+  #keptFloats = 0;
   /** The clip's channels' key times, each with its joint. */
   readonly sources: readonly KeyTimeSource[];
   /**
@@ -150,6 +169,17 @@ export class ExactPoses {
    * other joints' matrices are not those of the clip).
    */
   at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
+    const kept = this.#kept.get(time);
+    if (kept && covers(kept.need, need)) return kept.matrices;
+    const model = this.#matrices(time, matricesOf, need);
+    if (this.#keptFloats + model.length <= EXACT_CACHE_FLOATS) {
+      this.#kept.set(time, { matrices: model.slice(), need: need?.slice() });
+      this.#keptFloats += model.length;
+    }
+    return model;
+  }
+
+  #matrices(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
     const { parents, restPose } = this.geometry;
     const pose = this.#pose, fields = this.#fields, value = this.#value;
     pose.set(restPose);

@@ -25,6 +25,15 @@ export class BisectedInterval {
   /** Per piece: its two ends (8 floats), once halved out. */
   readonly #ends = new Float64Array(64 * 8);
   readonly #ready = new Uint8Array(64);
+  /**
+   * The arc's points at piece bounds (4 floats each), once halved out: a
+   * point is the normalized sum of its two neighbours a level up, so each
+   * is computed once per interval, not once per piece below it.
+   */
+  readonly #points = new Float64Array(65 * 4);
+  readonly #pointReady = new Uint8Array(65);
+  /** A sum of opposite points was 0: halving stops there, piece by piece. */
+  #degenerate = false;
 
   /** The interval from key `i` to `j` of `q`, at times `lo`, `hi`. */
   select(q: Float32Array, i: number, j: number, lo: number, hi: number): void {
@@ -33,6 +42,11 @@ export class BisectedInterval {
     this.#pieces = bisectPieceCount(q.subarray(i * 4, i * 4 + 4), q.subarray(j * 4, j * 4 + 4));
     this.#levels = Math.log2(this.#pieces);
     this.#ready.fill(0, 0, this.#pieces);
+    this.#pointReady.fill(0, 1, this.#pieces);
+    this.#pointReady[0] = this.#pointReady[this.#pieces] = 1;
+    const points = this.#points, end = this.#pieces * 4;
+    for (let c = 0; c < 4; c++) points[c] = q[i * 4 + c], points[end + c] = q[j * 4 + c];
+    this.#degenerate = false;
   }
 
   /** The interval's value at time `t`, into `out`. */
@@ -44,7 +58,15 @@ export class BisectedInterval {
     while (s > 0 && time < pieceStart(lo, hi, s, pieces)) s--;
     while (s < pieces - 1 && time >= pieceStart(lo, hi, s + 1, pieces)) s++;
     const ends = this.#ends, e = s * 8;
-    if (!this.#ready[s]) this.#halve(s), this.#ready[s] = 1;
+    if (!this.#ready[s]) {
+      if (this.#degenerate || !this.#point(s) || !this.#point(s + 1)) {
+        this.#degenerate = true;
+        this.#halve(s);
+      } else {
+        for (let c = 0; c < 8; c++) ends[e + c] = this.#points[s * 4 + c];
+      }
+      this.#ready[s] = 1;
+    }
     const start = pieceStart(lo, hi, s, pieces), end = pieceStart(lo, hi, s + 1, pieces);
     const w = f(f(time - start) * f(1 / f(end - start)));
     let length = 0;
@@ -52,6 +74,26 @@ export class BisectedInterval {
       length += (out[c] = f(ends[e + c] + f(f(ends[e + 4 + c] - ends[e + c]) * w))) ** 2;
     }
     for (let c = 0; c < 4; c++) out[c] /= Math.sqrt(length);
+  }
+
+  /**
+   * Computes the arc's point at bound `p` (in pieces), as `#halve` does on
+   * the way to a piece it bounds; false when a sum on the way is 0.
+   */
+  #point(p: number): boolean {
+    if (this.#pointReady[p]) return true;
+    const h = p & -p, points = this.#points;
+    if (!this.#point(p - h) || !this.#point(p + h)) return false;
+    const f = Math.fround, a = (p - h) * 4, b = (p + h) * 4, o = p * 4;
+    const m0 = f(points[a] + points[b]), m1 = f(points[a + 1] + points[b + 1]);
+    const m2 = f(points[a + 2] + points[b + 2]), m3 = f(points[a + 3] + points[b + 3]);
+    const l = f(f(f(m0 * m0) + f(m1 * m1)) + f(f(m2 * m2) + f(m3 * m3)));
+    if (!(l > 0)) return false;
+    const n = f(1 / f(Math.sqrt(l)));
+    points[o] = f(m0 * n), points[o + 1] = f(m1 * n);
+    points[o + 2] = f(m2 * n), points[o + 3] = f(m3 * n);
+    this.#pointReady[p] = 1;
+    return true;
   }
 
   /** Halves the arc down to piece `s`, as `bisectPiece` does. */

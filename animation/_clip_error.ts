@@ -12,12 +12,19 @@
  */
 
 import type { Clip } from "./clip.ts";
-import { sampleClip } from "./clip.ts";
-import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
+import { sampleChannel, sampleClip } from "./clip.ts";
+import { MATRIX_FLOATS, PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
+
+const PATH_FIELDS = {
+  translation: PoseField.TX,
+  rotation: PoseField.QX,
+  scale: PoseField.SX,
+} as const;
 import { sampleCompact } from "../simd/scalar/sample.ts";
 import type { ClipImage } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
+import { type KeyTimeSource, measurePlan, sortedUnique } from "./_measure_plan.ts";
 
 /** Largest distance between the joints and virtual points of two poses. */
 export function poseDistance(
@@ -91,46 +98,6 @@ function matrixDistance(
   );
 }
 
-/** The distinct values of `lists`, ascending (the first of equal ones kept, in list order). */
-function sortedUnique(lists: Iterable<ArrayLike<number>>): number[] {
-  const all: number[] = [];
-  for (const times of lists) for (let i = 0; i < times.length; i++) all.push(times[i]);
-  all.sort((x, y) => x - y);
-  return all.filter((t, i) => i === 0 || t !== all[i - 1]);
-}
-
-/**
- * Times to measure a clip's error at: every key time of `keyTimes` (the
- * original and the kept ones), halfway between neighbours, at most
- * `limit` of them (evenly picked). `sortedBase`, distinct ascending times
- * (the clip's, computed once per build), joins them ahead of `keyTimes`.
- */
-function measureTimes(
-  keyTimes: Iterable<ArrayLike<number>>,
-  limit = 4096,
-  sortedBase: readonly number[] = [],
-): Float64Array {
-  const added = sortedUnique(keyTimes);
-  // Merge: of equal times the base's is kept, as a sort of the base's
-  // times ahead of the others keeps it.
-  const unique: number[] = [];
-  for (let i = 0, k = 0; i < sortedBase.length || k < added.length;) {
-    const t = k >= added.length || (i < sortedBase.length && sortedBase[i] <= added[k])
-      ? sortedBase[i++]
-      : added[k++];
-    if (unique.length === 0 || t !== unique[unique.length - 1]) unique.push(t);
-  }
-  const out: number[] = [];
-  unique.forEach((t, i) => {
-    out.push(t);
-    if (i + 1 < unique.length) {
-      for (const f of [0.25, 0.5, 0.75]) out.push(t + (unique[i + 1] - t) * f);
-    }
-  });
-  if (out.length <= limit) return Float64Array.from(out);
-  return Float64Array.from({ length: limit }, (_, i) => out[Math.floor((i * out.length) / limit)]);
-}
-
 /** The exact pose of `clip` at `time` over the rest pose. */
 export function exactPose(clip: Clip, restPose: Float32Array, time: number): Float32Array {
   const pose = restPose.slice();
@@ -138,23 +105,38 @@ export function exactPose(clip: Clip, restPose: Float32Array, time: number): Flo
   return pose;
 }
 
-/** Most floats of exact model matrices a build keeps between its measurements. */
-const EXACT_CACHE_FLOATS = 1 << 21;
+/**
+ * Most floats of exact matrices a build keeps for its later measurements
+ * (a build whose first layout measures over its tolerance measures
+ * another at mostly the same times); past them, they are computed again.
+ */
+const EXACT_CACHE_FLOATS = 1 << 18;
+
+/** Whether joints `valid` (all when undefined) include every joint of `wanted` (all when undefined). */
+function covers(valid: Uint8Array | undefined, wanted: Uint8Array | undefined): boolean {
+  if (!valid) return true;
+  if (!wanted) return false;
+  for (let j = 0; j < wanted.length; j++) if (wanted[j] && !valid[j]) return false;
+  return true;
+}
 
 /**
- * What one build's measurements share: the exact clip's model matrices at
- * the times measured (a build measures several layouts and attempts at
- * mostly the same times), up to {@linkcode EXACT_CACHE_FLOATS}.
+ * What one build's measurements share: the clip, its key times by joint,
+ * scratch poses and matrices, exact matrices at the times measured, and
+ * the images measured.
  */
 export class ExactPoses {
-  readonly #points = new Map<number, Float64Array<ArrayBuffer>>();
-  #floats = 0;
   readonly #pose: Float32Array<ArrayBuffer>;
   readonly #local: Float32Array<ArrayBuffer>;
   readonly #model: Float32Array<ArrayBuffer>;
-  readonly #scratch: Float64Array<ArrayBuffer>;
-  /** The clip's distinct key times, ascending. */
-  readonly keyTimes: readonly number[];
+  /** Per channel, its first float in a pose. */
+  readonly #fields: Int32Array;
+  readonly #value = new Float64Array(4);
+  /** Exact matrices by time, and the joints valid in them (all when undefined). */
+  readonly #kept = new Map<number, { matrices: Float32Array; need?: Uint8Array }>();
+  #keptFloats = 0;
+  /** The clip's channels' key times, each with its joint. */
+  readonly sources: readonly KeyTimeSource[];
   /**
    * Images measured in this build, with their error (`complete` when not
    * stopped at a bound): attempts and layouts often lay out the same bytes.
@@ -172,34 +154,43 @@ export class ExactPoses {
     readonly virtualDistance: number,
     readonly player?: ImagePlayer,
   ) {
-    this.keyTimes = sortedUnique(clip.channels.map((c) => c.times));
+    this.sources = clip.channels.map((c) => ({ times: c.times, joints: [c.joint] }));
+    this.#fields = Int32Array.from(clip.channels, (c) => poseIndex(c.joint, PATH_FIELDS[c.path]));
     const n = geometry.jointCount;
     this.#pose = new Float32Array(geometry.restPose.length);
     this.#local = new Float32Array(n * MATRIX_FLOATS);
     this.#model = new Float32Array(n * MATRIX_FLOATS);
-    this.#scratch = new Float64Array(n * POINT_FLOATS);
   }
 
   /**
-   * The exact clip's joints and virtual points at `time` (`modelPoints`;
-   * valid until the next call when not kept), its model matrices by
-   * `matricesOf` when given (the core's kernels), else the scalar twin's.
+   * The exact clip's model matrices at `time` (valid until the next call),
+   * by `matricesOf` when given (the core's kernels), else the scalar twin's;
+   * with `need`, only the channels of the joints it marks are sampled (the
+   * other joints' matrices are not those of the clip).
    */
-  at(time: number, matricesOf?: PoseMatrices): Float64Array {
-    const kept = this.#points.get(time);
-    if (kept) return kept;
+  at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
+    const kept = this.#kept.get(time);
+    if (kept && covers(kept.need, need)) return kept.matrices;
+    const model = this.#matrices(time, matricesOf, need);
+    if (this.#keptFloats + model.length <= EXACT_CACHE_FLOATS) {
+      this.#kept.set(time, { matrices: model.slice(), need: need?.slice() });
+      this.#keptFloats += model.length;
+    }
+    return model;
+  }
+
+  #matrices(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
     const { parents, restPose } = this.geometry;
-    this.#pose.set(restPose);
-    sampleClip(this.clip, time, this.#pose);
-    // Doubles: two floats each.
-    const floats = parents.length * POINT_FLOATS * 2;
-    const keep = this.#floats + floats <= EXACT_CACHE_FLOATS;
-    const points = keep ? new Float64Array(parents.length * POINT_FLOATS) : this.#scratch;
-    const model = matricesOf?.(this.#pose) ??
+    const pose = this.#pose, fields = this.#fields, value = this.#value;
+    pose.set(restPose);
+    this.clip.channels.forEach((channel, i) => {
+      if (need && !need[channel.joint]) return;
+      sampleChannel(channel, time, value);
+      const n = channel.path === "rotation" ? 4 : 3;
+      for (let c = 0; c < n; c++) pose[fields[i] + c * 4] = value[c];
+    });
+    return matricesOf?.(this.#pose) ??
       modelMatrices(this.#pose, parents, this.#local, this.#model);
-    modelPoints(model, parents.length, this.virtualDistance, points);
-    if (keep) this.#points.set(time, points), this.#floats += floats;
-    return points;
   }
 }
 
@@ -209,14 +200,34 @@ function measureWork(times: number, joints: number, channels: number): number {
 }
 
 /**
+ * Largest distance between joint `j`'s origin and virtual points in the
+ * model matrices `a` and `b` (NaN when matrices overflowed).
+ */
+function jointDistance(a: Float32Array, b: Float32Array, j: number, virtualDistance: number) {
+  const o = j * MATRIX_FLOATS;
+  const x = a[o + 3] - b[o + 3], y = a[o + 7] - b[o + 7], z = a[o + 11] - b[o + 11];
+  let worst = x * x + y * y + z * z;
+  for (let axis = 0; axis < 3; axis++) {
+    const la = virtualDistance / axisLength(a, o, axis);
+    const lb = virtualDistance / axisLength(b, o, axis);
+    const dx = x + a[o + axis] * la - b[o + axis] * lb;
+    const dy = y + a[o + 4 + axis] * la - b[o + 4 + axis] * lb;
+    const dz = z + a[o + 8 + axis] * la - b[o + 8 + axis] * lb;
+    const d = dx * dx + dy * dy + dz * dz;
+    if (d > worst || d !== d) worst = d;
+  }
+  return worst;
+}
+
+/**
  * The largest distance between the joints and virtual points of `image`
  * (played forward by the core's kernels, `playImage`, or by the scalar
- * reference when the build has no core) and of the exact clip, at the
- * times of {@linkcode measureTimes} over the clip's and the image's keys;
- * undefined, having measured nothing, when `fits` refuses its work
- * ({@linkcode measureWork}, counted before it runs). It stops once the
- * error reaches `bound` (the caller keeps only images under it), returning
- * the error so far, at least `bound`.
+ * reference when the build has no core) and of the exact clip, each joint
+ * at the times of its {@linkcode measurePlan} over the clip's and the
+ * image's keys; undefined, having measured nothing, when `fits` refuses
+ * its work ({@linkcode measureWork}, counted before it runs). It stops
+ * once the error reaches `bound` (the caller keeps only images under it),
+ * returning the error so far, at least `bound`.
  */
 export function measureError(
   image: ClipImage,
@@ -227,17 +238,44 @@ export function measureError(
   const { clip, geometry, virtualDistance } = exact;
   const { parents } = geometry;
   const n = parents.length;
-  // Float32 times, as a playback samples (the exact clip at the same times).
-  const times = Float32Array.from(measureTimes(image.keyTimes, undefined, exact.keyTimes));
-  if (!fits(measureWork(times.length, n, clip.channels.length))) return undefined;
+  const unique = sortedUnique([...clip.channels.map((c) => c.times), ...image.keyTimes]);
+  const sources = [
+    ...exact.sources,
+    ...image.keyTimes.map((times, i) => ({ times, joints: image.keyJoints[i] })),
+  ];
+  const plan = measurePlan(unique, sources, parents, image.pieceTimes);
+  if (!fits(measureWork(plan.times.length, n, clip.channels.length))) return undefined;
   const known = exact.measured.find((m) => sameImage(m.image, image));
   if (known && (known.complete || known.error >= bound)) return known.error;
+  // Only the times where some joint is measured; float32, as a playback
+  // samples (the exact clip at the same times).
+  const { mask } = plan;
+  const rows: number[] = [];
+  for (let i = 0; i < plan.times.length; i++) {
+    let any = !mask;
+    for (let j = i * n; !any && j < (i + 1) * n; j++) any = mask![j] === 1;
+    if (any) rows.push(i);
+  }
+  const times = Float32Array.from(rows, (i) => plan.times[i]);
   let worst = 0;
-  const points = new Float64Array(n * POINT_FLOATS);
+  const boundSquared = bound * bound;
+  // The joints measured at a time and their ancestors: the channels sampled.
+  const need = new Uint8Array(n);
   const visit = (sampled: Float32Array, i: number, matricesOf?: PoseMatrices) => {
-    modelPoints(sampled, n, virtualDistance, points);
-    worst = Math.max(worst, pointDistance(points, exact.at(times[i], matricesOf), n));
-    return worst < bound;
+    const row = rows[i] * n;
+    if (mask) {
+      for (let j = 0; j < n; j++) need[j] = mask[row + j];
+      for (let j = n - 1; j > 0; j--) if (need[j] && parents[j] >= 0) need[parents[j]] = 1;
+    }
+    const exactModel = exact.at(times[i], matricesOf, mask && need);
+    for (let j = 0; j < n; j++) {
+      if (mask && !mask[row + j]) continue;
+      const d = jointDistance(sampled, exactModel, j, virtualDistance);
+      // NaN (matrices overflowed) is the measurement: the build refuses the clip.
+      if (d !== d) return (worst = NaN), false;
+      if (d > worst) worst = d;
+    }
+    return worst < boundSquared;
   };
   if (!exact.player || !playImage(exact.player, image, times, visit)) {
     const floats = poseFloats(n);
@@ -250,9 +288,11 @@ export function measureError(
     const groups = Math.ceil(n / 4);
     for (let i = 0; i < times.length; i++) {
       sampleCompact(view, 0, cacheAt, poseAt, groups, times[i]);
+      // The exact clip's matrices go to ExactPoses' own arrays: these stay.
       if (!visit(modelMatrices(pose, parents, local, model), i)) break;
     }
   }
+  worst = Math.sqrt(worst);
   const complete = !(worst >= bound);
   if (known) known.error = worst, known.complete = complete;
   else exact.measured.push({ image, error: worst, complete });

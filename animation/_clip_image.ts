@@ -49,8 +49,12 @@ export interface ClipImage {
   readonly keyCount: number;
   /** Group paths stored as synchronous blocks. */
   readonly syncCount: number;
-  /** Key times of the tracks and blocks kept, and the piece bounds of bisected tracks. */
+  /** Key times of the tracks and blocks kept. */
   readonly keyTimes: Float32Array[];
+  /** Per array of `keyTimes`, the joints it animates. */
+  readonly keyJoints: number[][];
+  /** The piece times of bisected tracks (`KeyTrack.pieceTimes`), with their joint. */
+  readonly pieceTimes: { readonly times: Float32Array; readonly joints: number[] }[];
 }
 
 const PATH_FIELD = [0, 3, 7] as const;
@@ -168,9 +172,18 @@ export function clipImage(
     keyCount,
     syncCount: blocks.length,
     keyTimes: [
-      ...tracks.flatMap((t) => t.pieceTimes ? [t.times, t.pieceTimes] : [t.times]),
+      ...tracks.map((t) => t.times),
       ...blocks.map((b) => b.times),
     ],
+    keyJoints: [
+      ...tracks.map((t) => [t.joint]),
+      ...blocks.map((b) =>
+        [0, 1, 2, 3].filter((l) => b.mask & (1 << l)).map((l) => b.group * 4 + l)
+      ),
+    ],
+    pieceTimes: tracks.flatMap((t) =>
+      t.pieceTimes ? [{ times: t.pieceTimes, joints: [t.joint] }] : []
+    ),
   };
 }
 

@@ -65,8 +65,10 @@ export interface KeyTrack {
   readonly format: number;
   readonly times: Float32Array;
   /**
-   * Times the error is measured around besides the keys: the bounds of a
-   * bisected track's pieces (the sampler is exact there, not between).
+   * Times the error is measured at besides the keys and the quarters
+   * between them: in each piece of a bisected track, the two where nlerp
+   * strays most from the arc (see {@linkcode NLERP_WORST}; the sampler is
+   * on the arc at the pieces' bounds and middles).
    */
   readonly pieceTimes?: Float32Array;
   /** The encoded key values. */
@@ -220,13 +222,24 @@ export function reduceChannel(
       if (worst() <= tolerance / 4) quantized.set(trial), format = TRACK_SMALLEST_THREE_WIDE;
     } else range = undefined;
   }
-  let kept = step
-    ? [...candidates.keys()]
-    : keepKeys(candidates, exact, halfway, quantized, n, tolerance, work);
-  let bisect = false;
-  if (n === 4 && !step && kept.length > 2) {
-    const bisected = keepKeys(candidates, exact, halfway, quantized, n, tolerance, work, true);
-    if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
+  const pass = (bisect: boolean, most = Infinity) =>
+    keepKeys(candidates, exact, halfway, quantized, n, tolerance, work, bisect, most);
+  let kept: number[] | undefined, bisect = false;
+  if (step) kept = [...candidates.keys()];
+  else if (n === 4 && m > channel.times.length) {
+    // Turning fast (intervals cut into candidates): bisected keys first,
+    // then plain nlerp only while it could still keep fewer than their
+    // ratio (a plain pass keeping a key every few candidates was most of
+    // such a track's reduction).
+    const bisected = pass(true)!;
+    kept = pass(false, Math.ceil(bisected.length * BISECT_KEY_RATIO) - 1);
+    if (!kept) kept = bisected, bisect = true;
+  } else {
+    kept = pass(false)!;
+    if (n === 4 && kept.length > 2) {
+      const bisected = pass(true)!;
+      if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
+    }
   }
   const times = Float32Array.from(kept, (i) => candidates[i]);
   const pieceTimes = bisect ? bisectedPieceTimes(kept, times, quantized) : undefined;
@@ -247,7 +260,18 @@ export function reduceChannel(
   };
 }
 
-/** Where the sampler cuts the intervals of a bisected track (float32 as it computes them). */
+/**
+ * Where in an arc nlerp's angle strays most from slerp's, as a share of
+ * the arc (for arcs up to the pieces' 0.05 rad): 1/2 ∓ 1/(2√3), about 0.21
+ * and 0.79. At the middle and the ends they agree.
+ */
+const NLERP_WORST = [0.5 - 0.5 / Math.sqrt(3), 0.5 + 0.5 / Math.sqrt(3)];
+
+/**
+ * In each piece the sampler cuts a bisected track's intervals into (its
+ * bounds float32 as the sampler computes them), in intervals of more than
+ * one piece, the times of {@linkcode NLERP_WORST}.
+ */
 function bisectedPieceTimes(
   kept: number[],
   times: Float32Array,
@@ -257,7 +281,11 @@ function bisectedPieceTimes(
   for (let k = 0; k + 1 < kept.length; k++) {
     const key = (i: number) => quantized.subarray(kept[i] * 4, kept[i] * 4 + 4);
     const pieces = bisectPieceCount(key(k), key(k + 1));
-    for (let s = 1; s < pieces; s++) out.push(pieceStart(times[k], times[k + 1], s, pieces));
+    for (let s = 0; s < pieces && pieces > 1; s++) {
+      const start = pieceStart(times[k], times[k + 1], s, pieces);
+      const end = pieceStart(times[k], times[k + 1], s + 1, pieces);
+      for (const f of NLERP_WORST) out.push(Math.fround(start + (end - start) * f));
+    }
   }
   return Float32Array.from(out);
 }
@@ -269,7 +297,10 @@ function bisectedPieceTimes(
  */
 const bisectScratch = new BisectedInterval();
 
-/** Indices of the candidates kept by the greedy pass. */
+/**
+ * Indices of the candidates kept by the greedy pass; undefined once it
+ * would keep more than `most`.
+ */
 function keepKeys(
   times: Float64Array,
   exact: Float64Array,
@@ -278,8 +309,9 @@ function keepKeys(
   n: number,
   tolerance: number,
   work: BuildWork,
-  bisect = false,
-): number[] {
+  bisect: boolean,
+  most: number,
+): number[] | undefined {
   const m = times.length;
   const kept = [0];
   const value = new Float64Array(4), bisected = bisectScratch;
@@ -322,7 +354,7 @@ function keepKeys(
       if (fits(i, j)) good = j;
       else bad = j;
     }
-    kept.push(good);
+    if (kept.push(good) > most) return undefined;
     i = good;
   }
   return kept;

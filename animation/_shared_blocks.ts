@@ -110,14 +110,18 @@ function sharedTimes(
       }
     }
   }
-  const off = (t0: number, t1: number) =>
-    rotations.some(([c, tolerance]) => offCurve(c, t0, t1, corrected.has(c), slack * tolerance));
+  // A source interval of an uncorrected rotation was checked above.
+  const off = (t0: number, t1: number, depth: number) =>
+    rotations.some(([c, tolerance]) =>
+      (depth > 0 || corrected.has(c)) &&
+      offCurve(c, t0, t1, corrected.has(c), slack * tolerance)
+    );
   const times: number[] = [];
   // Keys still to come from the source: the splits may take only the rest.
   let budget = maxKeys - source.length;
   const split = (t0: number, t1: number, depth: number): boolean => {
     const mid = Math.fround((t0 + t1) / 2);
-    if (depth >= MAX_SHARED_SPLITS || !(mid > t0 && mid < t1) || !off(t0, t1)) return true;
+    if (depth >= MAX_SHARED_SPLITS || !(mid > t0 && mid < t1) || !off(t0, t1, depth)) return true;
     if (--budget < 0) return false;
     if (!split(t0, mid, depth + 1)) return false;
     times.push(mid);

@@ -200,14 +200,16 @@ function slerp(
       dot = -dot;
     }
     let s = 1 - t;
-    if (dot < 0.9995) {
+    // At 0 (a key: a build samples at every key) the weights are exactly
+    // 1 and 0, and the key is the value, without the trigonometry.
+    if (dot < 0.9995 && t !== 0) {
       const theta = Math.acos(dot);
       const sin = Math.sin(theta);
       s = Math.sin(s * theta) / sin;
       t = Math.sin(t * theta) / sin;
       x0 = x0 * s + x1 * t, y0 = y0 * s + y1 * t;
       z0 = z0 * s + z1 * t, w0 = w0 * s + w1 * t;
-    } else {
+    } else if (!(dot < 0.9995)) {
       x0 = x0 * s + x1 * t, y0 = y0 * s + y1 * t;
       z0 = z0 * s + z1 * t, w0 = w0 * s + w1 * t;
       const f = 1 / Math.sqrt(x0 * x0 + y0 * y0 + z0 * z0 + w0 * w0);

@@ -111,10 +111,13 @@ export class CompactClip {
   readonly virtualDistance: number;
   /**
    * The largest distance between a joint or virtual point of the compact
-   * clip and of the exact one (`sampleClip`), measured at every key time
-   * and at the quarters between (at most 4096 times): model units. The
-   * build tightens its key reduction until this is within `tolerance`
-   * (at most 8 times).
+   * clip and of the exact one (`sampleClip`): model units. Each joint is
+   * measured at the key times of the channels that move it (its own and
+   * its ancestors', the clip's and the compact clip's) and at the quarters
+   * between, and where the sampler's bisected rotations stray most from
+   * their arc (at most 4096 times; past that, every joint at times evenly
+   * picked). The build tightens its key reduction until this is within
+   * `tolerance` (at most 8 times).
    */
   readonly maxError: number;
 

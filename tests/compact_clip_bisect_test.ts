@@ -82,7 +82,7 @@ Deno.test("bisected tracks: wide turns keep only their keys and follow slerp on 
             definition.parents as Int16Array,
             compact.virtualDistance,
           );
-          // Twice the budget: the build measures at its pieces' quarters, not here.
+          // Twice the budget: the build measures at two times of each piece, not here.
           assertLessOrEqual(error, 2 * compact.tolerance + 1e-6, `${build} t=${times[i]}`);
         });
       }

@@ -6,10 +6,10 @@
  * same error (the build measures on one core, whatever core it is for).
  */
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
+import { SkeletonAsset } from "../mod.ts";
 import { compactClip } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { importGltf } from "../gltf/mod.ts";
-import { SkeletonAsset } from "../mod.ts";
 import { measuredError, SIMD_BUILDS } from "./_compact.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
 

@@ -1,0 +1,191 @@
+/**
+ * Where a compact clip's error is measured, joint by joint: a joint's
+ * points move only with its own channels and its ancestors' (its chain),
+ * so it is measured at its chain's key times (the clip's and the image's),
+ * at the quarters of the measured intervals next to them, and at the
+ * measured intervals holding the quarters of its chain's longer intervals,
+ * not at every channel's key times. On a skeleton whose channels are keyed
+ * at different times (fingers, faces, props), most of the points a
+ * measurement at the union of every channel's times computed could not
+ * have moved differently from their neighbours'.
+ *
+ * @module
+ */
+
+/** Most bytes of a plan's joint masks (times × joints); past them every joint is measured at every time. */
+const MAX_MASK_BYTES = 1 << 22;
+
+/**
+ * The masks' bytes, kept between builds (a build's measurements are
+ * synchronous, and each reads its mask before the next plan is made):
+ * fresh arrays of up to a few hundred KB per measurement were most of a
+ * build's garbage.
+ */
+let scratch = new Uint8Array(1 << 16);
+
+/** `bytes` zeroed bytes of the scratch at `offset` (grown when short; up to `MAX_MASK_BYTES` * 2). */
+function zeroed(offset: number, bytes: number): Uint8Array {
+  if (scratch.length < offset + bytes) {
+    scratch = new Uint8Array(Math.max(offset + bytes, scratch.length * 2));
+  }
+  return scratch.subarray(offset, offset + bytes).fill(0);
+}
+
+/** Where between two keys a curve is measured. */
+const QUARTERS = [0.25, 0.5, 0.75];
+
+/** Times to measure at, and per time the joints measured there. */
+interface MeasurePlan {
+  /** Ascending measured times. */
+  readonly times: Float64Array;
+  /**
+   * Per time `i`, byte `i * joints + j` is 1 when joint `j` is measured at
+   * it (valid until the next plan is made); undefined: every joint at
+   * every time.
+   */
+  readonly mask?: Uint8Array;
+}
+
+/** A sorted array of key times and the joints whose chains they belong to. */
+export interface KeyTimeSource {
+  readonly times: ArrayLike<number>;
+  readonly joints: readonly number[];
+}
+
+/** The distinct values of `lists`, ascending. */
+export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array {
+  let count = 0;
+  for (const times of lists) count += times.length;
+  const all = new Float64Array(count);
+  count = 0;
+  for (const times of lists) all.set(times, count), count += times.length;
+  all.sort();
+  let unique = 0;
+  for (let i = 0; i < all.length; i++) {
+    if (i === 0 || all[i] !== all[unique - 1]) all[unique++] = all[i];
+  }
+  return all.subarray(0, unique);
+}
+
+/** Index of `t` in the ascending `unique` (present by construction). */
+function indexOf(unique: Float64Array, t: number, from: number): number {
+  let lo = from, hi = unique.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (unique[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The plan for `sources` on a skeleton of `parents` (children after their
+ * parents): `unique`, the distinct key times ascending, the quarters
+ * between neighbours, and the times of `points` (measured without the
+ * quarters around them), at most `limit` times (evenly picked, then every
+ * joint at each).
+ */
+export function measurePlan(
+  unique: Float64Array,
+  sources: readonly KeyTimeSource[],
+  parents: Int16Array,
+  points: readonly KeyTimeSource[] = [],
+  limit = 4096,
+): MeasurePlan {
+  const u = unique.length, n = parents.length;
+  const count = u > 0 ? 4 * (u - 1) + 1 : 0;
+  const grid = new Float64Array(count);
+  for (let k = 0; k < u; k++) {
+    const t = unique[k];
+    grid[4 * k] = t;
+    if (k + 1 < u) {
+      const d = unique[k + 1] - t;
+      grid[4 * k + 1] = t + d * 0.25, grid[4 * k + 2] = t + d * 0.5;
+      grid[4 * k + 3] = t + d * 0.75;
+    }
+  }
+  // The points' distinct times, ascending.
+  const extra = sortedUnique(points.map((p) => p.times));
+  const total = count + extra.length;
+  const merged = new Float64Array(total);
+  // Grid time g, extra time e, into merged order (a point on a grid time goes after it).
+  const gridAt = new Int32Array(count), extraAt = new Int32Array(extra.length);
+  for (let g = 0, e = 0; g + e < total;) {
+    if (e >= extra.length || (g < count && grid[g] <= extra[e])) {
+      merged[gridAt[g] = g + e] = grid[g++];
+    } else merged[extraAt[e] = g + e] = extra[e++];
+  }
+  if (total > limit) {
+    return {
+      times: Float64Array.from(
+        { length: limit },
+        (_, i) => merged[Math.floor((i * total) / limit)],
+      ),
+    };
+  }
+  if ((u + 2 * total) * n > MAX_MASK_BYTES) return { times: merged };
+  // touch[k * n + j]: a time of joint j's chain is unique[k].
+  const touch = zeroed(0, u * n);
+  for (const { times: keyTimes, joints } of sources) {
+    let k = 0;
+    for (let i = 0; i < keyTimes.length; i++) {
+      // Sorted: search only from the previous hit on.
+      if (keyTimes[i] !== unique[k]) {
+        k = indexOf(unique, keyTimes[i], keyTimes[i] > unique[k] ? k : 0);
+      }
+      for (const j of joints) if (j < n) touch[k * n + j] = 1;
+    }
+  }
+  for (let k = 0; k < u; k++) {
+    const row = k * n;
+    for (let j = 0; j < n; j++) {
+      const p = parents[j];
+      if (p >= 0 && touch[row + p]) touch[row + j] = 1;
+    }
+  }
+  // Every joint's chain keyed at every time (a motion capture's), and no
+  // points: every joint at every time.
+  if (!points.length && touch.indexOf(0) < 0) return { times: merged };
+  const mask = zeroed(u * n, total * n);
+  const interval = (k: number, j: number) => {
+    for (let f = 0; f <= 4 && 4 * k + f < count; f++) mask[gridAt[4 * k + f] * n + j] = 1;
+  };
+  for (let j = 0; j < n; j++) {
+    let last = -1;
+    for (let k = 0; k < u; k++) {
+      if (!touch[k * n + j]) continue;
+      mask[gridAt[4 * k] * n + j] = 1;
+      if (last >= 0) interval(last, j);
+      if (last >= 0 && k - 1 > last) {
+        interval(k - 1, j);
+        // The chain's interval spans several measured ones: also those
+        // holding its quarters (where a curve between two keys strays most).
+        let at = last;
+        for (const f of QUARTERS) {
+          const t = unique[last] + (unique[k] - unique[last]) * f;
+          while (at + 1 < k && unique[at + 1] <= t) at++;
+          interval(at, j);
+        }
+      }
+      last = k;
+    }
+  }
+  for (const { times: pointTimes, joints } of points) {
+    let e = 0;
+    for (let i = 0; i < pointTimes.length; i++) {
+      if (pointTimes[i] !== extra[e]) {
+        e = indexOf(extra, pointTimes[i], pointTimes[i] > extra[e] ? e : 0);
+      }
+      for (const j of joints) if (j < n) mask[extraAt[e] * n + j] = 1;
+    }
+  }
+  // A point's joint moves the joints below it.
+  for (let e = 0; e < extra.length; e++) {
+    const row = extraAt[e] * n;
+    for (let j = 0; j < n; j++) {
+      const p = parents[j];
+      if (p >= 0 && mask[row + p]) mask[row + j] = 1;
+    }
+  }
+  return { times: merged, mask };
+}

@@ -11,7 +11,7 @@
  */
 
 import { commitRemovals, registerQuery } from "bitecs";
-import type { ComponentName, Owned, WorldState } from "./_registry.ts";
+import type { ComponentName, Owned, WorldState } from "./registry.ts";
 
 /**
  * What a system runs on: the components its entities have (a bitecs

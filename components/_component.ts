@@ -3,7 +3,7 @@
  * definition (name, dependencies, public store, private record, allocate,
  * release, check, messages) in the component's own file, typed by its
  * fields; the lifecycle machinery (`_lifecycle.ts`) runs any definition the
- * registry (`_registry.ts`) lists. Also what every component's add, remove
+ * registry (`registry.ts`) lists. Also what every component's add, remove
  * and check functions share: the add with data, the remove, and the
  * messages of a missing or tampered component.
  *

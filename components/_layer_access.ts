@@ -11,7 +11,7 @@ import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS } from "./_layers.ts";
 import type { PlayerState } from "./_playbacks.ts";
-import type { WorldState } from "./_registry.ts";
+import type { WorldState } from "./registry.ts";
 import { skeletonInternals } from "../animation/internal.ts";
 
 /** @internal A RangeError naming the entity and the function. */

@@ -8,7 +8,7 @@
  */
 
 import { stateOf as machineryStateOf } from "./_machinery.ts";
-import type { WorldState } from "./_registry.ts";
+import type { WorldState } from "./registry.ts";
 
 /**
  * @internal The state of `world`, or a TypeError naming `caller`; notices a

@@ -16,7 +16,7 @@ import { checkedMatrices } from "./joint_mat.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { checkedSkin } from "./skin.ts";
 import type { AnimationComponents } from "./world.ts";
-import type { Owned, WorldState } from "./_registry.ts";
+import type { Owned, WorldState } from "./registry.ts";
 import { skinInternals } from "../animation/internal.ts";
 
 /** Words of a skinning job row the mesh fills: parts, part count, joints, weights, positions, normals, tangents. */

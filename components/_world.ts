@@ -5,7 +5,7 @@
  * and the world's lifetime. It names no component: each component's
  * definition ({@linkcode ComponentDefinition}, in the component's own file)
  * says what it stores, owns, allocates, releases and checks, and the
- * registry (`_registry.ts`) lists them; `createAnimation` hands the list in.
+ * registry (`registry.ts`) lists them; `createAnimation` hands the list in.
  *
  * The stores (`Skeleton.jointCount[eid]`, `JointMat.modelByteOffset[eid]`,
  * …) are bitecs components: plain objects of typed arrays indexed by
@@ -117,7 +117,7 @@ export class WorldResources {
 /** @internal Everything Marrow keeps for one world, for any registry of components. */
 export class WorldBase {
   readonly core: Core;
-  /** The registry: the components in dependency order (`_registry.ts`). */
+  /** The registry: the components in dependency order (`registry.ts`). */
   readonly definitions: readonly ComponentDefinition[];
   /** The components that need each component, by its name. */
   readonly dependents: ReadonlyMap<string, readonly ComponentDefinition[]>;

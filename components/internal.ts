@@ -14,6 +14,6 @@ export { type Layer, type LayerStack, MAX_LAYERS, updateMask } from "./_layers.t
 export { stateOf } from "./_lifecycle.ts";
 export { type Playback } from "./_playback.ts";
 export { type PlayerState, retirePlayback } from "./_playbacks.ts";
-export { type Owned, type WorldState } from "./_registry.ts";
+export { type Owned, type WorldState } from "./registry.ts";
 export { boundsFloats } from "./_skin_bounds.ts";
 export { SkinRowWriter } from "./_skin_rows.ts";

@@ -34,16 +34,20 @@ import {
   stateOf,
 } from "./_machinery.ts";
 import { WorldBase } from "./_world.ts";
-import { type ComponentName, COMPONENTS, type WorldState } from "./_registry.ts";
+import { type ComponentName, COMPONENTS, type WorldState } from "./registry.ts";
 import type { Fault, FaultMode } from "./_faults.ts";
-import type { SkeletonComponent } from "./skeleton.ts";
-import type { JointQuatComponent } from "./joint_quat.ts";
-import type { JointMatComponent } from "./joint_mat.ts";
-import type { SkinComponent } from "./skin.ts";
-import type { ClipPlayerComponent } from "./clip_player.ts";
-import type { IKComponent } from "./ik.ts";
+import type {
+  AnimationComponents,
+  ClipPlayerComponent,
+  IKComponent,
+  JointMatComponent,
+  JointQuatComponent,
+  SkeletonComponent,
+  SkinComponent,
+} from "./registry.ts";
 
 export type {
+  AnimationComponents,
   ClipPlayerComponent,
   IKComponent,
   JointMatComponent,
@@ -51,22 +55,6 @@ export type {
   SkeletonComponent,
   SkinComponent,
 };
-
-/** Marrow's components for one world. */
-export interface AnimationComponents {
-  /** Shared skeleton of an entity. */
-  readonly Skeleton: SkeletonComponent;
-  /** Local pose: translation, rotation quaternion, scale per joint. */
-  readonly JointQuat: JointQuatComponent;
-  /** Model-space matrices and skinning palette. */
-  readonly JointMat: JointMatComponent;
-  /** Shared skinned meshes and per-entity skinned output. */
-  readonly Skin: SkinComponent;
-  /** Clip playback state. */
-  readonly ClipPlayer: ClipPlayerComponent;
-  /** IK chains. */
-  readonly IK: IKComponent;
-}
 
 /** Options of {@linkcode createAnimation}. */
 export interface AnimationOptions {

@@ -8,7 +8,7 @@
  */
 
 import { assertEquals, assertThrows } from "@std/assert";
-import { COMPONENTS } from "../components/_registry.ts";
+import { COMPONENTS } from "../components/registry.ts";
 import { WorldBase } from "../components/_world.ts";
 import { Core } from "../simd/memory/core.ts";
 

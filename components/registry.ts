@@ -3,7 +3,10 @@
  * it needs). `createAnimation` hands it to the lifecycle machinery, which
  * derives from it the add and remove observers, the dependents, the world
  * reset and release order, and the frame's up-front checks. Adding a
- * component: its file (a `defineComponent`), and one line here.
+ * component: its file (a `defineComponent`), and here its line in
+ * {@linkcode COMPONENTS} and its member of {@linkcode AnimationComponents}
+ * (the public, documented type `createAnimation` returns; `createAnimation`
+ * fails to compile while a registered component is missing from it).
  * Also the types the registry gives the world's state: every component's
  * store and record.
  *
@@ -18,6 +21,21 @@ import { JOINT_MAT } from "./joint_mat.ts";
 import { SKIN } from "./skin.ts";
 import { CLIP_PLAYER } from "./clip_player.ts";
 import { IK } from "./ik.ts";
+import type { SkeletonComponent } from "./skeleton.ts";
+import type { JointQuatComponent } from "./joint_quat.ts";
+import type { JointMatComponent } from "./joint_mat.ts";
+import type { SkinComponent } from "./skin.ts";
+import type { ClipPlayerComponent } from "./clip_player.ts";
+import type { IKComponent } from "./ik.ts";
+
+export type {
+  ClipPlayerComponent,
+  IKComponent,
+  JointMatComponent,
+  JointQuatComponent,
+  SkeletonComponent,
+  SkinComponent,
+};
 
 /** @internal Marrow's components, each after the components it needs. */
 export const COMPONENTS = [
@@ -28,6 +46,22 @@ export const COMPONENTS = [
   CLIP_PLAYER,
   IK,
 ] as const;
+
+/** Marrow's components for one world. */
+export interface AnimationComponents {
+  /** Shared skeleton of an entity. */
+  readonly Skeleton: SkeletonComponent;
+  /** Local pose: translation, rotation quaternion, scale per joint. */
+  readonly JointQuat: JointQuatComponent;
+  /** Model-space matrices and skinning palette. */
+  readonly JointMat: JointMatComponent;
+  /** Shared skinned meshes and per-entity skinned output. */
+  readonly Skin: SkinComponent;
+  /** Clip playback state. */
+  readonly ClipPlayer: ClipPlayerComponent;
+  /** IK chains. */
+  readonly IK: IKComponent;
+}
 
 type Registered = typeof COMPONENTS[number];
 

@@ -68,6 +68,10 @@ export const CLIP_PLAYER = defineComponent({
       fade: 0,
       fadeDuration: 0,
       scratch,
+      // Declared from the start, as for playbacks: one shape for every player.
+      stack: undefined,
+      extras: undefined,
+      spares: undefined,
     };
     const c = state.components.ClipPlayer as ClipPlayerStore;
     c.clipName[eid] = playback!.clip.name;
@@ -295,5 +299,8 @@ export function makePlayback(
   const compact = compactClip(clip, skeleton);
   // A player's spare, its sampler attached: replaying a clip allocates nothing.
   return reusePlayback(player, clip, compact, time, speed, wrap) ??
-    { clip, compact, time, speed, wrap };
+    // Every field from the start, sampler included: one shape for every
+    // playback, so the frame's stores to them stay monomorphic (a double
+    // stored through a megamorphic site is boxed: garbage every frame).
+    { clip, compact, sampler: undefined, wrap, time, speed };
 }

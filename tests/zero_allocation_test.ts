@@ -74,7 +74,7 @@ async function run(build: string, threads: string, frames: number, warmup: numbe
 const WARMUP = 12_000;
 
 const MODES = BUILDS.filter((b) => b !== "scalar").flatMap((build) =>
-  ["single-thread", "workers"].map((threads) => ({ build, threads }))
+  ["single-thread", "workers", "task-parallel"].map((threads) => ({ build, threads }))
 );
 
 for (const { build, threads } of MODES) {

@@ -38,11 +38,12 @@ import { warmPlayPath } from "./_warm_up.ts";
 import {
   checkIdle,
   type FrameSteps,
+  type Join,
   runAwaiting,
   runBlocking,
   skinWhile,
-  taskParallelFrame,
 } from "./_task_parallel.ts";
+import { taskParallelFrame } from "./_task_parallel_frame.ts";
 
 /**
  * A system: a plain function of the world, the frame's duration, and
@@ -232,7 +233,7 @@ function* skinAfter(
   world: object,
   options: SkinSystemOptions,
   joints: () => void,
-): FrameSteps {
+): Generator<Join, void, void> {
   joints();
   const state = stateOf(world, "animate");
   for (

@@ -179,7 +179,7 @@ export function runSkinCall(state: WorldState, call: SkinCall): void {
 }
 
 /** @internal A skinning's batch calls, and what stores their bounds once they have run. */
-interface SkinJobs {
+export interface SkinJobs {
   readonly calls: readonly SkinCall[];
   publish(): void;
 }

@@ -4,7 +4,8 @@
  * scene and a scene of real characters cross-fading every couple of
  * seconds, a third with a masked upper-body layer, on core build
  * `Deno.args[0]`, single-threaded or on 2 threads (`Deno.args[1]`:
- * `single-thread` | `workers`). After a warm-up that plays every clip of
+ * `single-thread` | `workers` | `task-parallel` | `split`: every batch call
+ * split, as over the split thresholds). After a warm-up that plays every clip of
  * every character (a clip's first play builds it) and lets the compiler
  * settle, it runs `FRAMES` frames of both scenes between two explicit
  * collections (`gc()`, traced as "testing"), then prints one JSON line:

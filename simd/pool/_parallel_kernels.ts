@@ -174,23 +174,6 @@ export function chunkBounds(
   return bounds.filter((bound, i) => i === 0 || bound !== bounds[i - 1]);
 }
 
-/** The arguments of each chunk of a call of `name` cut at `bounds` (undefined: no rows). */
-export function sharesOf(
-  name: BatchName,
-  bounds: readonly number[],
-  jobs: number,
-  rest: readonly number[],
-): Share[] {
-  return bounds.slice(1).map((end, t) => {
-    const first = bounds[t], rows = end - first;
-    if (rows === 0) return undefined;
-    const args = [jobs + first * JOB_BYTES, rows, ...rest];
-    // The skinning bounds table runs beside the job table, one entry per row.
-    if (name.startsWith("skin") && rest[1]) args[3] = rest[1] + first * BOUNDS_BYTES;
-    return args;
-  });
-}
-
 /** `base`'s kernels with the batch kernels split across `pool`. */
 export function parallelKernels(
   base: CoreKernels,
@@ -246,7 +229,7 @@ export function parallelKernels(
  * kernel boxes nothing (in an array of doubles, V8 stores it unboxed and
  * boxes a new number at each read, one per chunk of a split call).
  */
-function taggedNumbers(): number[] {
+export function taggedNumbers(): number[] {
   const array: unknown[] = [null];
   array.length = 0;
   return array as number[];
@@ -270,7 +253,7 @@ function callSerial(
  * the job row at word `(row) * JOB_WORDS + first` of `u32`: no closure, no
  * garbage.
  */
-function chunkBoundsInto(
+export function chunkBoundsInto(
   out: number[],
   costs: ArrayLike<number>,
   count: number,
@@ -299,8 +282,11 @@ function chunkBoundsInto(
   out.length = n;
 }
 
-/** {@linkcode sharesOf} into `out`, each share's array kept in `args` from call to call. */
-function sharesInto(
+/**
+ * The arguments of each chunk of a call of `name` cut at `bounds`, into
+ * `out`, each share's array kept in `args` from call to call.
+ */
+export function sharesInto(
   out: Share[],
   args: number[][],
   name: BatchName,

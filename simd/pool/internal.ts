@@ -10,9 +10,10 @@
 export {
   BATCH_NAMES,
   type BatchName,
-  chunkBounds,
+  chunkBoundsInto,
   ROW_COSTS,
-  sharesOf,
+  sharesInto,
+  taggedNumbers,
   threadsOf,
 } from "./_parallel_kernels.ts";
 export { type Share, type ThreadPool } from "./_pool.ts";

@@ -37,38 +37,35 @@ export function paletteToDualQuaternions(
 }
 
 // Scratch of the quaternion products (synchronous, so sharing is safe):
-// the skinning of a frame allocates nothing.
+// the skinning of a frame allocates nothing. Operands go through arrays,
+// not arguments: a double passed to a function the compiler does not
+// inline is boxed, a new heap number per argument per call.
 const product = new Float64Array(4), rotated = new Float64Array(3);
+/** The operands of {@linkcode multiply}: a, then b ([x, y, z, w] each). */
+const factors = new Float64Array(8);
+/** The operands of {@linkcode rotate}: q ([x, y, z, w]), then v. */
+const rotation = new Float64Array(7);
 
-/** Writes the quaternion product a b ([x, y, z, w]) into `product`. */
-function multiply(
-  a0: number,
-  a1: number,
-  a2: number,
-  a3: number,
-  b0: number,
-  b1: number,
-  b2: number,
-  b3: number,
-): void {
+/** Writes the quaternion product a b of `factors` into `product`. */
+function multiply(): void {
+  const a0 = factors[0], a1 = factors[1], a2 = factors[2], a3 = factors[3];
+  const b0 = factors[4], b1 = factors[5], b2 = factors[6], b3 = factors[7];
   product[0] = a3 * b0 + b3 * a0 + a1 * b2 - a2 * b1;
   product[1] = a3 * b1 + b3 * a1 + a2 * b0 - a0 * b2;
   product[2] = a3 * b2 + b3 * a2 + a0 * b1 - a1 * b0;
   product[3] = a3 * b3 - a0 * b0 - a1 * b1 - a2 * b2;
 }
 
-/** Writes `v` rotated by the unit quaternion `q` into `rotated`: q (v, 0) q*. */
-function rotate(
-  qx: number,
-  qy: number,
-  qz: number,
-  qw: number,
-  v0: number,
-  v1: number,
-  v2: number,
-): void {
-  multiply(qx, qy, qz, qw, v0, v1, v2, 0);
-  multiply(product[0], product[1], product[2], product[3], -qx, -qy, -qz, qw);
+/** Writes `v` rotated by the unit quaternion `q` (of `rotation`) into `rotated`: q (v, 0) q*. */
+function rotate(): void {
+  const qx = rotation[0], qy = rotation[1], qz = rotation[2], qw = rotation[3];
+  factors[0] = qx, factors[1] = qy, factors[2] = qz, factors[3] = qw;
+  factors[4] = rotation[4], factors[5] = rotation[5], factors[6] = rotation[6], factors[7] = 0;
+  multiply();
+  factors[0] = product[0], factors[1] = product[1], factors[2] = product[2];
+  factors[3] = product[3];
+  factors[4] = -qx, factors[5] = -qy, factors[6] = -qz, factors[7] = qw;
+  multiply();
   rotated[0] = product[0], rotated[1] = product[1], rotated[2] = product[2];
 }
 
@@ -120,18 +117,17 @@ export function skinDualQuaternions(
       hypotOf(4);
       const length = hypotArgs[4];
       const rx = r0 / length, ry = r1 / length, rz = r2 / length, rw = r3 / length;
-      multiply(d0 / length, d1 / length, d2 / length, d3 / length, -rx, -ry, -rz, rw);
+      factors[0] = d0 / length, factors[1] = d1 / length;
+      factors[2] = d2 / length, factors[3] = d3 / length;
+      factors[4] = -rx, factors[5] = -ry, factors[6] = -rz, factors[7] = rw;
+      multiply();
       const t0 = 2 * product[0], t1 = 2 * product[1], t2 = 2 * product[2];
       const o = v * 4;
-      rotate(
-        rx,
-        ry,
-        rz,
-        rw,
-        scale * positions[o],
-        scale * positions[o + 1],
-        scale * positions[o + 2],
-      );
+      rotation[0] = rx, rotation[1] = ry, rotation[2] = rz, rotation[3] = rw;
+      rotation[4] = scale * positions[o];
+      rotation[5] = scale * positions[o + 1];
+      rotation[6] = scale * positions[o + 2];
+      rotate();
       outPositions[o] = rotated[0] + t0;
       outPositions[o + 1] = rotated[1] + t1;
       outPositions[o + 2] = rotated[2] + t2;
@@ -143,12 +139,16 @@ export function skinDualQuaternions(
         }
       }
       if (flags & SkinFlags.NORMALS) {
-        rotate(rx, ry, rz, rw, normals[o], normals[o + 1], normals[o + 2]);
+        rotation[0] = rx, rotation[1] = ry, rotation[2] = rz, rotation[3] = rw;
+        rotation[4] = normals[o], rotation[5] = normals[o + 1], rotation[6] = normals[o + 2];
+        rotate();
         outNormals[o] = rotated[0], outNormals[o + 1] = rotated[1], outNormals[o + 2] = rotated[2];
         outNormals[o + 3] = 0;
       }
       if (flags & SkinFlags.TANGENTS) {
-        rotate(rx, ry, rz, rw, tangents[o], tangents[o + 1], tangents[o + 2]);
+        rotation[0] = rx, rotation[1] = ry, rotation[2] = rz, rotation[3] = rw;
+        rotation[4] = tangents[o], rotation[5] = tangents[o + 1], rotation[6] = tangents[o + 2];
+        rotate();
         outTangents[o] = rotated[0], outTangents[o + 1] = rotated[1];
         outTangents[o + 2] = rotated[2], outTangents[o + 3] = tangents[o + 3];
       }

@@ -184,17 +184,16 @@ function cursorAt(group: number, p: number, l: number): number {
   return group + CACHE_CURSORS + p * 16 + l * 4;
 }
 
-/** Sets the interval and cursor of the lanes in mask `lanes` of path `p`. */
-function setTiming(
-  view: DataView,
-  group: number,
-  p: number,
-  lanes: number,
-  lo: number,
-  hi: number,
-  inv: number,
-  cursor: number,
-): void {
+/**
+ * An interval's start, end and inverse length for {@linkcode setTiming}:
+ * passed in an array, not as arguments (a double passed to a function the
+ * compiler does not inline is boxed, a new heap number per call).
+ */
+const interval = new Float64Array(3);
+
+/** Sets the interval (of {@linkcode interval}) and cursor of the lanes in mask `lanes` of path `p`. */
+function setTiming(view: DataView, group: number, p: number, lanes: number, cursor: number): void {
+  const lo = interval[0], hi = interval[1], inv = interval[2];
   for (let l = 0; l < 4; l++) {
     if ((lanes & (1 << l)) === 0) continue;
     const timing = timingAt(group, p, l);
@@ -235,7 +234,8 @@ function refill(
       copyLane(view, left + CACHE_RIGHT, left, components);
       decode(view, cursor + 2, l, left + CACHE_RIGHT);
     }
-    setTiming(view, group, p, lanes, hi, next, f(1 / f(next - hi)), cursor + 1);
+    interval[0] = hi, interval[1] = next, interval[2] = f(1 / f(next - hi));
+    setTiming(view, group, p, lanes, cursor + 1);
     return;
   }
   const first = view.getFloat32(times, true), last = view.getFloat32(times + (n - 1) * 4, true);
@@ -247,9 +247,11 @@ function refill(
       decode(view, k, l, left);
       copyLane(view, left, left + CACHE_RIGHT, components);
     }
-    if (n === 1) setTiming(view, group, p, lanes, -BOUND, BOUND, 0, NO_CURSOR);
-    else if (k === 0) setTiming(view, group, p, lanes, -BOUND, first, 0, NO_CURSOR);
-    else setTiming(view, group, p, lanes, last, BOUND, 0, NO_CURSOR);
+    if (n === 1) interval[0] = -BOUND, interval[1] = BOUND;
+    else if (k === 0) interval[0] = -BOUND, interval[1] = first;
+    else interval[0] = last, interval[1] = BOUND;
+    interval[2] = 0;
+    setTiming(view, group, p, lanes, NO_CURSOR);
     return;
   }
   const k = findKey(view, times, n, t);
@@ -261,13 +263,19 @@ function refill(
     if (step) copyLane(view, left, left + CACHE_RIGHT, components);
     else decode(view, k + 1, l, left + CACHE_RIGHT);
   }
-  if (step) setTiming(view, group, p, lanes, lo, next, 0, NO_CURSOR);
-  else if (source.bisect) {
+  if (step) {
+    interval[0] = lo, interval[1] = next, interval[2] = 0;
+    setTiming(view, group, p, lanes, NO_CURSOR);
+  } else if (source.bisect) {
     // A track's own lane: bisected tracks are never in sync blocks.
     bisectInterval(view, leftAt(group, p, lane), lo, next, t);
     const { start, end } = pieceBounds;
-    setTiming(view, group, p, lanes, start, end, f(1 / f(end - start)), NO_CURSOR);
-  } else setTiming(view, group, p, lanes, lo, next, f(1 / f(next - lo)), k);
+    interval[0] = start, interval[1] = end, interval[2] = f(1 / f(end - start));
+    setTiming(view, group, p, lanes, NO_CURSOR);
+  } else {
+    interval[0] = lo, interval[1] = next, interval[2] = f(1 / f(next - lo));
+    setTiming(view, group, p, lanes, k);
+  }
 }
 
 /**
@@ -352,9 +360,11 @@ export function sampleCompact(
         const heldPath = p === 0 ? heldTranslation : heldScale;
         for (let c = 0; c < 3; c++) {
           const at = (p === 0 ? 0 : 112) + c * 16 + lane * 4;
+          // Lerped here, not in a function: a double passed or returned is boxed.
+          const a = view.getFloat32(group + at, true);
           view.setFloat32(
             o + at,
-            heldPath ? view.getFloat32(group + at, true) : lerpLane(view, group + at, w),
+            heldPath ? a : f(a + f(f(view.getFloat32(group + at + CACHE_RIGHT, true) - a) * w)),
             true,
           );
         }
@@ -362,15 +372,10 @@ export function sampleCompact(
       const timing = timingAt(group, 1, lane);
       const w = f(f(t - view.getFloat32(timing, true)) * view.getFloat32(timing + 32, true));
       for (let c = 0; c < 4; c++) {
-        rotationScratch[c] = lerpLane(view, group + 48 + c * 16 + lane * 4, w);
+        const at = group + 48 + c * 16 + lane * 4, a = view.getFloat32(at, true);
+        rotationScratch[c] = f(a + f(f(view.getFloat32(at + CACHE_RIGHT, true) - a) * w));
       }
       storeNormalized(view, rotationScratch, o + 48 + lane * 4);
     }
   }
-}
-
-/** The cache's left value at `at` lerped toward its right one by `w` (float32, as the kernel). */
-function lerpLane(view: DataView, at: number, w: number): number {
-  const a = view.getFloat32(at, true);
-  return f(a + f(f(view.getFloat32(at + CACHE_RIGHT, true) - a) * w));
 }

@@ -13,6 +13,15 @@ import type { CompactClip } from "./compact_clip.ts";
 import type { CoreMemory } from "../simd/memory/internal.ts";
 import { compactClipInternals } from "./_asset_internals.ts";
 import { lifetimeOf } from "./_lifetime.ts";
+import {
+  SAMPLE_BLEND_INTO,
+  SAMPLE_CACHE,
+  SAMPLE_CLIP,
+  SAMPLE_GROUP_COUNT,
+  SAMPLE_OUT,
+  SAMPLE_TIME,
+  SAMPLE_WEIGHT,
+} from "../simd/abi.ts";
 
 /** @internal A playback's view of a compact clip. */
 export class ClipSampler {
@@ -90,15 +99,17 @@ export class ClipSampler {
     blendInto = 0,
     weight = 0,
   ): void {
-    u32[at] = this.#clipByteOffset;
-    u32[at + 1] = this.#cache;
-    u32[at + 2] = out;
-    u32[at + 3] = this.#clip.groupCount;
-    f32[at + 4] = time;
+    u32[at + SAMPLE_CLIP] = this.#clipByteOffset;
+    u32[at + SAMPLE_CACHE] = this.#cache;
+    u32[at + SAMPLE_OUT] = out;
+    u32[at + SAMPLE_GROUP_COUNT] = this.#clip.groupCount;
+    f32[at + SAMPLE_TIME] = time;
     // STEP keys: rounded down (`floorToFloat32`), in place: a call would box the double.
-    if (this.#steps && f32[at + 4] > time) u32[at + 4] = nextFloat32Down(u32[at + 4]);
-    u32[at + 5] = blendInto;
-    f32[at + 6] = weight;
+    if (this.#steps && f32[at + SAMPLE_TIME] > time) {
+      u32[at + SAMPLE_TIME] = nextFloat32Down(u32[at + SAMPLE_TIME]);
+    }
+    u32[at + SAMPLE_BLEND_INTO] = blendInto;
+    f32[at + SAMPLE_WEIGHT] = weight;
   }
 
   /** Frees the cache and lets the clip go; idempotent. */

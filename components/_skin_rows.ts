@@ -10,7 +10,22 @@
  */
 
 import type { SkinAsset } from "../animation/skin_asset.ts";
-import { JOB_WORDS } from "../simd/abi.ts";
+import {
+  JOB_WORDS,
+  SKIN_COLUMNS,
+  SKIN_FLAGS,
+  SKIN_JOINT_COUNT,
+  SKIN_JOINTS,
+  SKIN_NORMALS_IN,
+  SKIN_OUT_NORMALS,
+  SKIN_OUT_POSITIONS,
+  SKIN_OUT_TANGENTS,
+  SKIN_PART_COUNT,
+  SKIN_PARTS,
+  SKIN_POSITIONS,
+  SKIN_TANGENTS_IN,
+  SKIN_WEIGHTS,
+} from "../simd/abi.ts";
 import { MATRIX_FLOATS, SkinFlags } from "../simd/memory/layout.ts";
 import { checkedMatrices } from "./joint_mat.ts";
 import { checkedSkeleton } from "./skeleton.ts";
@@ -126,24 +141,25 @@ export class SkinRowWriter {
     const rows = this.#rows, at = row * JOB_WORDS;
     if (this.#rowSkins[row] !== this.#skinId) {
       const mesh = this.#mesh;
-      rows[at + 1] = mesh[0];
-      rows[at + 2] = mesh[1];
-      rows[at + 3] = mesh[2];
-      rows[at + 4] = mesh[3];
-      rows[at + 5] = mesh[4];
-      rows[at + 6] = mesh[5];
-      rows[at + 7] = mesh[6];
+      rows[at + SKIN_PARTS] = mesh[0];
+      rows[at + SKIN_PART_COUNT] = mesh[1];
+      rows[at + SKIN_JOINTS] = mesh[2];
+      rows[at + SKIN_WEIGHTS] = mesh[3];
+      rows[at + SKIN_POSITIONS] = mesh[4];
+      rows[at + SKIN_NORMALS_IN] = mesh[5];
+      rows[at + SKIN_TANGENTS_IN] = mesh[6];
       this.#rowSkins[row] = this.#skinId;
     }
-    rows[at + 8] = positions;
-    rows[at + 9] = normals;
-    rows[at + 10] = tangents;
-    rows[at + 11] = (normals ? SkinFlags.NORMALS : 0) | (tangents ? SkinFlags.TANGENTS : 0) |
+    rows[at + SKIN_OUT_POSITIONS] = positions;
+    rows[at + SKIN_OUT_NORMALS] = normals;
+    rows[at + SKIN_OUT_TANGENTS] = tangents;
+    rows[at + SKIN_FLAGS] = (normals ? SkinFlags.NORMALS : 0) |
+      (tangents ? SkinFlags.TANGENTS : 0) |
       (normals || tangents ? this.#renormalize : 0);
     const columns = o.skinColumns[eid];
-    rows[at + 12] = columns;
+    rows[at + SKIN_COLUMNS] = columns;
     // The scratch was sized for the mesh's joints when the Skin was added.
-    rows[at + 13] = columns ? this.#meshJoints : 0;
+    rows[at + SKIN_JOINT_COUNT] = columns ? this.#meshJoints : 0;
     this.jointCount = n;
     this.palette = palette;
     this.dual = asset!.method === "dual-quaternion";

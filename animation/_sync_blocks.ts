@@ -17,8 +17,7 @@
  * `syncPolicy.clipFactor`: a clip takes at most 25 % more bytes with blocks.
  * Blocks are for speed: with 16-byte track records a block saves less than
  * with 48-byte ones, and rotations that keep wide keys make their blocks
- * wide; the earlier 1.25× and 3 % kept 6 of the 13 blocks of Xbot's walk,
- * for 10 % more sampling time.
+ * wide (the factors' history and measurements: docs/performance_notes.md).
  *
  * Values area of a block (offsets from its start; key k, component c,
  * lane l): smallest-three: the low words of a key's `span` lanes, then

@@ -127,7 +127,8 @@ export class CompactClip {
    * a `TypeError` for a `sharedTimeline` that is not a boolean, a
    * `ClipBudgetError` (before allocating) when the clip would pass the
    * core's clip budget, and a `ClipWorkError` (before allocating) when
-   * its build would take more work than about 1 s per MB of its keys. The clip must be valid for the skeleton
+   * its build would take more work than its limit (linear in its keys; see
+   * `ClipWorkError`). The clip must be valid for the skeleton
    * (`validateClip`; joints within the skeleton).
    */
   constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {

@@ -21,7 +21,7 @@
 import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../wasm/assembly/abi.ts";
 import { aim, IK_REACH_TOLERANCE, IKField, out, twoBone } from "./_ik_solve.ts";
 import { MATRIX_FLOATS } from "../memory/layout.ts";
-import { localToModel } from "./mod.ts";
+import { localToModel } from "./hierarchy.ts";
 
 export { IK_REACH_TOLERANCE };
 

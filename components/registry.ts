@@ -15,27 +15,12 @@
 
 import type { Store } from "./_stores.ts";
 import type { MachineryRecord, WorldBase } from "./_world.ts";
-import { SKELETON } from "./skeleton.ts";
-import { JOINT_QUAT } from "./joint_quat.ts";
-import { JOINT_MAT } from "./joint_mat.ts";
-import { SKIN } from "./skin.ts";
-import { CLIP_PLAYER } from "./clip_player.ts";
-import { IK } from "./ik.ts";
-import type { SkeletonComponent } from "./skeleton.ts";
-import type { JointQuatComponent } from "./joint_quat.ts";
-import type { JointMatComponent } from "./joint_mat.ts";
-import type { SkinComponent } from "./skin.ts";
-import type { ClipPlayerComponent } from "./clip_player.ts";
-import type { IKComponent } from "./ik.ts";
-
-export type {
-  ClipPlayerComponent,
-  IKComponent,
-  JointMatComponent,
-  JointQuatComponent,
-  SkeletonComponent,
-  SkinComponent,
-};
+import { SKELETON, type SkeletonComponent } from "./skeleton.ts";
+import { JOINT_QUAT, type JointQuatComponent } from "./joint_quat.ts";
+import { JOINT_MAT, type JointMatComponent } from "./joint_mat.ts";
+import { SKIN, type SkinComponent } from "./skin.ts";
+import { CLIP_PLAYER, type ClipPlayerComponent } from "./clip_player.ts";
+import { IK, type IKComponent } from "./ik.ts";
 
 /** @internal Marrow's components, each after the components it needs. */
 export const COMPONENTS = [

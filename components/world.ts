@@ -36,25 +36,15 @@ import {
 import { WorldBase } from "./_world.ts";
 import { type ComponentName, COMPONENTS, type WorldState } from "./registry.ts";
 import type { Fault, FaultMode } from "./_faults.ts";
-import type {
-  AnimationComponents,
-  ClipPlayerComponent,
-  IKComponent,
-  JointMatComponent,
-  JointQuatComponent,
-  SkeletonComponent,
-  SkinComponent,
-} from "./registry.ts";
+import type { AnimationComponents } from "./registry.ts";
 
-export type {
-  AnimationComponents,
-  ClipPlayerComponent,
-  IKComponent,
-  JointMatComponent,
-  JointQuatComponent,
-  SkeletonComponent,
-  SkinComponent,
-};
+export type { AnimationComponents } from "./registry.ts";
+export type { SkeletonComponent } from "./skeleton.ts";
+export type { JointQuatComponent } from "./joint_quat.ts";
+export type { JointMatComponent } from "./joint_mat.ts";
+export type { SkinComponent } from "./skin.ts";
+export type { ClipPlayerComponent } from "./clip_player.ts";
+export type { IKComponent } from "./ik.ts";
 
 /** Options of {@linkcode createAnimation}. */
 export interface AnimationOptions {

@@ -123,9 +123,10 @@ export interface TwoBoneIKSettings {
    * frame), so that a reachable target is reached whatever the animation
    * did to the joint, which keeps bending the way it bends in that pose;
    * when the limb is straight there, the plane the bones make in the rest
-   * pose (or `(0, 0, 1)` when that is straight too).
+   * pose (or `(0, 0, 1)` when that is straight too). `null` in
+   * {@linkcode updateIKChain}: back to that default.
    */
-  readonly midAxis?: Vector3;
+  readonly midAxis?: Vector3 | null;
   /** 0 (no IK) to 1 (full). Default 1. */
   readonly weight?: number;
   /**
@@ -189,7 +190,7 @@ export function addTwoBoneIK(world: object, eid: number, chain: TwoBoneIKChain):
     check.ancestry("start", parents, start, mid, "mid");
     check.ancestry("mid", parents, mid, end, "end");
     // The straight limb's bend; a given midAxis replaces it in `settings`.
-    const axis = chain.midAxis === undefined ? restHingeAxis(skeleton, start, mid, end) : NO_POLE;
+    const axis = chain.midAxis == null ? restHingeAxis(skeleton, start, mid, end) : NO_POLE;
     return { aim: false, start, mid, end, axis };
   });
 }
@@ -380,7 +381,10 @@ function settings(
     if (changes.up !== undefined) out.up = check.vector("up", changes.up);
     if (changes.offset !== undefined) out.offset = check.vector("offset", changes.offset);
   } else {
-    if (changes.midAxis !== undefined) {
+    if (changes.midAxis === null) {
+      out.axis = restHingeAxis(record.skeleton, record.start, record.mid, record.end);
+      out.givenAxis = false;
+    } else if (changes.midAxis !== undefined) {
       out.axis = check.direction("midAxis", changes.midAxis);
       out.givenAxis = true;
     }

@@ -252,3 +252,26 @@ Deno.test("default two-bone IK reaches from a straight limb whatever its rest ax
     }
   }
 });
+
+Deno.test("updateIKChain's midAxis null returns a chain to the default bend, bit for bit", () => {
+  const { world, entities: [plain, reset], animate } = scene("scalar");
+  const target: Vec3 = [0.8, 1.6, 0.4];
+  addTwoBoneIK(world, plain, { start: 0, mid: 1, end: 3, target });
+  const chain = addTwoBoneIK(world, reset, {
+    start: 0,
+    mid: 1,
+    end: 3,
+    target,
+    midAxis: [1, 0, 0],
+  });
+  animate(world, 0);
+  // The given axis solves otherwise, so the reset below has something to undo.
+  assertNotEquals([...getModelMatrices(world, reset)], [...getModelMatrices(world, plain)]);
+  updateIKChain(world, reset, chain, { midAxis: null });
+  animate(world, 0);
+  assertEquals([...getModelMatrices(world, reset)], [...getModelMatrices(world, plain)]);
+  // A straight limb bends about the rest pose's axis, which the reset restores too.
+  for (const eid of [plain, reset]) setJointPose(world, eid, 2, [0, 1, 0], [0, 0, 0, 1]);
+  animate(world, 0);
+  assertEquals([...getModelMatrices(world, reset)], [...getModelMatrices(world, plain)]);
+});

@@ -119,19 +119,6 @@ export function writeExtras(
   return at;
 }
 
-/** A root-motion channel's header, checked, and where its keys are in the file. */
-interface MotionHeader {
-  readonly joint: number;
-  readonly path: ChannelPath;
-  readonly interpolation: Interpolation;
-  readonly node: number;
-  /** Byte offset of its times, followed by its values. */
-  readonly at: number;
-  readonly keys: number;
-  /** Floats of its values. */
-  readonly values: number;
-}
-
 /** Where a record's extras are read from, and how a read past the file is refused. */
 interface ExtrasInput {
   readonly bytes: Uint8Array;
@@ -197,11 +184,7 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
   need(`${field}.motionCount`, at, 4);
   const motionCount = view.getUint32(at, true);
   at += 4;
-  const motion: ClipChannel[] = [], motionAt: number[] = [];
-  // Headers first, then one copy for all the clip's keys (the clip outlives
-  // the file's bytes): an array per channel cost most of a small file's load.
-  const headers: MotionHeader[] = [];
-  let floats = 0;
+  const motion: MotionChannel[] = [], motionAt: number[] = [];
   for (let c = 0; c < motionCount; c++) {
     const where = `${field}.motion[${c}]`;
     need(where, at, MOTION_HEADER_BYTES);
@@ -225,23 +208,17 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
     const values = keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1);
     need(where, at, keys * 4);
     need(where, at + keys * 4, values * 4);
-    headers.push({ joint, path, interpolation, node, at, keys, values });
+    // Views into the file while it is checked; `copyMotion` gives them keys of their own.
+    const floats = fileFloats(bytes, view, at, keys + values);
+    motion.push({
+      joint,
+      path,
+      interpolation,
+      times: floats.subarray(0, keys),
+      values: floats.subarray(keys),
+      node,
+    });
     at += (keys + values) * 4;
-    floats += keys + values;
-  }
-  const keys = new Float32Array(floats);
-  let copied = 0;
-  for (const { joint, path, interpolation, node, at: from, keys: n, values: m } of headers) {
-    // Little-endian, as the core's views are.
-    if ((bytes.byteOffset + from) % 4 === 0) {
-      keys.set(new Float32Array(bytes.buffer, bytes.byteOffset + from, n + m), copied);
-    } else {
-      for (let i = 0; i < n + m; i++) keys[copied + i] = view.getFloat32(from + i * 4, true);
-    }
-    const times = keys.subarray(copied, copied + n);
-    const values = keys.subarray(copied + n, copied + n + m);
-    copied += n + m;
-    motion.push(Object.freeze({ joint, path, interpolation, times, values, node }));
   }
   // Without keys there is nothing the clip's own checks (name, duration: the record's) add.
   if (motion.length > 0) {
@@ -261,9 +238,56 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
       return animated ??= animatedList(animatedBits);
     },
     markers,
-    motion: Object.freeze(motion),
+    motion,
   };
   return [extras, at];
+}
+
+/** A root-motion channel as read: its keys are views into the file until {@linkcode copyMotion}. */
+type MotionChannel = { -readonly [K in keyof ClipChannel]: ClipChannel[K] };
+
+/**
+ * `count` floats of the file at `at`, little-endian: a view where the
+ * bytes are 4-aligned, else a copy.
+ */
+export function fileFloats(
+  bytes: Uint8Array,
+  view: DataView,
+  at: number,
+  count: number,
+): Float32Array {
+  if ((bytes.byteOffset + at) % 4 === 0) {
+    return new Float32Array(bytes.buffer, bytes.byteOffset + at, count);
+  }
+  const floats = new Float32Array(count);
+  for (let i = 0; i < count; i++) floats[i] = view.getFloat32(at + i * 4, true);
+  return floats;
+}
+
+/** Floats of `extras`' root keys (times and values). */
+export function motionFloats(extras: ClipExtras): number {
+  let floats = 0;
+  for (const c of extras.motion) floats += c.times.length + c.values.length;
+  return floats;
+}
+
+/**
+ * Copies the root keys of `extras` (checked by {@linkcode readExtras}, still
+ * views into the file) to `keys` from float `at` (the clip outlives the
+ * file's bytes), and freezes its channels; returns the float after them.
+ */
+export function copyMotion(extras: ClipExtras, keys: Float32Array, at: number): number {
+  for (const channel of extras.motion as MotionChannel[]) {
+    const n = channel.times.length, m = channel.values.length;
+    keys.set(channel.times, at);
+    keys.set(channel.values, at + n);
+    channel.times = keys.subarray(at, at + n);
+    channel.values = keys.subarray(at + n, at + n + m);
+    Object.freeze(channel);
+    at += n + m;
+  }
+  Object.freeze(extras.motion);
+  return at;
 }
 
 /** The properties marked in `bits`, 12 per group (translation, rotation, scale of 4 joints). */

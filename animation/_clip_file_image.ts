@@ -72,6 +72,91 @@ function keyBytes(format: number, path: number): number {
   return path === 1 ? 16 : 12;
 }
 
+/**
+ * The first of `n` key times from byte `from` of `view` that is not finite
+ * within ±1e18 or not 1e-30 after the one before: its index, or -1. A
+ * function of its own, without closures: the loop of every key time.
+ */
+function badTime(view: DataView, from: number, n: number): number {
+  let previous = -Infinity;
+  for (let k = 0; k < n; k++) {
+    const t = view.getFloat32(from + k * 4, true);
+    if (!(Math.abs(t) <= MAX_KEY_TIME) || !(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
+      return k;
+    }
+    previous = t;
+  }
+  return -1;
+}
+
+/** The byte of the first float of `view` in `[from, end)` beyond ±{@linkcode MAX_VALUE}, or -1. */
+function badValue(view: DataView, from: number, end: number): number {
+  for (let i = from; i < end; i += 4) {
+    if (!(Math.abs(view.getFloat32(i, true)) <= MAX_VALUE)) return i;
+  }
+  return -1;
+}
+
+/**
+ * The key arrays an image's records name, by offset, with the key count
+ * (or end) each was checked for, as a Map would keep them: in tables
+ * reused by every image (two Maps per image cost more than its checks),
+ * hashed with a multiplier drawn per process, so that no file can choose
+ * offsets that collide.
+ */
+class CheckedOffsets {
+  readonly #offsets: Uint32Array;
+  readonly #values: Uint32Array;
+  readonly #stamps: Uint32Array;
+  readonly #shift: number;
+  #stamp = 0;
+
+  /** A table for `records` offsets at most. */
+  constructor(records: number) {
+    let bits = 4;
+    while (1 << bits < records * 2) bits++;
+    this.#offsets = new Uint32Array(1 << bits);
+    this.#values = new Uint32Array(1 << bits);
+    this.#stamps = new Uint32Array(1 << bits);
+    this.#shift = 32 - bits;
+  }
+
+  /** Empties the table. */
+  clear(): void {
+    if (++this.#stamp === 0xffffffff) this.#stamps.fill(0), this.#stamp = 1;
+  }
+
+  /** Whether `offset` was checked for `value`; it is recorded for `value` either way. */
+  checked(offset: number, value: number): boolean {
+    const mask = this.#stamps.length - 1, stamp = this.#stamp;
+    let i = Math.imul(offset, HASH_MULTIPLIER) >>> this.#shift;
+    while (this.#stamps[i] === stamp) {
+      if (this.#offsets[i] === offset) {
+        const same = this.#values[i] === value;
+        this.#values[i] = value;
+        return same;
+      }
+      i = (i + 1) & mask;
+    }
+    this.#stamps[i] = stamp;
+    this.#offsets[i] = offset;
+    this.#values[i] = value;
+    return false;
+  }
+}
+
+const HASH_MULTIPLIER = (Math.random() * 2 ** 32) | 1;
+/** Records of the tables kept between images (larger images get tables of their own). */
+const KEPT_RECORDS = 2048;
+const keptTables = [new CheckedOffsets(KEPT_RECORDS), new CheckedOffsets(KEPT_RECORDS)];
+
+/** Empty table `which` (0 times, 1 values) for `records` offsets. */
+function checkedOffsets(which: number, records: number): CheckedOffsets {
+  const table = records <= KEPT_RECORDS ? keptTables[which] : new CheckedOffsets(records);
+  table.clear();
+  return table;
+}
+
 /** Whether the kernels decode `format` for path `path`. */
 function formatFits(format: number, path: number): boolean {
   return path === 1
@@ -116,10 +201,9 @@ export function checkImage(
   }
   const trackCount = u32(4), syncCount = u32(16), timelineCount = u32(24);
   const sharedKeys = u32(CLIP_SHARED_KEYS);
-  for (const [name, h, count] of [["trackCount", 4, trackCount], ["syncCount", 16, syncCount]]) {
-    // Lane entries are i16: a track or block no lane can name is refused.
-    if ((count as number) > 32767) fail(name as string, h as number, `${count} is over 32767`);
-  }
+  // Lane entries are i16: a track or block no lane can name is refused.
+  if (trackCount > 32767) fail("trackCount", 4, `${trackCount} is over 32767`);
+  if (syncCount > 32767) fail("syncCount", 16, `${syncCount} is over 32767`);
   const lanes = table("lanes", 8, groups * 12, 2);
   const tracks = table("tracks", 12, trackCount, TRACK_BYTES);
   const syncs = table("syncs", 20, syncCount, SYNC_BYTES);
@@ -171,7 +255,8 @@ export function checkImage(
 
   // Key arrays: checked once per offset; the bytes checked may not pass
   // the image's (arrays of distinct records that overlap are refused).
-  const checkedTimes = new Map<number, number>(), checkedValues = new Map<number, number>();
+  const checkedTimes = checkedOffsets(0, trackCount + syncCount);
+  const checkedValues = checkedOffsets(1, trackCount + syncCount);
   let budget = length;
   // A record is named `tracks[i]` or `syncs[b]` (`kind`, `index`): the
   // name is made only for an error, not for each of a clip's records.
@@ -196,12 +281,12 @@ export function checkImage(
         `${n} key times at ${offset} do not fit the image`,
       );
     }
-    if (checkedTimes.get(offset) === n) return;
-    checkedTimes.set(offset, n);
+    if (checkedTimes.checked(offset, n)) return;
     spend(kind, index, "times", byte, n * 4);
-    let previous = -Infinity;
-    for (let k = 0; k < n; k++) {
+    const k = badTime(view, at + offset, n);
+    if (k >= 0) {
       const t = view.getFloat32(at + offset + k * 4, true);
+      const previous = k > 0 ? view.getFloat32(at + offset + k * 4 - 4, true) : -Infinity;
       if (!(Math.abs(t) <= MAX_KEY_TIME)) {
         fail(
           `${record(kind, index)}.times`,
@@ -216,7 +301,6 @@ export function checkImage(
           `key ${k}: time ${t} is not 1e-30 after ${previous}`,
         );
       }
-      previous = t;
     }
   };
   const checkValues = (
@@ -236,8 +320,7 @@ export function checkImage(
         `${head + bytes} bytes at ${offset} do not fit the image`,
       );
     }
-    if (checkedValues.get(offset) === end) return;
-    checkedValues.set(offset, end);
+    if (checkedValues.checked(offset, end)) return;
     if (format === TRACK_RANGED) {
       // min[3] then scale[3]: per track one float each, per block four lanes each.
       spend(kind, index, "values", byte + 4, head);
@@ -255,8 +338,9 @@ export function checkImage(
       }
     } else if (format === TRACK_RAW) {
       spend(kind, index, "values", byte + 4, bytes);
-      for (let i = offset; i < end; i += 4) {
-        const v = view.getFloat32(at + i, true);
+      const bad = badValue(view, at + offset, at + end);
+      if (bad >= 0) {
+        const i = bad - at, v = view.getFloat32(bad, true);
         if (!(Math.abs(v) <= MAX_VALUE)) {
           fail(`${record(kind, index)}.values`, i, `key value ${v} out of bounds`);
         }

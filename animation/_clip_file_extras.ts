@@ -133,8 +133,16 @@ interface ExtrasInput {
   readonly need: (field: string, at: number, bytes: number) => void;
 }
 
-/** Reads and checks the extras of a record at `at`: them, and the offset after them. */
-export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number] {
+/**
+ * Reads and checks the extras of a record at `at`: them, the offset after
+ * them, and the array their root keys were copied to, after `reserve`
+ * floats kept for the reader.
+ */
+export function readExtras(
+  input: ExtrasInput,
+  at: number,
+  reserve: number,
+): [ClipExtras, number, Float32Array] {
   const { bytes, view, field, jointCount, duration, need } = input;
   const groups = Math.ceil(jointCount / 4);
   need(`${field}.animated`, at, pad4(groups * 2) + 4);
@@ -184,7 +192,11 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
   need(`${field}.motionCount`, at, 4);
   const motionCount = view.getUint32(at, true);
   at += 4;
-  const motion: MotionChannel[] = [], motionAt: number[] = [];
+  const motionAt: number[] = [];
+  // Headers first, then one array for the clip's keys and what the reader
+  // keeps before them (`reserve`): an array, or a view, per channel cost
+  // most of a small file's load.
+  let floats = reserve;
   for (let c = 0; c < motionCount; c++) {
     const where = `${field}.motion[${c}]`;
     need(where, at, MOTION_HEADER_BYTES);
@@ -208,17 +220,30 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
     const values = keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1);
     need(where, at, keys * 4);
     need(where, at + keys * 4, values * 4);
-    // Views into the file while it is checked; `copyMotion` gives them keys of their own.
-    const floats = fileFloats(bytes, view, at, keys + values);
-    motion.push({
-      joint,
-      path,
-      interpolation,
-      times: floats.subarray(0, keys),
-      values: floats.subarray(keys),
-      node,
-    });
     at += (keys + values) * 4;
+    floats += keys + values;
+  }
+  const kept = new Float32Array(floats);
+  const motion: ClipChannel[] = [];
+  for (let c = 0, to = reserve; c < motionCount; c++) {
+    const from = motionAt[c];
+    const joint = view.getUint16(from, true), path = PATHS[view.getUint8(from + 2)];
+    const interpolation = INTERPOLATIONS[view.getUint8(from + 3)];
+    const keys = view.getUint32(from + 4, true), node = view.getInt32(from + 8, true);
+    const values = keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1);
+    // The clip outlives the file's bytes: its keys are copied.
+    copyFloats(view, from + MOTION_HEADER_BYTES, keys + values, kept, to);
+    const times = kept.subarray(to, to + keys);
+    motion.push(
+      Object.freeze({
+        joint,
+        path,
+        interpolation,
+        times,
+        values: kept.subarray(to + keys, to += keys + values),
+        node,
+      }),
+    );
   }
   // Without keys there is nothing the clip's own checks (name, duration: the record's) add.
   if (motion.length > 0) {
@@ -238,56 +263,28 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
       return animated ??= animatedList(animatedBits);
     },
     markers,
-    motion,
+    motion: Object.freeze(motion),
   };
-  return [extras, at];
+  return [extras, at, kept];
 }
 
-/** A root-motion channel as read: its keys are views into the file until {@linkcode copyMotion}. */
-type MotionChannel = { -readonly [K in keyof ClipChannel]: ClipChannel[K] };
-
 /**
- * `count` floats of the file at `at`, little-endian: a view where the
- * bytes are 4-aligned, else a copy.
+ * Copies `count` little-endian floats at byte `from` of `view` to `out`
+ * from `to`: through a view of them where they are 4-aligned (a copy of
+ * memory), else one by one. The core's views are little-endian too.
  */
-export function fileFloats(
-  bytes: Uint8Array,
+function copyFloats(
   view: DataView,
-  at: number,
+  from: number,
   count: number,
-): Float32Array {
-  if ((bytes.byteOffset + at) % 4 === 0) {
-    return new Float32Array(bytes.buffer, bytes.byteOffset + at, count);
+  out: Float32Array,
+  to: number,
+): void {
+  if ((view.byteOffset + from) % 4 === 0) {
+    out.set(new Float32Array(view.buffer, view.byteOffset + from, count), to);
+  } else {
+    for (let i = 0; i < count; i++) out[to + i] = view.getFloat32(from + i * 4, true);
   }
-  const floats = new Float32Array(count);
-  for (let i = 0; i < count; i++) floats[i] = view.getFloat32(at + i * 4, true);
-  return floats;
-}
-
-/** Floats of `extras`' root keys (times and values). */
-export function motionFloats(extras: ClipExtras): number {
-  let floats = 0;
-  for (const c of extras.motion) floats += c.times.length + c.values.length;
-  return floats;
-}
-
-/**
- * Copies the root keys of `extras` (checked by {@linkcode readExtras}, still
- * views into the file) to `keys` from float `at` (the clip outlives the
- * file's bytes), and freezes its channels; returns the float after them.
- */
-export function copyMotion(extras: ClipExtras, keys: Float32Array, at: number): number {
-  for (const channel of extras.motion as MotionChannel[]) {
-    const n = channel.times.length, m = channel.values.length;
-    keys.set(channel.times, at);
-    keys.set(channel.values, at + n);
-    channel.times = keys.subarray(at, at + n);
-    channel.values = keys.subarray(at + n, at + n + m);
-    Object.freeze(channel);
-    at += n + m;
-  }
-  Object.freeze(extras.motion);
-  return at;
 }
 
 /** The properties marked in `bits`, 12 per group (translation, rotation, scale of 4 joints). */

@@ -89,14 +89,6 @@ function badTime(view: DataView, from: number, n: number): number {
   return -1;
 }
 
-/** The byte of the first float of `view` in `[from, end)` beyond ±{@linkcode MAX_VALUE}, or -1. */
-function badValue(view: DataView, from: number, end: number): number {
-  for (let i = from; i < end; i += 4) {
-    if (!(Math.abs(view.getFloat32(i, true)) <= MAX_VALUE)) return i;
-  }
-  return -1;
-}
-
 /**
  * The key arrays an image's records name, by offset, with the key count
  * (or end) each was checked for, as a Map would keep them: in tables
@@ -157,6 +149,41 @@ function checkedOffsets(which: number, records: number): CheckedOffsets {
   return table;
 }
 
+/** What the lanes say of each track and block, and of each group (`laneScratch`). */
+interface LaneScratch {
+  /** Per track, the path of the lane naming it (-1: none yet). */
+  trackPath: Int8Array;
+  /** Per block, `group * 3 + path` of the lanes naming it (-1: none yet). */
+  blockPlace: Int32Array;
+  /** Per block, the lanes (bits 0-3) naming it. */
+  blockLanes: Uint8Array;
+  /** Per group, the lanes that name a track or block (bit `path * 4 + lane`). */
+  unheld: Uint16Array;
+}
+
+/** Kept between images (4 arrays each cost more than a small image's checks), grown as needed. */
+const scratch: LaneScratch = {
+  trackPath: new Int8Array(256),
+  blockPlace: new Int32Array(256),
+  blockLanes: new Uint8Array(256),
+  unheld: new Uint16Array(256),
+};
+
+/** The lane scratch, cleared for `tracks` tracks, `blocks` blocks and `groups` groups. */
+function laneScratch(tracks: number, blocks: number, groups: number): LaneScratch {
+  if (scratch.trackPath.length < tracks) scratch.trackPath = new Int8Array(tracks);
+  if (scratch.blockPlace.length < blocks) {
+    scratch.blockPlace = new Int32Array(blocks);
+    scratch.blockLanes = new Uint8Array(blocks);
+  }
+  if (scratch.unheld.length < groups) scratch.unheld = new Uint16Array(groups);
+  scratch.trackPath.fill(-1, 0, tracks);
+  scratch.blockPlace.fill(-1, 0, blocks);
+  scratch.blockLanes.fill(0, 0, blocks);
+  scratch.unheld.fill(0, 0, groups);
+  return scratch;
+}
+
 /** Whether the kernels decode `format` for path `path`. */
 function formatFits(format: number, path: number): boolean {
   return path === 1
@@ -168,8 +195,8 @@ function formatFits(format: number, path: number): boolean {
 /**
  * Checks the image at `site` for a skeleton of `groups` SoA×4 groups;
  * returns the keyed-lane bits it implies are allowed (lanes not held: a
- * template may mark only these keyed) and whether it is a shared-timeline
- * clip. Throws a {@linkcode ClipFileError} naming the field and its byte.
+ * template may mark only these keyed; valid until the next image is
+ * checked) and whether it is a shared-timeline clip. Throws a {@linkcode ClipFileError} naming the field and its byte.
  */
 export function checkImage(
   site: ImageSite,
@@ -225,10 +252,7 @@ export function checkImage(
 
   // Lanes: each names nothing (-1), one track (used by no other lane) or a
   // sync block (all of whose lanes lie in one group path).
-  const trackPath = new Int8Array(trackCount).fill(-1);
-  const blockPlace = new Int32Array(syncCount).fill(-1);
-  const blockLanes = new Uint8Array(syncCount);
-  const unheld = new Uint16Array(groups);
+  const { trackPath, blockPlace, blockLanes, unheld } = laneScratch(trackCount, syncCount, groups);
   for (let g = 0; g < groups; g++) {
     for (let i = 0; i < 12; i++) {
       const byte = lanes + (g * 12 + i) * 2, p = i >> 2;
@@ -338,9 +362,8 @@ export function checkImage(
       }
     } else if (format === TRACK_RAW) {
       spend(kind, index, "values", byte + 4, bytes);
-      const bad = badValue(view, at + offset, at + end);
-      if (bad >= 0) {
-        const i = bad - at, v = view.getFloat32(bad, true);
+      for (let i = offset; i < end; i += 4) {
+        const v = view.getFloat32(at + i, true);
         if (!(Math.abs(v) <= MAX_VALUE)) {
           fail(`${record(kind, index)}.values`, i, `key value ${v} out of bounds`);
         }

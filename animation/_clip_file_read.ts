@@ -2,9 +2,10 @@
  * Reading a compact clip file (`docs/clip_file_format.md`) as hostile
  * input: the header, the skeleton's identity, every clip record and image
  * (`_clip_file_image.ts`) are checked, in the file's order, before
- * anything is allocated in the core. Then what the clips keep outside the
- * core (held values, root keys) is copied out of the file in one array:
- * an array per clip cost more than the checks on a file of small clips.
+ * anything is allocated in the core. What a clip keeps outside the core
+ * (held values, root keys) is copied out of the file into one array per
+ * clip, with no view but its channels' keys: arrays and views per channel
+ * cost more than the checks on a file of small clips.
  *
  * @module
  */
@@ -12,13 +13,7 @@
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkImage } from "./_clip_file_image.ts";
-import {
-  type ClipExtras,
-  copyMotion,
-  fileFloats,
-  motionFloats,
-  readExtras,
-} from "./_clip_file_extras.ts";
+import { type ClipExtras, readExtras } from "./_clip_file_extras.ts";
 import { MAX_VALUE } from "./clip_validation.ts";
 import {
   FILE_MAGIC,
@@ -51,12 +46,13 @@ export interface ClipFileEntry {
   /** Where its image is in the file. */
   readonly imageAt: number;
   readonly imageBytes: number;
-  /** Held values, 40 floats per group (copied out of the file); none on a shared timeline. */
-  held: Float32Array | undefined;
+  /**
+   * Held values, 40 floats per group first (copied out of the file; after
+   * them, the root keys its extras' channels view); none on a shared timeline.
+   */
+  readonly held: Float32Array | undefined;
   /** Per group, the lanes with keys (`cacheTemplate`); none on a shared timeline. */
-  readonly keyed: Uint16Array | undefined;
-  /** Byte offset of the held values in the file, while it is read. */
-  readonly heldAt: number;
+  readonly keyed: readonly number[] | undefined;
   readonly extras: ClipExtras;
 }
 
@@ -79,16 +75,17 @@ function identityOf(skeleton: SkeletonAsset) {
 }
 
 /**
- * The first of a clip's held values at byte `from` of `view` (one per
- * float of the rest pose `rest`) beyond ±{@linkcode MAX_VALUE}, or -1; the
- * rest pose's own values pass as they are (finite, checked by the
- * skeleton). A function of its own: in the reader's body, not optimized,
- * each float read was boxed, about 16 bytes of garbage a float.
+ * Copies a clip's held values at byte `from` of `view` (one per float of
+ * the rest pose `rest`) to `out` up to the first beyond ±{@linkcode MAX_VALUE}:
+ * its index, or -1. The rest pose's own values pass as they are (finite,
+ * checked by the skeleton). A function of its own: in the reader's body,
+ * not optimized, each float read was boxed, 16 bytes of garbage a float.
  */
-function badHeld(view: DataView, from: number, rest: Float32Array): number {
+function keepHeld(view: DataView, from: number, rest: Float32Array, out: Float32Array): number {
   for (let i = 0; i < rest.length; i++) {
     const v = view.getFloat32(from + i * 4, true);
     if (!(Math.abs(v) <= MAX_VALUE) && !Object.is(v, rest[i])) return i;
+    out[i] = v;
   }
   return -1;
 }
@@ -200,26 +197,30 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
       throw new ClipFileError(`${field}.flags`, record, "the shared flag does not match the image");
     }
     at += imageBytes;
-    const [extras, end] = readExtras({
-      bytes,
-      view,
-      field,
-      jointCount: joints,
-      name,
-      duration,
-      need: needAt,
-    }, at);
+    const [extras, end, kept] = readExtras(
+      {
+        bytes,
+        view,
+        field,
+        jointCount: joints,
+        name,
+        duration,
+        need: needAt,
+      },
+      at,
+      shared ? 0 : groups * 40,
+    );
     at = end;
-    let keyed: Uint16Array | undefined;
+    let keyed: number[] | undefined;
     if (!shared) {
-      keyed = new Uint16Array(groups);
-      const i = badHeld(view, heldAt, rest);
+      keyed = [];
+      const i = keepHeld(view, heldAt, rest, kept);
       if (i >= 0) {
         const v = view.getFloat32(heldAt + i * 4, true);
         throw new ClipFileError(`${field}.held`, heldAt + i * 4, `value ${v} out of bounds`);
       }
       for (let g = 0; g < groups; g++) {
-        keyed[g] = view.getUint16(keyedAt + g * 2, true);
+        keyed.push(view.getUint16(keyedAt + g * 2, true));
         if (keyed[g] & ~image.unheld[g]) {
           throw new ClipFileError(
             `${field}.keyedLanes[${g}]`,
@@ -242,30 +243,11 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
       steps: (flags & RECORD_STEPS) !== 0,
       imageAt,
       imageBytes,
-      held: undefined,
+      held: shared ? undefined : kept,
       keyed,
-      heldAt,
       extras,
     });
   }
   if (at !== length) throw new ClipFileError("end", at, `${length - at} bytes after the last clip`);
-  copyOut(bytes, view, entries, groups * 40);
   return entries;
-}
-
-/** Copies each entry's held values and root keys out of the file, into one array for all. */
-function copyOut(bytes: Uint8Array, view: DataView, entries: ClipFileEntry[], heldFloats: number) {
-  let floats = 0;
-  for (const entry of entries) {
-    floats += (entry.keyed ? heldFloats : 0) + motionFloats(entry.extras);
-  }
-  const copy = new Float32Array(floats);
-  let at = 0;
-  for (const entry of entries) {
-    if (entry.keyed) {
-      copy.set(fileFloats(bytes, view, entry.heldAt, heldFloats), at);
-      entry.held = copy.subarray(at, at += heldFloats);
-    }
-    at = copyMotion(entry.extras, copy, at);
-  }
 }

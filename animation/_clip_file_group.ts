@@ -146,14 +146,23 @@ export function loadClipGroup(
     return clip;
   });
   groups.register(group, blocks, blocks);
-  // The group, not the skeleton, is held here: dropped clips stay collectable.
-  const ref = new WeakRef(group);
+  tieToSkeleton(group, skeleton);
+  return clips;
+}
+
+/**
+ * Disposes the clips of `group` when `skeleton`'s memory goes. Made here,
+ * not in {@linkcode loadClipGroup}: a closure holds every variable its
+ * function's closures capture, and the skeleton's would have held the
+ * group, never collected.
+ */
+function tieToSkeleton(group: ClipFileGroup, skeleton: SkeletonAsset): void {
+  const ref = new WeakRef(group), blocks = group.blocks;
   blocks.cancel = lifetimeOf(skeleton).onRelease(() => {
     const live = ref.deref();
     if (!live) return blocks.releaseAll();
     for (const compact of live.compacts) lifetimeOf(compact).dispose();
   });
-  return clips;
 }
 
 /** The compact form of clip `i` of `group`, from its checked `entry`. */

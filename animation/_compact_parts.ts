@@ -11,7 +11,7 @@ import { compactClipInternals } from "./_asset_internals.ts";
 import { coreMemory } from "../simd/memory/internal.ts";
 
 /** Everything a compact clip is, outside the core. */
-export interface CompactClipParts {
+interface CompactClipParts {
   readonly name: string;
   readonly duration: number;
   readonly groupCount: number;

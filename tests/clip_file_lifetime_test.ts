@@ -27,6 +27,7 @@ import { compactClipInternals } from "../animation/_asset_internals.ts";
 import { lifetimeOf } from "../animation/_lifetime.ts";
 import { random } from "./_scene.ts";
 import { randomClip } from "./_compact.ts";
+import { collectUntil } from "./_collect.ts";
 
 const JOINTS = 6;
 
@@ -103,18 +104,6 @@ function loadAndDrop(skeleton: SkeletonAsset, file: Uint8Array, files: number) {
     for (const clip of loadCompactClips(skeleton, file)) state.probe.register(clip, undefined);
   }
   return state;
-}
-
-/** Makes garbage that lives a few rounds (full collections run) until `done`, at most 400 rounds. */
-async function collectUntil(done: () => boolean): Promise<void> {
-  const ballast: Uint8Array[] = [];
-  for (let round = 0; round < 400 && !done(); round++) {
-    const block = new Uint8Array(4 * 2 ** 20);
-    block[round] = 1;
-    ballast.push(block);
-    if (ballast.length > 16) ballast.splice(0, 8);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
 }
 
 Deno.test("clip file: dropped loaded clips are collected and their blocks come back; a compact form a player holds keeps its file's", async () => {

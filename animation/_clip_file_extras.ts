@@ -119,19 +119,6 @@ export function writeExtras(
   return at;
 }
 
-/** A root-motion channel's header, checked, and where its keys are in the file. */
-interface MotionHeader {
-  readonly joint: number;
-  readonly path: ChannelPath;
-  readonly interpolation: Interpolation;
-  readonly node: number;
-  /** Byte offset of its times, followed by its values. */
-  readonly at: number;
-  readonly keys: number;
-  /** Floats of its values. */
-  readonly values: number;
-}
-
 /** Where a record's extras are read from, and how a read past the file is refused. */
 interface ExtrasInput {
   readonly bytes: Uint8Array;
@@ -146,8 +133,16 @@ interface ExtrasInput {
   readonly need: (field: string, at: number, bytes: number) => void;
 }
 
-/** Reads and checks the extras of a record at `at`: them, and the offset after them. */
-export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number] {
+/**
+ * Reads and checks the extras of a record at `at`: them, the offset after
+ * them, and the array their root keys were copied to, after `reserve`
+ * floats kept for the reader.
+ */
+export function readExtras(
+  input: ExtrasInput,
+  at: number,
+  reserve: number,
+): [ClipExtras, number, Float32Array] {
   const { bytes, view, field, jointCount, duration, need } = input;
   const groups = Math.ceil(jointCount / 4);
   need(`${field}.animated`, at, pad4(groups * 2) + 4);
@@ -197,11 +192,11 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
   need(`${field}.motionCount`, at, 4);
   const motionCount = view.getUint32(at, true);
   at += 4;
-  const motion: ClipChannel[] = [], motionAt: number[] = [];
-  // Headers first, then one copy for all the clip's keys (the clip outlives
-  // the file's bytes): an array per channel cost most of a small file's load.
-  const headers: MotionHeader[] = [];
-  let floats = 0;
+  const motionAt: number[] = [];
+  // Headers first, then one array for the clip's keys and what the reader
+  // keeps before them (`reserve`): an array, or a view, per channel cost
+  // most of a small file's load.
+  let floats = reserve;
   for (let c = 0; c < motionCount; c++) {
     const where = `${field}.motion[${c}]`;
     need(where, at, MOTION_HEADER_BYTES);
@@ -225,23 +220,30 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
     const values = keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1);
     need(where, at, keys * 4);
     need(where, at + keys * 4, values * 4);
-    headers.push({ joint, path, interpolation, node, at, keys, values });
     at += (keys + values) * 4;
     floats += keys + values;
   }
-  const keys = new Float32Array(floats);
-  let copied = 0;
-  for (const { joint, path, interpolation, node, at: from, keys: n, values: m } of headers) {
-    // Little-endian, as the core's views are.
-    if ((bytes.byteOffset + from) % 4 === 0) {
-      keys.set(new Float32Array(bytes.buffer, bytes.byteOffset + from, n + m), copied);
-    } else {
-      for (let i = 0; i < n + m; i++) keys[copied + i] = view.getFloat32(from + i * 4, true);
-    }
-    const times = keys.subarray(copied, copied + n);
-    const values = keys.subarray(copied + n, copied + n + m);
-    copied += n + m;
-    motion.push(Object.freeze({ joint, path, interpolation, times, values, node }));
+  const kept = new Float32Array(floats);
+  const motion: ClipChannel[] = [];
+  for (let c = 0, to = reserve; c < motionCount; c++) {
+    const from = motionAt[c];
+    const joint = view.getUint16(from, true), path = PATHS[view.getUint8(from + 2)];
+    const interpolation = INTERPOLATIONS[view.getUint8(from + 3)];
+    const keys = view.getUint32(from + 4, true), node = view.getInt32(from + 8, true);
+    const values = keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1);
+    // The clip outlives the file's bytes: its keys are copied.
+    copyFloats(view, from + MOTION_HEADER_BYTES, keys + values, kept, to);
+    const times = kept.subarray(to, to + keys);
+    motion.push(
+      Object.freeze({
+        joint,
+        path,
+        interpolation,
+        times,
+        values: kept.subarray(to + keys, to += keys + values),
+        node,
+      }),
+    );
   }
   // Without keys there is nothing the clip's own checks (name, duration: the record's) add.
   if (motion.length > 0) {
@@ -263,7 +265,26 @@ export function readExtras(input: ExtrasInput, at: number): [ClipExtras, number]
     markers,
     motion: Object.freeze(motion),
   };
-  return [extras, at];
+  return [extras, at, kept];
+}
+
+/**
+ * Copies `count` little-endian floats at byte `from` of `view` to `out`
+ * from `to`: through a view of them where they are 4-aligned (a copy of
+ * memory), else one by one. The core's views are little-endian too.
+ */
+function copyFloats(
+  view: DataView,
+  from: number,
+  count: number,
+  out: Float32Array,
+  to: number,
+): void {
+  if ((view.byteOffset + from) % 4 === 0) {
+    out.set(new Float32Array(view.buffer, view.byteOffset + from, count), to);
+  } else {
+    for (let i = 0; i < count; i++) out[to + i] = view.getFloat32(from + i * 4, true);
+  }
 }
 
 /** The properties marked in `bits`, 12 per group (translation, rotation, scale of 4 joints). */

@@ -35,6 +35,7 @@ import {
 } from "../simd/wasm/assembly/abi.ts";
 import { MAX_VALUE, MIN_KEY_INTERVAL } from "./clip_validation.ts";
 import { ClipFileError } from "./clip_file_error.ts";
+import { checkedOffsets, laneScratch } from "./_clip_file_scratch.ts";
 
 /** Largest magnitude of a key time: far from `TIME_BOUND`, and intervals cannot overflow. */
 const MAX_KEY_TIME = 1e18;
@@ -72,6 +73,23 @@ function keyBytes(format: number, path: number): number {
   return path === 1 ? 16 : 12;
 }
 
+/**
+ * The first of `n` key times from byte `from` of `view` that is not finite
+ * within ±1e18 or not 1e-30 after the one before: its index, or -1. A
+ * function of its own, without closures: the loop of every key time.
+ */
+function badTime(view: DataView, from: number, n: number): number {
+  let previous = -Infinity;
+  for (let k = 0; k < n; k++) {
+    const t = view.getFloat32(from + k * 4, true);
+    if (!(Math.abs(t) <= MAX_KEY_TIME) || !(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
+      return k;
+    }
+    previous = t;
+  }
+  return -1;
+}
+
 /** Whether the kernels decode `format` for path `path`. */
 function formatFits(format: number, path: number): boolean {
   return path === 1
@@ -83,8 +101,8 @@ function formatFits(format: number, path: number): boolean {
 /**
  * Checks the image at `site` for a skeleton of `groups` SoA×4 groups;
  * returns the keyed-lane bits it implies are allowed (lanes not held: a
- * template may mark only these keyed) and whether it is a shared-timeline
- * clip. Throws a {@linkcode ClipFileError} naming the field and its byte.
+ * template may mark only these keyed; valid until the next image is
+ * checked) and whether it is a shared-timeline clip. Throws a {@linkcode ClipFileError} naming the field and its byte.
  */
 export function checkImage(
   site: ImageSite,
@@ -116,10 +134,9 @@ export function checkImage(
   }
   const trackCount = u32(4), syncCount = u32(16), timelineCount = u32(24);
   const sharedKeys = u32(CLIP_SHARED_KEYS);
-  for (const [name, h, count] of [["trackCount", 4, trackCount], ["syncCount", 16, syncCount]]) {
-    // Lane entries are i16: a track or block no lane can name is refused.
-    if ((count as number) > 32767) fail(name as string, h as number, `${count} is over 32767`);
-  }
+  // Lane entries are i16: a track or block no lane can name is refused.
+  if (trackCount > 32767) fail("trackCount", 4, `${trackCount} is over 32767`);
+  if (syncCount > 32767) fail("syncCount", 16, `${syncCount} is over 32767`);
   const lanes = table("lanes", 8, groups * 12, 2);
   const tracks = table("tracks", 12, trackCount, TRACK_BYTES);
   const syncs = table("syncs", 20, syncCount, SYNC_BYTES);
@@ -141,10 +158,7 @@ export function checkImage(
 
   // Lanes: each names nothing (-1), one track (used by no other lane) or a
   // sync block (all of whose lanes lie in one group path).
-  const trackPath = new Int8Array(trackCount).fill(-1);
-  const blockPlace = new Int32Array(syncCount).fill(-1);
-  const blockLanes = new Uint8Array(syncCount);
-  const unheld = new Uint16Array(groups);
+  const { trackPath, blockPlace, blockLanes, unheld } = laneScratch(trackCount, syncCount, groups);
   for (let g = 0; g < groups; g++) {
     for (let i = 0; i < 12; i++) {
       const byte = lanes + (g * 12 + i) * 2, p = i >> 2;
@@ -171,7 +185,8 @@ export function checkImage(
 
   // Key arrays: checked once per offset; the bytes checked may not pass
   // the image's (arrays of distinct records that overlap are refused).
-  const checkedTimes = new Map<number, number>(), checkedValues = new Map<number, number>();
+  const checkedTimes = checkedOffsets(0, trackCount + syncCount);
+  const checkedValues = checkedOffsets(1, trackCount + syncCount);
   let budget = length;
   // A record is named `tracks[i]` or `syncs[b]` (`kind`, `index`): the
   // name is made only for an error, not for each of a clip's records.
@@ -196,12 +211,12 @@ export function checkImage(
         `${n} key times at ${offset} do not fit the image`,
       );
     }
-    if (checkedTimes.get(offset) === n) return;
-    checkedTimes.set(offset, n);
+    if (checkedTimes.checked(offset, n)) return;
     spend(kind, index, "times", byte, n * 4);
-    let previous = -Infinity;
-    for (let k = 0; k < n; k++) {
+    const k = badTime(view, at + offset, n);
+    if (k >= 0) {
       const t = view.getFloat32(at + offset + k * 4, true);
+      const previous = k > 0 ? view.getFloat32(at + offset + k * 4 - 4, true) : -Infinity;
       if (!(Math.abs(t) <= MAX_KEY_TIME)) {
         fail(
           `${record(kind, index)}.times`,
@@ -216,7 +231,6 @@ export function checkImage(
           `key ${k}: time ${t} is not 1e-30 after ${previous}`,
         );
       }
-      previous = t;
     }
   };
   const checkValues = (
@@ -236,8 +250,7 @@ export function checkImage(
         `${head + bytes} bytes at ${offset} do not fit the image`,
       );
     }
-    if (checkedValues.get(offset) === end) return;
-    checkedValues.set(offset, end);
+    if (checkedValues.checked(offset, end)) return;
     if (format === TRACK_RANGED) {
       // min[3] then scale[3]: per track one float each, per block four lanes each.
       spend(kind, index, "values", byte + 4, head);

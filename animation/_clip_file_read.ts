@@ -2,20 +2,20 @@
  * Reading a compact clip file (`docs/clip_file_format.md`) as hostile
  * input: the header, the skeleton's identity, every clip record and image
  * (`_clip_file_image.ts`) are checked, in the file's order, before
- * anything is allocated in the core; the parts returned are views into
- * the file, ready to be copied into it.
+ * anything is allocated in the core. What a clip keeps outside the core
+ * (held values, root keys) is copied out of the file into one array per
+ * clip, with no view but its channels' keys: arrays and views per channel
+ * cost more than the checks on a file of small clips.
  *
  * @module
  */
 
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-import type { CompactClipParts } from "./_compact_parts.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkImage } from "./_clip_file_image.ts";
 import { type ClipExtras, readExtras } from "./_clip_file_extras.ts";
 import { MAX_VALUE } from "./clip_validation.ts";
 import {
-  cacheTemplate,
   FILE_MAGIC,
   FILE_VERSION,
   HEADER,
@@ -31,10 +31,28 @@ import {
 } from "./_clip_file_format.ts";
 
 /** One clip of a file, checked for its skeleton. */
-interface ClipFileEntry {
+export interface ClipFileEntry {
+  readonly name: string;
   readonly animation: number;
   readonly start: number;
-  readonly parts: CompactClipParts;
+  readonly duration: number;
+  readonly trackCount: number;
+  readonly keyCount: number;
+  readonly tolerance: number;
+  readonly virtualDistance: number;
+  readonly maxError: number;
+  /** Whether a channel holds STEP keys (`RECORD_STEPS`). */
+  readonly steps: boolean;
+  /** Where its image is in the file. */
+  readonly imageAt: number;
+  readonly imageBytes: number;
+  /**
+   * Held values, 40 floats per group first (copied out of the file; after
+   * them, the root keys its extras' channels view); none on a shared timeline.
+   */
+  readonly held: Float32Array | undefined;
+  /** Per group, the lanes with keys (`cacheTemplate`); none on a shared timeline. */
+  readonly keyed: readonly number[] | undefined;
   readonly extras: ClipExtras;
 }
 
@@ -56,6 +74,22 @@ function identityOf(skeleton: SkeletonAsset) {
   return identity;
 }
 
+/**
+ * Copies a clip's held values at byte `from` of `view` (one per float of
+ * the rest pose `rest`) to `out` up to the first beyond ±{@linkcode MAX_VALUE}:
+ * its index, or -1. The rest pose's own values pass as they are (finite,
+ * checked by the skeleton). A function of its own: in the reader's body,
+ * not optimized, each float read was boxed, 16 bytes of garbage a float.
+ */
+function keepHeld(view: DataView, from: number, rest: Float32Array, out: Float32Array): number {
+  for (let i = 0; i < rest.length; i++) {
+    const v = view.getFloat32(from + i * 4, true);
+    if (!(Math.abs(v) <= MAX_VALUE) && !Object.is(v, rest[i])) return i;
+    out[i] = v;
+  }
+  return -1;
+}
+
 /** The clips of the compact clip file `bytes`, checked for `skeleton`. */
 export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFileEntry[] {
   if (!(bytes instanceof Uint8Array)) {
@@ -67,11 +101,6 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, length);
   const u32 = (at: number) => view.getUint32(at, true);
-  // The file's floats at a 4-aligned offset: a view where the bytes allow it.
-  const floats = (at: number, n: number) =>
-    (bytes.byteOffset + at) % 4 === 0
-      ? new Float32Array(bytes.buffer, bytes.byteOffset + at, n)
-      : Float32Array.from({ length: n }, (_, i) => view.getFloat32(at + i * 4, true));
   const expect = (field: string, at: number, got: number, wanted: number, what = "") => {
     if (got !== wanted) {
       throw new ClipFileError(field, at, `expected ${wanted}${what}, got ${got}`);
@@ -168,30 +197,30 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
       throw new ClipFileError(`${field}.flags`, record, "the shared flag does not match the image");
     }
     at += imageBytes;
-    const [extras, end] = readExtras({
-      bytes,
-      view,
-      field,
-      jointCount: joints,
-      name,
-      duration,
-      need: needAt,
-    }, at);
+    const [extras, end, kept] = readExtras(
+      {
+        bytes,
+        view,
+        field,
+        jointCount: joints,
+        name,
+        duration,
+        need: needAt,
+      },
+      at,
+      shared ? 0 : groups * 40,
+    );
     at = end;
-    let template: Uint8Array | (() => Uint8Array);
-    if (shared) template = cacheTemplate(groups, undefined, []);
-    else {
-      const held = floats(heldAt, groups * 40);
-      const keyed = new Uint16Array(groups);
-      for (let i = 0; i < held.length; i++) {
-        const v = held[i];
-        // The rest pose's own values pass as they are (finite, checked by the skeleton).
-        if (!(Math.abs(v) <= MAX_VALUE) && !Object.is(v, rest[i])) {
-          throw new ClipFileError(`${field}.held`, heldAt + i * 4, `value ${v} out of bounds`);
-        }
+    let keyed: number[] | undefined;
+    if (!shared) {
+      keyed = [];
+      const i = keepHeld(view, heldAt, rest, kept);
+      if (i >= 0) {
+        const v = view.getFloat32(heldAt + i * 4, true);
+        throw new ClipFileError(`${field}.held`, heldAt + i * 4, `value ${v} out of bounds`);
       }
       for (let g = 0; g < groups; g++) {
-        keyed[g] = view.getUint16(keyedAt + g * 2, true);
+        keyed.push(view.getUint16(keyedAt + g * 2, true));
         if (keyed[g] & ~image.unheld[g]) {
           throw new ClipFileError(
             `${field}.keyedLanes[${g}]`,
@@ -200,27 +229,23 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
           );
         }
       }
-      // Made on the clip's first play (`compactClipFromParts`), from the file's copy.
-      const heldCopy = held.slice();
-      template = () => cacheTemplate(groups, heldCopy, keyed);
     }
     entries.push({
+      name,
       animation,
       start,
+      duration,
+      trackCount: u32(record + RECORD.trackCount),
+      keyCount: u32(record + RECORD.keyCount),
+      tolerance,
+      virtualDistance,
+      maxError,
+      steps: (flags & RECORD_STEPS) !== 0,
+      imageAt,
+      imageBytes,
+      held: shared ? undefined : kept,
+      keyed,
       extras,
-      parts: {
-        name,
-        duration,
-        groupCount: groups,
-        trackCount: u32(record + RECORD.trackCount),
-        keyCount: u32(record + RECORD.keyCount),
-        tolerance,
-        virtualDistance,
-        maxError,
-        image: bytes.subarray(imageAt, imageAt + imageBytes),
-        cacheTemplate: template,
-        steps: (flags & RECORD_STEPS) !== 0,
-      },
     });
   }
   if (at !== length) throw new ClipFileError("end", at, `${length - at} bytes after the last clip`);

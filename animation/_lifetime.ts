@@ -22,8 +22,10 @@ export class Lifetime {
   #disposed = false;
   #released = false;
   readonly #release: Release;
-  readonly #token = {};
-  readonly #dependents = new Set<Release>();
+  /** The unregister token while the target is watched. */
+  #token: object | undefined;
+  /** Made on the first `onRelease`: most lifetimes never get one. */
+  #dependents: Set<Release> | undefined;
 
   /**
    * Runs `release` too when the memory goes (for what was made for this
@@ -31,14 +33,20 @@ export class Lifetime {
    * cancels it.
    */
   onRelease(release: Release): () => void {
-    this.#dependents.add(release);
-    return () => this.#dependents.delete(release);
+    const dependents = this.#dependents ??= new Set();
+    dependents.add(release);
+    return () => dependents.delete(release);
   }
 
-  /** Watches `target`: when it is collected, the memory is released. */
-  constructor(target: object, release: Release) {
+  /**
+   * Watches `target`: when it is collected, the memory is released. Not
+   * watched (`watched` false) when something that outlives the target is
+   * (the clips of one loaded file: their file's group), which saves a
+   * registration per asset.
+   */
+  constructor(target: object, release: Release, watched = true) {
     this.#release = release;
-    collected.register(target, this, this.#token);
+    if (watched) collected.register(target, this, this.#token = {});
   }
 
   /** Whether `dispose()` was called. */
@@ -85,18 +93,23 @@ export class Lifetime {
   #free(): void {
     if (this.#released) return;
     this.#released = true;
-    collected.unregister(this.#token);
+    if (this.#token) collected.unregister(this.#token);
     this.#release();
-    for (const release of this.#dependents) release();
-    this.#dependents.clear();
+    const dependents = this.#dependents;
+    if (!dependents) return;
+    for (const release of dependents) release();
+    dependents.clear();
   }
 }
 
 const lifetimes = new WeakMap<object, Lifetime>();
 
-/** Gives `asset` a lifetime that runs `release` when its memory goes. */
-export function attachLifetime(asset: object, release: Release): Lifetime {
-  const lifetime = new Lifetime(asset, release);
+/**
+ * Gives `asset` a lifetime that runs `release` when its memory goes (also
+ * on its collection, unless `watched` is false: see {@linkcode Lifetime}).
+ */
+export function attachLifetime(asset: object, release: Release, watched = true): Lifetime {
+  const lifetime = new Lifetime(asset, release, watched);
   lifetimes.set(asset, lifetime);
   return lifetime;
 }

@@ -35,20 +35,15 @@
  * @module
  */
 
-import type { Clip, ClipChannel } from "./clip.ts";
+import type { Clip } from "./clip.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
-import { adoptCompactClip, type CompactClip, compactClip } from "./compact_clip.ts";
-import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
+import { type CompactClip, compactClip } from "./compact_clip.ts";
 import { lifetimeOf } from "./_lifetime.ts";
 import { resolveJoint } from "./joint_mask.ts";
-import { compactClipFromParts, compactClipParts } from "./_compact_parts.ts";
+import { compactClipParts } from "./_compact_parts.ts";
 import { readClipFile } from "./_clip_file_read.ts";
+import { loadClipGroup } from "./_clip_file_group.ts";
 import { clipExtras, extrasBytes, writeExtras } from "./_clip_file_extras.ts";
-import { describeKeylessClip } from "./_keyless_clip.ts";
-
-/** A loaded clip's channels: none (its keys are in the core), one frozen array for all. */
-const NO_CHANNELS: readonly ClipChannel[] = Object.freeze([]);
-import { setClipMarkers } from "./markers.ts";
 import {
   cacheTemplate,
   FILE_MAGIC,
@@ -235,31 +230,5 @@ export function saveCompactClips(
  */
 export function loadCompactClips(skeleton: SkeletonAsset, bytes: Uint8Array): Clip[] {
   checkSkeleton(skeleton, "loadCompactClips");
-  const entries = readClipFile(skeleton, bytes);
-  const total = entries.reduce((n, e) => n + e.parts.image.length, 0);
-  const budget = budgetOf(skeleton.core);
-  if (total > budget.limit - budget.used) {
-    throw new ClipBudgetError(`${entries.length} clips of a file`, skeleton, total, false, budget);
-  }
-  const made: CompactClip[] = [];
-  try {
-    return entries.map(({ animation, start, parts, extras }) => {
-      const compact = compactClipFromParts(skeleton, parts);
-      made.push(compact);
-      const clip: Clip = Object.freeze({
-        name: parts.name,
-        animation,
-        start,
-        duration: parts.duration,
-        channels: NO_CHANNELS,
-      });
-      adoptCompactClip(clip, skeleton, compact);
-      describeKeylessClip(clip, extras);
-      if (extras.markers.length > 0) setClipMarkers(clip, extras.markers);
-      return clip;
-    });
-  } catch (e) {
-    for (const compact of made) lifetimeOf(compact).dispose();
-    throw e;
-  }
+  return loadClipGroup(skeleton, bytes, readClipFile(skeleton, bytes));
 }

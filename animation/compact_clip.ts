@@ -266,18 +266,12 @@ export function compactClip(
   options?: CompactClipOptions,
 ): CompactClip {
   const structure = structureKey(skeleton);
+  const form = loadedForms.get(clip);
+  if (form !== undefined) return loadedCompact(clip, form, skeleton, structure);
   let byStructure = built.get(clip);
   if (!byStructure) built.set(clip, byStructure = new Map());
   let compact = byStructure.get(structure);
   if (!compact || lifetimeOf(compact).disposed) {
-    if (loaded.has(clip)) {
-      throw new ClipError(
-        clip.name,
-        -1,
-        -1,
-        "was loaded from a compact clip file for another skeleton, or its compact form was disposed: it has no keys to build from (load the file for this skeleton)",
-      );
-    }
     compact = options === undefined ? sharedBuild(clip, structure) : undefined;
     if (!compact) {
       compact = new CompactClip(clip, skeleton, options);
@@ -292,6 +286,12 @@ export function compactClip(
     }
     byStructure.set(structure, compact);
   }
+  tieToSkeleton(compact, skeleton);
+  return compact;
+}
+
+/** Disposes `compact` when `skeleton`'s memory goes (registered once per skeleton and clip). */
+function tieToSkeleton(compact: CompactClip, skeleton: SkeletonAsset): void {
   let registered = dependents.get(skeleton);
   if (!registered) dependents.set(skeleton, registered = new WeakSet());
   if (!registered.has(compact)) {
@@ -303,22 +303,57 @@ export function compactClip(
     });
     lifetimeOf(compact).onRelease(cancel);
   }
+}
+
+/**
+ * A clip loaded from a compact clip file (`clip_file.ts`): its compact
+ * form, the structure it was loaded for, and the skeleton it was loaded
+ * for, whose release its file's clips answer to together
+ * (`_clip_file_group.ts`).
+ */
+interface LoadedForm {
+  readonly compact: CompactClip;
+  readonly structure: string;
+  readonly skeleton: WeakRef<SkeletonAsset>;
+}
+
+/** Clips loaded from a compact clip file: compact forms without keys. */
+const loadedForms = new WeakMap<Clip, LoadedForm>();
+
+/** The compact form of the loaded `clip` for `skeleton`, or a `ClipError` when it has none. */
+function loadedCompact(
+  clip: Clip,
+  form: LoadedForm,
+  skeleton: SkeletonAsset,
+  structure: string,
+): CompactClip {
+  const compact = form.compact;
+  if (form.structure !== structure || lifetimeOf(compact).disposed) {
+    throw new ClipError(
+      clip.name,
+      -1,
+      -1,
+      "was loaded from a compact clip file for another skeleton, or its compact form was disposed: it has no keys to build from (load the file for this skeleton)",
+    );
+  }
+  // Its file's group answers to the skeleton it was loaded for; others of its structure tie it here.
+  if (form.skeleton.deref() !== skeleton) tieToSkeleton(compact, skeleton);
   return compact;
 }
 
-/** Clips loaded from a compact clip file (`clip_file.ts`): compact forms without keys. */
-const loaded = new WeakSet<Clip>();
-
 /**
  * @internal Makes `compact` the compact form of the keyless `clip` for
- * `skeleton` and the skeletons of its structure (a loaded clip): tied to
- * the skeleton's memory as a build is; played elsewhere, or once the form
- * is gone, the clip throws a `ClipError` rather than build from no keys.
+ * `skeleton` and the skeletons of its structure (a loaded clip; its
+ * file's group disposes it with `skeleton`, see `_clip_file_group.ts`):
+ * played elsewhere, or once the form is gone, the clip throws a
+ * `ClipError` rather than build from no keys.
  */
-export function adoptCompactClip(clip: Clip, skeleton: SkeletonAsset, compact: CompactClip): void {
-  loaded.add(clip);
-  built.set(clip, new Map([[structureKey(skeleton), compact]]));
-  compactClip(clip, skeleton);
+export function adoptCompactClip(
+  clip: Clip,
+  skeleton: WeakRef<SkeletonAsset>,
+  compact: CompactClip,
+): void {
+  loadedForms.set(clip, { compact, structure: structureKey(skeleton.deref()!), skeleton });
 }
 
 /**
@@ -328,6 +363,8 @@ export function adoptCompactClip(clip: Clip, skeleton: SkeletonAsset, compact: C
  * are garbage collected are released the same way.
  */
 export function disposeClip(clip: Clip): void {
+  const form = loadedForms.get(clip);
+  if (form) lifetimeOf(form.compact).dispose();
   const bySkeleton = built.get(clip);
   if (!bySkeleton) return;
   for (const compact of bySkeleton.values()) lifetimeOf(compact).dispose();

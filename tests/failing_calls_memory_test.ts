@@ -45,6 +45,7 @@ import { Core } from "../kernels.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { createScene, type Scene, wander } from "./_scene.ts";
+import { collectUntil } from "./_collect.ts";
 
 const CALLS = 10_000;
 /** Calls that build a fresh clip each time cost a build each: fewer show the same. */
@@ -233,16 +234,4 @@ function largestAllocation(memory: ReturnType<typeof coreMemory>): number {
     }
   }
   return low;
-}
-
-/** Allocates garbage that reaches the old generation until `done()`, at most 400 rounds. */
-async function collectUntil(done: () => boolean): Promise<void> {
-  const ballast: Uint8Array[] = [];
-  for (let round = 0; round < 400 && !done(); round++) {
-    const block = new Uint8Array(4 * 2 ** 20);
-    block[round] = 1;
-    ballast.push(block);
-    if (ballast.length > 16) ballast.splice(0, 8);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
 }

@@ -12,7 +12,8 @@
  */
 
 import type { Clip } from "./clip.ts";
-import { sampleChannel, sampleClip } from "./clip.ts";
+import { sampleClip } from "./clip.ts";
+import { ChannelCursor } from "./_channel_cursor.ts";
 import { MATRIX_FLOATS, PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
 
 const PATH_FIELDS = {
@@ -112,10 +113,9 @@ export function exactPose(clip: Clip, restPose: Float32Array, time: number): Flo
  */
 const EXACT_CACHE_FLOATS = 1 << 18;
 
-/** Whether joints `valid` (all when undefined) include every joint of `wanted` (all when undefined). */
-function covers(valid: Uint8Array | undefined, wanted: Uint8Array | undefined): boolean {
-  if (!valid) return true;
-  if (!wanted) return false;
+/** Whether joints `valid` include every joint of `wanted` (all when undefined). */
+function covers(valid: Uint8Array, wanted: Uint8Array | undefined): boolean {
+  if (!wanted) return valid.indexOf(0) < 0;
   for (let j = 0; j < wanted.length; j++) if (wanted[j] && !valid[j]) return false;
   return true;
 }
@@ -132,9 +132,17 @@ export class ExactPoses {
   /** Per channel, its first float in a pose. */
   readonly #fields: Int32Array;
   readonly #value = new Float64Array(4);
-  /** Exact matrices by time, and the joints valid in them (all when undefined). */
-  readonly #kept = new Map<number, { matrices: Float32Array; need?: Uint8Array }>();
-  #keptFloats = 0;
+  /** Per channel, a cursor (measured times go forward). */
+  readonly #cursors: ChannelCursor[];
+  /**
+   * Exact matrices by time: the offset of their floats in `#keptMatrices`
+   * and of their joints in `#keptNeed` (1: valid in them), in slots of
+   * one pose each, allocated as they fill.
+   */
+  readonly #kept = new Map<number, number>();
+  #keptMatrices = new Float32Array(0);
+  #keptNeed = new Uint8Array(0);
+  #keptCount = 0;
   /** The clip's channels' key times, each with its joint. */
   readonly sources: readonly KeyTimeSource[];
   /**
@@ -156,6 +164,7 @@ export class ExactPoses {
   ) {
     this.sources = clip.channels.map((c) => ({ times: c.times, joints: [c.joint] }));
     this.#fields = Int32Array.from(clip.channels, (c) => poseIndex(c.joint, PATH_FIELDS[c.path]));
+    this.#cursors = clip.channels.map((c) => new ChannelCursor(c));
     const n = geometry.jointCount;
     this.#pose = new Float32Array(geometry.restPose.length);
     this.#local = new Float32Array(n * MATRIX_FLOATS);
@@ -169,12 +178,32 @@ export class ExactPoses {
    * other joints' matrices are not those of the clip).
    */
   at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
-    const kept = this.#kept.get(time);
-    if (kept && covers(kept.need, need)) return kept.matrices;
+    const n = this.geometry.jointCount, floats = n * MATRIX_FLOATS;
+    let slot = this.#kept.get(time);
+    if (slot !== undefined) {
+      const valid = this.#keptNeed.subarray(slot * n, slot * n + n);
+      if (covers(valid, need)) {
+        return this.#keptMatrices.subarray(slot * floats, slot * floats + floats);
+      }
+    }
     const model = this.#matrices(time, matricesOf, need);
-    if (this.#keptFloats + model.length <= EXACT_CACHE_FLOATS) {
-      this.#kept.set(time, { matrices: model.slice(), need: need?.slice() });
-      this.#keptFloats += model.length;
+    if (slot === undefined && (this.#keptCount + 1) * floats <= EXACT_CACHE_FLOATS) {
+      slot = this.#keptCount++;
+      if (this.#keptCount * floats > this.#keptMatrices.length) {
+        const slots = Math.min(
+          Math.max(16, this.#keptCount * 2),
+          Math.floor(EXACT_CACHE_FLOATS / floats),
+        );
+        const matrices = new Float32Array(slots * floats), valid = new Uint8Array(slots * n);
+        matrices.set(this.#keptMatrices), valid.set(this.#keptNeed);
+        this.#keptMatrices = matrices, this.#keptNeed = valid;
+      }
+      this.#kept.set(time, slot);
+    }
+    if (slot !== undefined) {
+      this.#keptMatrices.set(model, slot * floats);
+      if (need) this.#keptNeed.set(need, slot * n);
+      else this.#keptNeed.fill(1, slot * n, slot * n + n);
     }
     return model;
   }
@@ -183,12 +212,14 @@ export class ExactPoses {
     const { parents, restPose } = this.geometry;
     const pose = this.#pose, fields = this.#fields, value = this.#value;
     pose.set(restPose);
-    this.clip.channels.forEach((channel, i) => {
-      if (need && !need[channel.joint]) return;
-      sampleChannel(channel, time, value);
+    const channels = this.clip.channels, cursors = this.#cursors;
+    for (let i = 0; i < channels.length; i++) {
+      const channel = channels[i];
+      if (need && !need[channel.joint]) continue;
+      cursors[i].at(time, value);
       const n = channel.path === "rotation" ? 4 : 3;
       for (let c = 0; c < n; c++) pose[fields[i] + c * 4] = value[c];
-    });
+    }
     return matricesOf?.(this.#pose) ??
       modelMatrices(this.#pose, parents, this.#local, this.#model);
   }

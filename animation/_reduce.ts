@@ -1,6 +1,6 @@
 /**
  * Key reduction of one clip channel for the compact format: the channel is
- * sampled exactly (`sampleChannel`) at candidate times (its keys; LINEAR
+ * sampled exactly (`sampleChannel`'s values, by a `ChannelCursor`) at candidate times (its keys; LINEAR
  * rotation intervals subdivided so that nlerp can follow slerp; CUBICSPLINE
  * intervals resampled), its values quantized, and a greedy pass keeps a key
  * only where interpolating the kept, quantized keys would leave the
@@ -13,7 +13,8 @@
  * @module
  */
 
-import { type ClipChannel, sampleChannel } from "./clip.ts";
+import type { ClipChannel } from "./clip.ts";
+import { ChannelCursor } from "./_channel_cursor.ts";
 import {
   decodeRanged,
   encodeRanged,
@@ -53,6 +54,10 @@ const BISECT_KEY_RATIO = 1.25;
 const CUBIC_CANDIDATES = 8;
 /** Most candidates one kept interval may span (bounds the build's time). */
 const MAX_SPAN = 256;
+
+// The reduction is synchronous: one cursor and value serve every channel.
+const reduceCursor = new ChannelCursor();
+const reduceScratch = new Float64Array(4);
 
 /** A channel's keys as the compact format stores them. */
 export interface KeyTrack {
@@ -161,13 +166,13 @@ export function reduceChannel(
   const m = candidates.length;
   // Exact values at the candidates, and halfway between neighbours.
   const exact = new Float64Array(m * n), halfway = new Float64Array(Math.max(0, m - 1) * n);
-  const value = new Float64Array(4);
+  const value = reduceScratch, cursor = reduceCursor.reset(channel);
   for (let i = 0; i < m; i++) {
-    sampleChannel(channel, candidates[i], value);
-    exact.set(value.subarray(0, n), i * n);
+    cursor.at(candidates[i], value);
+    for (let c = 0; c < n; c++) exact[i * n + c] = value[c];
     if (i + 1 < m) {
-      sampleChannel(channel, (candidates[i] + candidates[i + 1]) / 2, value);
-      halfway.set(value.subarray(0, n), i * n);
+      cursor.at((candidates[i] + candidates[i + 1]) / 2, value);
+      for (let c = 0; c < n; c++) halfway[i * n + c] = value[c];
     }
   }
   let constant = true;

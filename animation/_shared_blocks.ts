@@ -12,7 +12,8 @@
 
 import type { ReducedChannel } from "./_reduce.ts";
 import type { SyncBlock } from "./_sync_blocks.ts";
-import { type ClipChannel, sampleChannel } from "./clip.ts";
+import type { ClipChannel } from "./clip.ts";
+import { ChannelCursor } from "./_channel_cursor.ts";
 import { slerpTerms, slerpWeight } from "../simd/scalar/sample.ts";
 import { TRACK_RAW } from "../simd/wasm/assembly/abi.ts";
 
@@ -45,8 +46,9 @@ const MAX_SHARED_SPLITS = 6;
 /** Where between two keys a shared rotation is checked against slerp. */
 const SHARED_CHECKS = [0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
 
-// Scratch of offCurve (synchronous, so sharing is safe).
+// Scratch of offCurve and sharedBlocks (synchronous, so sharing is safe).
 const curveScratch = [0, 1, 2, 3].map(() => new Float64Array(4));
+const curveCursor = new ChannelCursor();
 
 /**
  * Whether `channel`'s rotation, interpolated between its exact values at
@@ -54,19 +56,19 @@ const curveScratch = [0, 1, 2, 3].map(() => new Float64Array(4));
  * `slerpWeight`, when `corrected`), leaves `limit` of its exact curve.
  */
 function offCurve(
-  channel: ClipChannel,
+  channel: ChannelCursor,
   t0: number,
   t1: number,
   corrected: boolean,
   limit: number,
 ): boolean {
   const [a, b, x, q] = curveScratch;
-  sampleChannel(channel, t0, a);
-  sampleChannel(channel, t1, b);
+  channel.at(t0, a);
+  channel.at(t1, b);
   const dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
   if (dot < 0) { for (let c = 0; c < 4; c++) b[c] = -b[c]; }
   return SHARED_CHECKS.some((u) => {
-    sampleChannel(channel, t0 + (t1 - t0) * u, x);
+    channel.at(t0 + (t1 - t0) * u, x);
     const w = corrected ? slerpWeight(slerpTerms(Math.fround(u)), a, b) : u;
     for (let c = 0; c < 4; c++) q[c] = a[c] + (b[c] - a[c]) * w;
     const length = Math.hypot(q[0], q[1], q[2], q[3]);
@@ -101,10 +103,13 @@ function sharedTimes(
   if (all.size > maxKeys) return undefined;
   const source = [...all].sort((a, b) => a - b);
   const rotations = keyed.filter(([c]) => c.path === "rotation");
+  // A cursor per rotation: the checks go forward through its keys.
+  const cursors = new Map(rotations.map(([c]) => [c, new ChannelCursor(c)]));
   const corrected = new Set<ClipChannel>();
   for (const [channel, tolerance] of rotations) {
+    const cursor = cursors.get(channel)!;
     for (let i = 1; i < source.length; i++) {
-      if (offCurve(channel, source[i - 1], source[i], false, slack * tolerance)) {
+      if (offCurve(cursor, source[i - 1], source[i], false, slack * tolerance)) {
         corrected.add(channel);
         break;
       }
@@ -114,7 +119,7 @@ function sharedTimes(
   const off = (t0: number, t1: number, depth: number) =>
     rotations.some(([c, tolerance]) =>
       (depth > 0 || corrected.has(c)) &&
-      offCurve(c, t0, t1, corrected.has(c), slack * tolerance)
+      offCurve(cursors.get(c)!, t0, t1, corrected.has(c), slack * tolerance)
     );
   const times: number[] = [];
   // Keys still to come from the source: the splits may take only the rest.
@@ -182,8 +187,9 @@ export function sharedBlocks(
     for (let l = 0; l < 4; l++) {
       const channel = lanes.find(([r]) => (r.joint & 3) === l)?.[1];
       const held = channel ? undefined : heldValue(group * 4 + l, path);
+      const cursor = channel && curveCursor.reset(channel);
       times.forEach((t, k) => {
-        if (channel) sampleChannel(channel, t, value);
+        if (cursor) cursor.at(t, value);
         else value.set(held!);
         let sign = 1;
         if (n === 4 && k > 0) {

@@ -113,11 +113,27 @@ export function exactPose(clip: Clip, restPose: Float32Array, time: number): Flo
  */
 const EXACT_CACHE_FLOATS = 1 << 18;
 
-/** Whether joints `valid` include every joint of `wanted` (all when undefined). */
-function covers(valid: Uint8Array, wanted: Uint8Array | undefined): boolean {
-  if (!wanted) return valid.indexOf(0) < 0;
-  for (let j = 0; j < wanted.length; j++) if (wanted[j] && !valid[j]) return false;
+/** Whether joints `valid[at..at + n)` include every joint of `wanted` (all when undefined). */
+function covers(valid: Uint8Array, at: number, n: number, wanted: Uint8Array | undefined): boolean {
+  for (let j = 0; j < n; j++) if (!valid[at + j] && (!wanted || wanted[j])) return false;
   return true;
+}
+
+/** Exact matrices at ascending times, and per time the joints valid in them. */
+interface KeptPoses {
+  readonly times: Float32Array;
+  readonly matrices: Float32Array;
+  readonly need: Uint8Array;
+  count: number;
+}
+
+function noPoses(): KeptPoses {
+  return {
+    times: new Float32Array(0),
+    matrices: new Float32Array(0),
+    need: new Uint8Array(0),
+    count: 0,
+  };
 }
 
 /**
@@ -134,15 +150,11 @@ export class ExactPoses {
   readonly #value = new Float64Array(4);
   /** Per channel, a cursor (measured times go forward). */
   readonly #cursors: ChannelCursor[];
-  /**
-   * Exact matrices by time: the offset of their floats in `#keptMatrices`
-   * and of their joints in `#keptNeed` (1: valid in them), in slots of
-   * one pose each, allocated as they fill.
-   */
-  readonly #kept = new Map<number, number>();
-  #keptMatrices = new Float32Array(0);
-  #keptNeed = new Uint8Array(0);
-  #keptCount = 0;
+  /** The exact matrices of the measurement before (reused) and of this one (kept for the next). */
+  #previous: KeptPoses = noPoses();
+  #current: KeptPoses = noPoses();
+  /** The first of `#previous`'s times not before the time asked last. */
+  #walk = 0;
   /** The clip's channels' key times, each with its joint. */
   readonly sources: readonly KeyTimeSource[];
   /**
@@ -179,33 +191,42 @@ export class ExactPoses {
    */
   at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
     const n = this.geometry.jointCount, floats = n * MATRIX_FLOATS;
-    let slot = this.#kept.get(time);
-    if (slot !== undefined) {
-      const valid = this.#keptNeed.subarray(slot * n, slot * n + n);
-      if (covers(valid, need)) {
-        return this.#keptMatrices.subarray(slot * floats, slot * floats + floats);
-      }
-    }
-    const model = this.#matrices(time, matricesOf, need);
-    if (slot === undefined && (this.#keptCount + 1) * floats <= EXACT_CACHE_FLOATS) {
-      slot = this.#keptCount++;
-      if (this.#keptCount * floats > this.#keptMatrices.length) {
-        const slots = Math.min(
-          Math.max(16, this.#keptCount * 2),
-          Math.floor(EXACT_CACHE_FLOATS / floats),
-        );
-        const matrices = new Float32Array(slots * floats), valid = new Uint8Array(slots * n);
-        matrices.set(this.#keptMatrices), valid.set(this.#keptNeed);
-        this.#keptMatrices = matrices, this.#keptNeed = valid;
-      }
-      this.#kept.set(time, slot);
-    }
-    if (slot !== undefined) {
-      this.#keptMatrices.set(model, slot * floats);
-      if (need) this.#keptNeed.set(need, slot * n);
-      else this.#keptNeed.fill(1, slot * n, slot * n + n);
+    const previous = this.#previous, current = this.#current;
+    let w = this.#walk;
+    while (w < previous.count && previous.times[w] < time) w++;
+    this.#walk = w;
+    const model = w < previous.count && previous.times[w] === time &&
+        covers(previous.need, w * n, n, need)
+      ? previous.matrices.subarray(w * floats, w * floats + floats)
+      : this.#matrices(time, matricesOf, need);
+    const slot = current.count;
+    if ((slot + 1) * floats <= current.matrices.length) {
+      current.times[slot] = time;
+      current.matrices.set(model, slot * floats);
+      if (need) current.need.set(need, slot * n);
+      else current.need.fill(1, slot * n, slot * n + n);
+      current.count++;
     }
     return model;
+  }
+
+  /**
+   * Starts a measurement at `times` ascending times: the exact matrices of
+   * the last one that kept any are what {@linkcode at} reuses, and this
+   * one keeps up to {@linkcode EXACT_CACHE_FLOATS} of its own.
+   */
+  begin(times: number): void {
+    let spare = this.#current;
+    if (spare.count > 0) spare = this.#previous, this.#previous = this.#current;
+    const n = this.geometry.jointCount, floats = n * MATRIX_FLOATS;
+    const slots = Math.min(times, Math.floor(EXACT_CACHE_FLOATS / floats));
+    this.#current = spare.times.length >= slots ? { ...spare, count: 0 } : {
+      times: new Float32Array(slots),
+      matrices: new Float32Array(slots * floats),
+      need: new Uint8Array(slots * n),
+      count: 0,
+    };
+    this.#walk = 0;
   }
 
   #matrices(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
@@ -288,6 +309,7 @@ export function measureError(
     if (any) rows.push(i);
   }
   const times = Float32Array.from(rows, (i) => plan.times[i]);
+  exact.begin(times.length);
   let worst = 0;
   const boundSquared = bound * bound;
   // The joints measured at a time and their ancestors: the channels sampled.

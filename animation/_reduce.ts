@@ -242,8 +242,10 @@ export function reduceChannel(
   } else {
     kept = pass(false)!;
     if (n === 4 && kept.length > 2) {
-      const bisected = pass(true)!;
-      if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
+      // Bisected keys only where they are fewer by the ratio: the pass
+      // stops as soon as they cannot be.
+      const bisected = pass(true, Math.floor(kept.length / BISECT_KEY_RATIO));
+      if (bisected) kept = bisected, bisect = true;
     }
   }
   const times = Float32Array.from(kept, (i) => candidates[i]);

@@ -189,7 +189,7 @@ export class ExactPoses {
    * with `need`, only the channels of the joints it marks are sampled (the
    * other joints' matrices are not those of the clip).
    */
-  at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
+  at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array, last?: number): Float32Array {
     const n = this.geometry.jointCount, floats = n * MATRIX_FLOATS;
     const previous = this.#previous, current = this.#current;
     let w = this.#walk;
@@ -198,7 +198,7 @@ export class ExactPoses {
     const model = w < previous.count && previous.times[w] === time &&
         covers(previous.need, w * n, n, need)
       ? previous.matrices.subarray(w * floats, w * floats + floats)
-      : this.#matrices(time, matricesOf, need);
+      : this.#matrices(time, matricesOf, need, last);
     const slot = current.count;
     if ((slot + 1) * floats <= current.matrices.length) {
       current.times[slot] = time;
@@ -229,7 +229,12 @@ export class ExactPoses {
     this.#walk = 0;
   }
 
-  #matrices(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
+  #matrices(
+    time: number,
+    matricesOf?: PoseMatrices,
+    need?: Uint8Array,
+    last?: number,
+  ): Float32Array {
     const { parents, restPose } = this.geometry;
     const pose = this.#pose, fields = this.#fields, value = this.#value;
     pose.set(restPose);
@@ -241,7 +246,7 @@ export class ExactPoses {
       const n = channel.path === "rotation" ? 4 : 3;
       for (let c = 0; c < n; c++) pose[fields[i] + c * 4] = value[c];
     }
-    return matricesOf?.(this.#pose) ??
+    return matricesOf?.(this.#pose, last) ??
       modelMatrices(this.#pose, parents, this.#local, this.#model);
   }
 }
@@ -259,12 +264,16 @@ function jointDistance(a: Float32Array, b: Float32Array, j: number, virtualDista
   const o = j * MATRIX_FLOATS;
   const x = a[o + 3] - b[o + 3], y = a[o + 7] - b[o + 7], z = a[o + 11] - b[o + 11];
   let worst = x * x + y * y + z * z;
+  // The three axes unrolled, their lengths as `axisLength` computes them
+  // (this is the measurement's innermost loop).
   for (let axis = 0; axis < 3; axis++) {
-    const la = virtualDistance / axisLength(a, o, axis);
-    const lb = virtualDistance / axisLength(b, o, axis);
-    const dx = x + a[o + axis] * la - b[o + axis] * lb;
-    const dy = y + a[o + 4 + axis] * la - b[o + 4 + axis] * lb;
-    const dz = z + a[o + 8 + axis] * la - b[o + 8 + axis] * lb;
+    const ax = a[o + axis], ay = a[o + 4 + axis], az = a[o + 8 + axis];
+    const bx = b[o + axis], by = b[o + 4 + axis], bz = b[o + 8 + axis];
+    const la = virtualDistance / (Math.sqrt(ax * ax + ay * ay + az * az) || 1);
+    const lb = virtualDistance / (Math.sqrt(bx * bx + by * by + bz * bz) || 1);
+    const dx = x + ax * la - bx * lb;
+    const dy = y + ay * la - by * lb;
+    const dz = z + az * la - bz * lb;
     const d = dx * dx + dy * dy + dz * dz;
     if (d > worst || d !== d) worst = d;
   }
@@ -302,12 +311,14 @@ export function measureError(
   // Only the times where some joint is measured; float32, as a playback
   // samples (the exact clip at the same times).
   const { mask } = plan;
-  const rows: number[] = [];
+  // With the last joint measured at each (the kernels compute joints 0 to it).
+  const rows: number[] = [], lastOf: number[] = [];
   for (let i = 0; i < plan.times.length; i++) {
-    let any = !mask;
-    for (let j = i * n; !any && j < (i + 1) * n; j++) any = mask![j] === 1;
-    if (any) rows.push(i);
+    let last = mask ? -1 : n - 1;
+    for (let j = (i + 1) * n - 1; last < 0 && j >= i * n; j--) if (mask![j] === 1) last = j - i * n;
+    if (last >= 0) rows.push(i), lastOf.push(last);
   }
+  const lasts = Int32Array.from(lastOf);
   const times = Float32Array.from(rows, (i) => plan.times[i]);
   exact.begin(times.length);
   let worst = 0;
@@ -320,8 +331,9 @@ export function measureError(
       for (let j = 0; j < n; j++) need[j] = mask[row + j];
       for (let j = n - 1; j > 0; j--) if (need[j] && parents[j] >= 0) need[parents[j]] = 1;
     }
-    const exactModel = exact.at(times[i], matricesOf, mask && need);
-    for (let j = 0; j < n; j++) {
+    const last = lasts[i];
+    const exactModel = exact.at(times[i], matricesOf, mask && need, last);
+    for (let j = 0; j <= last; j++) {
       if (mask && !mask[row + j]) continue;
       const d = jointDistance(sampled, exactModel, j, virtualDistance);
       // NaN (matrices overflowed) is the measurement: the build refuses the clip.
@@ -330,7 +342,7 @@ export function measureError(
     }
     return worst < boundSquared;
   };
-  if (!exact.player || !playImage(exact.player, image, times, visit)) {
+  if (!exact.player || !playImage(exact.player, image, times, visit, lasts)) {
     const floats = poseFloats(n);
     const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
     const buffer = new ArrayBuffer(poseAt + floats * 4);

@@ -318,8 +318,9 @@ export function measureError(
     for (let j = (i + 1) * n - 1; last < 0 && j >= i * n; j--) if (mask![j] === 1) last = j - i * n;
     if (last >= 0) rows.push(i), lastOf.push(last);
   }
-  const lasts = Int32Array.from(lastOf);
-  const times = Float32Array.from(rows, (i) => plan.times[i]);
+  const lasts = new Int32Array(lastOf);
+  const times = new Float32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) times[i] = plan.times[rows[i]];
   exact.begin(times.length);
   let worst = 0;
   const boundSquared = bound * bound;

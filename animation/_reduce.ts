@@ -111,22 +111,44 @@ function candidateTimes(channel: ClipChannel, work: BuildWork): Float64Array {
     else if (path === "rotation") {
       let dot = 0;
       for (let c = 0; c < 4; c++) dot += values[k * 4 + c] * values[k * 4 + 4 + c];
-      const angle = 2 * Math.acos(Math.min(1, Math.abs(dot)));
-      parts[k] = Math.min(MAX_ROTATION_CANDIDATES, Math.max(1, Math.ceil(angle / CANDIDATE_ANGLE)));
+      parts[k] = rotationParts(Math.abs(dot));
     }
     count += parts[k] - 1;
   }
   work.spend(3 * count);
-  const out: number[] = [];
+  const out = new Float64Array(count);
+  let m = 0;
   for (let k = 0; k < times.length; k++) {
-    out.push(times[k]);
+    out[m++] = times[k];
     if (k + 1 === times.length || interpolation === "STEP") continue;
     for (let s = 1; s < parts[k]; s++) {
       const t = Math.fround(times[k] + ((times[k + 1] - times[k]) * s) / parts[k]);
-      if (t > out[out.length - 1] && t < times[k + 1]) out.push(t);
+      if (t > out[m - 1] && t < times[k + 1]) out[m++] = t;
     }
   }
-  return Float64Array.from(out);
+  return out.subarray(0, m);
+}
+
+/**
+ * Per count of candidate intervals `p`, the least dot product of two keys
+ * whose arc (`2 acos(dot)`) spans at most `p` of {@linkcode CANDIDATE_ANGLE}.
+ */
+const PART_COSINES = Float64Array.from(
+  { length: MAX_ROTATION_CANDIDATES + 1 },
+  (_, p) => Math.cos((p * CANDIDATE_ANGLE) / 2),
+);
+
+/**
+ * Candidate intervals of a LINEAR rotation interval whose keys have the
+ * dot product `dot` (absolute): its arc over {@linkcode CANDIDATE_ANGLE},
+ * rounded up, within 1 to {@linkcode MAX_ROTATION_CANDIDATES}; the table
+ * holds the arccosine's thresholds (a key interval of a motion capture
+ * turns less than one part: one comparison).
+ */
+function rotationParts(dot: number): number {
+  let p = 1;
+  while (p < MAX_ROTATION_CANDIDATES && dot < PART_COSINES[p]) p++;
+  return p;
 }
 
 /** Interpolates like the kernel: lerp, or nlerp along the shorter arc. */
@@ -162,7 +184,7 @@ export function reduceChannel(
   const n = path === 1 ? 4 : 3;
   const step = channel.interpolation === "STEP";
   if (step) work.spend(3 * channel.times.length);
-  const candidates = step ? Float64Array.from(channel.times) : candidateTimes(channel, work);
+  const candidates = step ? new Float64Array(channel.times) : candidateTimes(channel, work);
   const m = candidates.length;
   // Exact values at the candidates, and halfway between neighbours.
   const exact = new Float64Array(m * n), halfway = new Float64Array(Math.max(0, m - 1) * n);
@@ -182,7 +204,7 @@ export function reduceChannel(
   for (let i = 0; i + 1 < m && constant; i++) {
     constant = distance(exact, 0, halfway, i * n, n) <= tolerance;
   }
-  if (constant) return { joint, path, constant: Float32Array.from(exact.subarray(0, n)) };
+  if (constant) return { joint, path, constant: new Float32Array(exact.subarray(0, n)) };
   // Quantize; fall back to floats where quantization alone takes too much of the tolerance.
   // Neighbouring rotations in one hemisphere: the kernel interpolates without a shorter-arc test.
   if (n === 4) {
@@ -192,7 +214,7 @@ export function reduceChannel(
       if (dot < 0) { for (let c = 0; c < 4; c++) exact[i * 4 + c] = -exact[i * 4 + c]; }
     }
   }
-  const quantized = Float32Array.from(exact);
+  const quantized = new Float32Array(exact);
   let format = TRACK_RAW, range: VectorRange | undefined;
   if (!step) {
     const trial = new Float32Array(m * n);
@@ -248,7 +270,8 @@ export function reduceChannel(
       if (bisected) kept = bisected, bisect = true;
     }
   }
-  const times = Float32Array.from(kept, (i) => candidates[i]);
+  const times = new Float32Array(kept.length);
+  for (let k = 0; k < kept.length; k++) times[k] = candidates[kept[k]];
   const pieceTimes = bisect ? bisectedPieceTimes(kept, times, quantized) : undefined;
   return {
     joint,

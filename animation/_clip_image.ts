@@ -118,11 +118,11 @@ export function clipImage(
       view.setFloat32(lane + CACHE_RIGHT + c * 16, v, true);
     });
   }
-  const heldValue = (joint: number, path: number) =>
-    Float32Array.from(
-      { length: path === 1 ? 4 : 3 },
-      (_, c) => view.getFloat32(laneByte(joint, path) + c * 16, true),
-    );
+  const heldValue = (joint: number, path: number) => {
+    const value = new Float32Array(path === 1 ? 4 : 3), lane = laneByte(joint, path);
+    for (let c = 0; c < value.length; c++) value[c] = view.getFloat32(lane + c * 16, true);
+    return value;
+  };
   const shared = "shared" in layout;
   const laid = shared
     ? sharedBlocks(

@@ -61,14 +61,25 @@ function nlerpStray(angle: number, corrected: boolean): number {
   const [a, b] = canonical;
   b[0] = Math.cos(angle), b[1] = Math.sin(angle);
   let worst = 0;
-  SHARED_CHECKS.forEach((u, i) => {
+  for (let i = 0; i < SHARED_CHECKS.length; i++) {
+    const u = SHARED_CHECKS[i];
     const w = corrected ? slerpWeight(CHECK_TERMS[i], a, b) : u;
-    const qx = 1 - w + w * b[0], qy = w * b[1], length = Math.hypot(qx, qy);
-    const x = Math.cos(u * angle), y = Math.sin(u * angle);
-    worst = Math.max(worst, Math.hypot(qx / length - x, qy / length - y));
-  });
+    const qx = 1 - w + w * b[0], qy = w * b[1], length = Math.sqrt(qx * qx + qy * qy);
+    const dx = qx / length - Math.cos(u * angle), dy = qy / length - Math.sin(u * angle);
+    worst = Math.max(worst, Math.sqrt(dx * dx + dy * dy));
+  }
   return worst;
 }
+
+/** Steps of {@linkcode STRAY_ANGLES} per halving of the angle. */
+const STRAY_STEPS_PER_OCTAVE = 16;
+/** Angles of the stray tables, from pi / 2 down by halvings (to about 1e-7 rad). */
+const STRAY_ANGLES = Float64Array.from(
+  { length: 24 * STRAY_STEPS_PER_OCTAVE + 1 },
+  (_, k) => (Math.PI / 2) * 2 ** (-k / STRAY_STEPS_PER_OCTAVE),
+);
+/** {@linkcode nlerpStray} at {@linkcode STRAY_ANGLES}, plain and corrected: made once, when first needed. */
+let strayTables: readonly Float64Array[] | undefined;
 
 /**
  * The least dot product of two rotations between which nlerp (corrected or
@@ -77,13 +88,26 @@ function nlerpStray(angle: number, corrected: boolean): number {
  * their bounds include every channel's key times) the exact curve is the
  * slerp of its values at any two times, so how far the sampler strays
  * from it depends on their angle alone, and one dot product decides
- * where eight samples did. Bisected over the angle (the stray grows with
- * it); the build measures the result anyway.
+ * where eight samples did. The angle is found in a table of the stray
+ * (it grows with the angle), then bisected a few times between its
+ * neighbours; the build measures the result anyway.
  */
 function leastDot(corrected: boolean, limit: number): number {
-  let good = 0, bad = Math.PI / 2;
-  if (nlerpStray(bad, corrected) <= limit) return 0;
-  for (let step = 0; step < 20; step++) {
+  strayTables ??= [false, true].map((c) =>
+    Float64Array.from(STRAY_ANGLES, (angle) => nlerpStray(angle, c))
+  );
+  const stray = strayTables[corrected ? 1 : 0];
+  if (stray[0] <= limit) return 0;
+  // The first angle (largest first) whose stray is within the limit.
+  let lo = 1, hi = stray.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (stray[mid] <= limit) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo === stray.length) return 1;
+  let good = STRAY_ANGLES[lo], bad = STRAY_ANGLES[lo - 1];
+  for (let step = 0; step < 4; step++) {
     const mid = (good + bad) / 2;
     if (nlerpStray(mid, corrected) <= limit) good = mid;
     else bad = mid;

@@ -92,8 +92,9 @@ const PATHS = { translation: 0, rotation: 1, scale: 2 } as const;
 function distance(a: ArrayLike<number>, ia: number, b: ArrayLike<number>, ib: number, n: number) {
   let d = 0, e = 0;
   for (let c = 0; c < n; c++) {
-    d += (a[ia + c] - b[ib + c]) ** 2;
-    e += (a[ia + c] + b[ib + c]) ** 2;
+    const minus = a[ia + c] - b[ib + c], plus = a[ia + c] + b[ib + c];
+    d += minus * minus;
+    e += plus * plus;
   }
   return Math.sqrt(n === 4 ? Math.min(d, e) : d);
 }
@@ -354,13 +355,17 @@ function keepKeys(
   };
   // A bisected interpolation halves up to six times: it counts as four.
   const unitsPerTime = bisect ? 8 : 2;
+  const strays = (i: number, j: number, l: number) =>
+    (l > i && distance(at(i, j, times[l]), 0, exact, l * n, n) > tolerance) ||
+    distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance;
+  // Where the last span from this start strayed: a shorter one that
+  // still holds it mostly strays there too, so it is checked first.
+  let strayed = -1;
   const fits = (i: number, j: number) => {
     work.spend((j - i) * unitsPerTime);
+    if (strayed > i && strayed < j && strays(i, j, strayed)) return false;
     for (let l = i; l < j; l++) {
-      if (l > i && distance(at(i, j, times[l]), 0, exact, l * n, n) > tolerance) return false;
-      if (distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance) {
-        return false;
-      }
+      if (strays(i, j, l)) return (strayed = l), false;
     }
     return true;
   };

@@ -22,7 +22,7 @@ const PATH_FIELDS = {
   scale: PoseField.SX,
 } as const;
 import { sampleCompact } from "../simd/scalar/sample.ts";
-import type { ClipImage } from "./_clip_image.ts";
+import { type ClipImage, sameBytes } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
 import { type KeyTimeSource, measurePlan, sortedUnique } from "./_measure_plan.ts";
@@ -367,11 +367,5 @@ export function measureError(
 
 /** Whether two images sample alike: the same bytes and cache template. */
 function sameImage(a: ClipImage, b: ClipImage): boolean {
-  return equalBytes(a.bytes, b.bytes) && equalBytes(a.template, b.template);
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return sameBytes(a.bytes, b.bytes) && sameBytes(a.template, b.template);
 }

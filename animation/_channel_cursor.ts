@@ -16,10 +16,13 @@ const STEPS_BEFORE_SEARCH = 4;
 
 const STEP = 0, LINEAR = 1, CUBIC = 2;
 
+/** A cursor's keys before its first channel. */
+const NO_KEYS = new Float32Array(4);
+
 /** A cursor over one channel's key intervals (see the module doc). */
 export class ChannelCursor {
-  #times: Float32Array = new Float32Array(1);
-  #values: Float32Array = new Float32Array(4);
+  #times: Float32Array = NO_KEYS;
+  #values: Float32Array = NO_KEYS;
   #n = 3;
   #kind = LINEAR;
   #last = 0;
@@ -31,8 +34,11 @@ export class ChannelCursor {
   #slerp = 0;
   #theta = 0;
   #sin = 0;
-  /** The interval's second key, on the first's side. */
-  readonly #b = new Float64Array(4);
+  /** The interval's second key, on the first's side (fields, not an array: a build makes a cursor per channel). */
+  #bx = 0;
+  #by = 0;
+  #bz = 0;
+  #bw = 0;
 
   /** A cursor over `channel` (or none yet: {@linkcode reset} before sampling). */
   constructor(channel?: ClipChannel) {
@@ -127,7 +133,7 @@ export class ChannelCursor {
 
   /** `slerp` of `clip.ts` (three.js `slerpFlat`) with the interval's terms kept. */
   #slerpAt(i: number, a: number, b: number, t: number, out: Float64Array | Float32Array): void {
-    const values = this.#values, q = this.#b;
+    const values = this.#values;
     let x0 = values[a], y0 = values[a + 1], z0 = values[a + 2], w0 = values[a + 3];
     if (this.#termsOf !== i) {
       this.#termsOf = i;
@@ -138,7 +144,7 @@ export class ChannelCursor {
           x1 = -x1, y1 = -y1, z1 = -z1, w1 = -w1;
           dot = -dot;
         }
-        q[0] = x1, q[1] = y1, q[2] = z1, q[3] = w1;
+        this.#bx = x1, this.#by = y1, this.#bz = z1, this.#bw = w1;
         if (dot < 0.9995) {
           this.#slerp = 1;
           this.#theta = Math.acos(dot);
@@ -146,17 +152,17 @@ export class ChannelCursor {
         } else this.#slerp = 2;
       } else this.#slerp = 0;
     }
-    const kind = this.#slerp;
+    const kind = this.#slerp, bx = this.#bx, by = this.#by, bz = this.#bz, bw = this.#bw;
     if (kind === 1 && t !== 0) {
       const theta = this.#theta, sin = this.#sin;
       const s = Math.sin((1 - t) * theta) / sin;
       t = Math.sin(t * theta) / sin;
-      x0 = x0 * s + q[0] * t, y0 = y0 * s + q[1] * t;
-      z0 = z0 * s + q[2] * t, w0 = w0 * s + q[3] * t;
+      x0 = x0 * s + bx * t, y0 = y0 * s + by * t;
+      z0 = z0 * s + bz * t, w0 = w0 * s + bw * t;
     } else if (kind === 2) {
       const s = 1 - t;
-      x0 = x0 * s + q[0] * t, y0 = y0 * s + q[1] * t;
-      z0 = z0 * s + q[2] * t, w0 = w0 * s + q[3] * t;
+      x0 = x0 * s + bx * t, y0 = y0 * s + by * t;
+      z0 = z0 * s + bz * t, w0 = w0 * s + bw * t;
       const f = 1 / Math.sqrt(x0 * x0 + y0 * y0 + z0 * z0 + w0 * w0);
       x0 *= f, y0 *= f, z0 *= f, w0 *= f;
     }

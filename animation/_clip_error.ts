@@ -121,20 +121,33 @@ function covers(valid: Uint8Array, at: number, n: number, wanted: Uint8Array | u
 
 /** Exact matrices at ascending times, and per time the joints valid in them. */
 interface KeptPoses {
-  readonly times: Float32Array;
-  readonly matrices: Float32Array;
-  readonly need: Uint8Array;
+  times: Float32Array;
+  matrices: Float32Array;
+  need: Uint8Array;
+  /** Times it holds, and the most it may hold for its current owner. */
   count: number;
+  slots: number;
+  /** The build whose measurements it holds. */
+  owner?: ExactPoses;
 }
 
-function noPoses(): KeptPoses {
-  return {
-    times: new Float32Array(0),
-    matrices: new Float32Array(0),
-    need: new Uint8Array(0),
-    count: 0,
-  };
-}
+/** No kept poses (a build before its first measurement). */
+const NO_POSES: KeptPoses = {
+  times: new Float32Array(0),
+  matrices: new Float32Array(0),
+  need: new Uint8Array(0),
+  count: 0,
+  slots: 0,
+};
+
+/**
+ * The two stores of kept poses, shared by every build (builds are
+ * synchronous; a build claims them at its first measurement, and a store
+ * another build claimed since is no longer its own): a build's own
+ * arrays, up to a megabyte each, were allocated and zeroed for every clip
+ * measured once. Grown as needed up to {@linkcode EXACT_CACHE_FLOATS}.
+ */
+const keptStores: KeptPoses[] = [0, 1].map(() => ({ ...NO_POSES }));
 
 /**
  * What one build's measurements share: the clip, its key times by joint,
@@ -151,8 +164,8 @@ export class ExactPoses {
   /** Per channel, a cursor (measured times go forward). */
   readonly #cursors: ChannelCursor[];
   /** The exact matrices of the measurement before (reused) and of this one (kept for the next). */
-  #previous: KeptPoses = noPoses();
-  #current: KeptPoses = noPoses();
+  #previous: KeptPoses = NO_POSES;
+  #current: KeptPoses = NO_POSES;
   /** The first of `#previous`'s times not before the time asked last. */
   #walk = 0;
   /** The clip's channels' key times, each with its joint. */
@@ -200,7 +213,7 @@ export class ExactPoses {
       ? previous.matrices.subarray(w * floats, w * floats + floats)
       : this.#matrices(time, matricesOf, need, last);
     const slot = current.count;
-    if ((slot + 1) * floats <= current.matrices.length) {
+    if (slot < current.slots) {
       current.times[slot] = time;
       current.matrices.set(model, slot * floats);
       if (need) current.need.set(need, slot * n);
@@ -216,16 +229,21 @@ export class ExactPoses {
    * one keeps up to {@linkcode EXACT_CACHE_FLOATS} of its own.
    */
   begin(times: number): void {
-    let spare = this.#current;
-    if (spare.count > 0) spare = this.#previous, this.#previous = this.#current;
+    if (this.#current.owner !== this) this.#current = NO_POSES;
+    if (this.#previous.owner !== this) this.#previous = NO_POSES;
+    if (this.#current.count > 0) this.#previous = this.#current;
+    const store = keptStores[this.#previous === keptStores[0] ? 1 : 0];
     const n = this.geometry.jointCount, floats = n * MATRIX_FLOATS;
     const slots = Math.min(times, Math.floor(EXACT_CACHE_FLOATS / floats));
-    this.#current = spare.times.length >= slots ? { ...spare, count: 0 } : {
-      times: new Float32Array(slots),
-      matrices: new Float32Array(slots * floats),
-      need: new Uint8Array(slots * n),
-      count: 0,
-    };
+    if (store.times.length < slots || store.matrices.length < slots * floats) {
+      const most = Math.floor(EXACT_CACHE_FLOATS / floats);
+      const grown = Math.min(most, Math.max(slots, 2 * store.times.length));
+      store.times = new Float32Array(grown);
+      store.matrices = new Float32Array(Math.max(grown * floats, store.matrices.length));
+    }
+    if (store.need.length < slots * n) store.need = new Uint8Array(slots * n);
+    store.count = 0, store.slots = slots, store.owner = this;
+    this.#current = store;
     this.#walk = 0;
   }
 

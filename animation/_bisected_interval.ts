@@ -58,6 +58,15 @@ export class BisectedInterval {
   at(t: number, out: Float64Array): void {
     const f = Math.fround, lo = this.#lo, hi = this.#hi, pieces = this.#pieces;
     const time = f(t);
+    if (pieces === 1) {
+      // One piece (an arc within the sampler's angle): from key to key, as
+      // below with the piece's bounds lo and hi (most spans of a greedy pass).
+      const a = this.#a, b = this.#b, w = f(f(time - lo) * f(1 / f(hi - lo)));
+      let length = 0;
+      for (let c = 0; c < 4; c++) length += (out[c] = f(a[c] + f(f(b[c] - a[c]) * w))) ** 2;
+      for (let c = 0; c < 4; c++) out[c] /= Math.sqrt(length);
+      return;
+    }
     let s = Math.floor(f(f(f(time - lo) / f(hi - lo)) * pieces));
     s = Math.min(pieces - 1, Math.max(0, s));
     while (s > 0 && time < pieceStart(lo, hi, s, pieces)) s--;

@@ -4,17 +4,16 @@
  * `sampleChannel`, bit for bit, without its search per sample (the cursor
  * steps from the interval it was last in) and with each LINEAR rotation
  * interval's angle and its sine computed once, not at every sample (a
- * slerp is then two sines, not an arccosine and three sines).
+ * slerp is then two sines, not an arccosine and three sines). STEP and
+ * CUBICSPLINE channels are sampled by `sampleChannel` itself.
  *
  * @module
  */
 
-import type { ClipChannel } from "./clip.ts";
+import { type ClipChannel, sampleChannel } from "./clip.ts";
 
 /** Intervals the cursor steps one by one before it searches. */
 const STEPS_BEFORE_SEARCH = 4;
-
-const STEP = 0, LINEAR = 1, CUBIC = 2;
 
 /** A cursor's keys before its first channel. */
 const NO_KEYS = new Float32Array(4);
@@ -23,8 +22,9 @@ const NO_KEYS = new Float32Array(4);
 export class ChannelCursor {
   #times: Float32Array = NO_KEYS;
   #values: Float32Array = NO_KEYS;
+  #channel: ClipChannel | undefined;
   #n = 3;
-  #kind = LINEAR;
+  #linear = true;
   #last = 0;
   /** The interval `[times[i], times[i + 1])` the cursor is in. */
   #i = 0;
@@ -50,11 +50,8 @@ export class ChannelCursor {
     this.#times = channel.times;
     this.#values = channel.values;
     this.#n = channel.path === "rotation" ? 4 : 3;
-    this.#kind = channel.interpolation === "STEP"
-      ? STEP
-      : channel.interpolation === "CUBICSPLINE"
-      ? CUBIC
-      : LINEAR;
+    this.#channel = channel;
+    this.#linear = channel.interpolation === "LINEAR";
     this.#last = channel.times.length - 1;
     this.#i = 0;
     this.#termsOf = -1;
@@ -81,48 +78,22 @@ export class ChannelCursor {
 
   /** The channel's value at `time` into `out[0..n)`, as `sampleChannel` gives it. */
   at(time: number, out: Float64Array | Float32Array): void {
+    const channel = this.#channel;
+    // STEP and CUBICSPLINE keys: sampleChannel's own search (the cursor's
+    // gain is in LINEAR intervals, a build's candidates and measurements).
+    if (!this.#linear) return sampleChannel(channel!, time, out);
     const times = this.#times, values = this.#values, n = this.#n, last = this.#last;
-    const cubic = this.#kind === CUBIC;
-    const stride = cubic ? 3 * n : n;
-    const valueOffset = cubic ? n : 0;
     if (!(time > times[0]) || last === 0) {
-      for (let c = 0; c < n; c++) out[c] = values[valueOffset + c];
+      for (let c = 0; c < n; c++) out[c] = values[c];
       return;
     }
     if (time >= times[last]) {
-      for (let c = 0; c < n; c++) out[c] = values[last * stride + valueOffset + c];
+      for (let c = 0; c < n; c++) out[c] = values[last * n + c];
       return;
     }
     const i = this.#seek(time);
-    const t0 = times[i], t1 = times[i + 1];
-    const a = i * stride, b = a + stride;
-    if (this.#kind === STEP) {
-      for (let c = 0; c < n; c++) out[c] = values[a + c];
-      return;
-    }
-    const u = (time - t0) / (t1 - t0);
-    if (cubic) {
-      const dt = t1 - t0;
-      const u2 = u * u, u3 = u2 * u;
-      // sampleChannel's grouping (three.js GLTFCubicSplineInterpolant's).
-      const s2 = -2 * u3 + 3 * u2;
-      const s3 = u3 - u2;
-      const s0 = 1 - s2;
-      const s1 = s3 - u2 + u;
-      for (let c = 0; c < n; c++) {
-        const p0 = values[a + n + c], m0 = values[a + 2 * n + c] * dt;
-        const p1 = values[b + n + c], m1 = values[b + c] * dt;
-        out[c] = s0 * p0 + s1 * m0 + s2 * p1 + s3 * m1;
-      }
-      if (n === 4) {
-        const len = Math.sqrt(
-          out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3],
-        );
-        const s = len > 0 ? 1 / len : 0;
-        out[0] *= s, out[1] *= s, out[2] *= s, out[3] *= s;
-      }
-      return;
-    }
+    const a = i * n, b = a + n;
+    const u = (time - times[i]) / (times[i + 1] - times[i]);
     if (n === 3) {
       const s = 1 - u;
       for (let c = 0; c < 3; c++) out[c] = values[a + c] * s + values[b + c] * u;

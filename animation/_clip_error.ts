@@ -191,7 +191,9 @@ export class ExactPoses {
     this.#fields = Int32Array.from(clip.channels, (c) => poseIndex(c.joint, PATH_FIELDS[c.path]));
     this.#cursors = clip.channels.map((c) => new ChannelCursor(c));
     const n = geometry.jointCount;
-    this.#pose = new Float32Array(geometry.restPose.length);
+    // The rest pose once: a time writes the channels of the joints it
+    // needs, and the others' matrices are not the clip's anyway.
+    this.#pose = geometry.restPose.slice();
     this.#local = new Float32Array(n * MATRIX_FLOATS);
     this.#model = new Float32Array(n * MATRIX_FLOATS);
   }
@@ -253,9 +255,8 @@ export class ExactPoses {
     need?: Uint8Array,
     last?: number,
   ): Float32Array {
-    const { parents, restPose } = this.geometry;
+    const { parents } = this.geometry;
     const pose = this.#pose, fields = this.#fields, value = this.#value;
-    pose.set(restPose);
     const channels = this.clip.channels, cursors = this.#cursors;
     for (let i = 0; i < channels.length; i++) {
       const channel = channels[i];

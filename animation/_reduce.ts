@@ -59,6 +59,38 @@ const MAX_SPAN = 256;
 const reduceCursor = new ChannelCursor();
 const reduceScratch = new Float64Array(4);
 
+/** Most elements a scratch array keeps between channels (larger ones are made per channel). */
+const SCRATCH_KEPT = 1 << 16;
+
+/**
+ * A typed array the reduction reuses from channel to channel (it is
+ * synchronous, and nothing it returns views one): a channel's arrays
+ * allocated off the heap were most of a short channel's reduction.
+ */
+class Scratch<T extends Float64Array | Float32Array | Uint8Array> {
+  #array: T;
+  constructor(readonly make: (length: number) => T) {
+    this.#array = make(256);
+  }
+
+  /** `length` elements (their values are left from an earlier channel). */
+  take(length: number): T {
+    if (length > SCRATCH_KEPT) return this.make(length);
+    if (this.#array.length < length) {
+      this.#array = this.make(Math.max(length, 2 * this.#array.length));
+    }
+    return this.#array.subarray(0, length) as T;
+  }
+}
+
+const partsScratch = new Scratch((n) => new Uint8Array(n));
+const candidateScratch = new Scratch((n) => new Float64Array(n));
+const exactScratch = new Scratch((n) => new Float64Array(n));
+const halfwayScratch = new Scratch((n) => new Float64Array(n));
+const quantizedScratch = new Scratch((n) => new Float32Array(n));
+const trialScratch = new Scratch((n) => new Float32Array(n));
+const keyScratch = new Float32Array(4);
+
 /** A channel's keys as the compact format stores them. */
 export interface KeyTrack {
   readonly joint: number;
@@ -105,7 +137,7 @@ function distance(a: ArrayLike<number>, ia: number, b: ArrayLike<number>, ib: nu
  */
 function candidateTimes(channel: ClipChannel, work: BuildWork): Float64Array {
   const { times, values, interpolation, path } = channel;
-  const parts = new Uint8Array(times.length).fill(1);
+  const parts = partsScratch.take(times.length).fill(1);
   let count = times.length;
   for (let k = 0; k + 1 < times.length && interpolation !== "STEP"; k++) {
     if (interpolation === "CUBICSPLINE") parts[k] = CUBIC_CANDIDATES;
@@ -117,7 +149,7 @@ function candidateTimes(channel: ClipChannel, work: BuildWork): Float64Array {
     count += parts[k] - 1;
   }
   work.spend(3 * count);
-  const out = new Float64Array(count);
+  const out = candidateScratch.take(count);
   let m = 0;
   for (let k = 0; k < times.length; k++) {
     out[m++] = times[k];
@@ -143,13 +175,17 @@ const PART_COSINES = Float64Array.from(
  * Candidate intervals of a LINEAR rotation interval whose keys have the
  * dot product `dot` (absolute): its arc over {@linkcode CANDIDATE_ANGLE},
  * rounded up, within 1 to {@linkcode MAX_ROTATION_CANDIDATES}; the table
- * holds the arccosine's thresholds (a key interval of a motion capture
- * turns less than one part: one comparison).
+ * holds the arccosine's thresholds, searched by halving.
  */
 function rotationParts(dot: number): number {
-  let p = 1;
-  while (p < MAX_ROTATION_CANDIDATES && dot < PART_COSINES[p]) p++;
-  return p;
+  // The least p whose cosine the dot product reaches (the cosines fall with p).
+  let lo = 1, hi = MAX_ROTATION_CANDIDATES;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (dot >= PART_COSINES[mid]) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** Interpolates like the kernel: lerp, or nlerp along the shorter arc. */
@@ -185,10 +221,13 @@ export function reduceChannel(
   const n = path === 1 ? 4 : 3;
   const step = channel.interpolation === "STEP";
   if (step) work.spend(3 * channel.times.length);
-  const candidates = step ? new Float64Array(channel.times) : candidateTimes(channel, work);
+  const candidates = step
+    ? candidateScratch.take(channel.times.length)
+    : candidateTimes(channel, work);
+  if (step) candidates.set(channel.times);
   const m = candidates.length;
   // Exact values at the candidates, and halfway between neighbours.
-  const exact = new Float64Array(m * n), halfway = new Float64Array(Math.max(0, m - 1) * n);
+  const exact = exactScratch.take(m * n), halfway = halfwayScratch.take(Math.max(0, m - 1) * n);
   const value = reduceScratch, cursor = reduceCursor.reset(channel);
   for (let i = 0; i < m; i++) {
     cursor.at(candidates[i], value);
@@ -215,11 +254,12 @@ export function reduceChannel(
       if (dot < 0) { for (let c = 0; c < 4; c++) exact[i * 4 + c] = -exact[i * 4 + c]; }
     }
   }
-  const quantized = new Float32Array(exact);
+  const quantized = quantizedScratch.take(m * n);
+  quantized.set(exact);
   let format = TRACK_RAW, range: VectorRange | undefined;
   if (!step) {
-    const trial = new Float32Array(m * n);
-    const key = new Float32Array(4);
+    const trial = trialScratch.take(m * n);
+    const key = keyScratch;
     if (n === 4) {
       for (let i = 0; i < m; i++) {
         roundTripSmallestThree(exact, i * 4, key);

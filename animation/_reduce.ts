@@ -58,7 +58,7 @@ const reduceCursor = new ChannelCursor();
 const reduceScratch = new Float64Array(4);
 
 /** Most elements a scratch array keeps between channels (larger ones are made per channel). */
-const SCRATCH_KEPT = 1 << 16;
+const SCRATCH_KEPT = 1 << 14;
 
 /**
  * A typed array the reduction reuses from channel to channel (it is

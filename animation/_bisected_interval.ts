@@ -32,6 +32,9 @@ export class BisectedInterval {
    */
   readonly #points = new Float64Array(65 * 4);
   readonly #pointReady = new Uint8Array(65);
+  /** The interval's keys (no views made per interval). */
+  readonly #a = new Float32Array(4);
+  readonly #b = new Float32Array(4);
   /** A sum of opposite points was 0: halving stops there, piece by piece. */
   #degenerate = false;
 
@@ -39,7 +42,9 @@ export class BisectedInterval {
   select(q: Float32Array, i: number, j: number, lo: number, hi: number): void {
     if (q === this.#q && i === this.#i && j === this.#j) return;
     this.#q = q, this.#i = i, this.#j = j, this.#lo = lo, this.#hi = hi;
-    this.#pieces = bisectPieceCount(q.subarray(i * 4, i * 4 + 4), q.subarray(j * 4, j * 4 + 4));
+    const a = this.#a, b = this.#b;
+    for (let c = 0; c < 4; c++) a[c] = q[i * 4 + c], b[c] = q[j * 4 + c];
+    this.#pieces = bisectPieceCount(a, b);
     this.#levels = Math.log2(this.#pieces);
     this.#ready.fill(0, 0, this.#pieces);
     this.#pointReady.fill(0, 1, this.#pieces);
@@ -53,6 +58,15 @@ export class BisectedInterval {
   at(t: number, out: Float64Array): void {
     const f = Math.fround, lo = this.#lo, hi = this.#hi, pieces = this.#pieces;
     const time = f(t);
+    if (pieces === 1) {
+      // One piece (an arc within the sampler's angle): from key to key, as
+      // below with the piece's bounds lo and hi (most spans of a greedy pass).
+      const a = this.#a, b = this.#b, w = f(f(time - lo) * f(1 / f(hi - lo)));
+      let length = 0;
+      for (let c = 0; c < 4; c++) length += (out[c] = f(a[c] + f(f(b[c] - a[c]) * w))) ** 2;
+      for (let c = 0; c < 4; c++) out[c] /= Math.sqrt(length);
+      return;
+    }
     let s = Math.floor(f(f(f(time - lo) / f(hi - lo)) * pieces));
     s = Math.min(pieces - 1, Math.max(0, s));
     while (s > 0 && time < pieceStart(lo, hi, s, pieces)) s--;

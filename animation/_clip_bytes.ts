@@ -11,14 +11,15 @@ import type { Clip } from "./clip.ts";
 /** Bytes of `clip`'s key arrays (times and values), each distinct array once. */
 export function keyArrayBytes(clip: Clip): number {
   const seen = new Set<string>(), buffers = new Map<ArrayBufferLike, number>();
+  // Channels mostly share their samplers' arrays: each object once, then by its bytes' place.
+  const arrays = new Set<Float32Array>();
+  for (const { times, values } of clip.channels) arrays.add(times).add(values);
   let bytes = 0;
-  for (const { times, values } of clip.channels) {
-    for (const array of [times, values]) {
-      let id = buffers.get(array.buffer);
-      if (id === undefined) buffers.set(array.buffer, id = buffers.size);
-      const key = `${id};${array.byteOffset};${array.byteLength}`;
-      if (!seen.has(key)) seen.add(key), bytes += array.byteLength;
-    }
+  for (const array of arrays) {
+    let id = buffers.get(array.buffer);
+    if (id === undefined) buffers.set(array.buffer, id = buffers.size);
+    const key = `${id};${array.byteOffset};${array.byteLength}`;
+    if (!seen.has(key)) seen.add(key), bytes += array.byteLength;
   }
   return bytes;
 }

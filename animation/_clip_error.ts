@@ -12,7 +12,8 @@
  */
 
 import type { Clip } from "./clip.ts";
-import { sampleChannel, sampleClip } from "./clip.ts";
+import { sampleClip } from "./clip.ts";
+import { ChannelCursor } from "./_channel_cursor.ts";
 import { MATRIX_FLOATS, PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
 
 const PATH_FIELDS = {
@@ -21,7 +22,7 @@ const PATH_FIELDS = {
   scale: PoseField.SX,
 } as const;
 import { sampleCompact } from "../simd/scalar/sample.ts";
-import type { ClipImage } from "./_clip_image.ts";
+import { type ClipImage, sameBytes } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
 import { type KeyTimeSource, measurePlan, sortedUnique } from "./_measure_plan.ts";
@@ -112,13 +113,41 @@ export function exactPose(clip: Clip, restPose: Float32Array, time: number): Flo
  */
 const EXACT_CACHE_FLOATS = 1 << 18;
 
-/** Whether joints `valid` (all when undefined) include every joint of `wanted` (all when undefined). */
-function covers(valid: Uint8Array | undefined, wanted: Uint8Array | undefined): boolean {
-  if (!valid) return true;
-  if (!wanted) return false;
-  for (let j = 0; j < wanted.length; j++) if (wanted[j] && !valid[j]) return false;
+/** Whether joints `valid[at..at + n)` include every joint of `wanted` (all when undefined). */
+function covers(valid: Uint8Array, at: number, n: number, wanted: Uint8Array | undefined): boolean {
+  for (let j = 0; j < n; j++) if (!valid[at + j] && (!wanted || wanted[j])) return false;
   return true;
 }
+
+/** Exact matrices at ascending times, and per time the joints valid in them. */
+interface KeptPoses {
+  times: Float32Array;
+  matrices: Float32Array;
+  need: Uint8Array;
+  /** Times it holds, and the most it may hold for its current owner. */
+  count: number;
+  slots: number;
+  /** The build whose measurements it holds. */
+  owner?: ExactPoses;
+}
+
+/** No kept poses (a build before its first measurement). */
+const NO_POSES: KeptPoses = {
+  times: new Float32Array(0),
+  matrices: new Float32Array(0),
+  need: new Uint8Array(0),
+  count: 0,
+  slots: 0,
+};
+
+/**
+ * The two stores of kept poses, shared by every build (builds are
+ * synchronous; a build claims them at its first measurement, and a store
+ * another build claimed since is no longer its own): a build's own
+ * arrays, up to a megabyte each, were allocated and zeroed for every clip
+ * measured once. Grown as needed up to {@linkcode EXACT_CACHE_FLOATS}.
+ */
+const keptStores: KeptPoses[] = [0, 1].map(() => ({ ...NO_POSES }));
 
 /**
  * What one build's measurements share: the clip, its key times by joint,
@@ -132,9 +161,13 @@ export class ExactPoses {
   /** Per channel, its first float in a pose. */
   readonly #fields: Int32Array;
   readonly #value = new Float64Array(4);
-  /** Exact matrices by time, and the joints valid in them (all when undefined). */
-  readonly #kept = new Map<number, { matrices: Float32Array; need?: Uint8Array }>();
-  #keptFloats = 0;
+  /** Per channel, a cursor (measured times go forward). */
+  readonly #cursors: ChannelCursor[];
+  /** The exact matrices of the measurement before (reused) and of this one (kept for the next). */
+  #previous: KeptPoses = NO_POSES;
+  #current: KeptPoses = NO_POSES;
+  /** The first of `#previous`'s times not before the time asked last. */
+  #walk = 0;
   /** The clip's channels' key times, each with its joint. */
   readonly sources: readonly KeyTimeSource[];
   /**
@@ -156,8 +189,11 @@ export class ExactPoses {
   ) {
     this.sources = clip.channels.map((c) => ({ times: c.times, joints: [c.joint] }));
     this.#fields = Int32Array.from(clip.channels, (c) => poseIndex(c.joint, PATH_FIELDS[c.path]));
+    this.#cursors = clip.channels.map((c) => new ChannelCursor(c));
     const n = geometry.jointCount;
-    this.#pose = new Float32Array(geometry.restPose.length);
+    // The rest pose once: a time writes the channels of the joints it
+    // needs, and the others' matrices are not the clip's anyway.
+    this.#pose = geometry.restPose.slice();
     this.#local = new Float32Array(n * MATRIX_FLOATS);
     this.#model = new Float32Array(n * MATRIX_FLOATS);
   }
@@ -168,28 +204,68 @@ export class ExactPoses {
    * with `need`, only the channels of the joints it marks are sampled (the
    * other joints' matrices are not those of the clip).
    */
-  at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
-    const kept = this.#kept.get(time);
-    if (kept && covers(kept.need, need)) return kept.matrices;
-    const model = this.#matrices(time, matricesOf, need);
-    if (this.#keptFloats + model.length <= EXACT_CACHE_FLOATS) {
-      this.#kept.set(time, { matrices: model.slice(), need: need?.slice() });
-      this.#keptFloats += model.length;
+  at(time: number, matricesOf?: PoseMatrices, need?: Uint8Array, last?: number): Float32Array {
+    const n = this.geometry.jointCount, floats = n * MATRIX_FLOATS;
+    const previous = this.#previous, current = this.#current;
+    let w = this.#walk;
+    while (w < previous.count && previous.times[w] < time) w++;
+    this.#walk = w;
+    const model = w < previous.count && previous.times[w] === time &&
+        covers(previous.need, w * n, n, need)
+      ? previous.matrices.subarray(w * floats, w * floats + floats)
+      : this.#matrices(time, matricesOf, need, last);
+    const slot = current.count;
+    if (slot < current.slots) {
+      current.times[slot] = time;
+      current.matrices.set(model, slot * floats);
+      if (need) current.need.set(need, slot * n);
+      else current.need.fill(1, slot * n, slot * n + n);
+      current.count++;
     }
     return model;
   }
 
-  #matrices(time: number, matricesOf?: PoseMatrices, need?: Uint8Array): Float32Array {
-    const { parents, restPose } = this.geometry;
+  /**
+   * Starts a measurement at `times` ascending times: the exact matrices of
+   * the last one that kept any are what {@linkcode at} reuses, and this
+   * one keeps up to {@linkcode EXACT_CACHE_FLOATS} of its own.
+   */
+  begin(times: number): void {
+    if (this.#current.owner !== this) this.#current = NO_POSES;
+    if (this.#previous.owner !== this) this.#previous = NO_POSES;
+    if (this.#current.count > 0) this.#previous = this.#current;
+    const store = keptStores[this.#previous === keptStores[0] ? 1 : 0];
+    const n = this.geometry.jointCount, floats = n * MATRIX_FLOATS;
+    const slots = Math.min(times, Math.floor(EXACT_CACHE_FLOATS / floats));
+    if (store.times.length < slots || store.matrices.length < slots * floats) {
+      const most = Math.floor(EXACT_CACHE_FLOATS / floats);
+      const grown = Math.min(most, Math.max(slots, 2 * store.times.length));
+      store.times = new Float32Array(grown);
+      store.matrices = new Float32Array(Math.max(grown * floats, store.matrices.length));
+    }
+    if (store.need.length < slots * n) store.need = new Uint8Array(slots * n);
+    store.count = 0, store.slots = slots, store.owner = this;
+    this.#current = store;
+    this.#walk = 0;
+  }
+
+  #matrices(
+    time: number,
+    matricesOf?: PoseMatrices,
+    need?: Uint8Array,
+    last?: number,
+  ): Float32Array {
+    const { parents } = this.geometry;
     const pose = this.#pose, fields = this.#fields, value = this.#value;
-    pose.set(restPose);
-    this.clip.channels.forEach((channel, i) => {
-      if (need && !need[channel.joint]) return;
-      sampleChannel(channel, time, value);
+    const channels = this.clip.channels, cursors = this.#cursors;
+    for (let i = 0; i < channels.length; i++) {
+      const channel = channels[i];
+      if (need && !need[channel.joint]) continue;
+      cursors[i].at(time, value);
       const n = channel.path === "rotation" ? 4 : 3;
       for (let c = 0; c < n; c++) pose[fields[i] + c * 4] = value[c];
-    });
-    return matricesOf?.(this.#pose) ??
+    }
+    return matricesOf?.(this.#pose, last) ??
       modelMatrices(this.#pose, parents, this.#local, this.#model);
   }
 }
@@ -207,12 +283,16 @@ function jointDistance(a: Float32Array, b: Float32Array, j: number, virtualDista
   const o = j * MATRIX_FLOATS;
   const x = a[o + 3] - b[o + 3], y = a[o + 7] - b[o + 7], z = a[o + 11] - b[o + 11];
   let worst = x * x + y * y + z * z;
+  // The three axes unrolled, their lengths as `axisLength` computes them
+  // (this is the measurement's innermost loop).
   for (let axis = 0; axis < 3; axis++) {
-    const la = virtualDistance / axisLength(a, o, axis);
-    const lb = virtualDistance / axisLength(b, o, axis);
-    const dx = x + a[o + axis] * la - b[o + axis] * lb;
-    const dy = y + a[o + 4 + axis] * la - b[o + 4 + axis] * lb;
-    const dz = z + a[o + 8 + axis] * la - b[o + 8 + axis] * lb;
+    const ax = a[o + axis], ay = a[o + 4 + axis], az = a[o + 8 + axis];
+    const bx = b[o + axis], by = b[o + 4 + axis], bz = b[o + 8 + axis];
+    const la = virtualDistance / (Math.sqrt(ax * ax + ay * ay + az * az) || 1);
+    const lb = virtualDistance / (Math.sqrt(bx * bx + by * by + bz * bz) || 1);
+    const dx = x + ax * la - bx * lb;
+    const dy = y + ay * la - by * lb;
+    const dz = z + az * la - bz * lb;
     const d = dx * dx + dy * dy + dz * dz;
     if (d > worst || d !== d) worst = d;
   }
@@ -250,13 +330,17 @@ export function measureError(
   // Only the times where some joint is measured; float32, as a playback
   // samples (the exact clip at the same times).
   const { mask } = plan;
-  const rows: number[] = [];
+  // With the last joint measured at each (the kernels compute joints 0 to it).
+  const rows: number[] = [], lastOf: number[] = [];
   for (let i = 0; i < plan.times.length; i++) {
-    let any = !mask;
-    for (let j = i * n; !any && j < (i + 1) * n; j++) any = mask![j] === 1;
-    if (any) rows.push(i);
+    let last = mask ? -1 : n - 1;
+    for (let j = (i + 1) * n - 1; last < 0 && j >= i * n; j--) if (mask![j] === 1) last = j - i * n;
+    if (last >= 0) rows.push(i), lastOf.push(last);
   }
-  const times = Float32Array.from(rows, (i) => plan.times[i]);
+  const lasts = new Int32Array(lastOf);
+  const times = new Float32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) times[i] = plan.times[rows[i]];
+  exact.begin(times.length);
   let worst = 0;
   const boundSquared = bound * bound;
   // The joints measured at a time and their ancestors: the channels sampled.
@@ -267,8 +351,9 @@ export function measureError(
       for (let j = 0; j < n; j++) need[j] = mask[row + j];
       for (let j = n - 1; j > 0; j--) if (need[j] && parents[j] >= 0) need[parents[j]] = 1;
     }
-    const exactModel = exact.at(times[i], matricesOf, mask && need);
-    for (let j = 0; j < n; j++) {
+    const last = lasts[i];
+    const exactModel = exact.at(times[i], matricesOf, mask && need, last);
+    for (let j = 0; j <= last; j++) {
       if (mask && !mask[row + j]) continue;
       const d = jointDistance(sampled, exactModel, j, virtualDistance);
       // NaN (matrices overflowed) is the measurement: the build refuses the clip.
@@ -277,7 +362,7 @@ export function measureError(
     }
     return worst < boundSquared;
   };
-  if (!exact.player || !playImage(exact.player, image, times, visit)) {
+  if (!exact.player || !playImage(exact.player, image, times, visit, lasts)) {
     const floats = poseFloats(n);
     const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
     const buffer = new ArrayBuffer(poseAt + floats * 4);
@@ -301,11 +386,5 @@ export function measureError(
 
 /** Whether two images sample alike: the same bytes and cache template. */
 function sameImage(a: ClipImage, b: ClipImage): boolean {
-  return equalBytes(a.bytes, b.bytes) && equalBytes(a.template, b.template);
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return sameBytes(a.bytes, b.bytes) && sameBytes(a.template, b.template);
 }

@@ -118,11 +118,11 @@ export function clipImage(
       view.setFloat32(lane + CACHE_RIGHT + c * 16, v, true);
     });
   }
-  const heldValue = (joint: number, path: number) =>
-    Float32Array.from(
-      { length: path === 1 ? 4 : 3 },
-      (_, c) => view.getFloat32(laneByte(joint, path) + c * 16, true),
-    );
+  const heldValue = (joint: number, path: number) => {
+    const value = new Float32Array(path === 1 ? 4 : 3), lane = laneByte(joint, path);
+    for (let c = 0; c < value.length; c++) value[c] = view.getFloat32(lane + c * 16, true);
+    return value;
+  };
   const shared = "shared" in layout;
   const laid = shared
     ? sharedBlocks(
@@ -188,6 +188,54 @@ export function clipImage(
 }
 
 /**
+ * Values areas placed in an image, found by their bytes: a hash of their
+ * words picks the candidates, compared byte for byte (a string of every
+ * area's bytes, as the key of a map, was a tenth of a long clip's layout;
+ * values areas, unlike key times, are new at every layout).
+ */
+class ValueTable {
+  readonly #byHash = new Map<number, { bytes: Uint8Array; alignment: number; at: number }[]>();
+
+  /** Where bytes equal to `bytes` (placed at `alignment`) are, or undefined. */
+  find(bytes: Uint8Array, alignment: number): number | undefined {
+    for (const placed of this.#byHash.get(hashBytes(bytes)) ?? []) {
+      if (placed.alignment === alignment && sameBytes(placed.bytes, bytes)) return placed.at;
+    }
+    return undefined;
+  }
+
+  /** Records `bytes` (at `alignment`) at byte `at`. */
+  add(bytes: Uint8Array, alignment: number, at: number): void {
+    const hash = hashBytes(bytes), list = this.#byHash.get(hash);
+    if (list) list.push({ bytes, alignment, at });
+    else this.#byHash.set(hash, [{ bytes, alignment, at }]);
+  }
+}
+
+/** FNV-1a of `bytes`' length and its 32-bit words (the bytes of a tail shorter than a word). */
+function hashBytes(bytes: Uint8Array): number {
+  let hash = Math.imul(0x811c9dc5 ^ bytes.length, 0x01000193);
+  const words = bytes.byteOffset % 4 === 0
+    ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2)
+    : undefined;
+  const tail = words ? words.length * 4 : 0;
+  if (words) {
+    for (let i = 0; i < words.length; i++) {
+      hash = Math.imul(hash ^ words[i], 0x01000193);
+    }
+  }
+  for (let i = tail; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
+  return hash;
+}
+
+/** Whether `a` and `b` hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
  * Timeline entries (`TIMELINE_ENTRY_BYTES`): the blocks whose key times
  * another block shares, in runs of equal times, each run refilled together
  * by the sampler.
@@ -233,7 +281,7 @@ function layOut(
   // Tracks and blocks whose kept key times are equal share one copy of
   // them, and those whose values are equal byte for byte (joints animated
   // alike) one copy of those.
-  const sharedTimes = new Map<string, number>(), sharedValues = new Map<string, number>();
+  const sharedTimes = new Map<string, number>(), sharedValues = new ValueTable();
   const place = (times: Float32Array, bytes: Uint8Array, alignment: number) => {
     const key = arrayKey(times);
     let timesAt = sharedTimes.get(key);
@@ -241,10 +289,10 @@ function layOut(
       sharedTimes.set(key, timesAt = end);
       end += times.byteLength;
     }
-    const content = `${alignment};${arrayKey(bytes)}`;
-    let values = sharedValues.get(content);
+    let values = sharedValues.find(bytes, alignment);
     if (values === undefined) {
-      sharedValues.set(content, values = align(end, alignment));
+      values = align(end, alignment);
+      sharedValues.add(bytes, alignment, values);
       end = values + bytes.length;
     }
     return { times: timesAt, values };

@@ -32,6 +32,16 @@ const MAX_ATTEMPTS = 8;
  */
 const FIRST_SCALE = 0.5;
 
+/**
+ * Past this many times the tolerance, a layout's measured error is the
+ * reduction's, not the layout's: the layouts store the same reduced curves
+ * and differ in their encoding (within a quarter of each channel's share)
+ * and nlerp's parametrization at union times, so the attempt's other
+ * layouts are not measured (a deep chain whose errors add up measured
+ * every layout at the same error before its reduction was tightened).
+ */
+const LAYOUT_RESCUE = 2;
+
 /** What a build is asked for: model units, and whether a shared timeline may be laid out. */
 interface BuildTargets {
   readonly tolerance: number;
@@ -112,7 +122,7 @@ export function buildImage(
           error,
         )!;
         if (candidateError < error) image = candidate, error = candidateError;
-        if (error <= tolerance) break;
+        if (error <= tolerance || error > LAYOUT_RESCUE * tolerance) break;
       }
       if (image && (!best || error < best.error)) best = { image, error }, misses = 0;
       else misses++;

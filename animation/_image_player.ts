@@ -27,21 +27,28 @@ export interface ImagePlayer {
 /** The measurements' core: undefined until first used, null without SIMD. */
 let measureCore: Core | null | undefined;
 
-/** Model matrices of a pose (SoA×4 floats), by the same kernels; valid until the next call. */
-export type PoseMatrices = (pose: Float32Array) => Float32Array;
+/**
+ * Model matrices of a pose (SoA×4 floats), by the same kernels, of joints
+ * 0 to `last` (all when undefined; the others' are stale); valid until
+ * the next call.
+ */
+export type PoseMatrices = (pose: Float32Array, last?: number) => Float32Array;
 
 /**
  * Plays `image` at `times` in order (float32 times, as a playback's), giving
- * `visit` the model matrices at each (valid until it returns) and the
- * kernels' matrices of other poses (the exact clip's); stops when `visit`
- * returns false. False, having visited nothing, without SIMD or when the
- * core's memory cannot take the image (the caller measures another way).
+ * `visit` the model matrices at each (valid until it returns; of joints 0
+ * to `lasts[i]` when given, children coming after their parents: the
+ * others' are stale) and the kernels' matrices of other poses (the exact
+ * clip's); stops when `visit` returns false. False, having visited
+ * nothing, without SIMD or when the core's memory cannot take the image
+ * (the caller measures another way).
  */
 export function playImage(
   player: ImagePlayer,
   image: ClipImage,
   times: ArrayLike<number>,
   visit: (model: Float32Array, i: number, matricesOf: PoseMatrices) => boolean,
+  lasts?: Int32Array,
 ): boolean {
   measureCore ??= isBuildSupported("simd") ? Core.create("simd") : null;
   if (!measureCore) return false;
@@ -74,16 +81,17 @@ export function playImage(
     u8.set(image.template, cache);
     const matrices = f32.subarray(model >> 2, (model >> 2) + n * MATRIX_FLOATS);
     const others = f32.subarray(other >> 2, (other >> 2) + n * MATRIX_FLOATS);
-    const matricesOf = (of: Float32Array) => {
+    const matricesOf = (of: Float32Array, last = n - 1) => {
       f32.set(of, otherPose >> 2);
-      kernels.quatToMat(otherPose, local, n);
-      kernels.localToModel(local, other, parents, 0, n - 1);
+      kernels.quatToMat(otherPose, local, last + 1);
+      kernels.localToModel(local, other, parents, 0, last);
       return others;
     };
     for (let i = 0; i < times.length; i++) {
+      const last = lasts ? lasts[i] : n - 1;
       kernels.sampleCompact(clip, cache, pose, groups, times[i]);
-      kernels.quatToMat(pose, local, n);
-      kernels.localToModel(local, model, parents, 0, n - 1);
+      kernels.quatToMat(pose, local, last + 1);
+      kernels.localToModel(local, model, parents, 0, last);
       if (!visit(matrices, i, matricesOf)) break;
     }
     return true;

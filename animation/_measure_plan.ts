@@ -54,11 +54,13 @@ export interface KeyTimeSource {
 
 /** The distinct values of `lists`, ascending. */
 export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array {
+  // A glTF file's channels mostly share their samplers' time arrays: each once.
+  const distinct = [...new Set(lists)];
   let count = 0;
-  for (const times of lists) count += times.length;
+  for (const times of distinct) count += times.length;
   const all = new Float64Array(count);
   count = 0;
-  for (const times of lists) all.set(times, count), count += times.length;
+  for (const times of distinct) all.set(times, count), count += times.length;
   all.sort();
   let unique = 0;
   for (let i = 0; i < all.length; i++) {

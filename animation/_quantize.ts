@@ -29,27 +29,30 @@ const WIDE_QUANTUM = Math.fround(
 );
 
 /**
- * The smallest-three fields of unit quaternion `q` (at `q[at..at+4)`) with
- * `quantum` and largest field value `max`: the three smaller components
- * (of the quaternion negated so that the largest is positive), the dropped
- * index and whether decoding must negate.
+ * The last {@linkcode smallestThree}'s result: the three fields, the
+ * dropped index and whether decoding must negate (no object per key: the
+ * build encodes every candidate of every rotation).
  */
-function smallestThree(
-  q: ArrayLike<number>,
-  at: number,
-  quantum: number,
-  max: number,
-): { fields: number[]; largest: number; negate: boolean } {
+const fields = new Int32Array(3);
+let largestIndex = 0, negated = false;
+
+/**
+ * The smallest-three fields of unit quaternion `q` (at `q[at..at+4)`) with
+ * `quantum` and largest field value `max`, into {@linkcode fields}: the
+ * three smaller components (of the quaternion negated so that the largest
+ * is positive), the dropped index and whether decoding must negate.
+ */
+function smallestThree(q: ArrayLike<number>, at: number, quantum: number, max: number): void {
   let largest = 0;
   for (let c = 1; c < 4; c++) if (Math.abs(q[at + c]) > Math.abs(q[at + largest])) largest = c;
   const sign = q[at + largest] < 0 ? -1 : 1;
-  const fields: number[] = [];
+  let f = 0;
   for (let c = 0; c < 4; c++) {
     if (c === largest) continue;
     const u = Math.round((sign * q[at + c] + SMALLEST_THREE_RANGE) / quantum);
-    fields.push(Math.min(max, Math.max(0, u)));
+    fields[f++] = Math.min(max, Math.max(0, u));
   }
-  return { fields, largest, negate: sign < 0 };
+  largestIndex = largest, negated = sign < 0;
 }
 
 /**
@@ -63,9 +66,10 @@ export function encodeSmallestThree(
   out: Uint32Array,
   o: number,
 ): void {
-  const { fields: [a, b, c], largest, negate } = smallestThree(q, at, QUANTUM, SMALLEST_THREE_MAX);
+  smallestThree(q, at, QUANTUM, SMALLEST_THREE_MAX);
+  const a = fields[0], b = fields[1], c = fields[2];
   out[o] = (a | (b << 20)) >>> 0;
-  out[o + 1] = ((b >>> 12) | (c << 8) | (largest << 28) | (negate ? 1 << 30 : 0)) >>> 0;
+  out[o + 1] = ((b >>> 12) | (c << 8) | (largestIndex << 28) | (negated ? 1 << 30 : 0)) >>> 0;
 }
 
 /**
@@ -78,15 +82,10 @@ export function encodeSmallestThreeWide(
   out: Uint32Array,
   o: number,
 ): void {
-  const { fields: [a, b, c], largest, negate } = smallestThree(
-    q,
-    at,
-    WIDE_QUANTUM,
-    SMALLEST_THREE_WIDE_MAX,
-  );
-  out[o] = (a | (largest << 30)) >>> 0;
-  out[o + 1] = (b | (negate ? 1 << 30 : 0)) >>> 0;
-  out[o + 2] = c;
+  smallestThree(q, at, WIDE_QUANTUM, SMALLEST_THREE_WIDE_MAX);
+  out[o] = (fields[0] | (largestIndex << 30)) >>> 0;
+  out[o + 1] = (fields[1] | (negated ? 1 << 30 : 0)) >>> 0;
+  out[o + 2] = fields[2];
 }
 
 const word = new Uint32Array(3);

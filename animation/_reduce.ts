@@ -1,19 +1,21 @@
 /**
  * Key reduction of one clip channel for the compact format: the channel is
- * sampled exactly (`sampleChannel`) at candidate times (its keys; LINEAR
- * rotation intervals subdivided so that nlerp can follow slerp; CUBICSPLINE
- * intervals resampled), its values quantized, and a greedy pass keeps a key
- * only where interpolating the kept, quantized keys would leave the
- * tolerance at a candidate time or halfway between two. STEP channels keep
- * their keys and values exactly. Rotation channels are reduced twice, for
- * plain nlerp between kept keys and for bisected intervals
- * (`TRACK_BISECT`: slerp's values at halvings of a large arc, computed by
- * the sampler), and keep the fewer keys.
+ * sampled exactly (`sampleChannel`'s values, by a `ChannelCursor`) at
+ * candidate times (its keys; LINEAR rotation intervals subdivided so that
+ * nlerp can follow slerp; CUBICSPLINE intervals resampled), its values
+ * quantized, and a greedy pass (`_greedy_keys.ts`) keeps a key only where
+ * interpolating the kept, quantized keys would leave the tolerance at a
+ * candidate time or halfway between two. STEP channels keep their keys and
+ * values exactly. Rotation channels are reduced twice, for plain nlerp
+ * between kept keys and for bisected intervals (`TRACK_BISECT`: slerp's
+ * values at halvings of a large arc, computed by the sampler), and keep the
+ * fewer keys.
  *
  * @module
  */
 
-import { type ClipChannel, sampleChannel } from "./clip.ts";
+import type { ClipChannel } from "./clip.ts";
+import { ChannelCursor } from "./_channel_cursor.ts";
 import {
   decodeRanged,
   encodeRanged,
@@ -31,7 +33,7 @@ import {
   TRACK_SMALLEST_THREE_WIDE,
 } from "../simd/wasm/assembly/abi.ts";
 import { bisectPieceCount, pieceStart } from "../simd/scalar/sample.ts";
-import { BisectedInterval } from "./_bisected_interval.ts";
+import { distance, keepKeys } from "./_greedy_keys.ts";
 import { BuildWork } from "./_build_work.ts";
 
 /** Largest angle (radians) between candidate rotations of a LINEAR interval. */
@@ -51,8 +53,41 @@ const MAX_ROTATION_CANDIDATES = 64;
 const BISECT_KEY_RATIO = 1.25;
 /** Candidate intervals per CUBICSPLINE key interval. */
 const CUBIC_CANDIDATES = 8;
-/** Most candidates one kept interval may span (bounds the build's time). */
-const MAX_SPAN = 256;
+// The reduction is synchronous: one cursor and value serve every channel.
+const reduceCursor = new ChannelCursor();
+const reduceScratch = new Float64Array(4);
+
+/** Most elements a scratch array keeps between channels (larger ones are made per channel). */
+const SCRATCH_KEPT = 1 << 14;
+
+/**
+ * A typed array the reduction reuses from channel to channel (it is
+ * synchronous, and nothing it returns views one): a channel's arrays
+ * allocated off the heap were most of a short channel's reduction.
+ */
+class Scratch<T extends Float64Array | Float32Array | Uint8Array> {
+  #array: T;
+  constructor(readonly make: (length: number) => T) {
+    this.#array = make(256);
+  }
+
+  /** `length` elements (their values are left from an earlier channel). */
+  take(length: number): T {
+    if (length > SCRATCH_KEPT) return this.make(length);
+    if (this.#array.length < length) {
+      this.#array = this.make(Math.max(length, 2 * this.#array.length));
+    }
+    return this.#array.subarray(0, length) as T;
+  }
+}
+
+const partsScratch = new Scratch((n) => new Uint8Array(n));
+const candidateScratch = new Scratch((n) => new Float64Array(n));
+const exactScratch = new Scratch((n) => new Float64Array(n));
+const halfwayScratch = new Scratch((n) => new Float64Array(n));
+const quantizedScratch = new Scratch((n) => new Float32Array(n));
+const trialScratch = new Scratch((n) => new Float32Array(n));
+const keyScratch = new Float32Array(4);
 
 /** A channel's keys as the compact format stores them. */
 export interface KeyTrack {
@@ -83,65 +118,61 @@ export type ReducedChannel =
 
 const PATHS = { translation: 0, rotation: 1, scale: 2 } as const;
 
-/** Distance of two values; for rotations, of the nearer of `b` and `-b`. */
-function distance(a: ArrayLike<number>, ia: number, b: ArrayLike<number>, ib: number, n: number) {
-  let d = 0, e = 0;
-  for (let c = 0; c < n; c++) {
-    d += (a[ia + c] - b[ib + c]) ** 2;
-    e += (a[ia + c] + b[ib + c]) ** 2;
-  }
-  return Math.sqrt(n === 4 ? Math.min(d, e) : d);
-}
-
 /**
  * Candidate times of a channel, increasing (float32 values); their count
  * is counted as work (three exact samples each) before they are made.
  */
 function candidateTimes(channel: ClipChannel, work: BuildWork): Float64Array {
   const { times, values, interpolation, path } = channel;
-  const parts = new Uint8Array(times.length).fill(1);
+  const parts = partsScratch.take(times.length).fill(1);
   let count = times.length;
   for (let k = 0; k + 1 < times.length && interpolation !== "STEP"; k++) {
     if (interpolation === "CUBICSPLINE") parts[k] = CUBIC_CANDIDATES;
     else if (path === "rotation") {
       let dot = 0;
       for (let c = 0; c < 4; c++) dot += values[k * 4 + c] * values[k * 4 + 4 + c];
-      const angle = 2 * Math.acos(Math.min(1, Math.abs(dot)));
-      parts[k] = Math.min(MAX_ROTATION_CANDIDATES, Math.max(1, Math.ceil(angle / CANDIDATE_ANGLE)));
+      parts[k] = rotationParts(Math.abs(dot));
     }
     count += parts[k] - 1;
   }
   work.spend(3 * count);
-  const out: number[] = [];
+  const out = candidateScratch.take(count);
+  let m = 0;
   for (let k = 0; k < times.length; k++) {
-    out.push(times[k]);
+    out[m++] = times[k];
     if (k + 1 === times.length || interpolation === "STEP") continue;
     for (let s = 1; s < parts[k]; s++) {
       const t = Math.fround(times[k] + ((times[k + 1] - times[k]) * s) / parts[k]);
-      if (t > out[out.length - 1] && t < times[k + 1]) out.push(t);
+      if (t > out[m - 1] && t < times[k + 1]) out[m++] = t;
     }
   }
-  return Float64Array.from(out);
+  return out.subarray(0, m);
 }
 
-/** Interpolates like the kernel: lerp, or nlerp along the shorter arc. */
-function interpolate(
-  q: Float32Array,
-  i: number,
-  j: number,
-  u: number,
-  n: number,
-  out: Float64Array,
-): void {
-  let dot = 0;
-  for (let c = 0; c < n; c++) dot += q[i * n + c] * q[j * n + c];
-  const sign = n === 4 && dot < 0 ? -1 : 1;
-  let length = 0;
-  for (let c = 0; c < n; c++) {
-    out[c] = q[i * n + c] + (sign * q[j * n + c] - q[i * n + c]) * u;
-    length += out[c] * out[c];
+/**
+ * Per count of candidate intervals `p`, the least dot product of two keys
+ * whose arc (`2 acos(dot)`) spans at most `p` of {@linkcode CANDIDATE_ANGLE}.
+ */
+const PART_COSINES = Float64Array.from(
+  { length: MAX_ROTATION_CANDIDATES + 1 },
+  (_, p) => Math.cos((p * CANDIDATE_ANGLE) / 2),
+);
+
+/**
+ * Candidate intervals of a LINEAR rotation interval whose keys have the
+ * dot product `dot` (absolute): its arc over {@linkcode CANDIDATE_ANGLE},
+ * rounded up, within 1 to {@linkcode MAX_ROTATION_CANDIDATES}; the table
+ * holds the arccosine's thresholds, searched by halving.
+ */
+function rotationParts(dot: number): number {
+  // The least p whose cosine the dot product reaches (the cosines fall with p).
+  let lo = 1, hi = MAX_ROTATION_CANDIDATES;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (dot >= PART_COSINES[mid]) hi = mid;
+    else lo = mid + 1;
   }
-  if (n === 4) { for (let c = 0; c < 4; c++) out[c] /= Math.sqrt(length); }
+  return lo;
 }
 
 /**
@@ -157,17 +188,20 @@ export function reduceChannel(
   const n = path === 1 ? 4 : 3;
   const step = channel.interpolation === "STEP";
   if (step) work.spend(3 * channel.times.length);
-  const candidates = step ? Float64Array.from(channel.times) : candidateTimes(channel, work);
+  const candidates = step
+    ? candidateScratch.take(channel.times.length)
+    : candidateTimes(channel, work);
+  if (step) candidates.set(channel.times);
   const m = candidates.length;
   // Exact values at the candidates, and halfway between neighbours.
-  const exact = new Float64Array(m * n), halfway = new Float64Array(Math.max(0, m - 1) * n);
-  const value = new Float64Array(4);
+  const exact = exactScratch.take(m * n), halfway = halfwayScratch.take(Math.max(0, m - 1) * n);
+  const value = reduceScratch, cursor = reduceCursor.reset(channel);
   for (let i = 0; i < m; i++) {
-    sampleChannel(channel, candidates[i], value);
-    exact.set(value.subarray(0, n), i * n);
+    cursor.at(candidates[i], value);
+    for (let c = 0; c < n; c++) exact[i * n + c] = value[c];
     if (i + 1 < m) {
-      sampleChannel(channel, (candidates[i] + candidates[i + 1]) / 2, value);
-      halfway.set(value.subarray(0, n), i * n);
+      cursor.at((candidates[i] + candidates[i + 1]) / 2, value);
+      for (let c = 0; c < n; c++) halfway[i * n + c] = value[c];
     }
   }
   let constant = true;
@@ -177,7 +211,7 @@ export function reduceChannel(
   for (let i = 0; i + 1 < m && constant; i++) {
     constant = distance(exact, 0, halfway, i * n, n) <= tolerance;
   }
-  if (constant) return { joint, path, constant: Float32Array.from(exact.subarray(0, n)) };
+  if (constant) return { joint, path, constant: new Float32Array(exact.subarray(0, n)) };
   // Quantize; fall back to floats where quantization alone takes too much of the tolerance.
   // Neighbouring rotations in one hemisphere: the kernel interpolates without a shorter-arc test.
   if (n === 4) {
@@ -187,11 +221,12 @@ export function reduceChannel(
       if (dot < 0) { for (let c = 0; c < 4; c++) exact[i * 4 + c] = -exact[i * 4 + c]; }
     }
   }
-  const quantized = Float32Array.from(exact);
+  const quantized = quantizedScratch.take(m * n);
+  quantized.set(exact);
   let format = TRACK_RAW, range: VectorRange | undefined;
   if (!step) {
-    const trial = new Float32Array(m * n);
-    const key = new Float32Array(4);
+    const trial = trialScratch.take(m * n);
+    const key = keyScratch;
     if (n === 4) {
       for (let i = 0; i < m; i++) {
         roundTripSmallestThree(exact, i * 4, key);
@@ -237,11 +272,14 @@ export function reduceChannel(
   } else {
     kept = pass(false)!;
     if (n === 4 && kept.length > 2) {
-      const bisected = pass(true)!;
-      if (bisected.length * BISECT_KEY_RATIO <= kept.length) kept = bisected, bisect = true;
+      // Bisected keys only where they are fewer by the ratio: the pass
+      // stops as soon as they cannot be.
+      const bisected = pass(true, Math.floor(kept.length / BISECT_KEY_RATIO));
+      if (bisected) kept = bisected, bisect = true;
     }
   }
-  const times = Float32Array.from(kept, (i) => candidates[i]);
+  const times = new Float32Array(kept.length);
+  for (let k = 0; k < kept.length; k++) times[k] = candidates[kept[k]];
   const pieceTimes = bisect ? bisectedPieceTimes(kept, times, quantized) : undefined;
   return {
     joint,
@@ -288,76 +326,6 @@ function bisectedPieceTimes(
     }
   }
   return Float32Array.from(out);
-}
-
-/**
- * The greedy pass's bisected interval (4 KB of piece ends: one per build
- * step was a tenth of a small clip's reduction). The reduction is
- * synchronous and selects its interval before each use, so sharing is safe.
- */
-const bisectScratch = new BisectedInterval();
-
-/**
- * Indices of the candidates kept by the greedy pass; undefined once it
- * would keep more than `most`.
- */
-function keepKeys(
-  times: Float64Array,
-  exact: Float64Array,
-  halfway: Float64Array,
-  quantized: Float32Array,
-  n: number,
-  tolerance: number,
-  work: BuildWork,
-  bisect: boolean,
-  most: number,
-): number[] | undefined {
-  const m = times.length;
-  const kept = [0];
-  const value = new Float64Array(4), bisected = bisectScratch;
-  const at = (i: number, j: number, t: number) => {
-    if (bisect) {
-      bisected.select(quantized, i, j, times[i], times[j]);
-      bisected.at(t, value);
-    } else interpolate(quantized, i, j, (t - times[i]) / (times[j] - times[i]), n, value);
-    return value;
-  };
-  // A bisected interpolation halves up to six times: it counts as four.
-  const unitsPerTime = bisect ? 8 : 2;
-  const fits = (i: number, j: number) => {
-    work.spend((j - i) * unitsPerTime);
-    for (let l = i; l < j; l++) {
-      if (l > i && distance(at(i, j, times[l]), 0, exact, l * n, n) > tolerance) return false;
-      if (distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance) {
-        return false;
-      }
-    }
-    return true;
-  };
-  // The longest span found by doubling, then halving: checking every
-  // extension from the interval's start again costs the span squared
-  // (a rotation turning fast has up to 64 candidates per key).
-  let i = 0;
-  while (i < m - 1) {
-    const last = Math.min(m - 1, i + MAX_SPAN);
-    let good = i + 1, bad = last + 1;
-    for (let step = 2; good < last;) {
-      const j = Math.min(last, i + step);
-      if (!fits(i, j)) {
-        bad = j;
-        break;
-      }
-      good = j, step *= 2;
-    }
-    while (bad - good > 1) {
-      const j = (good + bad) >> 1;
-      if (fits(i, j)) good = j;
-      else bad = j;
-    }
-    if (kept.push(good) > most) return undefined;
-    i = good;
-  }
-  return kept;
 }
 
 /** The kept keys' values in `format`. */

@@ -12,7 +12,8 @@
 
 import type { ReducedChannel } from "./_reduce.ts";
 import type { SyncBlock } from "./_sync_blocks.ts";
-import { type ClipChannel, sampleChannel } from "./clip.ts";
+import type { ClipChannel } from "./clip.ts";
+import { ChannelCursor } from "./_channel_cursor.ts";
 import { slerpTerms, slerpWeight } from "../simd/scalar/sample.ts";
 import { TRACK_RAW } from "../simd/wasm/assembly/abi.ts";
 
@@ -45,38 +46,90 @@ const MAX_SHARED_SPLITS = 6;
 /** Where between two keys a shared rotation is checked against slerp. */
 const SHARED_CHECKS = [0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
 
-// Scratch of offCurve (synchronous, so sharing is safe).
-const curveScratch = [0, 1, 2, 3].map(() => new Float64Array(4));
+// Scratch of the curve checks and sharedBlocks (synchronous, so sharing is safe).
+const curveScratch = [0, 1].map(() => new Float64Array(4));
+const curveCursor = new ChannelCursor();
+const CHECK_TERMS = SHARED_CHECKS.map((u) => slerpTerms(Math.fround(u)));
+const canonical = [new Float64Array([1, 0, 0, 0]), new Float64Array(4)];
 
 /**
- * Whether `channel`'s rotation, interpolated between its exact values at
- * `t0` and `t1` as the sampler does (with the slerp correction,
- * `slerpWeight`, when `corrected`), leaves `limit` of its exact curve.
+ * How far nlerp (with the slerp correction, `slerpWeight`, when
+ * `corrected`) strays from slerp at {@linkcode SHARED_CHECKS} between two
+ * rotations `angle` apart (quaternion-space radians, at most pi / 2).
  */
-function offCurve(
-  channel: ClipChannel,
-  t0: number,
-  t1: number,
-  corrected: boolean,
-  limit: number,
-): boolean {
-  const [a, b, x, q] = curveScratch;
-  sampleChannel(channel, t0, a);
-  sampleChannel(channel, t1, b);
-  const dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-  if (dot < 0) { for (let c = 0; c < 4; c++) b[c] = -b[c]; }
-  return SHARED_CHECKS.some((u) => {
-    sampleChannel(channel, t0 + (t1 - t0) * u, x);
-    const w = corrected ? slerpWeight(slerpTerms(Math.fround(u)), a, b) : u;
-    for (let c = 0; c < 4; c++) q[c] = a[c] + (b[c] - a[c]) * w;
-    const length = Math.hypot(q[0], q[1], q[2], q[3]);
-    let d = 0, e = 0;
-    for (let c = 0; c < 4; c++) {
-      d += (q[c] / length - x[c]) ** 2;
-      e += (q[c] / length + x[c]) ** 2;
-    }
-    return Math.sqrt(Math.min(d, e)) > limit;
-  });
+function nlerpStray(angle: number, corrected: boolean): number {
+  const [a, b] = canonical;
+  b[0] = Math.cos(angle), b[1] = Math.sin(angle);
+  let worst = 0;
+  for (let i = 0; i < SHARED_CHECKS.length; i++) {
+    const u = SHARED_CHECKS[i];
+    const w = corrected ? slerpWeight(CHECK_TERMS[i], a, b) : u;
+    const qx = 1 - w + w * b[0], qy = w * b[1], length = Math.sqrt(qx * qx + qy * qy);
+    const dx = qx / length - Math.cos(u * angle), dy = qy / length - Math.sin(u * angle);
+    worst = Math.max(worst, Math.sqrt(dx * dx + dy * dy));
+  }
+  return worst;
+}
+
+/** Steps of {@linkcode STRAY_ANGLES} per halving of the angle. */
+const STRAY_STEPS_PER_OCTAVE = 16;
+/** Angles of the stray tables, from pi / 2 down by halvings (to about 1e-7 rad). */
+const STRAY_ANGLES = Float64Array.from(
+  { length: 24 * STRAY_STEPS_PER_OCTAVE + 1 },
+  (_, k) => (Math.PI / 2) * 2 ** (-k / STRAY_STEPS_PER_OCTAVE),
+);
+/** {@linkcode nlerpStray} at {@linkcode STRAY_ANGLES}, plain and corrected: made once, when first needed. */
+let strayTables: readonly Float64Array[] | undefined;
+
+/**
+ * The least dot product of two rotations between which nlerp (corrected or
+ * not) stays within `limit` of slerp: within a key interval of a LINEAR
+ * rotation (a shared timeline's intervals all are, for every channel:
+ * their bounds include every channel's key times) the exact curve is the
+ * slerp of its values at any two times, so how far the sampler strays
+ * from it depends on their angle alone, and one dot product decides
+ * where eight samples did. The angle is found in a table of the stray
+ * (it grows with the angle), then bisected a few times between its
+ * neighbours; the build measures the result anyway.
+ */
+function leastDot(corrected: boolean, limit: number): number {
+  strayTables ??= [false, true].map((c) =>
+    Float64Array.from(STRAY_ANGLES, (angle) => nlerpStray(angle, c))
+  );
+  const stray = strayTables[corrected ? 1 : 0];
+  if (stray[0] <= limit) return 0;
+  // The first angle (largest first) whose stray is within the limit.
+  let lo = 1, hi = stray.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (stray[mid] <= limit) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo === stray.length) return 1;
+  let good = STRAY_ANGLES[lo], bad = STRAY_ANGLES[lo - 1];
+  for (let step = 0; step < 4; step++) {
+    const mid = (good + bad) / 2;
+    if (nlerpStray(mid, corrected) <= limit) good = mid;
+    else bad = mid;
+  }
+  return Math.cos(good);
+}
+
+/** A rotation channel's cursor and least dot products (corrected: computed when first asked), for the curve checks. */
+interface CurveCheck {
+  readonly cursor: ChannelCursor;
+  readonly limit: number;
+  readonly plain: number;
+  corrected?: number;
+}
+
+/** Whether the check's rotation at `t0` and at `t1` are farther apart than nlerp (corrected or not) may join. */
+function offCurve(check: CurveCheck, t0: number, t1: number, corrected: boolean): boolean {
+  const [a, b] = curveScratch;
+  check.cursor.at(t0, a);
+  check.cursor.at(t1, b);
+  const dot = Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
+  return dot < (corrected ? (check.corrected ??= leastDot(true, check.limit)) : check.plain);
 }
 
 /**
@@ -101,10 +154,15 @@ function sharedTimes(
   if (all.size > maxKeys) return undefined;
   const source = [...all].sort((a, b) => a - b);
   const rotations = keyed.filter(([c]) => c.path === "rotation");
+  const checks = new Map(rotations.map(([c, tolerance]) => {
+    const limit = slack * tolerance;
+    return [c, { cursor: new ChannelCursor(c), limit, plain: leastDot(false, limit) }];
+  }));
   const corrected = new Set<ClipChannel>();
-  for (const [channel, tolerance] of rotations) {
+  for (const [channel] of rotations) {
+    const check = checks.get(channel)!;
     for (let i = 1; i < source.length; i++) {
-      if (offCurve(channel, source[i - 1], source[i], false, slack * tolerance)) {
+      if (offCurve(check, source[i - 1], source[i], false)) {
         corrected.add(channel);
         break;
       }
@@ -112,9 +170,8 @@ function sharedTimes(
   }
   // A source interval of an uncorrected rotation was checked above.
   const off = (t0: number, t1: number, depth: number) =>
-    rotations.some(([c, tolerance]) =>
-      (depth > 0 || corrected.has(c)) &&
-      offCurve(c, t0, t1, corrected.has(c), slack * tolerance)
+    rotations.some(([c]) =>
+      (depth > 0 || corrected.has(c)) && offCurve(checks.get(c)!, t0, t1, corrected.has(c))
     );
   const times: number[] = [];
   // Keys still to come from the source: the splits may take only the rest.
@@ -182,8 +239,9 @@ export function sharedBlocks(
     for (let l = 0; l < 4; l++) {
       const channel = lanes.find(([r]) => (r.joint & 3) === l)?.[1];
       const held = channel ? undefined : heldValue(group * 4 + l, path);
+      const cursor = channel && curveCursor.reset(channel);
       times.forEach((t, k) => {
-        if (channel) sampleChannel(channel, t, value);
+        if (cursor) cursor.at(t, value);
         else value.set(held!);
         let sign = 1;
         if (n === 4 && k > 0) {

@@ -116,26 +116,35 @@ function decoded(track: KeyTrack, n: number): Float32Array {
 }
 
 /**
- * Per union time, where lane `track` takes its value: `[k, -1]` for its kept
- * key k (or the first or last key outside its times), `[k, u]` between keys
- * k and k + 1 at weight u.
+ * Per union time `i`, where lane `track` takes its value, into `keys[i]`
+ * and `weights[i]`: its kept key k and -1 (or the first or last key
+ * outside its times), or keys k and k + 1 at weight u.
  */
-function placement(track: KeyTrack, union: Float32Array): [number, number][] {
-  const times = track.times, last = times.length - 1;
+function placement(
+  track: KeyTrack,
+  union: Float32Array,
+  keys: Int32Array,
+  weights: Float32Array,
+): void {
+  const times = track.times, last = times.length - 1, f = Math.fround;
   let k = 0;
-  return Array.from(union, (t): [number, number] => {
-    if (t <= times[0]) return [0, -1];
-    if (t >= times[last]) return [last, -1];
-    while (times[k + 1] <= t) k++;
-    if (times[k] === t) return [k, -1];
-    const f = Math.fround;
-    return [k, f(f(t - times[k]) * f(1 / f(times[k + 1] - times[k])))];
-  });
+  for (let i = 0; i < union.length; i++) {
+    const t = union[i];
+    let key = k, weight = -1;
+    if (t <= times[0]) key = 0;
+    else if (t >= times[last]) key = last;
+    else {
+      while (times[k + 1] <= t) k++;
+      key = k;
+      if (times[k] !== t) weight = f(f(t - times[k]) * f(1 / f(times[k + 1] - times[k])));
+    }
+    keys[i] = key, weights[i] = weight;
+  }
 }
 
-/** Lane values at `u` between keys k and k + 1 of `values`, as the kernel interpolates them. */
-function between(values: Float32Array, k: number, u: number, n: number): Float32Array {
-  const f = Math.fround, out = new Float32Array(n);
+/** Lane values at `u` between keys k and k + 1 of `values`, as the kernel interpolates them, into `out`. */
+function between(values: Float32Array, k: number, u: number, n: number, out: Float32Array): void {
+  const f = Math.fround;
   let length = 0;
   for (let c = 0; c < n; c++) {
     const a = values[k * n + c];
@@ -143,7 +152,6 @@ function between(values: Float32Array, k: number, u: number, n: number): Float32
     length += out[c] * out[c];
   }
   if (n === 4) { for (let c = 0; c < 4; c++) out[c] /= Math.sqrt(length); }
-  return out;
 }
 
 /** A lane of a block: a keyed channel's track, or a held value. */
@@ -198,7 +206,8 @@ function block(
   const extra = SYNC_BYTES + unionTimes + bytes.length + 8 - perLane;
   if (extra > (syncPolicy.byteFactor - 1) * perLane) return undefined;
   const view = new DataView(bytes.buffer);
-  const word = new Uint32Array(3);
+  const word = new Uint32Array(3), scratch = new Float32Array(4);
+  const keys = new Int32Array(union.length), weights = new Float32Array(union.length);
   let mask = 0;
   for (const [l, lane] of used) {
     mask |= 1 << l;
@@ -214,18 +223,25 @@ function block(
         view.setFloat32(48 + c * 16 + l * 4, range.scale[c], true);
       }
     }
-    const places = track
-      ? placement(track, union)
-      : Array.from(union, (): [number, number] => [0, -1]);
-    places.forEach(([k, u], i) => {
-      const value = u < 0 ? values.subarray(k * n, k * n + n) : between(values, k, u, n);
+    if (track) placement(track, union, keys, weights);
+    else keys.fill(0), weights.fill(-1);
+    for (let i = 0; i < union.length; i++) {
+      const k = keys[i], u = weights[i];
+      // The key's values, or the interpolated ones in the scratch.
+      let value = values, at = k * n;
+      if (u >= 0) between(values, k, u, n, scratch), value = scratch, at = 0;
       if (format === TRACK_SMALLEST_THREE) {
-        if (u < 0 && codes) word.set(new Uint32Array(codes.slice(k * 8, k * 8 + 8).buffer));
-        else encodeSmallestThree(value, 0, word, 0);
+        if (u < 0 && codes) {
+          // The kept key's own code (8 bytes, little-endian words).
+          for (let w = 0; w < 2; w++) {
+            const b = k * 8 + w * 4;
+            word[w] = codes[b] | (codes[b + 1] << 8) | (codes[b + 2] << 16) | (codes[b + 3] << 24);
+          }
+        } else encodeSmallestThree(value, at, word, 0);
         view.setUint32(i * keyBytes + l * 4, word[0], true);
         view.setUint32(i * keyBytes + span * 4 + l * 4, word[1], true);
       } else if (format === TRACK_SMALLEST_THREE_WIDE) {
-        encodeSmallestThreeWide(value, 0, word, 0);
+        encodeSmallestThreeWide(value, at, word, 0);
         for (let w = 0; w < 3; w++) {
           view.setUint32(i * keyBytes + (w * span + l) * 4, word[w], true);
         }
@@ -233,15 +249,15 @@ function block(
         for (let c = 0; c < 3; c++) {
           const code = u < 0 && codes
             ? codes[k * 6 + c * 2] | (codes[k * 6 + c * 2 + 1] << 8)
-            : encodeRanged(value[c], c, range);
+            : encodeRanged(value[at + c], c, range);
           view.setUint16(head + i * keyBytes + (c * span + l) * 2, code, true);
         }
       } else {
         for (let c = 0; c < n; c++) {
-          view.setFloat32(i * keyBytes + (c * span + l) * 4, value[c], true);
+          view.setFloat32(i * keyBytes + (c * span + l) * 4, value[at + c], true);
         }
       }
-    });
+    }
   }
   return { group, path, mask, span, format, times: union, bytes, extra, perLane };
 }

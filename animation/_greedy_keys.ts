@@ -1,0 +1,125 @@
+/**
+ * The greedy pass of the key reduction (`_reduce.ts`): the candidates a
+ * channel keeps so that interpolating them as the compact sampler does
+ * (nlerp, or bisected intervals) stays within the tolerance at every
+ * candidate and halfway between two.
+ *
+ * @module
+ */
+
+import { BisectedInterval } from "./_bisected_interval.ts";
+import type { BuildWork } from "./_build_work.ts";
+
+/** Most candidates one kept interval may span (bounds the build's time). */
+const MAX_SPAN = 256;
+
+/** Distance of two values; for rotations, of the nearer of `b` and `-b`. */
+export function distance(
+  a: ArrayLike<number>,
+  ia: number,
+  b: ArrayLike<number>,
+  ib: number,
+  n: number,
+): number {
+  let d = 0, e = 0;
+  for (let c = 0; c < n; c++) {
+    const minus = a[ia + c] - b[ib + c], plus = a[ia + c] + b[ib + c];
+    d += minus * minus;
+    e += plus * plus;
+  }
+  return Math.sqrt(n === 4 ? Math.min(d, e) : d);
+}
+
+/** Interpolates like the kernel: lerp, or nlerp along the shorter arc. */
+function interpolate(
+  q: Float32Array,
+  i: number,
+  j: number,
+  u: number,
+  n: number,
+  out: Float64Array,
+): void {
+  let dot = 0;
+  for (let c = 0; c < n; c++) dot += q[i * n + c] * q[j * n + c];
+  const sign = n === 4 && dot < 0 ? -1 : 1;
+  let length = 0;
+  for (let c = 0; c < n; c++) {
+    out[c] = q[i * n + c] + (sign * q[j * n + c] - q[i * n + c]) * u;
+    length += out[c] * out[c];
+  }
+  if (n === 4) { for (let c = 0; c < 4; c++) out[c] /= Math.sqrt(length); }
+}
+
+/**
+ * The greedy pass's bisected interval (4 KB of piece ends: one per build
+ * step was a tenth of a small clip's reduction). The reduction is
+ * synchronous and selects its interval before each use, so sharing is safe.
+ */
+const bisectScratch = new BisectedInterval();
+
+/**
+ * Indices of the candidates kept by the greedy pass; undefined once it
+ * would keep more than `most`.
+ */
+export function keepKeys(
+  times: Float64Array,
+  exact: Float64Array,
+  halfway: Float64Array,
+  quantized: Float32Array,
+  n: number,
+  tolerance: number,
+  work: BuildWork,
+  bisect: boolean,
+  most: number,
+): number[] | undefined {
+  const m = times.length;
+  const kept = [0];
+  const value = new Float64Array(4), bisected = bisectScratch;
+  const at = (i: number, j: number, t: number) => {
+    if (bisect) {
+      bisected.select(quantized, i, j, times[i], times[j]);
+      bisected.at(t, value);
+    } else interpolate(quantized, i, j, (t - times[i]) / (times[j] - times[i]), n, value);
+    return value;
+  };
+  // A bisected interpolation halves up to six times: it counts as four.
+  const unitsPerTime = bisect ? 8 : 2;
+  const strays = (i: number, j: number, l: number) =>
+    (l > i && distance(at(i, j, times[l]), 0, exact, l * n, n) > tolerance) ||
+    distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance;
+  // Where the last span from this start strayed: a shorter one that
+  // still holds it mostly strays there too, so it is checked first.
+  let strayed = -1;
+  const fits = (i: number, j: number) => {
+    work.spend((j - i) * unitsPerTime);
+    if (strayed > i && strayed < j && strays(i, j, strayed)) return false;
+    for (let l = i; l < j; l++) {
+      if (strays(i, j, l)) return (strayed = l), false;
+    }
+    return true;
+  };
+  // The longest span found by doubling, then halving: checking every
+  // extension from the interval's start again costs the span squared
+  // (a rotation turning fast has up to 64 candidates per key).
+  let i = 0;
+  while (i < m - 1) {
+    const last = Math.min(m - 1, i + MAX_SPAN);
+    let good = i + 1, bad = last + 1;
+    for (let step = 2; good < last;) {
+      const j = Math.min(last, i + step);
+      if (!fits(i, j)) {
+        bad = j;
+        break;
+      }
+      good = j, step *= 2;
+    }
+    while (bad - good > 1) {
+      const j = (good + bad) >> 1;
+      if (fits(i, j)) good = j;
+      else bad = j;
+    }
+    if (kept.push(good) > most) return undefined;
+    i = good;
+  }
+  return kept;
+}

@@ -56,6 +56,42 @@ export const SKELETON_ENTITIES: Selection = selection(
   (owned, eid) => owned.skeleton[eid] !== undefined,
 );
 
+/** Store fields {@linkcode storesIntact} compares besides the Skeleton's: the JointQuat's. */
+export const CHECK_POSE = 1;
+/** Store fields {@linkcode storesIntact} compares besides the Skeleton's: the JointMat's. */
+export const CHECK_MATRICES = 2;
+
+/**
+ * Whether every entity of `list` is one whose checks (`checkedSkeleton`,
+ * and `checkedPose`, `checkedMatrices` as `fields` says) cannot fail this
+ * call, and which no system quarantines: its record holds the component
+ * and its store fields are those Marrow set. One pass of loads and
+ * compares, no call: a system whose rows are kept (`JobTable.holds`) runs
+ * it instead of its per-entity checks, and on false writes its rows again
+ * through the checks (which then name the field).
+ */
+export function storesIntact(state: WorldState, list: ArrayLike<number>, fields: number): boolean {
+  const owned = state.owned, stores = state.components;
+  const skeletons = owned.skeleton, quarantine = owned.quarantine;
+  const assets = stores.Skeleton.asset, jointCounts = stores.Skeleton.jointCount;
+  const poses = owned.pose, poseOffsets = stores.JointQuat.byteOffset;
+  const matrices = owned.matrices;
+  const models = stores.JointMat.modelByteOffset, palettes = stores.JointMat.paletteByteOffset;
+  const pose = (fields & CHECK_POSE) !== 0, matrix = (fields & CHECK_MATRICES) !== 0;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i], skeleton = skeletons[eid];
+    if (skeleton === undefined || quarantine[eid] !== 0 || assets[eid] !== skeleton) return false;
+    const n = skeleton.jointCount;
+    if (jointCounts[eid] !== n) return false;
+    if (pose && (poses[eid] === 0 || poseOffsets[eid] !== poses[eid])) return false;
+    if (!matrix) continue;
+    const model = matrices[eid];
+    if (model === 0 || models[eid] !== model) return false;
+    if (palettes[eid] !== model + n * MATRIX_FLOATS * 4) return false;
+  }
+  return true;
+}
+
 /** Entities with a JointMat (and so a Skeleton), or those of `entities`. */
 function withMatrices(
   world: object,
@@ -239,9 +275,19 @@ export function runMatrixJobs(
   matrixJobs.state = state, matrixJobs.list = list, matrixJobs.found = -1;
   if (list.length === 0) return matrixJobs;
   const table = state.jobs(kernel);
-  table.begin(list.length, JOB_WORDS);
   const owned = state.owned, isolates = state.faults.isolates;
+  // The checked multiply's rows hold the last good block in the "isolate" mode only.
+  const variant = isolates ? 2 : 1;
+  if (
+    entities === undefined && table.holds(list, variant) &&
+    storesIntact(state, list, CHECK_MATRICES)
+  ) {
+    // Every entity's row is as this system wrote it last, and its checks cannot fail.
+    return runMatrixKernel(state, kernel, table.ptr, list.length);
+  }
+  table.begin(list.length, JOB_WORDS);
   const countWord = kernel === "multiplyMatricesCheckedBatch" ? MULTIPLY_COUNT : HIERARCHY_COUNT;
+  let faulted = false;
   let u32 = state.memory.u32;
   let rows = 0;
   for (let i = 0; i < list.length; i++) {
@@ -258,7 +304,7 @@ export function runMatrixJobs(
       // Isolated: an empty row (computes and saves nothing), so that the
       // rows still match settlePalettes' count.
       state.faults.isolate(eid, caller, error);
-      n = 0, model = 0;
+      n = 0, model = 0, faulted = true;
       if (kernel === "multiplyMatricesCheckedBatch" && owned.skeleton[eid] && owned.matrices[eid]) {
         // A write through a JointMat view since the last frame is undone,
         // as for a bad palette (it may grow the memory: fresh view).
@@ -272,10 +318,22 @@ export function runMatrixJobs(
       : 0;
   }
   if (rows === 0) return matrixJobs;
+  // A row per entity of the query, none empty: kept for the next calls.
+  if (entities === undefined && rows === list.length && !faulted) table.keep(list, variant);
+  return runMatrixKernel(state, kernel, table.ptr, rows);
+}
+
+/** Runs `kernel` on `rows` rows at byte `ptr`; `matrixJobs.found` gets what it found. */
+function runMatrixKernel(
+  state: WorldState,
+  kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesCheckedBatch",
+  ptr: number,
+  rows: number,
+): MatrixJobs {
   // The checked multiply's limit; the other two kernels take no third argument,
   // and are not given one (a call of another arity boxes its arguments).
   matrixJobs.found = kernel === "multiplyMatricesCheckedBatch"
-    ? state.kernels[kernel](table.ptr, rows, MAX_PALETTE_MAGNITUDE)
-    : (state.kernels[kernel](table.ptr, rows), -1);
+    ? state.kernels[kernel](ptr, rows, MAX_PALETTE_MAGNITUDE)
+    : (state.kernels[kernel](ptr, rows), -1);
   return matrixJobs;
 }

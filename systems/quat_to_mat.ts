@@ -23,7 +23,8 @@ import {
 } from "../simd/abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import { findNonFinitePose } from "../simd/memory/internal.ts";
-import { POSED_ENTITIES } from "./_select.ts";
+import { CHECK_MATRICES, CHECK_POSE, POSED_ENTITIES, storesIntact } from "./_select.ts";
+import type { JobTable } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
 import { restoreLastGood } from "../components/joint_mat.ts";
 
@@ -49,38 +50,25 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
   );
   if (list.length === 0) return;
   const scan = state.jobs("poseScan"), table = state.jobs("quatToMat");
-  scan.begin(list.length, JOB_WORDS);
-  table.begin(list.length, JOB_WORDS);
-  const u32 = state.memory.u32;
+  // Rows kept from the last call (a component added or removed drops
+  // them) are those the loop below would write, when no check can fail.
+  const kept = entities === undefined && scan.holds(list, 1) && table.holds(list, 1) &&
+    storesIntact(state, list, CHECK_POSE | CHECK_MATRICES);
   let storeFaults = false;
-  for (let i = 0; i < list.length; i++) {
-    const eid = list[i];
-    const at = i * JOB_WORDS;
-    let n = 0, pose = 0, local = 0;
-    try {
-      n = checkedSkeleton(state, eid).jointCount;
-      pose = checkedPose(state, eid);
-      local = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
-    } catch (error) {
-      // Isolated: an empty row (scanned and converted as nothing).
-      state.faults.isolate(eid, "quatToMatSystem", error);
-      n = 0, pose = 0, local = 0, storeFaults = true;
-    }
-    u32[(scan.ptr >> 2) + at + SCAN_PTR] = pose;
-    u32[(scan.ptr >> 2) + at + SCAN_COUNT] = poseFloats(n);
-    u32[(table.ptr >> 2) + at + QUAT_TO_MAT_POSE] = pose;
-    u32[(table.ptr >> 2) + at + QUAT_TO_MAT_MATRICES] = local;
-    u32[(table.ptr >> 2) + at + CONVERT_COUNT] = n;
-  }
+  if (!kept) storeFaults = writeRows(state, list, scan, table);
+  if (entities === undefined && !storeFaults) scan.keep(list, 1), table.keep(list, 1);
   const faults = state.faults, quarantine = owned.quarantine;
   const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, Infinity);
   // Entities before the first bad pose have good ones: a flag left from an
-  // earlier call is cleared (retried every call, the scan runs anyway).
-  for (let i = 0; i < (first < 0 ? list.length : first); i++) {
+  // earlier call is cleared (retried every call, the scan runs anyway). Kept
+  // rows were checked unquarantined.
+  for (let i = 0; !kept && i < (first < 0 ? list.length : first); i++) {
     quarantine[list[i]] &= ~Quarantine.Pose;
   }
   let rows = list.length;
   if (first >= 0) {
+    // Rows are moved below: not those of the entities any more.
+    scan.drop(), table.drop();
     // The scan covers whole groups; padding lanes are not part of a pose.
     rows = first;
     for (let i = first; i < list.length; i++) {
@@ -117,6 +105,43 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
     if (owned.skeleton[list[i]] && owned.matrices[list[i]]) restoreLastGood(state, list[i]);
   }
   faults.notify();
+}
+
+/**
+ * Writes the rows of the pose scan and of quat→mat for `list`'s entities,
+ * checked; one that fails its checks gets an empty row (isolated), and
+ * then the result is true.
+ */
+function writeRows(
+  state: WorldState,
+  list: ArrayLike<number>,
+  scan: JobTable,
+  table: JobTable,
+): boolean {
+  scan.begin(list.length, JOB_WORDS);
+  table.begin(list.length, JOB_WORDS);
+  const u32 = state.memory.u32;
+  let storeFaults = false;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i];
+    const at = i * JOB_WORDS;
+    let n = 0, pose = 0, local = 0;
+    try {
+      n = checkedSkeleton(state, eid).jointCount;
+      pose = checkedPose(state, eid);
+      local = checkedMatrices(state, eid, n) + n * MATRIX_FLOATS * 4;
+    } catch (error) {
+      // Isolated: an empty row (scanned and converted as nothing).
+      state.faults.isolate(eid, "quatToMatSystem", error);
+      n = 0, pose = 0, local = 0, storeFaults = true;
+    }
+    u32[(scan.ptr >> 2) + at + SCAN_PTR] = pose;
+    u32[(scan.ptr >> 2) + at + SCAN_COUNT] = poseFloats(n);
+    u32[(table.ptr >> 2) + at + QUAT_TO_MAT_POSE] = pose;
+    u32[(table.ptr >> 2) + at + QUAT_TO_MAT_MATRICES] = local;
+    u32[(table.ptr >> 2) + at + CONVERT_COUNT] = n;
+  }
+  return storeFaults;
 }
 
 /** Whether entity `eid`'s store fields are those Marrow set. */

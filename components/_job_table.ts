@@ -83,6 +83,14 @@ export class JobTable {
     return this.#staged;
   }
 
+  /** The staging array of {@linkcode staging} read as floats (kept while it is). */
+  stagingFloats(): Float32Array {
+    if (this.#stagedFloats?.buffer !== this.#staged.buffer) {
+      this.#stagedFloats = new Float32Array(this.#staged.buffer);
+    }
+    return this.#stagedFloats;
+  }
+
   /** Copies the first `words` staged words into the table. */
   commit(words: number): void {
     const u32 = this.#memory.views().u32;
@@ -108,11 +116,8 @@ export class JobTable {
 
   /** {@linkcode readBack} read as floats (the same staging array). */
   readBackFloats(words: number): Float32Array {
-    const staged = this.readBack(words);
-    if (this.#stagedFloats?.buffer !== staged.buffer) {
-      this.#stagedFloats = new Float32Array(staged.buffer);
-    }
-    return this.#stagedFloats;
+    this.readBack(words);
+    return this.stagingFloats();
   }
 
   /** The first `words` staged words, a view kept while their count stays. */

@@ -56,40 +56,77 @@ export const SKELETON_ENTITIES: Selection = selection(
   (owned, eid) => owned.skeleton[eid] !== undefined,
 );
 
-/** Store fields {@linkcode storesIntact} compares besides the Skeleton's: the JointQuat's. */
+/** What {@linkcode firstUnchecked} compares besides the Skeleton's store: the JointQuat's. */
 export const CHECK_POSE = 1;
-/** Store fields {@linkcode storesIntact} compares besides the Skeleton's: the JointMat's. */
+/** What {@linkcode firstUnchecked} compares besides the Skeleton's store: the JointMat's. */
 export const CHECK_MATRICES = 2;
+/** What {@linkcode firstUnchecked} compares besides the Skeleton's store: a ClipPlayer's record. */
+export const CHECK_PLAYER = 4;
+/** What {@linkcode firstUnchecked} requires besides the Skeleton's store: no quarantine. */
+export const CHECK_UNQUARANTINED = 8;
+/** What {@linkcode firstUnchecked} compares besides the Skeleton's store: the Skin's. */
+export const CHECK_SKIN = 16;
 
 /**
- * Whether every entity of `list` is one whose checks (`checkedSkeleton`,
- * and `checkedPose`, `checkedMatrices` as `fields` says) cannot fail this
- * call, and which no system quarantines: its record holds the component
- * and its store fields are those Marrow set. One pass of loads and
- * compares, no call: a system whose rows are kept (`JobTable.holds`) runs
- * it instead of its per-entity checks, and on false writes its rows again
- * through the checks (which then name the field).
+ * The index of the first entity of `list` from index `from` on whose
+ * checks (`checkedSkeleton`, and `checkedPose`, `checkedMatrices`,
+ * `checkedPlayer` as `fields` says) may fail this call, or that is
+ * quarantined (with `CHECK_UNQUARANTINED`); `list.length` for none. The
+ * others' records hold the components and their store fields are those
+ * Marrow set. Loads and compares, no call: a system runs it instead of its
+ * per-entity checks, and the checks themselves (which name the field)
+ * only for the entity it stops at.
  */
-export function storesIntact(state: WorldState, list: ArrayLike<number>, fields: number): boolean {
+export function firstUnchecked(
+  state: WorldState,
+  list: ArrayLike<number>,
+  fields: number,
+  from: number,
+): number {
   const owned = state.owned, stores = state.components;
-  const skeletons = owned.skeleton, quarantine = owned.quarantine;
+  const skeletons = owned.skeleton, quarantine = owned.quarantine, players = owned.player;
   const assets = stores.Skeleton.asset, jointCounts = stores.Skeleton.jointCount;
   const poses = owned.pose, poseOffsets = stores.JointQuat.byteOffset;
   const matrices = owned.matrices;
   const models = stores.JointMat.modelByteOffset, palettes = stores.JointMat.paletteByteOffset;
   const pose = (fields & CHECK_POSE) !== 0, matrix = (fields & CHECK_MATRICES) !== 0;
-  for (let i = 0; i < list.length; i++) {
+  const player = (fields & CHECK_PLAYER) !== 0,
+    unquarantined = (fields & CHECK_UNQUARANTINED) !== 0;
+  const skin = (fields & CHECK_SKIN) !== 0;
+  for (let i = from; i < list.length; i++) {
     const eid = list[i], skeleton = skeletons[eid];
-    if (skeleton === undefined || quarantine[eid] !== 0 || assets[eid] !== skeleton) return false;
+    if (skeleton === undefined || assets[eid] !== skeleton) return i;
+    if (unquarantined && quarantine[eid] !== 0) return i;
     const n = skeleton.jointCount;
-    if (jointCounts[eid] !== n) return false;
-    if (pose && (poses[eid] === 0 || poseOffsets[eid] !== poses[eid])) return false;
+    if (jointCounts[eid] !== n) return i;
+    if (pose && (poses[eid] === 0 || poseOffsets[eid] !== poses[eid])) return i;
+    if (player && players[eid] === undefined) return i;
+    if (skin && !skinIntact(owned, stores.Skin, eid)) return i;
     if (!matrix) continue;
     const model = matrices[eid];
-    if (model === 0 || models[eid] !== model) return false;
-    if (palettes[eid] !== model + n * MATRIX_FLOATS * 4) return false;
+    if (model === 0 || models[eid] !== model) return i;
+    if (palettes[eid] !== model + n * MATRIX_FLOATS * 4) return i;
   }
-  return true;
+  return list.length;
+}
+
+/** Whether `checkedSkin` cannot fail for entity `eid`: its Skin's store fields are its record's. */
+function skinIntact(owned: Owned, store: WorldState["components"]["Skin"], eid: number): boolean {
+  const asset = owned.skin[eid];
+  return asset !== undefined && store.asset[eid] === asset &&
+    store.vertexCount[eid] === asset.vertexCount &&
+    store.positionsByteOffset[eid] === owned.skinBlock[eid] &&
+    store.normalsByteOffset[eid] === owned.skinNormals[eid] &&
+    store.tangentsByteOffset[eid] === owned.skinTangents[eid];
+}
+
+/**
+ * Whether no check of `fields` can fail for any entity of `list` and none
+ * is quarantined: a system whose rows are kept (`JobTable.holds`) may run
+ * them as they are; on false it writes them again through its checks.
+ */
+export function storesIntact(state: WorldState, list: ArrayLike<number>, fields: number): boolean {
+  return firstUnchecked(state, list, fields | CHECK_UNQUARANTINED, 0) === list.length;
 }
 
 /** Entities with a JointMat (and so a Skeleton), or those of `entities`. */

@@ -35,7 +35,7 @@ import { type LayerOutput, layerRows, PlaybackSteps, writeLayers } from "./_laye
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
-import { PLAYING_ENTITIES } from "./_select.ts";
+import { CHECK_PLAYER, CHECK_POSE, firstUnchecked, PLAYING_ENTITIES } from "./_select.ts";
 import type { Playback } from "../components/internal.ts";
 import type { WorldState } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
@@ -99,13 +99,19 @@ export function sampleClipsSystem(
   if (list.length === 0) return;
   const quarantine = owned.quarantine;
   let skipped = false;
+  // The checks run only from an entity whose store fields the compares
+  // below do not vouch for: the others' cannot fail.
+  let unchecked = firstUnchecked(state, list, CHECK_PLAYER | CHECK_POSE, 0);
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     quarantine[eid] &= ~Quarantine.Clip;
     try {
-      checkedPlayer(state, eid);
-      checkedPose(state, eid);
-      checkedSkeleton(state, eid);
+      if (i === unchecked) {
+        unchecked = firstUnchecked(state, list, CHECK_PLAYER | CHECK_POSE, i + 1);
+        checkedPlayer(state, eid);
+        checkedPose(state, eid);
+        checkedSkeleton(state, eid);
+      }
     } catch (error) {
       // Isolated as a bad clip time is: this call leaves its pose as it is.
       state.faults.isolate(eid, "sampleClipsSystem", error);
@@ -145,7 +151,7 @@ export function sampleClipsSystem(
   }
   // Tables looked up each frame: a world reset forgets them.
   out.memory = memory;
-  out.rows.begin(state.jobs("sampleClips"), memory, rowCapacity);
+  out.rows.begin(state.jobs("sampleClips"), rowCapacity);
   out.entries = state.jobs("sampleClips.entries");
   out.jobs = state.jobs("sampleClips.layers");
   const rows = out.rows;
@@ -203,6 +209,7 @@ export function sampleClipsSystem(
     }
     if (track) extended = recordSteps(memory, player, steps) || extended;
   }
+  rows.commit();
   state.kernels.sampleCompactBatch(rows.ptr, rows.count);
   if (out.jobs.count > 0) state.kernels.blendLayersBatch(0, 0, out.jobs.ptr, out.jobs.count);
   if (extended) {

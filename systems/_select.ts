@@ -83,6 +83,8 @@ export function firstUnchecked(
   fields: number,
   from: number,
 ): number {
+  // The pipeline's frame vouched for every entity it runs on: none to check.
+  if (vouchedFor === state) return list.length;
   const owned = state.owned, stores = state.components;
   const skeletons = owned.skeleton, quarantine = owned.quarantine, players = owned.player;
   const assets = stores.Skeleton.asset, jointCounts = stores.Skeleton.jointCount;
@@ -108,6 +110,36 @@ export function firstUnchecked(
     if (palettes[eid] !== model + n * MATRIX_FLOATS * 4) return i;
   }
   return list.length;
+}
+
+/** Every check {@linkcode firstUnchecked} can make, and no quarantine. */
+const WHOLE_CHARACTER = CHECK_POSE | CHECK_MATRICES | CHECK_PLAYER | CHECK_SKIN |
+  CHECK_UNQUARANTINED;
+
+/**
+ * The world whose pipeline frame is running and found, before its first
+ * system, every entity it runs on a whole character (Skeleton, JointQuat,
+ * JointMat, Skin and ClipPlayer) whose store fields are those Marrow set,
+ * none quarantined: until the frame ends or a system quarantines one, no
+ * check can fail, and {@linkcode firstUnchecked} makes none. Nothing but
+ * the frame's own systems runs meanwhile (the fault callback waits for the
+ * frame's end).
+ */
+let vouchedFor: WorldState | undefined;
+
+/**
+ * Starts a blocking pipeline frame on `list` (the entities it runs on):
+ * one pass of compares for all its systems, when it vouches for them all.
+ * {@linkcode endVouch} must follow, whatever happens.
+ */
+export function vouchFrame(state: WorldState, list: ArrayLike<number>): void {
+  vouchedFor = undefined;
+  if (firstUnchecked(state, list, WHOLE_CHARACTER, 0) === list.length) vouchedFor = state;
+}
+
+/** Ends a frame's vouch, or withdraws it: a system quarantined an entity. */
+export function endVouch(): void {
+  vouchedFor = undefined;
 }
 
 /** Whether `checkedSkin` cannot fail for entity `eid`: its Skin's store fields are its record's. */

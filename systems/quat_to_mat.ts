@@ -23,7 +23,7 @@ import {
 } from "../simd/abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import { findNonFinitePose } from "../simd/memory/internal.ts";
-import { CHECK_MATRICES, CHECK_POSE, POSED_ENTITIES, storesIntact } from "./_select.ts";
+import { CHECK_MATRICES, CHECK_POSE, endVouch, POSED_ENTITIES, storesIntact } from "./_select.ts";
 import type { JobTable } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
 import { restoreLastGood } from "../components/joint_mat.ts";
@@ -90,6 +90,7 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
       }
       faults.report(eid, "quatToMatSystem", "JointQuat", bad[1], new PoseError(eid, ...bad));
       quarantine[eid] |= Quarantine.Pose;
+      endVouch();
       // A write through a JointMat view since the last frame is undone too.
       restoreLastGood(state, eid);
     }
@@ -101,6 +102,7 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
   for (let i = 0; storeFaults && i < list.length; i++) {
     if (storesHold(state, list[i])) continue;
     quarantine[list[i]] |= Quarantine.Pose;
+    endVouch();
     // A write through a JointMat view since the last frame is undone, as for a bad pose.
     if (owned.skeleton[list[i]] && owned.matrices[list[i]]) restoreLastGood(state, list[i]);
   }

@@ -23,7 +23,8 @@ import { ComponentError } from "../components/errors.ts";
 import { IK_JOB_WORDS } from "../simd/abi.ts";
 import { IKField } from "../simd/scalar/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
-import { endVouch, IK_ENTITIES, SKIP_UNPOSED } from "./_select.ts";
+import { IK_ENTITIES, SKIP_UNPOSED } from "./_select.ts";
+import { endVouch } from "./_checks.ts";
 import { skeletonInternals } from "../animation/internal.ts";
 import { Quarantine } from "../components/internal.ts";
 

@@ -31,7 +31,8 @@ import {
   skinWithTangentsSystem,
 } from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
-import { endVouch, SKELETON_ENTITIES, vouchFrame } from "./_select.ts";
+import { SKELETON_ENTITIES } from "./_select.ts";
+import { endVouch, vouchFrame } from "./_checks.ts";
 import type { ThreadMode, WorkerPool } from "../simd/pool/workers.ts";
 import { Core } from "../simd/memory/core.ts";
 import { warmPlayPath } from "./_warm_up.ts";

@@ -23,7 +23,8 @@ import {
 } from "../simd/abi.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import { findNonFinitePose } from "../simd/memory/internal.ts";
-import { CHECK_MATRICES, CHECK_POSE, endVouch, POSED_ENTITIES, storesIntact } from "./_select.ts";
+import { POSED_ENTITIES } from "./_select.ts";
+import { CHECK_MATRICES, CHECK_POSE, endVouch, storesIntact } from "./_checks.ts";
 import type { JobTable } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
 import { restoreLastGood } from "../components/joint_mat.ts";

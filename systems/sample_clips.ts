@@ -35,7 +35,8 @@ import { type LayerOutput, layerRows, PlaybackSteps, writeLayers } from "./_laye
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
-import { CHECK_PLAYER, CHECK_POSE, endVouch, firstUnchecked, PLAYING_ENTITIES } from "./_select.ts";
+import { PLAYING_ENTITIES } from "./_select.ts";
+import { CHECK_PLAYER, CHECK_POSE, endVouch, firstUnchecked } from "./_checks.ts";
 import type { Playback } from "../components/internal.ts";
 import type { WorldState } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";

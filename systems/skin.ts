@@ -26,13 +26,8 @@ import { stateOf } from "../components/internal.ts";
 import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { MAX_INFLUENCES } from "../simd/memory/internal.ts";
 import { SkinFlags } from "../simd/memory/layout.ts";
-import {
-  CHECK_MATRICES,
-  CHECK_SKIN,
-  checkPalettes,
-  firstUnchecked,
-  SKINNED_ENTITIES,
-} from "./_select.ts";
+import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
+import { CHECK_MATRICES, CHECK_SKIN, firstUnchecked } from "./_checks.ts";
 import { DualPalettes } from "./_dual_palettes.ts";
 import { BOUNDS_FLOATS, SkinBatch } from "./_skin_batch.ts";
 import type { JobTable } from "../components/internal.ts";

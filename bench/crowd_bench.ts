@@ -14,12 +14,14 @@
  * `CROWD_BEFORE=<another checkout of Marrow>` adds the same rows for that
  * checkout's systems, in the same run (before/after on one machine state;
  * copy `bench/_crowd_modules.ts` into a checkout older than this bench);
- * `CROWD_COUNT` sets the crowd's size (default 1,000 and 10,000).
+ * `CROWD_COUNT` sets the crowd's size (default 1,000 and 10,000). Each
+ * group is run again with 4-vertex characters, where the kernels cost
+ * little and the systems' JavaScript stands out of the machine's noise.
  *
  * @module
  */
 
-import { crowdScene, DELTA, type Modules } from "./_crowd.ts";
+import { crowdScene, DELTA, type Modules, SMALL_CHARACTER } from "./_crowd.ts";
 import * as mine from "./_crowd_modules.ts";
 
 /** Two rows, `a` timed with `b` run untimed before it, and the other way round. */
@@ -64,27 +66,35 @@ if (before) {
   ]);
 }
 
+/** The characters of the issue, and the same with 4 vertices: the systems' JavaScript stands out. */
+const shapes = [
+  ["", SMALL_CHARACTER],
+  [", 4 vertices", { ...SMALL_CHARACTER, segments: 2, rings: 2 }],
+] as const;
+
 for (const count of counts) {
-  const label = `${count.toLocaleString("en")} small characters`;
-  for (const [prefix, m] of checkouts) {
-    const scene = crowdScene(m, count);
-    pair(
-      `crowd: ${label}, frame`,
-      [`${prefix}kernels alone (tables prebuilt)`, `${prefix}pipeline`],
-      scene.frameKernels,
-      () => scene.pipeline(scene.world, DELTA),
-      prefix === checkouts[0][0],
-    );
-    for (const system of scene.pipeline.systems) {
-      const kernels = scene.kernelsOf[system.name];
-      if (!kernels) continue;
+  for (const [suffix, shape] of shapes) {
+    const label = `${count.toLocaleString("en")} small characters${suffix}`;
+    for (const [prefix, m] of checkouts) {
+      const scene = crowdScene(m, count, shape);
       pair(
-        `crowd: ${label}, ${system.name}`,
-        [`${prefix}kernels alone (tables prebuilt)`, `${prefix}${system.name}`],
-        kernels,
-        () => system.run(scene.world, DELTA),
+        `crowd: ${label}, frame`,
+        [`${prefix}kernels alone (tables prebuilt)`, `${prefix}pipeline`],
+        scene.frameKernels,
+        () => scene.pipeline(scene.world, DELTA),
         prefix === checkouts[0][0],
       );
+      for (const system of scene.pipeline.systems) {
+        const kernels = scene.kernelsOf[system.name];
+        if (!kernels) continue;
+        pair(
+          `crowd: ${label}, ${system.name}`,
+          [`${prefix}kernels alone (tables prebuilt)`, `${prefix}${system.name}`],
+          kernels,
+          () => system.run(scene.world, DELTA),
+          prefix === checkouts[0][0],
+        );
+      }
     }
   }
 }

@@ -1,17 +1,29 @@
 /**
- * The systems' job tables: rows of batch jobs in the core's memory, refilled
- * every call, staged in a plain array first.
+ * The systems' job tables: rows of batch jobs in the core's memory, staged in
+ * a plain array first, and kept from call to call while nothing that fed
+ * them has changed ({@linkcode JobTable.keep}).
  *
  * @module
  */
 
 import type { CoreMemory } from "../simd/memory/internal.ts";
 
-/** @internal A table of batch jobs in the core's memory, refilled every call. */
+/**
+ * @internal A table of batch jobs in the core's memory. A system that wrote
+ * one row per entity of a query may {@linkcode keep} the rows: its next call
+ * on the same query reuses them ({@linkcode holds}) until they are
+ * dropped, which the lifecycle machinery does to every table of the world
+ * when any component is added or removed (the only changes to what an
+ * entity owns), and {@linkcode begin} does for any other writer.
+ */
 export class JobTable {
   ptr = 0;
   count = 0;
   #capacity = 0;
+  /** The query whose entities the kept rows are, one row each; undefined: none kept. */
+  #keptFor: ArrayLike<number> | undefined;
+  #keptRows = 0;
+  #keptVariant = 0;
   #staged = new Uint32Array(0);
   #stagedPrefix: Uint32Array | undefined;
   #stagedFloats: Float32Array | undefined;
@@ -26,11 +38,36 @@ export class JobTable {
   /** Makes room for `rows` rows of `words` words and empties the table. */
   begin(rows: number, words: number): void {
     this.count = 0;
+    this.#keptFor = undefined;
     const bytes = rows * words * 4;
     if (bytes <= this.#capacity) return;
     if (this.ptr) this.#memory.free(this.ptr);
     this.#capacity = Math.max(bytes, this.#capacity * 2, 256);
     this.ptr = this.#memory.alloc(this.#capacity);
+  }
+
+  /**
+   * Marks the rows, one per entity of `query` in its order, as kept for the
+   * next calls; `variant` is what else they were written from (a fault
+   * mode, say), which {@linkcode holds} must be given again.
+   */
+  keep(query: ArrayLike<number>, variant: number): void {
+    this.#keptFor = query, this.#keptRows = query.length, this.#keptVariant = variant;
+  }
+
+  /**
+   * Whether the rows are still those kept for `query` (the same array, of
+   * the same length: its entities change only with a component added or
+   * removed, which drops the rows) and `variant`.
+   */
+  holds(query: ArrayLike<number>, variant: number): boolean {
+    return this.#keptFor === query && this.#keptRows === query.length &&
+      this.#keptVariant === variant;
+  }
+
+  /** Forgets the kept rows: what fed them may have changed. */
+  drop(): void {
+    this.#keptFor = undefined;
   }
 
   /**
@@ -44,6 +81,14 @@ export class JobTable {
       this.#staged = new Uint32Array(Math.max(words, this.#staged.length * 2));
     }
     return this.#staged;
+  }
+
+  /** The staging array of {@linkcode staging} read as floats (kept while it is). */
+  stagingFloats(): Float32Array {
+    if (this.#stagedFloats?.buffer !== this.#staged.buffer) {
+      this.#stagedFloats = new Float32Array(this.#staged.buffer);
+    }
+    return this.#stagedFloats;
   }
 
   /** Copies the first `words` staged words into the table. */
@@ -71,11 +116,8 @@ export class JobTable {
 
   /** {@linkcode readBack} read as floats (the same staging array). */
   readBackFloats(words: number): Float32Array {
-    const staged = this.readBack(words);
-    if (this.#stagedFloats?.buffer !== staged.buffer) {
-      this.#stagedFloats = new Float32Array(staged.buffer);
-    }
-    return this.#stagedFloats;
+    this.readBack(words);
+    return this.stagingFloats();
   }
 
   /** The first `words` staged words, a view kept while their count stays. */
@@ -90,6 +132,7 @@ export class JobTable {
   free(): void {
     if (this.ptr) this.#memory.free(this.ptr);
     this.ptr = this.#capacity = this.count = 0;
+    this.#keptFor = undefined;
     this.#staged = new Uint32Array(0);
     this.#stagedPrefix =
       this.#stagedFloats =

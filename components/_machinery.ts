@@ -107,6 +107,7 @@ function observeWorld(world: object, state: WorldBase): void {
     const dependents = state.dependents.get(definition.name)!;
     return [
       observe(world, onAdd(component), (eid: number) => {
+        dropKeptRows(state);
         try {
           state.ensureCapacity(eid);
           allocate(state, definition, eid);
@@ -116,6 +117,7 @@ function observeWorld(world: object, state: WorldBase): void {
         }
       }),
       observe(world, onRemove(component), (eid: number) => {
+        dropKeptRows(state);
         for (const dependent of dependents) {
           removeComponent(world, eid, state.components[dependent.name]);
         }
@@ -124,6 +126,15 @@ function observeWorld(world: object, state: WorldBase): void {
       }),
     ];
   });
+}
+
+/**
+ * Drops every kept job row of the world: a component added or removed
+ * changes what an entity owns (its blocks, its skeleton, its skin) and the
+ * entities of the systems' queries.
+ */
+function dropKeptRows(state: WorldBase): void {
+  for (const table of state.resources.tables) table.drop();
 }
 
 /**

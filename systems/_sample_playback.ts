@@ -10,7 +10,6 @@ import type { JobTable } from "../components/internal.ts";
 import type { Playback } from "../components/internal.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/abi.ts";
-import type { CoreMemory } from "../simd/memory/internal.ts";
 
 /**
  * Rows of `sampleCompactBatch`, written into a job table; one per world,
@@ -26,15 +25,28 @@ export class SampleRows {
    */
   time = 0.5;
   weight = 0.5;
+  /**
+   * The table's staging array, as words and as floats: rows are written
+   * there, then copied into the core at once ({@linkcode commit}), an
+   * access to the core's resizable buffer costing more than one to a plain
+   * array.
+   */
+  u32: Uint32Array = new Uint32Array(0);
+  f32: Float32Array = new Float32Array(0);
   #table: JobTable | undefined;
-  #memory: CoreMemory | undefined;
 
   /** Empties `table` and makes room for `capacity` rows. */
-  begin(table: JobTable, memory: CoreMemory, capacity: number): void {
+  begin(table: JobTable, capacity: number): void {
     table.begin(capacity, JOB_WORDS);
+    this.u32 = table.staging(capacity * JOB_WORDS);
+    this.f32 = table.stagingFloats();
     this.#table = table;
-    this.#memory = memory;
     this.count = 0;
+  }
+
+  /** Copies the rows written into the table, for the kernel. */
+  commit(): void {
+    this.#table!.commit(this.count * JOB_WORDS);
   }
 
   /** Byte offset of the rows. */
@@ -42,14 +54,9 @@ export class SampleRows {
     return this.#table!.ptr;
   }
 
-  /** Word index of the next row, counted as written. */
+  /** Word index of the next row in the staging arrays, counted as written. */
   next(): number {
-    return (this.#table!.ptr >> 2) + this.count++ * JOB_WORDS;
-  }
-
-  /** The core's memory, whose views the rows are written through. */
-  get memory(): CoreMemory {
-    return this.#memory!;
+    return this.count++ * JOB_WORDS;
   }
 }
 
@@ -63,11 +70,10 @@ export class SampleRows {
  * sampling of a playback goes through here.
  */
 export function samplePlayback(rows: SampleRows, playback: Playback, out: number, into = 0): void {
-  const memory = rows.memory;
   const clipTime = wrapTime(rows.time, playback.compact.duration, playback.wrap);
   playback.sampler!.emit(
-    memory.u32,
-    memory.f32,
+    rows.u32,
+    rows.f32,
     rows.next(),
     clipTime,
     out,

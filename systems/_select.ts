@@ -24,6 +24,7 @@ import {
 } from "../simd/abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
+import { CHECK_MATRICES, storesIntact } from "./_checks.ts";
 
 /** Entities with a pose and joint matrices: the quat→mat and mat→quat systems'. */
 export const POSED_ENTITIES: Selection = selection(
@@ -239,9 +240,19 @@ export function runMatrixJobs(
   matrixJobs.state = state, matrixJobs.list = list, matrixJobs.found = -1;
   if (list.length === 0) return matrixJobs;
   const table = state.jobs(kernel);
-  table.begin(list.length, JOB_WORDS);
   const owned = state.owned, isolates = state.faults.isolates;
+  // The checked multiply's rows hold the last good block in the "isolate" mode only.
+  const variant = isolates ? 2 : 1;
+  if (
+    entities === undefined && table.holds(list, variant) &&
+    storesIntact(state, list, CHECK_MATRICES)
+  ) {
+    // Every entity's row is as this system wrote it last, and its checks cannot fail.
+    return runMatrixKernel(state, kernel, table.ptr, list.length);
+  }
+  table.begin(list.length, JOB_WORDS);
   const countWord = kernel === "multiplyMatricesCheckedBatch" ? MULTIPLY_COUNT : HIERARCHY_COUNT;
+  let faulted = false;
   let u32 = state.memory.u32;
   let rows = 0;
   for (let i = 0; i < list.length; i++) {
@@ -258,7 +269,7 @@ export function runMatrixJobs(
       // Isolated: an empty row (computes and saves nothing), so that the
       // rows still match settlePalettes' count.
       state.faults.isolate(eid, caller, error);
-      n = 0, model = 0;
+      n = 0, model = 0, faulted = true;
       if (kernel === "multiplyMatricesCheckedBatch" && owned.skeleton[eid] && owned.matrices[eid]) {
         // A write through a JointMat view since the last frame is undone,
         // as for a bad palette (it may grow the memory: fresh view).
@@ -272,10 +283,22 @@ export function runMatrixJobs(
       : 0;
   }
   if (rows === 0) return matrixJobs;
+  // A row per entity of the query, none empty: kept for the next calls.
+  if (entities === undefined && rows === list.length && !faulted) table.keep(list, variant);
+  return runMatrixKernel(state, kernel, table.ptr, rows);
+}
+
+/** Runs `kernel` on `rows` rows at byte `ptr`; `matrixJobs.found` gets what it found. */
+function runMatrixKernel(
+  state: WorldState,
+  kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesCheckedBatch",
+  ptr: number,
+  rows: number,
+): MatrixJobs {
   // The checked multiply's limit; the other two kernels take no third argument,
   // and are not given one (a call of another arity boxes its arguments).
   matrixJobs.found = kernel === "multiplyMatricesCheckedBatch"
-    ? state.kernels[kernel](table.ptr, rows, MAX_PALETTE_MAGNITUDE)
-    : (state.kernels[kernel](table.ptr, rows), -1);
+    ? state.kernels[kernel](ptr, rows, MAX_PALETTE_MAGNITUDE)
+    : (state.kernels[kernel](ptr, rows), -1);
   return matrixJobs;
 }

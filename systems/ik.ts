@@ -24,6 +24,7 @@ import { IK_JOB_WORDS } from "../simd/abi.ts";
 import { IKField } from "../simd/scalar/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { IK_ENTITIES, SKIP_UNPOSED } from "./_select.ts";
+import { endVouch } from "./_checks.ts";
 import { skeletonInternals } from "../animation/internal.ts";
 import { Quarantine } from "../components/internal.ts";
 
@@ -52,6 +53,7 @@ export function ikSystem(world: object, entities?: ArrayLike<number>): void {
       // Isolated: quarantined, as quat→mat does, so that no row is written for it.
       state.faults.isolate(eid, "ikSystem", error);
       owned.quarantine[eid] |= Quarantine.Pose;
+      endVouch();
       continue;
     }
     for (const chain of chains) if (chain.target && chain.weight > 0) rows++;

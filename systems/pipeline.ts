@@ -32,6 +32,7 @@ import {
 } from "./skin.ts";
 import { transformSkeletonSystem } from "./transform_skeleton.ts";
 import { SKELETON_ENTITIES } from "./_select.ts";
+import { endVouch, vouchFrame } from "./_checks.ts";
 import type { ThreadMode, WorkerPool } from "../simd/pool/workers.ts";
 import { Core } from "../simd/memory/core.ts";
 import { warmPlayPath } from "./_warm_up.ts";
@@ -173,6 +174,9 @@ export function createAnimationPipeline(
     }
     // The awaited frame's skinning options are its own: the next frame may start before it ends.
     if (awaiting) return skinAfter(world, { ...options, entities }, joints);
+    // One pass of compares for every system's checks (the blocking frame
+    // only: no game code runs until it returns; the pipeline ends the vouch).
+    vouchFrame(state, selected);
     joints();
     // The multiply-inverse-bind system has just checked these palettes.
     skinEntities(world, "skinSystem", skinOptions, false, true);
@@ -187,6 +191,7 @@ export function createAnimationPipeline(
       const steps = frame(world, deltaSeconds, entities, false);
       if (steps) runBlocking(steps);
     } finally {
+      endVouch();
       faults.depth--;
     }
     faults.notify();

@@ -36,6 +36,7 @@ import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { PLAYING_ENTITIES } from "./_select.ts";
+import { CHECK_PLAYER, CHECK_POSE, endVouch, firstUnchecked } from "./_checks.ts";
 import type { Playback } from "../components/internal.ts";
 import type { WorldState } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
@@ -97,44 +98,51 @@ export function sampleClipsSystem(
     entities,
   );
   if (list.length === 0) return;
-  const quarantine = owned.quarantine;
+  const quarantine = owned.quarantine, players = owned.player;
   let skipped = false;
+  let rowCapacity = 0, entryCapacity = 0, layered = 0;
+  // The checks run only from an entity whose store fields the compares
+  // below do not vouch for: the others' cannot fail.
+  let unchecked = firstUnchecked(state, list, CHECK_PLAYER | CHECK_POSE, 0);
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     quarantine[eid] &= ~Quarantine.Clip;
     try {
-      checkedPlayer(state, eid);
-      checkedPose(state, eid);
-      checkedSkeleton(state, eid);
+      if (i === unchecked) {
+        unchecked = firstUnchecked(state, list, CHECK_PLAYER | CHECK_POSE, i + 1);
+        checkedPlayer(state, eid);
+        checkedPose(state, eid);
+        checkedSkeleton(state, eid);
+      }
     } catch (error) {
       // Isolated as a bad clip time is: this call leaves its pose as it is.
       state.faults.isolate(eid, "sampleClipsSystem", error);
       quarantine[eid] |= Quarantine.Clip;
+      endVouch();
       skipped = true;
       continue;
     }
     // `x - x` is 0 exactly for a finite x: no call that would box the double.
     const time = c.time[eid], speed = c.speed[eid];
-    if (time - time === 0 && speed - speed === 0) continue;
+    if (time - time === 0 && speed - speed === 0) {
+      // Sampled: its rows and layer entries counted in the same pass.
+      const player = players[eid]!;
+      if (!player.stack) rowCapacity += 2;
+      else {
+        rowCapacity += layerRows(player), entryCapacity += player.stack.layers.length, layered++;
+      }
+      continue;
+    }
     const field = time - time === 0 ? "speed" : "time";
     const value = field === "time" ? time : speed;
     const error = new RangeError(`entity ${eid}: ClipPlayer: ${field} is ${value}`);
     state.faults.report(eid, "sampleClipsSystem", "ClipPlayer", field, error);
     // Isolated: this call leaves the entity's pose as it is.
     quarantine[eid] |= Quarantine.Clip;
+    endVouch();
     skipped = true;
   }
   const memory = state.memory;
-  let rowCapacity = 0, entryCapacity = 0, layered = 0;
-  for (let i = 0; i < list.length; i++) {
-    if (skipped && quarantine[list[i]] & Quarantine.Clip) continue;
-    const player = owned.player[list[i]]!;
-    if (!player.stack) {
-      rowCapacity += 2;
-      continue;
-    }
-    rowCapacity += layerRows(player), entryCapacity += player.stack.layers.length, layered++;
-  }
   let out = outputs.get(state);
   if (!out) {
     const table = state.jobs("sampleClips.entries");
@@ -145,7 +153,7 @@ export function sampleClipsSystem(
   }
   // Tables looked up each frame: a world reset forgets them.
   out.memory = memory;
-  out.rows.begin(state.jobs("sampleClips"), memory, rowCapacity);
+  out.rows.begin(state.jobs("sampleClips"), rowCapacity);
   out.entries = state.jobs("sampleClips.entries");
   out.jobs = state.jobs("sampleClips.layers");
   const rows = out.rows;
@@ -203,6 +211,7 @@ export function sampleClipsSystem(
     }
     if (track) extended = recordSteps(memory, player, steps) || extended;
   }
+  rows.commit();
   state.kernels.sampleCompactBatch(rows.ptr, rows.count);
   if (out.jobs.count > 0) state.kernels.blendLayersBatch(0, 0, out.jobs.ptr, out.jobs.count);
   if (extended) {

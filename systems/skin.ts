@@ -23,12 +23,13 @@ import { selectEntities } from "../components/internal.ts";
 import { SkinRowWriter } from "../components/internal.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { stateOf } from "../components/internal.ts";
-import { boundsFloats } from "../components/internal.ts";
 import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { MAX_INFLUENCES } from "../simd/memory/internal.ts";
 import { SkinFlags } from "../simd/memory/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
+import { CHECK_MATRICES, CHECK_SKIN, firstUnchecked } from "./_checks.ts";
 import { DualPalettes } from "./_dual_palettes.ts";
+import { BOUNDS_FLOATS, SkinBatch } from "./_skin_batch.ts";
 import type { JobTable } from "../components/internal.ts";
 import type { WorldState } from "../components/internal.ts";
 
@@ -103,7 +104,9 @@ export function prepareSkinning(
   if (skinned.length === 0) return undefined;
   if (!palettesChecked && checkPalettes(state, skinned, caller).length === 0) return undefined;
   const palettes = DualPalettes.of(state, tableName(table, "dual quaternions"));
-  return writeSkinJobs(state, table, skinned, options, palettes);
+  // Its palettes are the entities' own (or converted from them every frame):
+  // the rows of a query's selection may be kept.
+  return writeSkinJobs(state, table, skinned, options, palettes, options.entities === undefined);
 }
 
 /**
@@ -135,9 +138,14 @@ export function selectSkinned(
     SKINNED_ENTITIES,
     options.entities,
   );
+  const skinned = listFor(state, table);
+  // The filter of the last call, while no component was added or removed
+  // and nothing shortened the list since (a palette fault, an isolation).
+  const selection = state.jobs(tableName(table, "selection"));
+  const variant = skinned.length * 2 + (directions ? 1 : 0);
+  if (options.entities === undefined && selection.holds(list, variant)) return skinned;
   // Filtered on the owned stream pointers, not the checked record: an entity
   // of the other system costs no checks here (they run once, below).
-  const skinned = listFor(state, table);
   const normals = owned.skinNormals, tangents = owned.skinTangents;
   let count = 0;
   for (let i = 0; i < list.length; i++) {
@@ -146,6 +154,8 @@ export function selectSkinned(
   }
   // Written over, then cut: `length = 0` and pushes would reallocate its store every frame.
   if (skinned.length !== count) skinned.length = count;
+  if (options.entities === undefined) selection.keep(list, count * 2 + (directions ? 1 : 0));
+  else selection.drop();
   return skinned;
 }
 
@@ -200,8 +210,11 @@ export interface PaletteSource {
  * @internal Writes the job rows that skin `skinned` (checked here, in the
  * order skinned; sorted in place by level of detail when they differ) with
  * each entity's palette where `palettes` says, into job table `name` (and
- * its bounds table). Returns the table's {@linkcode SkinJobs}, which the
- * next call for the same table rewrites.
+ * its bounds table). `keepable`: `skinned` is the list `selectSkinned`
+ * made of a query (not of a game's entities) and `palettes` gives each
+ * entity's own palette (or converts it): the rows may then be kept for the
+ * next calls. Returns the table's {@linkcode SkinJobs}, which the next
+ * call for the same table rewrites.
  */
 export function writeSkinJobs(
   state: WorldState,
@@ -209,6 +222,7 @@ export function writeSkinJobs(
   skinned: number[],
   options: SkinSystemOptions,
   palettes: PaletteSource,
+  keepable = false,
 ): SkinJobs {
   const lods = state.components.Skin.maxInfluences, skins = state.owned.skin;
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
@@ -225,10 +239,25 @@ export function writeSkinJobs(
   palettes.size?.(dualJoints);
   if (mixed) sortByKey(skinned, cap, lods, skins);
   const table = state.jobs(name);
-  table.begin(skinned.length, JOB_WORDS);
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
   const bounds = state.jobs(tableName(name, "bounds"));
   bounds.begin(skinned.length, BOUNDS_FLOATS);
+  // Rows kept (`keepable`: the list is a query's selection and the
+  // palettes the entities' own) for this list array, of this length (it
+  // changes only with a component added or removed, which drops the rows,
+  // or shortened), not sorted by level of detail, with no palette converted
+  // (dual quaternions), while every entity's checks cannot fail.
+  const variant = options.renormalize ? 2 : 1;
+  const reuse = keepable && !mixed && dualJoints === 0;
+  if (
+    reuse && table.holds(skinned, variant) &&
+    firstUnchecked(state, skinned, CHECK_MATRICES | CHECK_SKIN, 0) === skinned.length
+  ) {
+    let maxEid = 0;
+    for (let i = 0; i < skinned.length; i++) if (skinned[i] > maxEid) maxEid = skinned[i];
+    return batchCalls(state, name, skinned, maxEid, options, bounds, table.ptr, mixed, firstKey);
+  }
+  table.begin(skinned.length, JOB_WORDS);
   const rows = table.staging(skinned.length * JOB_WORDS);
   const writer = SkinRowWriter.for(state, rows, options.renormalize ? SkinFlags.RENORMALIZE : 0);
   let maxEid = 0, kept = 0;
@@ -251,113 +280,52 @@ export function writeSkinJobs(
     if (eid > maxEid) maxEid = eid;
   }
   if (kept !== skinned.length) skinned.length = kept, state.faults.notify();
+  else if (reuse) table.keep(skinned, variant);
   table.commit(kept * JOB_WORDS);
+  return batchCalls(state, name, skinned, maxEid, options, bounds, table.ptr, mixed, firstKey);
+}
+
+/** Job table `name`'s batch calls over its rows at byte `rows`, one per key. */
+function batchCalls(
+  state: WorldState,
+  name: string,
+  skinned: number[],
+  maxEid: number,
+  options: SkinSystemOptions,
+  bounds: JobTable,
+  rows: number,
+  mixed: boolean,
+  firstKey: number,
+): SkinJobs {
+  const lods = state.components.Skin.maxInfluences, skins = state.owned.skin;
+  const cap = options.maxInfluences ?? MAX_INFLUENCES;
   const jobs = SkinBatch.of(state, name);
   jobs.begin(skinned, maxEid, options.bounds ?? true, bounds);
   for (let first = 0; first < skinned.length;) {
     const key = mixed ? skinKey(cap, lods, skins, skinned[first]) : firstKey;
     let end = mixed ? first + 1 : skinned.length;
     while (end < skinned.length && skinKey(cap, lods, skins, skinned[end]) === key) end++;
-    jobs.add(table.ptr + first * JOB_WORDS * 4, first, end - first, key);
+    jobs.add(rows + first * JOB_WORDS * 4, first, end - first, key);
     first = end;
   }
   jobs.end();
   return jobs;
 }
 
-/** A mutable {@linkcode SkinCall}, kept from frame to frame. */
-interface SkinCallRecord {
-  jobs: number;
-  count: number;
-  maxInfluences: number;
-  dual: boolean;
-  bounds: number;
-}
-
-/** A job table's {@linkcode SkinJobs}: one object per world and table, its calls reused. */
-class SkinBatch implements SkinJobs {
-  static #all = new WeakMap<WorldState, Map<string, SkinBatch>>();
-  readonly calls: SkinCallRecord[] = [];
-  readonly #state: WorldState;
-  #count = 0;
-  #skinned: number[] = [];
-  #maxEid = 0;
-  #withBounds = true;
-  #bounds: JobTable | undefined;
-
-  private constructor(state: WorldState) {
-    this.#state = state;
-  }
-
-  /** The one of job table `table` of `state`. */
-  static of(state: WorldState, table: string): SkinBatch {
-    let byTable = SkinBatch.#all.get(state);
-    if (!byTable) SkinBatch.#all.set(state, byTable = new Map());
-    let batch = byTable.get(table);
-    if (!batch) byTable.set(table, batch = new SkinBatch(state));
-    return batch;
-  }
-
-  begin(skinned: number[], maxEid: number, withBounds: boolean, bounds: JobTable): void {
-    this.#count = 0;
-    this.#skinned = skinned, this.#maxEid = maxEid;
-    this.#withBounds = withBounds, this.#bounds = bounds;
-  }
-
-  add(jobs: number, first: number, count: number, key: number): void {
-    let call = this.calls[this.#count];
-    if (!call) {
-      this.calls.push(call = { jobs: 0, count: 0, maxInfluences: 0, dual: false, bounds: 0 });
-    }
-    call.jobs = jobs, call.count = count, call.maxInfluences = key >> 1;
-    call.dual = (key & 1) === 1;
-    call.bounds = this.#withBounds ? this.#bounds!.ptr + first * BOUNDS_FLOATS * 4 : 0;
-    this.#count++;
-  }
-
-  end(): void {
-    if (this.calls.length !== this.#count) this.calls.length = this.#count;
-  }
-
-  publish(): void {
-    const skinned = this.#skinned;
-    const stored = boundsFloats(this.#state, this.#maxEid);
-    if (!this.#withBounds) {
-      for (let i = 0; i < skinned.length; i++) {
-        stored.fill(NaN, skinned[i] * BOUNDS_FLOATS, (skinned[i] + 1) * BOUNDS_FLOATS);
-      }
-      return;
-    }
-    // Unrolled copies per entity (a loop over the 8 floats measured 4 % of a
-    // frame of 1,000 small characters), from one copy of the whole table:
-    // reads from the core's resizable buffer cost more.
-    const f32 = this.#bounds!.readBackFloats(skinned.length * BOUNDS_FLOATS);
-    for (let i = 0; i < skinned.length; i++) {
-      const to = skinned[i] * BOUNDS_FLOATS, from = i * BOUNDS_FLOATS;
-      stored[to] = f32[from];
-      stored[to + 1] = f32[from + 1];
-      stored[to + 2] = f32[from + 2];
-      stored[to + 3] = f32[from + 3];
-      stored[to + 4] = f32[from + 4];
-      stored[to + 5] = f32[from + 5];
-      stored[to + 6] = f32[from + 6];
-      stored[to + 7] = f32[from + 7];
-    }
-  }
-}
-
-const BOUNDS_FLOATS = 8;
-
 /**
  * `table: part`, the name of a skinning table's companion table, made once:
  * built per frame, it would be a new string hashed for each table lookup.
  */
-function tableName(table: string, part: "bounds" | "dual quaternions"): string {
+function tableName(table: string, part: Companion): string {
   let names = companionNames.get(table);
-  if (!names) companionNames.set(table, names = { bounds: "", "dual quaternions": "" });
+  if (!names) {
+    companionNames.set(table, names = { bounds: "", "dual quaternions": "", selection: "" });
+  }
   return names[part] ||= `${table}: ${part}`;
 }
-const companionNames = new Map<string, Record<"bounds" | "dual quaternions", string>>();
+/** A skinning table's companions: its bounds, its palettes converted, its selection's marker. */
+type Companion = "bounds" | "dual quaternions" | "selection";
+const companionNames = new Map<string, Record<Companion, string>>();
 
 /** Entities per key, then where each key starts: the counting sort's scratch. */
 const keyCounts = new Uint32Array(MAX_INFLUENCES * 2 + 3);

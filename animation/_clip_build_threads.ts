@@ -1,5 +1,5 @@
 /**
- * The worker threads that build clips (`_build_worker.ts`), started when
+ * The worker threads that build clips (`clip_build_worker.ts`), started when
  * work comes and stopped when it has been idle a while, so that a process
  * with nothing else to do exits. Each worker builds one clip at a time and
  * takes the next queued one when it replies: a long clip does not hold up
@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuildReply, BuildRequest } from "./_build_worker.ts";
+import type { BuildReply, BuildRequest } from "./clip_build_worker.ts";
 
 /** One clip's build, queued or running. */
 export interface BuildJob {

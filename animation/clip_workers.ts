@@ -11,10 +11,11 @@
  * the calling thread. The calling thread only copies the clips' keys out
  * and the built forms in.
  *
- * Where workers are not available (no `Worker`: Node, or a runtime
- * without module workers), the clips are built on the calling thread
- * instead, with the same results: {@linkcode ClipWorkers.fallbackReason}
- * says so. Node's `worker_threads` are not used.
+ * Where workers are not available, the clips are built on the calling
+ * thread instead, with the same results, and
+ * {@linkcode ClipWorkers.fallbackReason} says why: in Node (no `Worker`;
+ * `worker_threads` are not used), and in a bundle (a browser app's) not
+ * given the worker's own bundle ({@linkcode ClipWorkersOptions.moduleUrl}).
  *
  * @example
  * ```ts
@@ -73,10 +74,14 @@ export interface ClipWorkersOptions {
    */
   readonly idleMilliseconds?: number;
   /**
-   * The worker module, where Marrow's own files are not served beside the
-   * importing module (a bundled web app): a module that imports
-   * `@marrow/anim`'s `animation/_build_worker.ts`, bundled on its own.
-   * Default: that file, beside this module.
+   * The clip build worker's module: Marrow's `animation/clip_build_worker.ts`
+   * bundled on its own (`deno bundle --platform=browser`), for an app
+   * whose bundle holds Marrow (a bundle's modules have the bundle's URL,
+   * so the worker file cannot be found beside them). Default: that file
+   * beside this module, where Marrow runs from its files (Deno, from a
+   * checkout or JSR; a dev server serving modules unbundled); in a bundle
+   * without this option the clips are built on the calling thread
+   * (`fallbackReason` says so).
    */
   readonly moduleUrl?: string | URL;
 }
@@ -112,6 +117,13 @@ function defaultWorkers(): number {
   return Math.max(1, Math.min(MAX_CLIP_WORKERS, n));
 }
 
+/**
+ * Whether this module runs from its own file, its worker module beside it
+ * (Deno, from a checkout or JSR; an unbundled dev server), not from a
+ * bundle, whose URL is the bundle's.
+ */
+const SERVED_AS_FILES = /\/animation\/clip_workers\.ts([?#].*)?$/.test(import.meta.url);
+
 /** The threads behind each {@linkcode ClipWorkers} ("workers" mode). */
 const threadsOf = new WeakMap<ClipWorkers, ClipBuildThreads>();
 
@@ -133,7 +145,11 @@ export function createClipWorkers(options: ClipWorkersOptions = {}): ClipWorkers
       `createClipWorkers: options.idleMilliseconds: expected a finite number >= 0, got ${idle}`,
     );
   }
-  const fallbackReason = typeof Worker === "function" ? undefined : "Worker is not available";
+  const fallbackReason = typeof Worker !== "function"
+    ? "Worker is not available"
+    : options.moduleUrl === undefined && !SERVED_AS_FILES
+    ? "Marrow was bundled, and its clip build worker with it: give createClipWorkers a moduleUrl"
+    : undefined;
   if (fallbackReason !== undefined) {
     let closed = false;
     return {
@@ -149,7 +165,7 @@ export function createClipWorkers(options: ClipWorkersOptions = {}): ClipWorkers
   }
   const threads = new ClipBuildThreads(
     workers,
-    options.moduleUrl ?? new URL("./_build_worker.ts", import.meta.url),
+    options.moduleUrl ?? new URL("./clip_build_worker.ts", import.meta.url),
     idle,
   );
   const clipWorkers: ClipWorkers = {

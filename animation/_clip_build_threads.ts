@@ -91,7 +91,22 @@ export class ClipBuildThreads {
     this.#idleTimer = undefined;
     while (this.#queue.length > 0) {
       let thread = this.#threads.find((t) => t.job === undefined);
-      if (!thread && this.#threads.length < this.size) thread = this.#start();
+      if (!thread && this.#threads.length < this.size) {
+        try {
+          thread = this.#start();
+        } catch (error) {
+          // A URL the runtime refuses: the job fails as a worker that could not start.
+          const message = error instanceof Error ? error.message : String(error);
+          this.#queue.shift()!.settle({
+            failure: {
+              reason: "worker",
+              name: "Error",
+              message: `a clip build worker could not be created: ${message}`,
+            },
+          });
+          continue;
+        }
+      }
       if (!thread) break;
       const job = this.#queue.shift()!, id = this.#nextId++;
       thread.job = { id, job };

@@ -130,7 +130,8 @@ const threadsOf = new WeakMap<ClipWorkers, ClipBuildThreads>();
 /**
  * Clip build workers (none started until a preparation needs them). A
  * `RangeError` for a worker count that is not a whole number in
- * 1..{@linkcode MAX_CLIP_WORKERS} or a negative idle time.
+ * 1..{@linkcode MAX_CLIP_WORKERS} or an idle time that is not a finite
+ * number >= 0.
  */
 export function createClipWorkers(options: ClipWorkersOptions = {}): ClipWorkers {
   const workers = options.workers ?? defaultWorkers();

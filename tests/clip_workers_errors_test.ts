@@ -64,6 +64,15 @@ Deno.test("a worker module that cannot load: reason worker, nothing attached", a
   assertNothingAttached(s, s.clips, "unloadable worker");
 });
 
+Deno.test("a worker the runtime cannot create (a bad URL): reason worker, nothing attached", async () => {
+  const s = scene();
+  using clipWorkers = createClipWorkers({ workers: 2, moduleUrl: "http://[bad" });
+  const error = await rejection(prepareClipsOnWorkers(s.skeleton, s.clips, { clipWorkers }));
+  assertEquals(error.reason, "worker");
+  assert(error.message.includes("could not be created"), error.message);
+  assertNothingAttached(s, s.clips, "bad URL");
+});
+
 Deno.test("a worker that crashes mid-build: reason worker, nothing attached", async () => {
   const s = scene();
   using clipWorkers = createClipWorkers({ workers: 1, moduleUrl: CRASHING });

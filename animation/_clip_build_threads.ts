@@ -13,6 +13,8 @@ import type { BuildReply, BuildRequest } from "./clip_build_worker.ts";
 /** One clip's build, queued or running. */
 export interface BuildJob {
   readonly request: Omit<BuildRequest, "id">;
+  /** The request's buffers, moved to the worker (copies the caller made for it). */
+  readonly transfer: readonly ArrayBuffer[];
   /** Called once: with the clip's compact clip file, or the worker's failure. */
   readonly settle: (outcome: { file: Uint8Array } | { failure: BuildFailure }) => void;
 }
@@ -111,7 +113,7 @@ export class ClipBuildThreads {
       const job = this.#queue.shift()!, id = this.#nextId++;
       thread.job = { id, job };
       const request: BuildRequest = { ...job.request, id };
-      thread.worker.postMessage(request);
+      thread.worker.postMessage(request, [...job.transfer]);
     }
     if (this.#threads.every((t) => t.job === undefined) && this.#threads.length > 0) {
       this.#idleTimer = setTimeout(() => this.#stopIdle(), this.#idleMilliseconds);

@@ -208,7 +208,11 @@ export interface PrepareClipsOnWorkersOptions {
 const skeletonIds = new WeakMap<SkeletonAsset, number>();
 let nextSkeletonId = 1;
 
-/** `clip` as plain data for a message: its key arrays copied, not the buffers they view. */
+/**
+ * `clip` as plain data for a message: its key arrays copied into buffers of
+ * their own (moved to the worker; the buffers the clip's arrays view may
+ * hold a whole file).
+ */
 function plainClip(clip: Clip): Clip {
   return {
     name: clip.name,
@@ -343,8 +347,10 @@ function buildFiles(
     if (left === 0) return finish();
     const order = clips.map((_, i) => i).sort((a, b) => keyBytes(clips[b]) - keyBytes(clips[a]));
     for (const i of order) {
+      const clip = plainClip(clips[i]);
       const job: BuildJob = {
-        request: { ...common, clip: plainClip(clips[i]) },
+        request: { ...common, clip },
+        transfer: clip.channels.flatMap((c) => [c.times.buffer, c.values.buffer] as ArrayBuffer[]),
         settle: (outcome) => {
           if ("file" in outcome) {
             files[i] = outcome.file;

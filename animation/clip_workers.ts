@@ -44,11 +44,11 @@
 import type { Clip } from "./clip.ts";
 import { validateClip } from "./clip_validation.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
-import { adoptCompactClip, type CompactClip, compactClip, disposeClip } from "./compact_clip.ts";
+import { type CompactClip, compactClip, disposeClip } from "./compact_clip.ts";
 import { loadCompactClips } from "./clip_file.ts";
 import { budgetOf } from "./clip_budget.ts";
 import { lifetimeOf } from "./_lifetime.ts";
-import { prepareClips } from "./prepare_clip.ts";
+import { attachBuiltElsewhere, prepareClips } from "./prepare_clip.ts";
 import { type BuildFailure, type BuildJob, ClipBuildThreads } from "./_clip_build_threads.ts";
 import { ClipPreparationError } from "./clip_preparation_error.ts";
 
@@ -249,9 +249,10 @@ function keyBytes(clip: Clip): number {
  *
  * A clip prepared on workers holds its compact form as a clip loaded from
  * a file does (`loadCompactClips`): once that form is gone
- * (`disposeClip`, or the skeleton's disposal), or played on a skeleton of
- * another structure or core, it is not built from its keys but throws a
- * `ClipError`: prepare it on workers again for the new skeleton.
+ * (`disposeClip`, or the skeleton's disposal), or on a skeleton of another
+ * structure or core, playing it unprepared throws a `ClipError` instead of
+ * building it in the frame. Prepare it for the new skeleton
+ * (`prepareClip`, `prepareClips`, `createCharacterAssets`, or on workers).
  */
 export async function prepareClipsOnWorkers(
   skeleton: SkeletonAsset,
@@ -395,7 +396,7 @@ function attach(
   }
   return clips.map((clip, i) => {
     const compact = compactClip(loaded[i], skeleton);
-    adoptCompactClip(clip, skeleton, compact);
+    attachBuiltElsewhere(clip, skeleton, compact);
     return compact;
   });
 }

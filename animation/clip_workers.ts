@@ -244,8 +244,10 @@ function keyBytes(clip: Clip): number {
  * any failure it rejects with a {@linkcode ClipPreparationError} (or the
  * abort signal's reason) and attaches nothing (in `"calling-thread"`
  * mode, clips built before the one that failed stay built, as with
- * `prepareClips`). Prepare a clip once per skeleton structure: preparing
- * it again builds it again.
+ * `prepareClips`). Before anything starts, a skeleton that is not a live
+ * `SkeletonAsset` rejects with a `TypeError`, a clip that is not valid
+ * with its `ClipError` (`validateClip`). Prepare a clip once per skeleton
+ * structure: preparing it again builds it again.
  *
  * A clip prepared on workers holds its compact form as a clip loaded from
  * a file does (`loadCompactClips`): once that form is gone

@@ -1,5 +1,5 @@
 /**
- * Bundled and run under Node by `clip_workers_node_test.ts`: a glTF file's
+ * Bundled and run under Node by `clip_workers_suite.ts`: a glTF file's
  * character made with `createCharacterAssetsAsync` (Node has no `Worker`:
  * the clips are built on the calling thread) and with
  * `createCharacterAssets`; prints, as one JSON line, the clip workers'

@@ -3,8 +3,9 @@
  * names another), Marrow bundled with `deno bundle` builds a character's
  * clips on the calling thread when asked to prepare them on workers (Node
  * has no `Worker`), says so, and the clips equal those of
- * `createCharacterAssets`. Needs `--allow-run`, `--allow-read`,
- * `--allow-write` and `--allow-env`.
+ * `createCharacterAssets`. Run by `deno task test:node` (not named
+ * `*_test.ts`: `deno task test` does not give it `node`). Needs
+ * `--allow-run`, `--allow-read`, `--allow-write` and `--allow-env`.
  */
 
 import assert from "node:assert/strict";

@@ -8,13 +8,7 @@
  */
 import { assertEquals, assertThrows } from "@std/assert";
 import { prepareClips, SkeletonAsset } from "../mod.ts";
-import {
-  compactClip,
-  createClipWorkers,
-  disposeClip,
-  prepareClipsOnWorkers,
-  saveCompactClips,
-} from "../clips.ts";
+import { compactClip, createClipWorkers, disposeClip, saveCompactClips } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { createCharacterAssets, createCharacterAssetsAsync, importGltf } from "../gltf/mod.ts";
 import { ClipError } from "../animation/clip_validation.ts";

@@ -3,7 +3,8 @@
  * ({@linkcode compactClip}, {@linkcode CompactClip}, {@linkcode disposeClip})
  * and the memory budget of the compact forms ({@linkcode setClipBudget});
  * compact clip files ({@linkcode saveCompactClips},
- * {@linkcode loadCompactClips}); markers a playback reports when it crosses
+ * {@linkcode loadCompactClips}); clips built on worker threads
+ * ({@linkcode prepareClipsOnWorkers}); markers a playback reports when it crosses
  * them ({@linkcode setClipMarkers}, {@linkcode getCrossedMarkers}); root
  * motion ({@linkcode enableRootMotion}); and sampling a clip by hand into a
  * pose ({@linkcode sampleClip}).
@@ -32,6 +33,17 @@ export {
   saveCompactClips,
   type SaveCompactClipsOptions,
 } from "./animation/clip_file.ts";
+export {
+  ClipPreparationError,
+  type ClipPreparationFailure,
+  type ClipWorkers,
+  type ClipWorkersOptions,
+  createClipWorkers,
+  DEFAULT_CLIP_WORKERS_IDLE_MS,
+  MAX_CLIP_WORKERS,
+  prepareClipsOnWorkers,
+  type PrepareClipsOnWorkersOptions,
+} from "./animation/clip_workers.ts";
 export { sampleChannel, sampleClip, wrapTime } from "./animation/clip.ts";
 export {
   type ClipMarker,

@@ -2,7 +2,8 @@
  * glTF 2.0 import (`@marrow/anim/gltf`): {@linkcode importGltf} turns a
  * file into skeletons, skinned primitives and clips;
  * {@linkcode createCharacterAssets} makes an imported skeleton's runtime
- * assets; {@linkcode reorderVertexAttribute} puts a primitive's other
+ * assets, its clips prepared (built on worker threads with
+ * {@linkcode createCharacterAssetsAsync}); {@linkcode reorderVertexAttribute} puts a primitive's other
  * attributes in the skinned output's vertex order.
  *
  * @module
@@ -25,4 +26,9 @@ export {
   type UriResolver,
 } from "./import.ts";
 export { reorderVertexAttribute } from "./draw.ts";
-export { type CharacterAssets, createCharacterAssets } from "./character.ts";
+export {
+  type CharacterAssets,
+  type CharacterAssetsAsyncOptions,
+  createCharacterAssets,
+  createCharacterAssetsAsync,
+} from "./character.ts";

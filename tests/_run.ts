@@ -81,6 +81,7 @@ const DOC_FILES = [
   "simd/kernels/kernels.ts",
   "animation/skeleton_asset.ts",
   "animation/clip_file.ts",
+  "animation/clip_workers.ts",
   "systems/pipeline.ts",
   "components/faults.ts",
   "procedural/cylinder.ts",

@@ -26,8 +26,8 @@
 import assert from "node:assert/strict";
 import { crowd, gltf, supportedBuilds, views, type ViewsReport } from "./_scenario.ts";
 import type { CoreBuild } from "../../kernels.ts";
+import { bundle, ROOT, run } from "./_commands.ts";
 
-const ROOT = new URL("../../", import.meta.url);
 const MODELS = ["Fox.glb", "CesiumMan.glb"].map((name) =>
   decodeURIComponent(new URL(`tests/fixtures/gltf/${name}`, ROOT).pathname)
 );
@@ -39,36 +39,6 @@ interface NodeReport {
   builds: string[];
   views: Record<string, ViewsReport>;
   unsupported: Record<string, string>;
-}
-
-async function run(command: string, args: string[]): Promise<string> {
-  const { code, stdout, stderr } = await new Deno.Command(command, {
-    args,
-    cwd: decodeURIComponent(ROOT.pathname),
-    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-    stdin: "null",
-  }).output();
-  const text = new TextDecoder().decode(stdout);
-  if (code !== 0) {
-    throw new Error(
-      `${command} ${args.join(" ")} exited with ${code}:\n${text}\n${
-        new TextDecoder().decode(stderr)
-      }`,
-    );
-  }
-  return text;
-}
-
-async function bundle(entry: string, out: string): Promise<void> {
-  await run(Deno.execPath(), [
-    "bundle",
-    "--quiet",
-    "--platform=node",
-    "--format=esm",
-    "-o",
-    out,
-    entry,
-  ]);
 }
 
 /** The first index at which two float outputs differ, for the failure message. */

@@ -44,10 +44,15 @@
 import type { Clip } from "./clip.ts";
 import { validateClip } from "./clip_validation.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
-import { type CompactClip, compactClip, disposeClip } from "./compact_clip.ts";
+import {
+  adoptBuiltCompactClip,
+  type CompactClip,
+  compactClip,
+  disposeClip,
+} from "./compact_clip.ts";
 import { loadCompactClips } from "./clip_file.ts";
 import { lifetimeOf } from "./_lifetime.ts";
-import { attachBuiltElsewhere, prepareClips } from "./prepare_clip.ts";
+import { prepareClips } from "./prepare_clip.ts";
 import { ClipBuildThreads } from "./_clip_build_threads.ts";
 import { buildFiles } from "./_clip_build_jobs.ts";
 import { ClipPreparationError } from "./clip_preparation_error.ts";
@@ -218,12 +223,12 @@ export interface PrepareClipsOnWorkersOptions {
  * with its `ClipError` (`validateClip`). Prepare a clip once per skeleton
  * structure: preparing it again builds it again.
  *
- * A clip prepared on workers holds its compact form as a clip loaded from
- * a file does (`loadCompactClips`): once that form is gone
- * (`disposeClip`, or the skeleton's disposal), or on a skeleton of another
- * structure or core, playing it unprepared throws a `ClipError` instead of
- * building it in the frame. Prepare it for the new skeleton
- * (`prepareClip`, `prepareClips`, `createCharacterAssets`, or on workers).
+ * A clip prepared on workers holds its compact form as a clip built on
+ * the calling thread does: once that form is gone (`disposeClip`, or the
+ * skeleton's disposal), or on a skeleton of another structure or core,
+ * playing it unprepared builds it in that frame. Prepare it for the new
+ * skeleton (`prepareClip`, `prepareClips`, `createCharacterAssets`, or on
+ * workers).
  */
 export async function prepareClipsOnWorkers(
   skeleton: SkeletonAsset,
@@ -306,7 +311,7 @@ function attach(
   }
   return clips.map((clip, i) => {
     const compact = compactClip(loaded[i], skeleton);
-    attachBuiltElsewhere(clip, skeleton, compact);
+    adoptBuiltCompactClip(clip, skeleton, compact);
     return compact;
   });
 }

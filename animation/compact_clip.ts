@@ -290,6 +290,24 @@ export function compactClip(
   return compact;
 }
 
+/**
+ * @internal Makes `compact`, built from `clip`'s keys elsewhere (a clip
+ * build worker) and loaded into `skeleton`'s core, `clip`'s compact form
+ * for `skeleton`'s structure, as a build here would have: playing it there
+ * builds nothing, and once the form is gone the clip builds again from its
+ * keys.
+ */
+export function adoptBuiltCompactClip(
+  clip: Clip,
+  skeleton: SkeletonAsset,
+  compact: CompactClip,
+): void {
+  let byStructure = built.get(clip);
+  if (!byStructure) built.set(clip, byStructure = new Map());
+  byStructure.set(structureKey(skeleton), compact);
+  tieToSkeleton(compact, skeleton);
+}
+
 /** Disposes `compact` when `skeleton`'s memory goes (registered once per skeleton and clip). */
 function tieToSkeleton(compact: CompactClip, skeleton: SkeletonAsset): void {
   let registered = dependents.get(skeleton);

@@ -11,45 +11,8 @@
  */
 
 import type { Clip } from "./clip.ts";
-import { adoptCompactClip, CompactClip, compactClip } from "./compact_clip.ts";
-import { ClipError } from "./clip_validation.ts";
+import { type CompactClip, compactClip } from "./compact_clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-
-/**
- * Clips whose compact form was built elsewhere (a clip build worker) and
- * attached as a loaded clip's is: a missing form is not built on play.
- */
-const attachedFromElsewhere = new WeakSet<Clip>();
-
-/**
- * @internal Makes `compact`, built from `clip`'s keys elsewhere (a clip
- * build worker) and loaded into `skeleton`'s core, `clip`'s compact form
- * for `skeleton`: playing it there builds nothing, and
- * {@linkcode prepareClip} builds it again here where that form is gone.
- */
-export function attachBuiltElsewhere(
-  clip: Clip,
-  skeleton: SkeletonAsset,
-  compact: CompactClip,
-): void {
-  adoptCompactClip(clip, skeleton, compact);
-  attachedFromElsewhere.add(clip);
-}
-
-/** `compactClip`, or, for a clip attached from elsewhere whose form is gone, a build here. */
-function prepared(skeleton: SkeletonAsset, clip: Clip): CompactClip {
-  if (!attachedFromElsewhere.has(clip)) return compactClip(clip, skeleton);
-  try {
-    return compactClip(clip, skeleton);
-  } catch (error) {
-    if (!(error instanceof ClipError)) throw error;
-    // Its form is gone or was for another structure: compactClip refuses to build a clip it
-    // holds as loaded, but this one has its keys.
-    const compact = new CompactClip(clip, skeleton);
-    adoptCompactClip(clip, skeleton, compact);
-    return compact;
-  }
-}
 
 /**
  * Builds `clip`'s compact form for `skeleton` now (or finds it built), so
@@ -66,7 +29,7 @@ function prepared(skeleton: SkeletonAsset, clip: Clip): CompactClip {
  * ```
  */
 export function prepareClip(skeleton: SkeletonAsset, clip: Clip): CompactClip {
-  return prepared(skeleton, clip);
+  return compactClip(clip, skeleton);
 }
 
 /**
@@ -78,5 +41,5 @@ export function prepareClips(
   skeleton: SkeletonAsset,
   clips: readonly Clip[],
 ): CompactClip[] {
-  return clips.map((clip) => prepared(skeleton, clip));
+  return clips.map((clip) => compactClip(clip, skeleton));
 }

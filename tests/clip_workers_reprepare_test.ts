@@ -1,17 +1,16 @@
 /**
- * A clip prepared on workers holds its compact form as a loaded clip does,
- * and can be prepared again: after `disposeClip`, after its skeleton is
- * disposed, and for a skeleton on another core, `prepareClips` (and so
- * `createCharacterAssets`) builds it here, once, and it then plays without
- * a build, sampling as before; played unprepared on a new structure it
- * throws a `ClipError` instead of building in the frame.
+ * A clip prepared on workers holds its compact form as a clip built here
+ * does: after `disposeClip`, after its skeleton is disposed, and for a
+ * skeleton on another core, `prepareClips` (and so `createCharacterAssets`)
+ * builds it here, once, and it then plays without a build, sampling as
+ * before; played unprepared on a new structure it builds there, as any
+ * clip does (the hitch the preparation avoids).
  */
-import { assertEquals, assertThrows } from "@std/assert";
+import { assertEquals } from "@std/assert";
 import { prepareClips, SkeletonAsset } from "../mod.ts";
 import { compactClip, createClipWorkers, disposeClip, saveCompactClips } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { createCharacterAssets, createCharacterAssetsAsync, importGltf } from "../gltf/mod.ts";
-import { ClipError } from "../animation/clip_validation.ts";
 import { buildCounters } from "../animation/_build_work.ts";
 import { assetUrl } from "./_three_gltf.ts";
 
@@ -39,7 +38,9 @@ Deno.test("clips prepared on workers are prepared again here once their forms ar
   first.skeleton.dispose();
   await createCharacterAssetsAsync(character, { core, clipWorkers });
   const other = new SkeletonAsset(character.skeleton, Core.create());
-  assertThrows(() => compactClip(clips[0], other), ClipError, "no keys to build from");
+  before = buildCounters.builds;
+  compactClip(clips[0], other);
+  assertEquals(buildCounters.builds, before + 1, "built from its keys where it has no form");
   before = buildCounters.builds;
   const again = createCharacterAssets(character, Core.create());
   assertEquals(buildCounters.builds, before + clips.length, "createCharacterAssets built them");

@@ -277,7 +277,7 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
       }
     },
     sampleCompact(clip, cache, out, groupCount, time) {
-      refSample.sampleCompact(cached.dataView(), clip, cache, out, groupCount, time);
+      refSample.sampleCompact(memory.views(), clip, cache, out, groupCount, time);
     },
     sampleCompactBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {

@@ -26,6 +26,7 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
 } from "../wasm/assembly/abi.ts";
+import { f32At, heap, u16At, u32At } from "./_sample_memory.ts";
 
 const f = Math.fround;
 const RANGE = f(SMALLEST_THREE_RANGE);
@@ -98,46 +99,44 @@ export function decodeSmallestThreeWide(
   );
 }
 
-/** Decodes key `k` (`n` components) of the track record at `track` of the clip at `clip` into `key`. */
+/**
+ * Decodes key `k` (`n` components) of the track record at `track` of the
+ * clip at `clip` (bytes of {@linkcode heap}) into `key`.
+ */
 export function decodeTrackKey(
-  view: DataView,
   clip: number,
   track: number,
   k: number,
   n: number,
   key: Float32Array,
 ): void {
-  const values = clip + view.getUint32(track + 4, true);
-  const format = view.getUint32(track + 12, true) & 15;
+  const values = clip + u32At(track + 4);
+  const format = u32At(track + 12) & 15;
   if (format === TRACK_SMALLEST_THREE) {
     const at = values + k * 8;
-    decodeSmallestThree(view.getUint32(at, true), view.getUint32(at + 4, true), key);
+    decodeSmallestThree(u32At(at), u32At(at + 4), key);
   } else if (format === TRACK_SMALLEST_THREE_WIDE) {
     const at = values + k * 12;
-    decodeSmallestThreeWide(
-      view.getUint32(at, true),
-      view.getUint32(at + 4, true),
-      view.getUint32(at + 8, true),
-      key,
-    );
+    decodeSmallestThreeWide(u32At(at), u32At(at + 4), u32At(at + 8), key);
   } else if (format === TRACK_RANGED) {
     for (let c = 0; c < 3; c++) {
-      const q = view.getUint16(values + TRACK_RANGE_BYTES + k * 6 + c * 2, true);
-      key[c] = f(
-        view.getFloat32(values + c * 4, true) + f(q * view.getFloat32(values + 12 + c * 4, true)),
-      );
+      const q = u16At(values + TRACK_RANGE_BYTES + k * 6 + c * 2);
+      key[c] = f(f32At(values + c * 4) + f(q * f32At(values + 12 + c * 4)));
     }
   } else {
-    for (let c = 0; c < n; c++) key[c] = view.getFloat32(values + (k * n + c) * 4, true);
+    for (let c = 0; c < n; c++) key[c] = f32At(values + (k * n + c) * 4);
   }
 }
 
-/** Index of the key interval `[times[k], times[k + 1])` holding `t`, for `times[0] <= t < times[n - 1]`. */
-export function findKey(view: DataView, times: number, n: number, t: number): number {
+/**
+ * Index of the key interval `[times[k], times[k + 1])` holding `t`, for
+ * `times[0] <= t < times[n - 1]` (`times` a byte offset in {@linkcode heap}).
+ */
+export function findKey(times: number, n: number, t: number): number {
   let lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    if (view.getFloat32(times + mid * 4, true) <= t) lo = mid;
+    if (f32At(times + mid * 4) <= t) lo = mid;
     else hi = mid;
   }
   return lo;
@@ -219,16 +218,15 @@ export function bisectPiece(
 }
 
 /**
- * Stores the blended quaternion `q` normalized into the pose lane at `at`
- * (component stride 16 bytes); the identity where it has no length (zero
- * padding lanes), as `blendPoses`.
+ * Stores the blended quaternion `q` normalized into the pose lane at byte
+ * `at` of {@linkcode heap} (component stride 16 bytes); the identity where
+ * it has no length (zero padding lanes), as `blendPoses`.
  */
-export function storeNormalized(view: DataView, q: ArrayLike<number>, at: number): void {
+export function storeNormalized(q: ArrayLike<number>, at: number): void {
   const l = f(f(q[0] * q[0] + q[1] * q[1]) + f(q[2] * q[2] + q[3] * q[3]));
   const n = f(1 / f(Math.sqrt(l)));
-  for (let c = 0; c < 4; c++) {
-    view.setFloat32(at + c * 16, l > 0 ? f(q[c] * n) : c === 3 ? 1 : 0, true);
-  }
+  const f32 = heap.f32, i = at >>> 2;
+  for (let c = 0; c < 4; c++) f32[i + c * 4] = l > 0 ? f(q[c] * n) : c === 3 ? 1 : 0;
 }
 
 /** The terms of shared clips' slerp correction (`SLERP_FIT_C0`) that depend on the weight `w` alone. */

@@ -288,13 +288,9 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
           groupCount = row[abi.SAMPLE_GROUP_COUNT],
           into = row[abi.SAMPLE_BLEND_INTO];
         const at = (jobs + i * abi.JOB_BYTES) >> 2;
-        kernels.sampleCompact(
-          clip,
-          cache,
-          out,
-          groupCount,
-          memory.views().f32[at + abi.SAMPLE_TIME],
-        );
+        // The time through the sampler's scratch: a double argument would be a heap number a row.
+        refSample.sampleTime[0] = memory.views().f32[at + abi.SAMPLE_TIME];
+        refSample.sampleCompactAtTime(memory.views(), clip, cache, out, groupCount);
         if (into !== 0) {
           const weight = memory.views().f32[at + abi.SAMPLE_WEIGHT];
           kernels.blendPoses(into, out, into, groupCount * 4, weight);

@@ -58,6 +58,13 @@ export const heap: { -readonly [K in keyof SampleMemory]: SampleMemory[K] } = {
   u8: new Uint8Array(0),
 };
 
+/**
+ * The time of the sampling in progress (float32): read from here, not
+ * passed from function to function, since a double passed to a function
+ * the compiler does not inline is a new heap number.
+ */
+export const sampleTime = new Float64Array(1);
+
 /** Samples `memory` from now on. */
 export function useMemory(memory: SampleMemory): void {
   if (heap.u8 === memory.u8) return;

@@ -26,7 +26,7 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
 } from "../wasm/assembly/abi.ts";
-import { f32At, heap, u16At, u32At } from "./_sample_memory.ts";
+import { f32At, heap, sampleTime, u16At, u32At } from "./_sample_memory.ts";
 
 const f = Math.fround;
 const RANGE = f(SMALLEST_THREE_RANGE);
@@ -129,10 +129,12 @@ export function decodeTrackKey(
 }
 
 /**
- * Index of the key interval `[times[k], times[k + 1])` holding `t`, for
- * `times[0] <= t < times[n - 1]` (`times` a byte offset in {@linkcode heap}).
+ * Index of the key interval `[times[k], times[k + 1])` holding `t`
+ * ({@linkcode sampleTime}), for `times[0] <= t < times[n - 1]` (`times` a
+ * byte offset in {@linkcode heap}).
  */
-export function findKey(times: number, n: number, t: number): number {
+export function findKey(times: number, n: number): number {
+  const t = sampleTime[0];
   let lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
@@ -163,29 +165,36 @@ export function pieceStart(lo: number, hi: number, i: number, pieces: number): n
   return i === pieces ? hi : f(lo + f(f(hi - lo) * f(i / pieces)));
 }
 
-/** The bounds of a piece: {@linkcode bisectPieceInPlace}'s result, rewritten by every call. */
-export const pieceBounds = { start: 0, end: 0 };
-
 /**
- * @internal {@linkcode bisectPiece} without allocating: `a` and `b`
- * become the piece's ends, its bounds are written to
- * {@linkcode pieceBounds}.
+ * @internal {@linkcode bisectPiece} without allocating: the interval and
+ * time are `span[0..3)` (lo, hi, t); `a` and `b` become the piece's ends,
+ * its bounds are written to `span[3]` and `span[4]`. Doubles go through
+ * `span`, and the level count and piece starts are computed here, not in
+ * calls: a double passed to or returned from a function the compiler does
+ * not inline is a new heap number.
  */
 export function bisectPieceInPlace(
   a: { [c: number]: number },
   b: { [c: number]: number },
-  lo: number,
-  hi: number,
-  t: number,
+  span: Float64Array,
 ): void {
-  const levels = bisectLevels(
-    f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3]))),
-  );
-  const pieces = 1 << levels;
-  let s = Math.floor(f(f(f(t - lo) / f(hi - lo)) * pieces));
+  const lo = span[0], hi = span[1], t = span[2];
+  let levels = 0;
+  for (
+    let c = f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3])));
+    c < f(BISECT_COSINE) && levels < BISECT_LEVELS;
+    levels++
+  ) {
+    c = f(Math.sqrt(Math.max(0, f(f(1 + c) * 0.5))));
+  }
+  const pieces = 1 << levels, width = f(hi - lo);
+  let s = Math.floor(f(f(f(t - lo) / width) * pieces));
   s = Math.min(pieces - 1, Math.max(0, s));
-  while (s > 0 && t < pieceStart(lo, hi, s, pieces)) s--;
-  while (s < pieces - 1 && t >= pieceStart(lo, hi, s + 1, pieces)) s++;
+  // Piece i starts at `pieceStart(lo, hi, i, pieces)`, written out.
+  while (s > 0 && t < f(lo + f(width * f(s / pieces)))) s--;
+  while (s < pieces - 1 && t >= (s + 1 === pieces ? hi : f(lo + f(width * f((s + 1) / pieces))))) {
+    s++;
+  }
   for (let level = levels - 1; level >= 0; level--) {
     const m0 = f(a[0] + b[0]), m1 = f(a[1] + b[1]), m2 = f(a[2] + b[2]), m3 = f(a[3] + b[3]);
     const l = f(f(f(m0 * m0) + f(m1 * m1)) + f(f(m2 * m2) + f(m3 * m3)));
@@ -197,9 +206,12 @@ export function bisectPieceInPlace(
     half[2] = f(m2 * n);
     half[3] = f(m3 * n);
   }
-  pieceBounds.start = pieceStart(lo, hi, s, pieces);
-  pieceBounds.end = pieceStart(lo, hi, s + 1, pieces);
+  span[3] = f(lo + f(width * f(s / pieces)));
+  span[4] = s + 1 === pieces ? hi : f(lo + f(width * f((s + 1) / pieces)));
 }
+
+/** {@linkcode bisectPiece}'s span (synchronous, so sharing is safe). */
+const pieceSpan = new Float64Array(5);
 
 /**
  * The piece of the bisected interval `[lo, hi)` (keys `a`, `b`) holding
@@ -213,8 +225,9 @@ export function bisectPiece(
   hi: number,
   t: number,
 ): { start: number; end: number } {
-  bisectPieceInPlace(a, b, lo, hi, t);
-  return { start: pieceBounds.start, end: pieceBounds.end };
+  pieceSpan[0] = lo, pieceSpan[1] = hi, pieceSpan[2] = t;
+  bisectPieceInPlace(a, b, pieceSpan);
+  return { start: pieceSpan[3], end: pieceSpan[4] };
 }
 
 /**
@@ -261,7 +274,20 @@ export function slerpTerms(w: number): SlerpTerms {
  * curve at the weight of `terms`.
  */
 export function slerpWeight(terms: SlerpTerms, a: ArrayLike<number>, b: ArrayLike<number>): number {
+  setSlerpWeight(terms, a, b, weightScratch);
+  return weightScratch[0];
+}
+
+const weightScratch = new Float64Array(1);
+
+/** @internal {@linkcode slerpWeight} written to `out[0]` (a returned double is a new heap number where not inlined). */
+export function setSlerpWeight(
+  terms: SlerpTerms,
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  out: Float64Array,
+): void {
   const d = f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(f(a[2] * b[2]) + f(a[3] * b[3])));
   const e = f(1 - Math.abs(d));
-  return f(f(terms.g * f(e * f(f(e * terms.q) + terms.p))) + terms.w);
+  out[0] = f(f(terms.g * f(e * f(f(e * terms.q) + terms.p))) + terms.w);
 }

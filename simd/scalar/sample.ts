@@ -38,7 +38,6 @@ import {
   decodeSmallestThreeWide,
   decodeTrackKey,
   findKey,
-  pieceBounds,
   storeNormalized,
 } from "./keys.ts";
 import { sampleShared } from "./shared.ts";
@@ -47,12 +46,13 @@ import {
   heap,
   i16At,
   type SampleMemory,
+  sampleTime,
   u16At,
   u32At,
   useMemory,
 } from "./_sample_memory.ts";
 
-export { type SampleMemory, sampleMemory } from "./_sample_memory.ts";
+export { type SampleMemory, sampleMemory, sampleTime } from "./_sample_memory.ts";
 
 export {
   bisectPiece,
@@ -214,7 +214,8 @@ function setTiming(group: number, p: number, lanes: number, cursor: number): voi
  * {@linkcode NO_CURSOR}: then playing on into the next interval decodes one
  * key (the held right key becomes the left one); anything else searches.
  */
-function refill(group: number, p: number, lane: number, lanes: number, t: number): void {
+function refill(group: number, p: number, lane: number, lanes: number): void {
+  const t = sampleTime[0];
   const { times, n, step } = source;
   const components = p === 1 ? 4 : 3;
   const cursor = heap.u32[cursorAt(group, p, lane) >>> 2];
@@ -249,7 +250,7 @@ function refill(group: number, p: number, lane: number, lanes: number, t: number
     setTiming(group, p, lanes, NO_CURSOR);
     return;
   }
-  const k = findKey(times, n, t);
+  const k = findKey(times, n);
   const lo = f32At(times + k * 4), next = f32At(times + k * 4 + 4);
   for (let l = 0; l < 4; l++) {
     if ((lanes & (1 << l)) === 0) continue;
@@ -263,9 +264,9 @@ function refill(group: number, p: number, lane: number, lanes: number, t: number
     setTiming(group, p, lanes, NO_CURSOR);
   } else if (source.bisect) {
     // A track's own lane: bisected tracks are never in sync blocks.
-    interval[0] = lo, interval[1] = next;
-    bisectInterval(leftAt(group, p, lane), t);
-    const { start, end } = pieceBounds;
+    span[0] = lo, span[1] = next, span[2] = t;
+    bisectInterval(leftAt(group, p, lane));
+    const start = span[3], end = span[4];
     interval[0] = start, interval[1] = end, interval[2] = f(1 / f(end - start));
     setTiming(group, p, lanes, NO_CURSOR);
   } else {
@@ -274,19 +275,22 @@ function refill(group: number, p: number, lane: number, lanes: number, t: number
   }
 }
 
+/** A bisected interval and time, then its piece's bounds (`bisectPieceInPlace`'s span). */
+const span = new Float64Array(5);
+
 /**
  * The bisection (`bisectPiece`) of the lane whose left key is at `left`
- * (right key `CACHE_RIGHT` after it) over the interval in
- * {@linkcode interval}: its keys become the piece's, its bounds are in
- * `pieceBounds`.
+ * (right key `CACHE_RIGHT` after it) over the interval and time in
+ * {@linkcode span}: its keys become the piece's, its bounds follow in
+ * `span`.
  */
-function bisectInterval(left: number, t: number): void {
+function bisectInterval(left: number): void {
   const f32 = heap.f32, l = left >>> 2, r = (left + CACHE_RIGHT) >>> 2;
   for (let c = 0; c < 4; c++) {
     bisectLeft[c] = f32[l + c * 4];
     bisectRight[c] = f32[r + c * 4];
   }
-  bisectPieceInPlace(bisectLeft, bisectRight, interval[0], interval[1], t);
+  bisectPieceInPlace(bisectLeft, bisectRight, span);
   for (let c = 0; c < 4; c++) {
     f32[l + c * 4] = bisectLeft[c];
     f32[r + c * 4] = bisectRight[c];
@@ -319,6 +323,22 @@ export function sampleCompact(
   groupCount: number,
   t: number,
 ): void {
+  sampleTime[0] = f(t);
+  sampleCompactAtTime(memory, clip, cache, out, groupCount);
+}
+
+/**
+ * @internal {@linkcode sampleCompact} at the time in {@linkcode sampleTime}
+ * (float32): the scalar core's batch sets it from a job row, no double
+ * passed.
+ */
+export function sampleCompactAtTime(
+  memory: SampleMemory,
+  clip: number,
+  cache: number,
+  out: number,
+  groupCount: number,
+): void {
   useMemory(memory);
   groupCount = Math.min(groupCount, u32At(clip));
   const trackCount = u32At(clip + 4);
@@ -326,10 +346,10 @@ export function sampleCompact(
   const tracks = clip + u32At(clip + 12);
   const syncCount = u32At(clip + 16);
   const syncs = clip + u32At(clip + 20);
-  t = f(t);
+  const t = sampleTime[0];
   const sharedKeys = u32At(clip + CLIP_SHARED_KEYS);
   if (sharedKeys !== 0 && syncCount !== 0 && u32At(clip + CLIP_SHARED_GROUPS) !== 0) {
-    sampleShared(clip, out, groupCount, t, sharedKeys);
+    sampleShared(clip, out, groupCount, sharedKeys);
     return;
   }
   const f32 = heap.f32;
@@ -343,10 +363,10 @@ export function sampleCompact(
           const entry = i16At(lanes + ((g * 3 + p) * 4 + lane) * 2);
           if (entry >= 0 && entry < trackCount) {
             useTrack(clip, tracks + entry * TRACK_BYTES, p === 1);
-            refill(group, p, lane, 1 << lane, t);
+            refill(group, p, lane, 1 << lane);
           } else if (entry <= -2 && -2 - entry < syncCount) {
             const mask = useSync(clip, syncs + (-2 - entry) * SYNC_BYTES, p === 1);
-            refill(group, p, lane, mask, t);
+            refill(group, p, lane, mask);
           }
         }
       }

@@ -15,8 +15,8 @@ import {
   SYNC_BYTES,
   SYNC_SPAN_SHIFT,
 } from "../wasm/assembly/abi.ts";
-import { findKey, setSlerpTerms, slerpWeight, storeNormalized } from "./keys.ts";
-import { f32At, heap, i16At, u32At } from "./_sample_memory.ts";
+import { findKey, setSlerpTerms, setSlerpWeight, storeNormalized } from "./keys.ts";
+import { f32At, heap, i16At, sampleTime, u32At } from "./_sample_memory.ts";
 
 const f = Math.fround;
 
@@ -25,23 +25,20 @@ const f = Math.fround;
 const a = new Float32Array(4), b = new Float32Array(4);
 const blended = [0, 0, 0, 0];
 const terms = { w: 0, g: 0, p: 0, q: 0 };
+const laneWeight = new Float64Array(1);
 
 /**
  * Samples a shared-timeline clip (`CLIP_SHARED_KEYS`: `keys` keys) at byte
- * `clip` of {@linkcode heap} at time `t` (float32) into the pose at `out`:
+ * `clip` of {@linkcode heap} at time `t` ({@linkcode sampleTime}) into the
+ * pose at `out`:
  * the interval around `t` by a search, then every group between its
  * blocks' two keys at one weight, rotations of groups flagged
  * `SHARED_SLERP` at their lanes' `slerpWeight`; held paths from the clip's
  * group records. The cache (`SHARED_CACHE_BYTES`) is not read: the twin
  * searches.
  */
-export function sampleShared(
-  clip: number,
-  out: number,
-  groupCount: number,
-  t: number,
-  keys: number,
-): void {
+export function sampleShared(clip: number, out: number, groupCount: number, keys: number): void {
+  const t = sampleTime[0];
   const lanes = clip + u32At(clip + 8);
   const syncCount = u32At(clip + 16);
   const syncs = clip + u32At(clip + 20);
@@ -50,7 +47,7 @@ export function sampleShared(
   if (keys > 1 && t >= f32At(times)) {
     if (t >= f32At(times + (keys - 1) * 4)) kl = kr = keys - 1;
     else {
-      kl = findKey(times, keys, t);
+      kl = findKey(times, keys);
       kr = kl + 1;
       const left = f32At(times + kl * 4);
       w = f(f(t - left) * f(1 / f(f32At(times + kr * 4) - left)));
@@ -76,7 +73,8 @@ export function sampleShared(
           a[c] = keyed ? f32At(values + ((kl * n + c) * span + lane) * 4) : held;
           b[c] = keyed ? f32At(values + ((kr * n + c) * span + lane) * 4) : held;
         }
-        const weight = !keyed ? 0 : p === 1 && slerp ? slerpWeight(terms, a, b) : w;
+        if (keyed && p === 1 && slerp) setSlerpWeight(terms, a, b, laneWeight);
+        const weight = !keyed ? 0 : p === 1 && slerp ? laneWeight[0] : w;
         for (let c = 0; c < n; c++) blended[c] = f(a[c] + f(f(b[c] - a[c]) * weight));
         if (p === 1) storeNormalized(blended, o + 48 + lane * 4);
         else {

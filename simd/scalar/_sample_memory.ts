@@ -99,18 +99,33 @@ function gather(at: number, bytes: number): void {
 // Each read takes its view's element where the offset is aligned and
 // within the memory, else gathers (which throws past the memory).
 
-/** The float32 of the clip at byte `at`. */
-export function f32At(at: number): number {
-  if ((at & 3) === 0 && at >= 0 && at + 4 <= heap.u8.length) return heap.f32[at >>> 2];
-  gather(at, 4);
-  return wordF32[0];
+/**
+ * Writes the float32 of the clip at byte `at` to `out[i]`: written, not
+ * returned, since a double returned by a function the compiler does not
+ * inline is a new heap number.
+ */
+export function readF32(at: number, out: Float32Array | Float64Array, i: number): void {
+  if ((at & 3) === 0 && at >= 0 && at + 4 <= heap.u8.length) out[i] = heap.f32[at >>> 2];
+  else {
+    gather(at, 4);
+    out[i] = wordF32[0];
+  }
 }
 
-/** The uint32 of the clip at byte `at`. */
+/** The uint32 of the clip at byte `at`, for counts and offsets (a whole key word: {@linkcode readU32}). */
 export function u32At(at: number): number {
   if ((at & 3) === 0 && at >= 0 && at + 4 <= heap.u8.length) return heap.u32[at >>> 2];
   gather(at, 4);
   return wordU32[0];
+}
+
+/** Writes the uint32 of the clip at byte `at` to `out[i]` (a key word may be past a small integer's range). */
+export function readU32(at: number, out: Uint32Array, i: number): void {
+  if ((at & 3) === 0 && at >= 0 && at + 4 <= heap.u8.length) out[i] = heap.u32[at >>> 2];
+  else {
+    gather(at, 4);
+    out[i] = wordU32[0];
+  }
 }
 
 /** The uint16 of the clip at byte `at`. */

@@ -26,7 +26,7 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
 } from "../wasm/assembly/abi.ts";
-import { f32At, heap, sampleTime, u16At, u32At } from "./_sample_memory.ts";
+import { heap, readF32, readU32, sampleTime, u16At, u32At } from "./_sample_memory.ts";
 
 const f = Math.fround;
 const RANGE = f(SMALLEST_THREE_RANGE);
@@ -34,19 +34,20 @@ const QUANTUM = f(f(2 * RANGE) / SMALLEST_THREE_MAX);
 const WIDE_MAX = SMALLEST_THREE_WIDE_MAX;
 const WIDE_QUANTUM = f(f(2 * RANGE) / WIDE_MAX);
 
+// The three smallest components of a key being decoded, and its words:
+// passed through these, not as arguments (a double, or a word past a small
+// integer's range, passed to a function the compiler does not inline is a
+// new heap number). Decoding is synchronous, so sharing is safe.
+const fields = new Float64Array(3);
+const words = new Uint32Array(3);
+
 /**
- * Writes into `out` the quaternion whose three smallest components are `a,
- * b, c` (in order, the `largest` one rebuilt from unit length), negated when
- * `negate`.
+ * Writes into `out` the quaternion whose three smallest components are
+ * `fields` (in order, the `largest` one rebuilt from unit length), negated
+ * when `negate`.
  */
-function placeSmallestThree(
-  a: number,
-  b: number,
-  c: number,
-  largest: number,
-  negate: boolean,
-  out: Float32Array,
-): void {
+function placeSmallestThree(largest: number, negate: boolean, out: Float32Array): void {
+  const a = fields[0], b = fields[1], c = fields[2];
   const d = f(Math.sqrt(Math.max(0, f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c)))));
   // The components in order, the largest put back at its index.
   const x = largest === 0 ? d : a;
@@ -66,15 +67,17 @@ function placeSmallestThree(
  * x, y, z, w into `out`.
  */
 export function decodeSmallestThree(low: number, high: number, out: Float32Array): void {
-  const a = f(f((low & 0xfffff) * QUANTUM) - RANGE);
-  const b = f(f((((low >>> 20) | (high << 12)) & 0xfffff) * QUANTUM) - RANGE);
-  const c = f(f(((high >>> 8) & 0xfffff) * QUANTUM) - RANGE);
-  placeSmallestThree(a, b, c, (high >>> 28) & 3, (high & (1 << 30)) !== 0, out);
+  words[0] = low, words[1] = high;
+  decodeSmallestThreeWords(out);
 }
 
-/** A 30-bit field of a wide key, rounded to f32 before scaling, as the kernel converts it. */
-function wideField(word: number): number {
-  return f(f(f(word & WIDE_MAX) * WIDE_QUANTUM) - RANGE);
+/** {@linkcode decodeSmallestThree} of the key in `words[0..2)`. */
+function decodeSmallestThreeWords(out: Float32Array): void {
+  const low = words[0], high = words[1];
+  fields[0] = f(f((low & 0xfffff) * QUANTUM) - RANGE);
+  fields[1] = f(f((((low >>> 20) | (high << 12)) & 0xfffff) * QUANTUM) - RANGE);
+  fields[2] = f(f(((high >>> 8) & 0xfffff) * QUANTUM) - RANGE);
+  placeSmallestThree((high >>> 28) & 3, (high & (1 << 30)) !== 0, out);
 }
 
 /**
@@ -89,15 +92,38 @@ export function decodeSmallestThreeWide(
   w2: number,
   out: Float32Array,
 ): void {
-  placeSmallestThree(
-    wideField(w0),
-    wideField(w1),
-    wideField(w2),
-    w0 >>> 30,
-    (w1 & (1 << 30)) !== 0,
-    out,
-  );
+  words[0] = w0, words[1] = w1, words[2] = w2;
+  decodeSmallestThreeWideWords(out);
 }
+
+/** {@linkcode decodeSmallestThreeWide} of the key in `words`. */
+function decodeSmallestThreeWideWords(out: Float32Array): void {
+  for (let i = 0; i < 3; i++) {
+    fields[i] = f(f(f(words[i] & WIDE_MAX) * WIDE_QUANTUM) - RANGE);
+  }
+  placeSmallestThree(words[0] >>> 30, (words[1] & (1 << 30)) !== 0, out);
+}
+
+/**
+ * @internal Decodes the smallest-three key at byte `at` of
+ * {@linkcode heap} (its words `stride` bytes apart; wide: three words)
+ * into `out`.
+ */
+export function decodeSmallestThreeAt(
+  at: number,
+  stride: number,
+  wide: boolean,
+  out: Float32Array,
+): void {
+  readU32(at, words, 0);
+  readU32(at + stride, words, 1);
+  if (!wide) return decodeSmallestThreeWords(out);
+  readU32(at + 2 * stride, words, 2);
+  decodeSmallestThreeWideWords(out);
+}
+
+/** Two floats read from a clip ({@linkcode readF32} writes, does not return). */
+const pair = new Float64Array(2);
 
 /**
  * Decodes key `k` (`n` components) of the track record at `track` of the
@@ -113,18 +139,18 @@ export function decodeTrackKey(
   const values = clip + u32At(track + 4);
   const format = u32At(track + 12) & 15;
   if (format === TRACK_SMALLEST_THREE) {
-    const at = values + k * 8;
-    decodeSmallestThree(u32At(at), u32At(at + 4), key);
+    decodeSmallestThreeAt(values + k * 8, 4, false, key);
   } else if (format === TRACK_SMALLEST_THREE_WIDE) {
-    const at = values + k * 12;
-    decodeSmallestThreeWide(u32At(at), u32At(at + 4), u32At(at + 8), key);
+    decodeSmallestThreeAt(values + k * 12, 4, true, key);
   } else if (format === TRACK_RANGED) {
     for (let c = 0; c < 3; c++) {
       const q = u16At(values + TRACK_RANGE_BYTES + k * 6 + c * 2);
-      key[c] = f(f32At(values + c * 4) + f(q * f32At(values + 12 + c * 4)));
+      readF32(values + c * 4, pair, 0);
+      readF32(values + 12 + c * 4, pair, 1);
+      key[c] = f(pair[0] + f(q * pair[1]));
     }
   } else {
-    for (let c = 0; c < n; c++) key[c] = f32At(values + (k * n + c) * 4);
+    for (let c = 0; c < n; c++) readF32(values + (k * n + c) * 4, key, c);
   }
 }
 
@@ -138,7 +164,8 @@ export function findKey(times: number, n: number): number {
   let lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    if (f32At(times + mid * 4) <= t) lo = mid;
+    readF32(times + mid * 4, pair, 0);
+    if (pair[0] <= t) lo = mid;
     else hi = mid;
   }
   return lo;

@@ -2,10 +2,9 @@
  * Scalar reference of compact clip sampling (`simd/wasm/assembly/sample.ts`),
  * over the same bytes: a compact clip (`animation/compact_clip.ts` builds
  * it), a playback's cache and a SoA×4 pose, all byte offsets into one
- * buffer. The SIMD kernels must agree with it; the scalar core runs it, so
- * a call allocates nothing: the key source of a refill and the scratch
- * values live in this module (sampling is synchronous). Key arithmetic is
- * in `reference_keys.ts`, shared-timeline clips in `reference_shared.ts`.
+ * buffer. The SIMD kernels must agree with it; the scalar core runs it, so a
+ * call allocates nothing (scratch lives in the modules: sampling is synchronous).
+ * Keys: `keys.ts`; shared timelines: `shared.ts`; reads: `_sample_memory.ts`.
  *
  * @module
  */
@@ -34,17 +33,16 @@ import {
 } from "../wasm/assembly/abi.ts";
 import {
   bisectPieceInPlace,
-  decodeSmallestThree,
-  decodeSmallestThreeWide,
+  decodeSmallestThreeAt,
   decodeTrackKey,
   findKey,
   storeNormalized,
 } from "./keys.ts";
 import { sampleShared } from "./shared.ts";
 import {
-  f32At,
   heap,
   i16At,
+  readF32,
   type SampleMemory,
   sampleTime,
   u16At,
@@ -73,9 +71,10 @@ function fieldOffset(p: number): number {
   return p === 0 ? 0 : p === 1 ? 48 : 112;
 }
 
-// Scratch (synchronous, so sharing is safe): a decoded key, a bisected
-// interval's two keys, a lane's blended rotation.
-const key = new Float32Array(4);
+// Scratch (synchronous, so sharing is safe): a decoded key, key times (or a
+// ranged key's min and scale) read, a bisected interval's two keys, a lane's
+// blended rotation.
+const key = new Float32Array(4), keyTimes = new Float64Array(2);
 const bisectLeft = new Float32Array(4), bisectRight = new Float32Array(4);
 const rotationScratch = [0, 0, 0, 0];
 
@@ -140,19 +139,18 @@ function useSync(clip: number, record: number, rotation: boolean): number {
 function decodeSyncKey(k: number, lane: number, n: number): void {
   const { format, span, values } = source;
   if (format === TRACK_SMALLEST_THREE) {
-    const at = values + k * span * 8 + lane * 4;
-    decodeSmallestThree(u32At(at), u32At(at + span * 4), key);
+    decodeSmallestThreeAt(values + k * span * 8 + lane * 4, span * 4, false, key);
   } else if (format === TRACK_SMALLEST_THREE_WIDE) {
-    const at = values + k * span * 12 + lane * 4;
-    decodeSmallestThreeWide(u32At(at), u32At(at + span * 4), u32At(at + 2 * span * 4), key);
+    decodeSmallestThreeAt(values + k * span * 12 + lane * 4, span * 4, true, key);
   } else if (format === TRACK_RANGED) {
     for (let c = 0; c < 3; c++) {
       const q = u16At(values + SYNC_RANGE_BYTES + (k * 3 + c) * span * 2 + lane * 2);
-      const min = f32At(values + c * 16 + lane * 4);
-      key[c] = f(min + f(q * f32At(values + 48 + c * 16 + lane * 4)));
+      readF32(values + c * 16 + lane * 4, keyTimes, 0);
+      readF32(values + 48 + c * 16 + lane * 4, keyTimes, 1);
+      key[c] = f(keyTimes[0] + f(q * keyTimes[1]));
     }
   } else {
-    for (let c = 0; c < n; c++) key[c] = f32At(values + ((k * n + c) * span + lane) * 4);
+    for (let c = 0; c < n; c++) readF32(values + ((k * n + c) * span + lane) * 4, key, c);
   }
 }
 
@@ -220,10 +218,10 @@ function refill(group: number, p: number, lane: number, lanes: number): void {
   const components = p === 1 ? 4 : 3;
   const cursor = heap.u32[cursorAt(group, p, lane) >>> 2];
   const hi = heap.f32[(timingAt(group, p, lane) + 16) >>> 2];
-  if (
-    cursor !== NO_CURSOR && cursor + 2 < n && t >= hi && t < f32At(times + (cursor + 2) * 4)
-  ) {
-    const next = f32At(times + (cursor + 2) * 4);
+  const onward = cursor !== NO_CURSOR && cursor + 2 < n && t >= hi;
+  if (onward) readF32(times + (cursor + 2) * 4, keyTimes, 0);
+  if (onward && t < keyTimes[0]) {
+    const next = keyTimes[0];
     for (let l = 0; l < 4; l++) {
       if ((lanes & (1 << l)) === 0) continue;
       const left = leftAt(group, p, l);
@@ -234,7 +232,9 @@ function refill(group: number, p: number, lane: number, lanes: number): void {
     setTiming(group, p, lanes, cursor + 1);
     return;
   }
-  const first = f32At(times), last = f32At(times + (n - 1) * 4);
+  readF32(times, keyTimes, 0);
+  readF32(times + (n - 1) * 4, keyTimes, 1);
+  const first = keyTimes[0], last = keyTimes[1];
   if (n === 1 || t < first || t >= last) {
     const k = n === 1 || t < first ? 0 : n - 1;
     for (let l = 0; l < 4; l++) {
@@ -251,7 +251,9 @@ function refill(group: number, p: number, lane: number, lanes: number): void {
     return;
   }
   const k = findKey(times, n);
-  const lo = f32At(times + k * 4), next = f32At(times + k * 4 + 4);
+  readF32(times + k * 4, keyTimes, 0);
+  readF32(times + k * 4 + 4, keyTimes, 1);
+  const lo = keyTimes[0], next = keyTimes[1];
   for (let l = 0; l < 4; l++) {
     if ((lanes & (1 << l)) === 0) continue;
     const left = leftAt(group, p, l);

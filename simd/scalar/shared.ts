@@ -16,7 +16,7 @@ import {
   SYNC_SPAN_SHIFT,
 } from "../wasm/assembly/abi.ts";
 import { findKey, setSlerpTerms, setSlerpWeight, storeNormalized } from "./keys.ts";
-import { f32At, heap, i16At, sampleTime, u32At } from "./_sample_memory.ts";
+import { heap, i16At, readF32, sampleTime, u32At } from "./_sample_memory.ts";
 
 const f = Math.fround;
 
@@ -26,6 +26,8 @@ const a = new Float32Array(4), b = new Float32Array(4);
 const blended = [0, 0, 0, 0];
 const terms = { w: 0, g: 0, p: 0, q: 0 };
 const laneWeight = new Float64Array(1);
+/** Floats read from the clip ({@linkcode readF32} writes, does not return). */
+const read = new Float64Array(2);
 
 /**
  * Samples a shared-timeline clip (`CLIP_SHARED_KEYS`: `keys` keys) at byte
@@ -44,13 +46,17 @@ export function sampleShared(clip: number, out: number, groupCount: number, keys
   const syncs = clip + u32At(clip + 20);
   const times = clip + u32At(syncs);
   let kl = 0, kr = 0, w = 0;
-  if (keys > 1 && t >= f32At(times)) {
-    if (t >= f32At(times + (keys - 1) * 4)) kl = kr = keys - 1;
+  readF32(times, read, 0);
+  readF32(times + (keys - 1) * 4, read, 1);
+  if (keys > 1 && t >= read[0]) {
+    if (t >= read[1]) kl = kr = keys - 1;
     else {
       kl = findKey(times, keys);
       kr = kl + 1;
-      const left = f32At(times + kl * 4);
-      w = f(f(t - left) * f(1 / f(f32At(times + kr * 4) - left)));
+      readF32(times + kl * 4, read, 0);
+      readF32(times + kr * 4, read, 1);
+      const left = read[0];
+      w = f(f(t - left) * f(1 / f(read[1] - left)));
     }
   }
   setSlerpTerms(terms, w);
@@ -69,9 +75,13 @@ export function sampleShared(clip: number, out: number, groupCount: number, keys
         const values = keyed ? clip + u32At(sync + 4) : 0;
         const span = keyed ? (u32At(sync + 12) >>> SYNC_SPAN_SHIFT) & 7 : 0;
         for (let c = 0; c < n; c++) {
-          const held = f32At(group + field + c * 16 + lane * 4);
-          a[c] = keyed ? f32At(values + ((kl * n + c) * span + lane) * 4) : held;
-          b[c] = keyed ? f32At(values + ((kr * n + c) * span + lane) * 4) : held;
+          if (keyed) {
+            readF32(values + ((kl * n + c) * span + lane) * 4, a, c);
+            readF32(values + ((kr * n + c) * span + lane) * 4, b, c);
+          } else {
+            readF32(group + field + c * 16 + lane * 4, a, c);
+            b[c] = a[c];
+          }
         }
         if (keyed && p === 1 && slerp) setSlerpWeight(terms, a, b, laneWeight);
         const weight = !keyed ? 0 : p === 1 && slerp ? laneWeight[0] : w;

@@ -277,13 +277,13 @@ export interface SlerpTerms {
   readonly q: number;
 }
 
-/** @internal Writes into `terms` the {@link SlerpTerms} of weight `w` (float32, as the kernel). */
-export function setSlerpTerms(
-  terms: { w: number; g: number; p: number; q: number },
-  w: number,
-): void {
-  const h = f(w - 0.5), s = f(h * h);
-  terms.w = w;
+/**
+ * @internal Completes `terms` as the {@link SlerpTerms} of its weight
+ * `terms.w` (float32, as the kernel); the weight is not an argument, which
+ * would be a new heap number where the call is not inlined.
+ */
+export function setSlerpTerms(terms: { w: number; g: number; p: number; q: number }): void {
+  const w = terms.w, h = f(w - 0.5), s = f(h * h);
   terms.g = f(f(w * h) * f(w - 1));
   terms.p = f(f(SLERP_FIT_C0) + f(f(SLERP_FIT_C2) * s));
   terms.q = f(f(SLERP_FIT_C1) + f(f(SLERP_FIT_C3) * s));
@@ -291,8 +291,8 @@ export function setSlerpTerms(
 
 /** {@link SlerpTerms} of weight `w` (float32, as the kernel computes them). */
 export function slerpTerms(w: number): SlerpTerms {
-  const terms = { w: 0, g: 0, p: 0, q: 0 };
-  setSlerpTerms(terms, w);
+  const terms = { w, g: 0, p: 0, q: 0 };
+  setSlerpTerms(terms);
   return terms;
 }
 

@@ -34,6 +34,9 @@ const accumulators = new Float64Array(10),
   /** The rotation's weight for `overrideRotation` and `additiveRotation` (a double argument would be boxed). */
   rotationWeight = new Float64Array(1);
 
+/** @internal The threshold of the next {@linkcode blendLayersAtThreshold}. */
+export const blendThreshold = new Float64Array(1);
+
 /**
  * Blends `layers` into `out` over all `ceil(jointCount / 4)` groups (padding
  * lanes included), per joint `j` and property (translation, rotation,
@@ -67,6 +70,23 @@ export function blendLayers(
   blendCount: number,
   threshold: number,
 ): void {
+  blendThreshold[0] = threshold;
+  blendLayersAtThreshold(out, jointCount, rest, layers, blendCount);
+}
+
+/**
+ * @internal {@linkcode blendLayers} at the threshold in
+ * {@linkcode blendThreshold} (a double argument would be a new heap number
+ * a call where not inlined).
+ */
+export function blendLayersAtThreshold(
+  out: Float32Array,
+  jointCount: number,
+  rest: Float32Array,
+  layers: readonly LayerInput[],
+  blendCount: number,
+): void {
+  const threshold = blendThreshold[0];
   const lanes = Math.ceil(jointCount / 4) * 4;
   // Accumulators (t, q, s as in a pose group), totals and weights (t, r, s).
   const acc = accumulators, total = totals, w = weights;

@@ -59,7 +59,8 @@ export function sampleShared(clip: number, out: number, groupCount: number, keys
       w = f(f(t - left) * f(1 / f(read[1] - left)));
     }
   }
-  setSlerpTerms(terms, w);
+  terms.w = w;
+  setSlerpTerms(terms);
   const records = clip + u32At(clip + CLIP_SHARED_GROUPS);
   for (let g = 0; g < groupCount; g++) {
     const group = records + g * SHARED_GROUP_BYTES;

@@ -21,7 +21,7 @@ const PATH_FIELDS = {
   rotation: PoseField.QX,
   scale: PoseField.SX,
 } as const;
-import { sampleCompact } from "../simd/scalar/sample.ts";
+import { sampleCompact, sampleMemory } from "../simd/scalar/sample.ts";
 import { type ClipImage, sameBytes } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
@@ -368,11 +368,11 @@ export function measureError(
     const buffer = new ArrayBuffer(poseAt + floats * 4);
     new Uint8Array(buffer).set(image.bytes);
     new Uint8Array(buffer).set(image.template, cacheAt);
-    const view = new DataView(buffer), pose = new Float32Array(buffer, poseAt, floats);
+    const memory = sampleMemory(buffer), pose = new Float32Array(buffer, poseAt, floats);
     const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
     const groups = Math.ceil(n / 4);
     for (let i = 0; i < times.length; i++) {
-      sampleCompact(view, 0, cacheAt, poseAt, groups, times[i]);
+      sampleCompact(memory, 0, cacheAt, poseAt, groups, times[i]);
       // The exact clip's matrices go to ExactPoses' own arrays: these stay.
       if (!visit(modelMatrices(pose, parents, local, model), i)) break;
     }

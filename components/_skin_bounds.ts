@@ -30,6 +30,24 @@ export function storedBounds(state: object, eid: number): Float32Array | undefin
   return floats.subarray(eid * 8, eid * 8 + 8);
 }
 
+/**
+ * Copies the entity's last skinned bounds into `min` and `max` (x, y, z);
+ * false, and nothing written, when it was never skinned. Allocates nothing.
+ */
+export function copyStoredBounds(
+  state: object,
+  eid: number,
+  min: number[],
+  max: number[],
+): boolean {
+  const floats = stores.get(state)?.floats;
+  if (!floats || (eid + 1) * 8 > floats.length || Number.isNaN(floats[eid * 8])) return false;
+  const at = eid * 8;
+  min[0] = floats[at], min[1] = floats[at + 1], min[2] = floats[at + 2];
+  max[0] = floats[at + 4], max[1] = floats[at + 5], max[2] = floats[at + 6];
+  return true;
+}
+
 /** Forgets entity `eid`'s bounds (its Skin was removed). */
 export function forgetBounds(state: object, eid: number): void {
   const floats = stores.get(state)?.floats;

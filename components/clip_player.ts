@@ -224,16 +224,25 @@ function crossFadeToUnguarded(
   c.clipName[eid] = clip.name;
 }
 
-/** What entity `eid` plays; a {@linkcode ComponentError} if it plays nothing. */
-export function getPlayback(world: object, eid: number): PlaybackInfo {
+/**
+ * What entity `eid` plays; a {@linkcode ComponentError} if it plays
+ * nothing. Given `out`, writes it there and returns it (nothing
+ * allocated), else returns a new object.
+ */
+export function getPlayback(world: object, eid: number, out?: PlaybackInfo): PlaybackInfo {
   const state = stateOf(world, "getPlayback");
   const player = checkedPlayer(state, eid);
-  return {
-    clip: player.current.clip,
-    time: (state.components.ClipPlayer as ClipPlayerStore).time[eid],
-    next: player.next?.clip,
-    fade: player.fade,
+  const info = (out ?? { clip: player.current.clip, time: 0, next: undefined, fade: 0 }) as {
+    clip: Clip;
+    time: number;
+    next?: Clip;
+    fade: number;
   };
+  info.clip = player.current.clip;
+  info.time = (state.components.ClipPlayer as ClipPlayerStore).time[eid];
+  info.next = player.next?.clip;
+  info.fade = player.fade;
+  return info;
 }
 
 /** Stops entity `eid`'s clips; its pose stays as last sampled. */

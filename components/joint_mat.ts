@@ -30,6 +30,7 @@ import {
 } from "./_component.ts";
 import type { WorldBase } from "./_world.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
+import { entityView, ViewKind } from "./_entity_views.ts";
 
 /**
  * The JointMat component: the entity's model-space matrices and skinning
@@ -148,25 +149,34 @@ export function removeJointMat(world: object, eid: number): void {
 
 /**
  * Entity `eid`'s model-space matrices (12 floats per joint), writable.
- * Valid until the core next grows; read it again rather than keep it.
+ * Calls allocate nothing (the same view while it stays valid, as
+ * `getPose`'s). Valid until the core next grows; call it again rather than
+ * keep the view.
  */
 export function getModelMatrices(world: object, eid: number): Float32Array {
-  return matrices(world, eid, "getModelMatrices", 0);
+  return matrices(world, eid, "getModelMatrices", ViewKind.ModelMatrices);
 }
 
 /**
  * Entity `eid`'s skinning palette (12 floats per joint), for GPU skinning.
- * Valid until the core next grows; read it again rather than keep it.
+ * Calls allocate nothing (the same view while it stays valid, as
+ * `getPose`'s). Valid until the core next grows; call it again rather than
+ * keep the view.
  */
 export function getSkinningPalette(world: object, eid: number): Float32Array {
-  return matrices(world, eid, "getSkinningPalette", 1);
+  return matrices(world, eid, "getSkinningPalette", ViewKind.Palette);
 }
 
-function matrices(world: object, eid: number, caller: string, which: 0 | 1): Float32Array {
+function matrices(
+  world: object,
+  eid: number,
+  caller: string,
+  kind: ViewKind.ModelMatrices | ViewKind.Palette,
+): Float32Array {
   const state = stateOf(world, caller);
   const jointCount = checkedSkeleton(state, eid).jointCount;
   const ptr = checkedMatrices(state, eid, jointCount);
   const floats = jointCount * MATRIX_FLOATS;
-  const start = (ptr >> 2) + which * floats;
-  return state.memory.f32.subarray(start, start + floats);
+  const start = ptr + (kind === ViewKind.Palette ? floats * 4 : 0);
+  return entityView(state, state.memory, eid, kind, start, floats);
 }

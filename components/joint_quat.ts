@@ -28,6 +28,7 @@ import {
 } from "./_component.ts";
 import type { WorldBase } from "./_world.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
+import { entityView, ViewKind } from "./_entity_views.ts";
 
 /** The JointQuat component: the entity's local pose (SoA×4) in the core. Needs Skeleton. */
 export interface JointQuatComponent {
@@ -94,15 +95,17 @@ export function removeJointQuat(world: object, eid: number): void {
 
 /**
  * Entity `eid`'s local pose as a writable SoA×4 view (see `poseIndex`).
- * Valid until the world's core next grows (adding a component, creating an
- * asset) unless `core.viewsSurviveGrowth`; read it again each frame rather
- * than keeping it.
+ * Calls allocate nothing: while the entity keeps its JointQuat and the
+ * core's memory its buffer, every call returns the same view. Valid until
+ * the world's core next grows (adding a component, creating an asset)
+ * unless `core.viewsSurviveGrowth`, and until the entity's JointQuat is
+ * removed; call it again each frame rather than keeping the view.
  */
 export function getPose(world: object, eid: number): Float32Array {
   const state = stateOf(world, "getPose");
   const ptr = checkedPose(state, eid);
-  const jointCount = checkedSkeleton(state, eid).jointCount;
-  return state.memory.f32.subarray(ptr >> 2, (ptr >> 2) + poseFloats(jointCount));
+  const floats = poseFloats(checkedSkeleton(state, eid).jointCount);
+  return entityView(state, state.memory, eid, ViewKind.Pose, ptr, floats);
 }
 
 /**

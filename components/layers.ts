@@ -288,26 +288,37 @@ export function removeLayer(world: object, eid: number, layer: number): void {
   releaseLayer(state.resources.memory, removed);
 }
 
-/** Entity `eid`'s layers, layer 0 first. */
-export function getLayers(world: object, eid: number): LayerInfo[] {
+/**
+ * Entity `eid`'s layers, layer 0 first. Given `out`, writes them there
+ * (its length set to the layer count, its objects reused, new ones only for
+ * layers it had no object for) and returns it: nothing allocated once it has
+ * held as many layers. Else returns a new array.
+ */
+export function getLayers(world: object, eid: number, out?: LayerInfo[]): LayerInfo[] {
   const state = stateOf(world, "getLayers");
   const player = checkedPlayer(state, eid);
   const layers = player.stack?.layers;
-  const base = {
-    clip: player.current.clip,
-    mode: "blend" as const,
-    weight: layers?.[0].weight ?? 1,
-    time: state.components.ClipPlayer.time[eid],
-  };
-  return [
-    base,
-    ...(layers ?? []).slice(1).map((layer) => ({
-      clip: (layer.playback ?? layer.blend!.points[0].playback).clip,
-      mode: layer.mode,
-      weight: layer.weight,
-      time: layer.playback ? layer.playback.time : layer.blend!.phase,
-    })),
-  ];
+  const count = layers ? layers.length : 1;
+  const list = out ?? [];
+  if (list.length > count) list.length = count;
+  for (let i = 0; i < count; i++) {
+    const layer = layers?.[i];
+    const clip = i === 0
+      ? player.current.clip
+      : (layer!.playback ?? layer!.blend!.points[0].playback).clip;
+    const mode = i === 0 ? "blend" : layer!.mode;
+    const weight = i === 0 ? (layer ? layer.weight : 1) : layer!.weight;
+    const time = i === 0
+      ? state.components.ClipPlayer.time[eid]
+      : layer!.playback
+      ? layer!.playback.time
+      : layer!.blend!.phase;
+    if (i < list.length) {
+      const info = list[i] as { clip: Clip; mode: LayerMode; weight: number; time: number };
+      info.clip = clip, info.mode = mode, info.weight = weight, info.time = time;
+    } else list.push({ clip, mode, weight, time });
+  }
+  return list;
 }
 
 /**

@@ -81,10 +81,15 @@ export function disableRootMotion(world: object, eid: number): void {
 
 /**
  * Entity `eid`'s root motion in the last frame (zero before the first, or
- * with root motion off).
+ * with root motion off). Given `out`, writes it there and returns it
+ * (nothing allocated), else returns a new object.
  */
-export function getRootMotion(world: object, eid: number): RootMotion {
+export function getRootMotion(world: object, eid: number, out?: RootMotion): RootMotion {
   const state = stateOf(world, "getRootMotion");
   const delta = checkedPlayer(state, eid).extras?.rootMotion?.delta;
-  return { dx: delta?.[0] ?? 0, dz: delta?.[1] ?? 0, dyaw: delta?.[2] ?? 0 };
+  const motion = (out ?? { dx: 0, dz: 0, dyaw: 0 }) as { dx: number; dz: number; dyaw: number };
+  motion.dx = delta ? delta[0] : 0;
+  motion.dz = delta ? delta[1] : 0;
+  motion.dyaw = delta ? delta[2] : 0;
+  return motion;
 }

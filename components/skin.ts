@@ -17,7 +17,8 @@ import { SkinAsset } from "../animation/skin_asset.ts";
 import { lifetimeOf } from "../animation/internal.ts";
 import { JOINT_COLUMN_BYTES } from "../simd/abi.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
-import { forgetBounds, storedBounds } from "./_skin_bounds.ts";
+import { copyStoredBounds, forgetBounds } from "./_skin_bounds.ts";
+import { entityView, ViewKind } from "./_entity_views.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
 import {
   addWithData,
@@ -235,33 +236,39 @@ export function removeSkin(world: object, eid: number): void {
 
 /**
  * Entity `eid`'s skinned positions `(x, y, z, 1)` per output vertex, all
- * meshes; mesh `m` is `asset.meshes[m]`'s vertex range.
+ * meshes; mesh `m` is `asset.meshes[m]`'s vertex range. Calls allocate
+ * nothing (the same view while it stays valid, as `getPose`'s); call it
+ * again each frame rather than keep the view.
  */
 export function getSkinnedPositions(world: object, eid: number): Float32Array {
-  return output(world, eid, "positions")!;
+  return output(world, eid, ViewKind.Positions)!;
 }
 
-/** Entity `eid`'s skinned normals, or undefined when its skin has none. */
+/** Entity `eid`'s skinned normals, or undefined when its skin has none (as {@linkcode getSkinnedPositions}). */
 export function getSkinnedNormals(world: object, eid: number): Float32Array | undefined {
-  return output(world, eid, "normals");
+  return output(world, eid, ViewKind.Normals);
 }
 
-/** Entity `eid`'s skinned tangents (w = handedness), or undefined. */
+/** Entity `eid`'s skinned tangents (w = handedness), or undefined (as {@linkcode getSkinnedPositions}). */
 export function getSkinnedTangents(world: object, eid: number): Float32Array | undefined {
-  return output(world, eid, "tangents");
+  return output(world, eid, ViewKind.Tangents);
 }
 
 function output(
   world: object,
   eid: number,
-  stream: "positions" | "normals" | "tangents",
+  stream: ViewKind.Positions | ViewKind.Normals | ViewKind.Tangents,
 ): Float32Array | undefined {
   const state = stateOf(world, "getSkinned");
   checkedSkeleton(state, eid);
-  const record = checkedSkin(state, eid);
-  const ptr = record[stream];
+  const asset = checkSkinFields(state, eid), o = SKIN.recordOf(state);
+  const ptr = stream === ViewKind.Positions
+    ? o.skinBlock[eid]
+    : stream === ViewKind.Normals
+    ? o.skinNormals[eid]
+    : o.skinTangents[eid];
   if (!ptr) return undefined;
-  return state.memory.f32.subarray(ptr >> 2, (ptr >> 2) + record.asset.vertexCount * VERTEX_FLOATS);
+  return entityView(state, state.memory, eid, stream, ptr, asset.vertexCount * VERTEX_FLOATS);
 }
 
 /** An axis-aligned box. An empty mesh's box has min +Infinity and max -Infinity. */
@@ -277,14 +284,23 @@ export interface Bounds {
  * the skinning kernel while it writes them (no extra pass). Valid after
  * the skin system ran for the entity this frame: it is the box of the
  * positions the last run wrote. Undefined until the skin system has run
- * for the entity since its Skin was added.
+ * for the entity since its Skin was added. Given `out`, writes the box
+ * into its `min` and `max` arrays and returns it (nothing allocated; `out`
+ * untouched when undefined is returned), else returns a new box.
  */
-export function getSkinnedBounds(world: object, eid: number): Bounds | undefined {
+export function getSkinnedBounds(world: object, eid: number, out?: Bounds): Bounds | undefined {
   const state = stateOf(world, "getSkinnedBounds");
   checkedSkeleton(state, eid);
-  checkedSkin(state, eid);
-  const b = storedBounds(state, eid);
-  return b && { min: [b[0], b[1], b[2]], max: [b[4], b[5], b[6]] };
+  checkSkinFields(state, eid);
+  const box = out ?? { min: [0, 0, 0], max: [0, 0, 0] };
+  return copyStoredBounds(
+      state,
+      eid,
+      box.min as [number, number, number],
+      box.max as [number, number, number],
+    )
+    ? box
+    : undefined;
 }
 
 /**
@@ -295,15 +311,20 @@ export function getSkinnedBounds(world: object, eid: number): Bounds | undefined
  * transform-skeleton system). Each skinned vertex is a weighted average of
  * its joints' transforms of it, so it lies in the union of the joints'
  * transformed boxes; the box is widened by a relative 1e-5 for float
- * rounding. Looser than {@linkcode getSkinnedBounds}.
+ * rounding. Looser than {@linkcode getSkinnedBounds}. Given `out`, writes
+ * the box into its `min` and `max` arrays and returns it (nothing
+ * allocated), else returns a new box.
  */
-export function getJointSkinBounds(world: object, eid: number): Bounds {
+export function getJointSkinBounds(world: object, eid: number, out?: Bounds): Bounds {
   const state = stateOf(world, "getJointSkinBounds");
   const n = checkedSkeleton(state, eid).jointCount;
-  const asset = checkedSkin(state, eid).asset;
-  const model = state.memory.f32.subarray(checkedMatrices(state, eid, n) >> 2);
+  const asset = checkSkinFields(state, eid);
+  const model = state.memory.f32, at = checkedMatrices(state, eid, n) >> 2;
   const boxes = skinInternals(asset).jointBoxes;
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const box = out ?? { min: [0, 0, 0], max: [0, 0, 0] };
+  const lo = box.min as [number, number, number], hi = box.max as [number, number, number];
+  lo[0] = lo[1] = lo[2] = Infinity;
+  hi[0] = hi[1] = hi[2] = -Infinity;
   for (let j = 0; j < n; j++) {
     const b = j * 6;
     if (!(boxes[b] <= boxes[b + 3])) continue;
@@ -311,7 +332,7 @@ export function getJointSkinBounds(world: object, eid: number): Bounds {
     const cy = (boxes[b + 1] + boxes[b + 4]) / 2, ey = (boxes[b + 4] - boxes[b + 1]) / 2;
     const cz = (boxes[b + 2] + boxes[b + 5]) / 2, ez = (boxes[b + 5] - boxes[b + 2]) / 2;
     for (let r = 0; r < 3; r++) {
-      const e = j * MATRIX_FLOATS + r * 4;
+      const e = at + j * MATRIX_FLOATS + r * 4;
       const m0 = model[e], m1 = model[e + 1], m2 = model[e + 2];
       const c = m0 * cx + m1 * cy + m2 * cz + model[e + 3];
       const x = Math.abs(m0) * ex + Math.abs(m1) * ey + Math.abs(m2) * ez;
@@ -321,5 +342,5 @@ export function getJointSkinBounds(world: object, eid: number): Bounds {
       if (c + x + pad > hi[r]) hi[r] = c + x + pad;
     }
   }
-  return { min: [lo[0], lo[1], lo[2]], max: [hi[0], hi[1], hi[2]] };
+  return box;
 }

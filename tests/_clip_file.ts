@@ -10,7 +10,7 @@ import type { Core } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_WORDS } from "../simd/abi.ts";
-import { sampleCompact } from "../simd/scalar/sample.ts";
+import { sampleCompact, sampleMemory } from "../simd/scalar/sample.ts";
 
 /** `compact` sampled on `core` (its core) at `times` in order, one playback: the poses. */
 export function samplePlayback(core: Core, compact: CompactClip, times: number[]): Float32Array[] {
@@ -48,9 +48,9 @@ export function sampleImageBounded(
   const bytes = new Uint8Array(buffer);
   bytes.set(template);
   bytes.set(image, clipAt);
-  const view = new DataView(buffer);
+  const memory = sampleMemory(buffer);
   return times.map((t) => {
-    sampleCompact(view, clipAt, 0, poseAt, groups, t);
+    sampleCompact(memory, clipAt, 0, poseAt, groups, t);
     return new Float32Array(buffer.slice(poseAt, clipAt));
   });
 }

@@ -13,7 +13,12 @@
  * characters, those with dual-quaternion skins (one per model, none of them
  * faulted) and the markers the game read in the measured frames. Every
  * clip has 8 markers, an eighth of its length apart, and the game reads
- * each character's crossed markers every frame.
+ * each character's crossed markers every frame, and every view function
+ * (pose, matrices, palette, skinned streams and bounds, root motion,
+ * playback and layers; those filling an object, into the game's own, one
+ * per character for the layers), as a renderer and game logic would. Root
+ * motion is not turned on: sampling it still allocates (`sampleChannel`
+ * and the root-motion steps, about 0.9 KB a character a frame).
  *
  * @module
  */
@@ -21,17 +26,25 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
+  type Bounds,
   createAnimation,
   createAnimationPipeline,
   crossFadeTo,
   getFaults,
+  getJointSkinBounds,
+  getModelMatrices,
+  getPlayback,
   getPose,
+  getSkinnedBounds,
+  getSkinnedNormals,
+  getSkinnedPositions,
+  getSkinningPalette,
   playClip,
   SkinAsset,
 } from "../mod.ts";
-import { getCrossedMarkers, setClipMarkers } from "../clips.ts";
+import { getCrossedMarkers, getRootMotion, type RootMotion, setClipMarkers } from "../clips.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
-import { addLayer, jointMask } from "../layers.ts";
+import { addLayer, getLayers, jointMask, type LayerInfo } from "../layers.ts";
 import { Core, type CoreBuild, createWorkerPool } from "../kernels.ts";
 import { wavePose } from "../procedural/cylinder.ts";
 import { createScene } from "./_scene.ts";
@@ -86,9 +99,6 @@ if (import.meta.main) {
       return pose;
     }));
 
-  // Views taken once (getPose makes one a call; the core does not grow in the steady state).
-  const views = readme.entities.map((eid) => getPose(readme.world, eid));
-
   const world = createWorld();
   createAnimation(world, { core });
   const characters: Character[] = [];
@@ -131,6 +141,28 @@ if (import.meta.main) {
     }
   }
 
+  // The game's objects the view functions fill.
+  const box: Bounds = { min: [0, 0, 0], max: [0, 0, 0] };
+  const motion: RootMotion = { dx: 0, dz: 0, dyaw: 0 };
+  const playback = getPlayback(world, characters[0].eid);
+  const layers: LayerInfo[][] = characters.map(() => []);
+  // What a renderer and game logic read of a character every frame, summed
+  // as a game would use it (into an array: a double kept in a closure's
+  // variable is a new heap number at each store).
+  const read = new Float64Array(1);
+  const readViews = (c: number) => {
+    const eid = characters[c].eid;
+    read[0] += getPose(world, eid)[0] + getModelMatrices(world, eid)[3];
+    read[0] += getSkinningPalette(world, eid)[3] + getSkinnedPositions(world, eid)[0];
+    const normals = getSkinnedNormals(world, eid);
+    if (normals) read[0] += normals[0];
+    if (getSkinnedBounds(world, eid, box)) read[0] += box.min[0];
+    read[0] += getJointSkinBounds(world, eid, box).max[1];
+    read[0] += getRootMotion(world, eid, motion).dx;
+    read[0] += getPlayback(world, eid, playback).fade;
+    read[0] += getLayers(world, eid, layers[c]).length;
+  };
+
   /** One frame of both scenes: the game's cross-fades and poses, then the frame. */
   const frame = (f: number) => {
     for (let c = 0; c < characters.length; c++) {
@@ -143,9 +175,10 @@ if (import.meta.main) {
     // The game's event handling: every character's crossed markers, read every frame.
     for (let c = 0; c < characters.length; c++) {
       hits += getCrossedMarkers(world, characters[c].eid).length;
+      readViews(c);
     }
     const posed = poses[f % 60];
-    for (let i = 0; i < posed.length; i++) views[i].set(posed[i]);
+    for (let i = 0; i < posed.length; i++) getPose(readme.world, readme.entities[i]).set(posed[i]);
     animate(readme.world, DT, readme.entities);
   };
   // Warm-up: every clip of every character played (and so built) at least

@@ -8,15 +8,26 @@
  * entities or on random subsets — on four kinds of character (one skinned
  * from the palette transposed into its scratch), on every
  * build. A model predicts which calls must fail; after every call the
- * components are what the model says, no byte of an entity the call must
- * not touch (nor of any asset) changed, and after every frame each skinned
- * entity's output equals an independent scalar recomputation.
+ * components are what the model says, the view functions return exactly
+ * each entity's blocks (they keep their views per entity), no byte of an
+ * entity the call must not touch (nor of any asset) changed, and after
+ * every frame each skinned entity's output equals an independent scalar
+ * recomputation.
  */
 
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { addEntity, hasComponent } from "bitecs";
-import { addCharacter, createAnimationPipeline, getPose, getSkinningPalette } from "../mod.ts";
+import {
+  addCharacter,
+  createAnimationPipeline,
+  getModelMatrices,
+  getPose,
+  getSkinnedNormals,
+  getSkinnedPositions,
+  getSkinningPalette,
+} from "../mod.ts";
+import { MATRIX_FLOATS, poseFloats, VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import { BUILDS, SEED, SIMD_BUILDS } from "./_arbitrary.ts";
 import { stateOf } from "../components/_lifecycle.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
@@ -39,6 +50,55 @@ function checkMembership(h: Harness): void {
   }
 }
 
+/**
+ * The view functions (which keep their views per entity) return exactly
+ * each entity's blocks now: over the core's current buffer, at the offset
+ * Marrow set in the store, as long as the block, inside a block the core
+ * has allocated. A view kept past a change of the entity's blocks would
+ * start elsewhere, be of another length or over an old buffer.
+ */
+function checkViews(h: Harness): void {
+  const memory = coreMemory(h.core).views();
+  const { JointQuat, JointMat, Skin } = h.components;
+  // The view of `floats` at `ptr`, in the block allocated at `block`.
+  const expect = (
+    eid: number,
+    name: string,
+    view: Float32Array,
+    ptr: number,
+    floats: number,
+    block = ptr,
+  ) => {
+    const label = `entity ${eid}: ${name} view`;
+    assert(view.buffer === memory.u8.buffer, `${label}: over another buffer`);
+    assertEquals([view.byteOffset, view.length], [ptr, floats], label);
+    const size = memory.sizeOf(block);
+    assert(size !== undefined && ptr + floats * 4 <= block + size, `${label}: past its block`);
+  };
+  for (const [eid, m] of h.entities) {
+    if (m.kind === undefined) continue;
+    const { skeleton, skin } = h.kinds[m.kind], joints = skeleton.jointCount;
+    if (m.pose) {
+      expect(eid, "pose", getPose(h.world, eid), JointQuat.byteOffset[eid], poseFloats(joints));
+    }
+    if (m.matrices) {
+      const floats = joints * MATRIX_FLOATS;
+      const model = JointMat.modelByteOffset[eid], palette = JointMat.paletteByteOffset[eid];
+      expect(eid, "model", getModelMatrices(h.world, eid), model, floats);
+      expect(eid, "palette", getSkinningPalette(h.world, eid), palette, floats, model);
+    }
+    if (m.skin) {
+      const floats = skin.vertexCount * VERTEX_FLOATS;
+      // The skin block starts with the positions; the other streams follow in it.
+      const block = Skin.positionsByteOffset[eid];
+      expect(eid, "positions", getSkinnedPositions(h.world, eid), block, floats);
+      const normals = getSkinnedNormals(h.world, eid), at = Skin.normalsByteOffset[eid];
+      if (at) expect(eid, "normals", normals!, at, floats, block);
+      else assertEquals(normals, undefined, `entity ${eid}: normals`);
+    }
+  }
+}
+
 const RUNS = 80, COMMANDS = 150;
 for (const build of BUILDS) {
   Deno.test(`model-based programs of ECS calls (${build})`, () => {
@@ -55,6 +115,7 @@ for (const build of BUILDS) {
               try {
                 step(h);
                 checkMembership(h);
+                checkViews(h);
               } catch (error) {
                 throw new Error(`${label}: ${(error as Error).message}`, { cause: error });
               }

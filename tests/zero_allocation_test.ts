@@ -3,24 +3,22 @@
  * characters (Fox, CesiumMan, RobotExpressive; Xbot and Soldier when
  * `../shared` has them) cross-fading every two seconds, a masked layer on
  * some, one of each model skinned with dual quaternions, markers on every
- * clip crossed and read every frame, run `FRAMES` frames in a child process
- * (`_zero_allocation_scene.ts`) on the WebAssembly builds, single-threaded,
- * on 2 worker threads and task-parallel on them (`taskParallel: true`), the
- * README scene animated over its listed entities, with V8's `--trace-gc`
- * and a 1 MB young generation, so that a few hundred bytes a frame of
- * garbage would force a collection. Between the two collections the child
- * requests (traced as "testing") there is no other, and the heap grows by
- * no more than noise (V8 may also leave small garbage in a young
+ * clip crossed and read every frame, and every view function called every
+ * frame (their out forms into the game's objects), run `FRAMES` frames in a
+ * child process (`_zero_allocation_scene.ts`) on the WebAssembly builds,
+ * single-threaded, on 2 worker threads and task-parallel on them
+ * (`taskParallel: true`), the README scene animated over its listed
+ * entities, and on the scalar build (single-threaded: a pool of the scalar
+ * build is single-threaded, it does not run on shared memory), with V8's
+ * `--trace-gc` and a 1 MB young generation, so that a few hundred bytes a
+ * frame of garbage would force a collection. Between the two collections
+ * the child requests (traced as "testing") there is no other, and the heap
+ * grows by no more than noise (V8 may also leave small garbage in a young
  * generation it grew, so both are checked).
- *
- * Not covered yet: the scalar build (its dual-quaternion skinning and the
- * sampler's interval and lerp no longer box doubles, but its compact
- * sampler still allocates about 0.3 MB a frame of this scene, heap numbers
- * of `DataView.getFloat32` calls the compiler does not inline), and batch
- * calls split across threads (the child's `split` mode, every call split
- * as a crowd over the split thresholds would be): one worker still
- * collects about once in 9,000 frames (under 100 bytes a frame, source
- * not found yet; the calling thread allocates nothing).
+ * Batch calls split across threads (the child's `split` mode, every call
+ * split as a crowd over the split thresholds would be) run on the simd
+ * build for `SPLIT_FRAMES` frames: a worker that boxed its float arguments
+ * while its loop ran unoptimized collected about once in 9,000 frames.
  */
 import { assert, assertEquals } from "@std/assert";
 import { BUILDS } from "./_scene.ts";
@@ -72,18 +70,32 @@ async function run(build: string, threads: string, frames: number, warmup: numbe
 /** Warm-up frames (see `_zero_allocation_scene.ts`). */
 const WARMUP = 12_000;
 
-const MODES = BUILDS.filter((b) => b !== "scalar").flatMap((build) =>
-  ["single-thread", "workers", "task-parallel"].map((threads) => ({ build, threads }))
-);
+const MODES = [
+  ...BUILDS.flatMap((build) =>
+    (build === "scalar" ? ["single-thread"] : ["single-thread", "workers", "task-parallel"])
+      .map((threads) => ({ build, threads }))
+  ),
+  { build: "simd", threads: "split" },
+];
+
+/**
+ * The scalar build's frame is some 20 times longer: its code settles in the
+ * child's shortest warm-up (every clip played twice), and half the frames
+ * still find some 700 bytes a frame.
+ */
+const SCALAR_FRAMES = FRAMES / 2;
+/** Split calls: a worker's garbage of about 100 bytes a frame shows in so many frames. */
+const SPLIT_FRAMES = FRAMES * 5;
 
 for (const { build, threads } of MODES) {
-  const frames = FRAMES, warmup = WARMUP;
+  const frames = build === "scalar" ? SCALAR_FRAMES : threads === "split" ? SPLIT_FRAMES : FRAMES;
+  const warmup = build === "scalar" ? 0 : WARMUP;
   Deno.test(`${frames} frames of cross-fading characters allocate nothing: ${build}, ${threads}`, async () => {
     const { result, gcs } = await run(build, threads, frames, warmup);
     assert(result.characters >= 6, `characters: ${result.characters}`);
     assert(result.dual >= 3, `dual-quaternion characters skinned: ${result.dual}`);
     assert(result.hits > 0, "markers crossed in the measured frames");
-    assertEquals(result.mode, threads);
+    assertEquals(result.mode, threads === "split" ? "workers" : threads);
     const testing = gcs.flatMap((line, i) => line.includes("testing") ? [i] : []);
     assertEquals(testing.length, 2, `the two requested collections:\n${gcs.join("\n")}`);
     const between = gcs.slice(testing[0] + 1, testing[1]);

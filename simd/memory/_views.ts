@@ -50,7 +50,6 @@ class ViewsOf<T extends View> {
 export class MemoryViews {
   readonly #memory: CoreMemory;
   #buffer: ArrayBufferLike | undefined;
-  #dataView: DataView | undefined;
   readonly #kinds: ViewsOf<View>[];
   readonly #f32: ViewsOf<Float32Array>;
   readonly #u32: ViewsOf<Uint32Array>;
@@ -75,7 +74,6 @@ export class MemoryViews {
     for (let k = 0; k < this.#kinds.length; k++) size += this.#kinds[k].size;
     if (buffer === this.#buffer && size < MAX_VIEWS) return;
     for (let k = 0; k < this.#kinds.length; k++) this.#kinds[k].clear();
-    if (buffer !== this.#buffer) this.#dataView = undefined;
     this.#buffer = buffer;
   }
 
@@ -103,10 +101,5 @@ export class MemoryViews {
   u8(ptr: number, length: number): Uint8Array {
     this.#fresh();
     return this.#u8.get(ptr, length);
-  }
-  /** A `DataView` of the whole memory. */
-  dataView(): DataView {
-    this.#fresh();
-    return this.#dataView ??= new DataView(this.#buffer!);
   }
 }

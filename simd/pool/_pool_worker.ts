@@ -91,6 +91,15 @@ function workerMain(): void {
     const u16 = new Uint16Array(start.control);
     const base = start.slot * slotInts;
     const args: number[] = [];
+    // Each kernel's arguments as passed last time, kept while their bits
+    // stay the same (compared as 16-bit words, which no tier boxes): a float
+    // argument read from the Float64Array (a scan's limit, Infinity or 1e18)
+    // is a new heap number whenever this loop runs unoptimized, which it does
+    // for a while after each deoptimization (a kernel or path not seen
+    // before); one kernel's limit never changes. Starts tagged, so that the
+    // array keeps tagged elements.
+    const held: unknown[] = new Array(kernels.length * 8).fill(null);
+    const heldBits = new Uint16Array(kernels.length * 32);
     scope.postMessage("ready");
     let seen = 0;
     for (;;) {
@@ -109,11 +118,23 @@ function workerMain(): void {
         try {
           // The task's arguments passed as they are, no spread: a call of
           // the kernel's own arity allocates nothing.
-          const kernel = kernels[i32[3]], n = i32[4], f = at / 2;
+          const k = i32[3], kernel = kernels[k], n = i32[4], f = at / 2, h = k * 8;
+          for (let a = 0; a < n && a < 8; a++) {
+            const bits = (h + a) * 4, word = (f + a) * 4;
+            if (
+              held[h + a] === null || heldBits[bits] !== u16[word] ||
+              heldBits[bits + 1] !== u16[word + 1] || heldBits[bits + 2] !== u16[word + 2] ||
+              heldBits[bits + 3] !== u16[word + 3]
+            ) {
+              held[h + a] = f64[f + a];
+              for (let w = 0; w < 4; w++) heldBits[bits + w] = u16[word + w];
+            }
+          }
+          const a0 = held[h] as number, a1 = held[h + 1] as number;
           let result: number | undefined;
-          if (n === 2) result = kernel(f64[f], f64[f + 1]);
-          else if (n === 3) result = kernel(f64[f], f64[f + 1], f64[f + 2]);
-          else if (n === 4) result = kernel(f64[f], f64[f + 1], f64[f + 2], f64[f + 3]);
+          if (n === 2) result = kernel(a0, a1);
+          else if (n === 3) result = kernel(a0, a1, held[h + 2] as number);
+          else if (n === 4) result = kernel(a0, a1, held[h + 2] as number, held[h + 3] as number);
           else {
             args.length = n;
             for (let a = 0; a < n; a++) args[a] = f64[f + a];

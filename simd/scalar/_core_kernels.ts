@@ -12,7 +12,8 @@ import * as abi from "../abi.ts";
 import type { CoreMemory } from "../memory/internal.ts";
 import * as ref from "./mod.ts";
 import * as refDq from "./dual_quaternions.ts";
-import { blendLayers } from "./layers.ts";
+import { blendLayersAtThreshold, blendThreshold } from "./layers.ts";
+import { blendPosesByWeight, poseWeight } from "./_blend_poses.ts";
 import { MemoryViews } from "../memory/internal.ts";
 import { solveIKJobs } from "./ik.ts";
 import * as refSample from "./sample.ts";
@@ -59,6 +60,11 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
   const noFloats = new Float32Array(0);
   const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
   const job = (jobs: number, index: number) => u32(jobs + index * abi.JOB_BYTES, abi.JOB_WORDS);
+  /** Blends poses at byte offsets at the weight in `poseWeight` (no double argument). */
+  const blendRows = (a: number, b: number, out: number, jointCount: number) => {
+    const n = poseFloats(jointCount);
+    blendPosesByWeight(f32(a, n), f32(b, n), f32(out, n), jointCount);
+  };
 
   /** The scalar skinning kernel `skin` (reference signature) over core memory. */
   const skinWith = (skin: typeof ref.skinVertices): abi.SkinningKernel =>
@@ -232,8 +238,8 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
       return first;
     },
     blendPoses(a, b, out, jointCount, weight) {
-      const n = poseFloats(jointCount);
-      ref.blendPoses(f32(a, n), f32(b, n), f32(out, n), jointCount, weight);
+      poseWeight[0] = weight;
+      blendRows(a, b, out, jointCount);
     },
     blendPosesBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
@@ -242,8 +248,8 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
           b = row[abi.BLEND_B],
           out = row[abi.BLEND_OUT];
         const jointCount = row[abi.BLEND_JOINT_COUNT];
-        const weight = memory.views().f32[((jobs + i * abi.JOB_BYTES) >> 2) + abi.BLEND_WEIGHT];
-        kernels.blendPoses(a, b, out, jointCount, weight);
+        poseWeight[0] = memory.views().f32[((jobs + i * abi.JOB_BYTES) >> 2) + abi.BLEND_WEIGHT];
+        blendRows(a, b, out, jointCount);
       }
     },
     blendLayersBatch(sampleJobs, sampleCount, layerJobs, layerCount) {
@@ -260,7 +266,7 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
         const n = poseFloats(jointCount), lanes = Math.ceil(jointCount / 4) * 4;
         const inputs = layerInputsOf[blendCount + topCount] ??= Array.from(
           { length: blendCount + topCount },
-          () => ({ pose: noFloats, mask: noFloats, weight: 0 }),
+          () => ({ pose: noFloats, mask: noFloats, weight: 0, reference: undefined }),
         );
         for (let k = 0; k < blendCount + topCount; k++) {
           const entry = u32(layers + k * abi.LAYER_ENTRY_BYTES, 4);
@@ -272,12 +278,12 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
             .f32[((layers + k * abi.LAYER_ENTRY_BYTES) >> 2) + abi.LAYER_ENTRY_WEIGHT];
           input.reference = k >= blendCount && reference !== 0 ? f32(reference, n) : undefined;
         }
-        const threshold = memory.views().f32[(at >> 2) + abi.LAYERS_THRESHOLD];
-        blendLayers(f32(out, n), jointCount, f32(rest, n), inputs, blendCount, threshold);
+        blendThreshold[0] = memory.views().f32[(at >> 2) + abi.LAYERS_THRESHOLD];
+        blendLayersAtThreshold(f32(out, n), jointCount, f32(rest, n), inputs, blendCount);
       }
     },
     sampleCompact(clip, cache, out, groupCount, time) {
-      refSample.sampleCompact(cached.dataView(), clip, cache, out, groupCount, time);
+      refSample.sampleCompact(memory.views(), clip, cache, out, groupCount, time);
     },
     sampleCompactBatch(jobs, jobCount) {
       for (let i = 0; i < jobCount; i++) {
@@ -288,16 +294,12 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
           groupCount = row[abi.SAMPLE_GROUP_COUNT],
           into = row[abi.SAMPLE_BLEND_INTO];
         const at = (jobs + i * abi.JOB_BYTES) >> 2;
-        kernels.sampleCompact(
-          clip,
-          cache,
-          out,
-          groupCount,
-          memory.views().f32[at + abi.SAMPLE_TIME],
-        );
+        // The time through the sampler's scratch: a double argument would be a heap number a row.
+        refSample.sampleTime[0] = memory.views().f32[at + abi.SAMPLE_TIME];
+        refSample.sampleCompactAtTime(memory.views(), clip, cache, out, groupCount);
         if (into !== 0) {
-          const weight = memory.views().f32[at + abi.SAMPLE_WEIGHT];
-          kernels.blendPoses(into, out, into, groupCount * 4, weight);
+          poseWeight[0] = memory.views().f32[at + abi.SAMPLE_WEIGHT];
+          blendRows(into, out, into, groupCount * 4);
         }
       }
     },

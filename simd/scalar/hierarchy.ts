@@ -48,10 +48,8 @@ export function localToModel(
   for (let i = first; i <= last; i++) {
     const p = parents[i];
     if (p < 0) {
-      model.set(
-        local.subarray(i * MATRIX_FLOATS, (i + 1) * MATRIX_FLOATS),
-        i * MATRIX_FLOATS,
-      );
+      // Copied, not `set` from a subarray: a view a root a call.
+      for (let k = i * MATRIX_FLOATS; k < (i + 1) * MATRIX_FLOATS; k++) model[k] = local[k];
     } else {
       multiplyAt(model, p, local, i, model, i);
     }
@@ -79,10 +77,7 @@ export function modelToLocal(
   for (let i = last; i >= first; i--) {
     const p = parents[i];
     if (p < 0) {
-      local.set(
-        model.subarray(i * MATRIX_FLOATS, (i + 1) * MATRIX_FLOATS),
-        i * MATRIX_FLOATS,
-      );
+      for (let k = i * MATRIX_FLOATS; k < (i + 1) * MATRIX_FLOATS; k++) local[k] = model[k];
       continue;
     }
     invertAt(model, p, inv);

@@ -30,7 +30,12 @@ export interface LayerInput {
 /** {@linkcode blendLayers}' accumulators, totals and weights per joint, rewritten by each (no array a call). */
 const accumulators = new Float64Array(10),
   totals = new Float64Array(3),
-  weights = new Float64Array(3);
+  weights = new Float64Array(3),
+  /** The rotation's weight for `overrideRotation` and `additiveRotation` (a double argument would be boxed). */
+  rotationWeight = new Float64Array(1);
+
+/** @internal The threshold of the next {@linkcode blendLayersAtThreshold}. */
+export const blendThreshold = new Float64Array(1);
 
 /**
  * Blends `layers` into `out` over all `ceil(jointCount / 4)` groups (padding
@@ -65,6 +70,23 @@ export function blendLayers(
   blendCount: number,
   threshold: number,
 ): void {
+  blendThreshold[0] = threshold;
+  blendLayersAtThreshold(out, jointCount, rest, layers, blendCount);
+}
+
+/**
+ * @internal {@linkcode blendLayers} at the threshold in
+ * {@linkcode blendThreshold} (a double argument would be a new heap number
+ * a call where not inlined).
+ */
+export function blendLayersAtThreshold(
+  out: Float32Array,
+  jointCount: number,
+  rest: Float32Array,
+  layers: readonly LayerInput[],
+  blendCount: number,
+): void {
+  const threshold = blendThreshold[0];
   const lanes = Math.ceil(jointCount / 4) * 4;
   // Accumulators (t, q, s as in a pose group), totals and weights (t, r, s).
   const acc = accumulators, total = totals, w = weights;
@@ -95,14 +117,15 @@ export function blendLayers(
     for (let i = blendCount; i < layers.length; i++) {
       const { pose: p, reference: r, weight, mask } = layers[i];
       const wt = weight * mask[j], wq = weight * mask[lanes + j], ws = weight * mask[2 * lanes + j];
+      rotationWeight[0] = wq;
       if (r) {
         for (let c = 0; c < 3; c++) acc[c] += (p[g + c * 4] - r[g + c * 4]) * wt;
         for (let c = 7; c < 10; c++) acc[c] += (p[g + c * 4] - r[g + c * 4]) * ws;
-        additiveRotation(acc, r, p, g, wq);
+        additiveRotation(acc, r, p, g);
       } else {
         for (let c = 0; c < 3; c++) acc[c] += (p[g + c * 4] - acc[c]) * wt;
         for (let c = 7; c < 10; c++) acc[c] += (p[g + c * 4] - acc[c]) * ws;
-        overrideRotation(acc, p, g, wq);
+        overrideRotation(acc, p, g);
       }
     }
     for (let c = 0; c < 10; c++) out[g + c * 4] = acc[c];
@@ -111,10 +134,11 @@ export function blendLayers(
 
 /**
  * The rotation `acc[3..7)` nlerped to the layer's (lane `g` of `p`) by `w`
- * along the shorter arc: when their dot product is negative, the one of
- * the two weighted less is negated.
+ * ({@linkcode rotationWeight}) along the shorter arc: when their dot
+ * product is negative, the one of the two weighted less is negated.
  */
-function overrideRotation(acc: Float64Array, p: Float32Array, g: number, w: number): void {
+function overrideRotation(acc: Float64Array, p: Float32Array, g: number): void {
+  const w = rotationWeight[0];
   let dot = 0;
   for (let c = 3; c < 7; c++) dot += acc[c] * p[g + c * 4];
   const flip = dot < 0;
@@ -125,15 +149,11 @@ function overrideRotation(acc: Float64Array, p: Float32Array, g: number, w: numb
 
 /**
  * `q = normalize(q * e)` for the rotation `acc[3..7)`, `e` the nlerp from
- * the identity to `conjugate(r) * p` (lane `g`) by `w` along the shorter arc.
+ * the identity to `conjugate(r) * p` (lane `g`) by `w`
+ * ({@linkcode rotationWeight}) along the shorter arc.
  */
-function additiveRotation(
-  acc: Float64Array,
-  r: Float32Array,
-  p: Float32Array,
-  g: number,
-  w: number,
-): void {
+function additiveRotation(acc: Float64Array, r: Float32Array, p: Float32Array, g: number): void {
+  const w = rotationWeight[0];
   const ax = r[g + 12], ay = r[g + 16], az = r[g + 20], aw = r[g + 24];
   const bx = p[g + 12], by = p[g + 16], bz = p[g + 20], bw = p[g + 24];
   const dx = aw * bx + az * by - ax * bw - ay * bz;

@@ -23,6 +23,7 @@
  */
 
 import { MATRIX_FLOATS, poseLane } from "../memory/layout.ts";
+import { blendPosesByWeight, poseWeight } from "./_blend_poses.ts";
 
 export { skinPositions, skinVertices, weightedBases } from "./skinning.ts";
 export {
@@ -163,26 +164,8 @@ export function blendPoses(
   jointCount: number,
   weight: number,
 ): void {
-  const s = 1 - weight;
-  const lanes = Math.ceil(jointCount / 4) * 4;
-  for (let j = 0; j < lanes; j++) {
-    const g = poseLane(j);
-    for (const f of [0, 1, 2, 7, 8, 9]) {
-      const i = g + f * 4;
-      out[i] = a[i] * s + b[i] * weight;
-    }
-    const qx = g + 12, qy = g + 16, qz = g + 20, qw = g + 24;
-    const dot = a[qx] * b[qx] + a[qy] * b[qy] + a[qz] * b[qz] + a[qw] * b[qw];
-    const t = dot < 0 ? -weight : weight;
-    const x = a[qx] * s + b[qx] * t, y = a[qy] * s + b[qy] * t;
-    const z = a[qz] * s + b[qz] * t, w = a[qw] * s + b[qw] * t;
-    const len = Math.sqrt(x * x + y * y + z * z + w * w);
-    if (len > 0) {
-      out[qx] = x / len, out[qy] = y / len, out[qz] = z / len, out[qw] = w / len;
-    } else {
-      out[qx] = 0, out[qy] = 0, out[qz] = 0, out[qw] = 1;
-    }
-  }
+  poseWeight[0] = weight;
+  blendPosesByWeight(a, b, out, jointCount);
 }
 export {
   type AimIKOptions,

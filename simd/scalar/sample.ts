@@ -2,10 +2,9 @@
  * Scalar reference of compact clip sampling (`simd/wasm/assembly/sample.ts`),
  * over the same bytes: a compact clip (`animation/compact_clip.ts` builds
  * it), a playback's cache and a SoA×4 pose, all byte offsets into one
- * buffer. The SIMD kernels must agree with it; the scalar core runs it, so
- * a call allocates nothing: the key source of a refill and the scratch
- * values live in this module (sampling is synchronous). Key arithmetic is
- * in `reference_keys.ts`, shared-timeline clips in `reference_shared.ts`.
+ * buffer. The SIMD kernels must agree with it; the scalar core runs it, so a
+ * call allocates nothing (scratch lives in the modules: sampling is synchronous).
+ * Keys: `keys.ts`; shared timelines: `shared.ts`; reads: `_sample_memory.ts`.
  *
  * @module
  */
@@ -34,14 +33,24 @@ import {
 } from "../wasm/assembly/abi.ts";
 import {
   bisectPieceInPlace,
-  decodeSmallestThree,
-  decodeSmallestThreeWide,
+  decodeSmallestThreeAt,
   decodeTrackKey,
   findKey,
-  pieceBounds,
   storeNormalized,
 } from "./keys.ts";
 import { sampleShared } from "./shared.ts";
+import {
+  heap,
+  i16At,
+  readF32,
+  type SampleMemory,
+  sampleTime,
+  u16At,
+  u32At,
+  useMemory,
+} from "./_sample_memory.ts";
+
+export { type SampleMemory, sampleMemory, sampleTime } from "./_sample_memory.ts";
 
 export {
   bisectPiece,
@@ -62,9 +71,10 @@ function fieldOffset(p: number): number {
   return p === 0 ? 0 : p === 1 ? 48 : 112;
 }
 
-// Scratch (synchronous, so sharing is safe): a decoded key, a bisected
-// interval's two keys, a lane's blended rotation.
-const key = new Float32Array(4);
+// Scratch (synchronous, so sharing is safe): a decoded key, key times (or a
+// ranged key's min and scale) read, a bisected interval's two keys, a lane's
+// blended rotation.
+const key = new Float32Array(4), keyTimes = new Float64Array(2);
 const bisectLeft = new Float32Array(4), bisectRight = new Float32Array(4);
 const rotationScratch = [0, 0, 0, 0];
 
@@ -92,10 +102,10 @@ const source = {
 };
 
 /** Reads the keys of the track record at `track` next. */
-function useTrack(view: DataView, clip: number, track: number, rotation: boolean): void {
-  const flags = view.getUint32(track + 12, true);
-  source.times = clip + view.getUint32(track, true);
-  source.n = view.getUint32(track + 8, true);
+function useTrack(clip: number, track: number, rotation: boolean): void {
+  const flags = u32At(track + 12);
+  source.times = clip + u32At(track);
+  source.n = u32At(track + 8);
   source.step = (flags & TRACK_STEP) !== 0;
   source.bisect = (flags & TRACK_BISECT) !== 0;
   source.sync = false;
@@ -109,10 +119,10 @@ function useTrack(view: DataView, clip: number, track: number, rotation: boolean
  * per key in SoA (a component's lanes together), in the block's format.
  * Returns the block's lanes as a mask.
  */
-function useSync(view: DataView, clip: number, record: number, rotation: boolean): number {
-  const flags = view.getUint32(record + 12, true);
-  source.times = clip + view.getUint32(record, true);
-  source.n = view.getUint32(record + 8, true);
+function useSync(clip: number, record: number, rotation: boolean): number {
+  const flags = u32At(record + 12);
+  source.times = clip + u32At(record);
+  source.n = u32At(record + 8);
   source.step = false;
   source.bisect = false;
   source.sync = true;
@@ -121,52 +131,42 @@ function useSync(view: DataView, clip: number, record: number, rotation: boolean
   source.rotation = rotation;
   source.format = flags & 15;
   source.span = (flags >>> SYNC_SPAN_SHIFT) & 7;
-  source.values = clip + view.getUint32(record + 4, true);
+  source.values = clip + u32At(record + 4);
   return (flags >>> SYNC_MASK_SHIFT) & 15;
 }
 
 /** Decodes key `k` of lane `lane` of the sync block of {@linkcode source} into `key`. */
-function decodeSyncKey(view: DataView, k: number, lane: number, n: number): void {
+function decodeSyncKey(k: number, lane: number, n: number): void {
   const { format, span, values } = source;
   if (format === TRACK_SMALLEST_THREE) {
-    const at = values + k * span * 8 + lane * 4;
-    decodeSmallestThree(view.getUint32(at, true), view.getUint32(at + span * 4, true), key);
+    decodeSmallestThreeAt(values + k * span * 8 + lane * 4, span * 4, false, key);
   } else if (format === TRACK_SMALLEST_THREE_WIDE) {
-    const at = values + k * span * 12 + lane * 4;
-    decodeSmallestThreeWide(
-      view.getUint32(at, true),
-      view.getUint32(at + span * 4, true),
-      view.getUint32(at + 2 * span * 4, true),
-      key,
-    );
+    decodeSmallestThreeAt(values + k * span * 12 + lane * 4, span * 4, true, key);
   } else if (format === TRACK_RANGED) {
     for (let c = 0; c < 3; c++) {
-      const q = view.getUint16(
-        values + SYNC_RANGE_BYTES + (k * 3 + c) * span * 2 + lane * 2,
-        true,
-      );
-      const min = view.getFloat32(values + c * 16 + lane * 4, true);
-      key[c] = f(min + f(q * view.getFloat32(values + 48 + c * 16 + lane * 4, true)));
+      const q = u16At(values + SYNC_RANGE_BYTES + (k * 3 + c) * span * 2 + lane * 2);
+      readF32(values + c * 16 + lane * 4, keyTimes, 0);
+      readF32(values + 48 + c * 16 + lane * 4, keyTimes, 1);
+      key[c] = f(keyTimes[0] + f(q * keyTimes[1]));
     }
   } else {
-    for (let c = 0; c < n; c++) {
-      key[c] = view.getFloat32(values + ((k * n + c) * span + lane) * 4, true);
-    }
+    for (let c = 0; c < n; c++) readF32(values + ((k * n + c) * span + lane) * 4, key, c);
   }
 }
 
 /** Decodes key `k` of lane `lane` of {@linkcode source} into the cache lane at `dst` (stride 16 bytes). */
-function decode(view: DataView, k: number, lane: number, dst: number): void {
+function decode(k: number, lane: number, dst: number): void {
   const n = source.rotation ? 4 : 3;
-  if (source.sync) decodeSyncKey(view, k, lane, n);
-  else decodeTrackKey(view, source.clip, source.record, k, n, key);
-  for (let c = 0; c < n; c++) view.setFloat32(dst + c * 16, key[c], true);
+  if (source.sync) decodeSyncKey(k, lane, n);
+  else decodeTrackKey(source.clip, source.record, k, n, key);
+  const f32 = heap.f32, at = dst >>> 2;
+  for (let c = 0; c < n; c++) f32[at + c * 4] = key[c];
 }
 
-function copyLane(view: DataView, from: number, to: number, n: number): void {
-  for (let c = 0; c < n; c++) {
-    view.setFloat32(to + c * 16, view.getFloat32(from + c * 16, true), true);
-  }
+/** Copies `n` components of the cache lane at byte `from` to the one at `to` (stride 16 bytes). */
+function copyLane(from: number, to: number, n: number): void {
+  const f32 = heap.f32, a = from >>> 2, b = to >>> 2;
+  for (let c = 0; c < n; c++) f32[b + c * 4] = f32[a + c * 4];
 }
 
 /** Byte offset of lane `l`'s left key of path `p` in the cache group at `group`. */
@@ -192,15 +192,16 @@ function cursorAt(group: number, p: number, l: number): number {
 const interval = new Float64Array(3);
 
 /** Sets the interval (of {@linkcode interval}) and cursor of the lanes in mask `lanes` of path `p`. */
-function setTiming(view: DataView, group: number, p: number, lanes: number, cursor: number): void {
+function setTiming(group: number, p: number, lanes: number, cursor: number): void {
   const lo = interval[0], hi = interval[1], inv = interval[2];
+  const f32 = heap.f32, u32 = heap.u32;
   for (let l = 0; l < 4; l++) {
     if ((lanes & (1 << l)) === 0) continue;
-    const timing = timingAt(group, p, l);
-    view.setFloat32(timing, lo, true);
-    view.setFloat32(timing + 16, hi, true);
-    view.setFloat32(timing + 32, inv, true);
-    view.setUint32(cursorAt(group, p, l), cursor, true);
+    const timing = timingAt(group, p, l) >>> 2;
+    f32[timing] = lo;
+    f32[timing + 4] = hi;
+    f32[timing + 8] = inv;
+    u32[cursorAt(group, p, l) >>> 2] = cursor;
   }
 }
 
@@ -211,171 +212,189 @@ function setTiming(view: DataView, group: number, p: number, lanes: number, curs
  * {@linkcode NO_CURSOR}: then playing on into the next interval decodes one
  * key (the held right key becomes the left one); anything else searches.
  */
-function refill(
-  view: DataView,
-  group: number,
-  p: number,
-  lane: number,
-  lanes: number,
-  t: number,
-): void {
+function refill(group: number, p: number, lane: number, lanes: number): void {
+  const t = sampleTime[0];
   const { times, n, step } = source;
   const components = p === 1 ? 4 : 3;
-  const cursor = view.getUint32(cursorAt(group, p, lane), true);
-  const hi = view.getFloat32(timingAt(group, p, lane) + 16, true);
-  if (
-    cursor !== NO_CURSOR && cursor + 2 < n && t >= hi &&
-    t < view.getFloat32(times + (cursor + 2) * 4, true)
-  ) {
-    const next = view.getFloat32(times + (cursor + 2) * 4, true);
+  const cursor = heap.u32[cursorAt(group, p, lane) >>> 2];
+  const hi = heap.f32[(timingAt(group, p, lane) + 16) >>> 2];
+  const onward = cursor !== NO_CURSOR && cursor + 2 < n && t >= hi;
+  if (onward) readF32(times + (cursor + 2) * 4, keyTimes, 0);
+  if (onward && t < keyTimes[0]) {
+    const next = keyTimes[0];
     for (let l = 0; l < 4; l++) {
       if ((lanes & (1 << l)) === 0) continue;
       const left = leftAt(group, p, l);
-      copyLane(view, left + CACHE_RIGHT, left, components);
-      decode(view, cursor + 2, l, left + CACHE_RIGHT);
+      copyLane(left + CACHE_RIGHT, left, components);
+      decode(cursor + 2, l, left + CACHE_RIGHT);
     }
     interval[0] = hi, interval[1] = next, interval[2] = f(1 / f(next - hi));
-    setTiming(view, group, p, lanes, cursor + 1);
+    setTiming(group, p, lanes, cursor + 1);
     return;
   }
-  const first = view.getFloat32(times, true), last = view.getFloat32(times + (n - 1) * 4, true);
+  readF32(times, keyTimes, 0);
+  readF32(times + (n - 1) * 4, keyTimes, 1);
+  const first = keyTimes[0], last = keyTimes[1];
   if (n === 1 || t < first || t >= last) {
     const k = n === 1 || t < first ? 0 : n - 1;
     for (let l = 0; l < 4; l++) {
       if ((lanes & (1 << l)) === 0) continue;
       const left = leftAt(group, p, l);
-      decode(view, k, l, left);
-      copyLane(view, left, left + CACHE_RIGHT, components);
+      decode(k, l, left);
+      copyLane(left, left + CACHE_RIGHT, components);
     }
     if (n === 1) interval[0] = -BOUND, interval[1] = BOUND;
     else if (k === 0) interval[0] = -BOUND, interval[1] = first;
     else interval[0] = last, interval[1] = BOUND;
     interval[2] = 0;
-    setTiming(view, group, p, lanes, NO_CURSOR);
+    setTiming(group, p, lanes, NO_CURSOR);
     return;
   }
-  const k = findKey(view, times, n, t);
-  const lo = view.getFloat32(times + k * 4, true), next = view.getFloat32(times + k * 4 + 4, true);
+  const k = findKey(times, n);
+  readF32(times + k * 4, keyTimes, 0);
+  readF32(times + k * 4 + 4, keyTimes, 1);
+  const lo = keyTimes[0], next = keyTimes[1];
   for (let l = 0; l < 4; l++) {
     if ((lanes & (1 << l)) === 0) continue;
     const left = leftAt(group, p, l);
-    decode(view, k, l, left);
-    if (step) copyLane(view, left, left + CACHE_RIGHT, components);
-    else decode(view, k + 1, l, left + CACHE_RIGHT);
+    decode(k, l, left);
+    if (step) copyLane(left, left + CACHE_RIGHT, components);
+    else decode(k + 1, l, left + CACHE_RIGHT);
   }
   if (step) {
     interval[0] = lo, interval[1] = next, interval[2] = 0;
-    setTiming(view, group, p, lanes, NO_CURSOR);
+    setTiming(group, p, lanes, NO_CURSOR);
   } else if (source.bisect) {
     // A track's own lane: bisected tracks are never in sync blocks.
-    bisectInterval(view, leftAt(group, p, lane), lo, next, t);
-    const { start, end } = pieceBounds;
+    span[0] = lo, span[1] = next, span[2] = t;
+    bisectInterval(leftAt(group, p, lane));
+    const start = span[3], end = span[4];
     interval[0] = start, interval[1] = end, interval[2] = f(1 / f(end - start));
-    setTiming(view, group, p, lanes, NO_CURSOR);
+    setTiming(group, p, lanes, NO_CURSOR);
   } else {
     interval[0] = lo, interval[1] = next, interval[2] = f(1 / f(next - lo));
-    setTiming(view, group, p, lanes, k);
+    setTiming(group, p, lanes, k);
   }
 }
 
+/** A bisected interval and time, then its piece's bounds (`bisectPieceInPlace`'s span). */
+const span = new Float64Array(5);
+
 /**
  * The bisection (`bisectPiece`) of the lane whose left key is at `left`
- * (right key `CACHE_RIGHT` after it): its keys become the piece's, its
- * bounds are in `pieceBounds`.
+ * (right key `CACHE_RIGHT` after it) over the interval and time in
+ * {@linkcode span}: its keys become the piece's, its bounds follow in
+ * `span`.
  */
-function bisectInterval(view: DataView, left: number, lo: number, hi: number, t: number): void {
-  const right = left + CACHE_RIGHT;
+function bisectInterval(left: number): void {
+  const f32 = heap.f32, l = left >>> 2, r = (left + CACHE_RIGHT) >>> 2;
   for (let c = 0; c < 4; c++) {
-    bisectLeft[c] = view.getFloat32(left + c * 16, true);
-    bisectRight[c] = view.getFloat32(right + c * 16, true);
+    bisectLeft[c] = f32[l + c * 4];
+    bisectRight[c] = f32[r + c * 4];
   }
-  bisectPieceInPlace(bisectLeft, bisectRight, lo, hi, t);
+  bisectPieceInPlace(bisectLeft, bisectRight, span);
   for (let c = 0; c < 4; c++) {
-    view.setFloat32(left + c * 16, bisectLeft[c], true);
-    view.setFloat32(right + c * 16, bisectRight[c], true);
+    f32[l + c * 4] = bisectLeft[c];
+    f32[r + c * 4] = bisectRight[c];
   }
 }
 
 /** Whether path `p` of group `g` has nothing keyed in any of its four lanes (it copies its held values). */
-function pathHeld(view: DataView, lanes: number, g: number, p: number): boolean {
+function pathHeld(lanes: number, g: number, p: number): boolean {
   for (let l = 0; l < 4; l++) {
-    if (view.getInt16(lanes + ((g * 3 + p) * 4 + l) * 2, true) !== -1) return false;
+    if (i16At(lanes + ((g * 3 + p) * 4 + l) * 2) !== -1) return false;
   }
   return true;
 }
 
 /**
- * Samples the compact clip at byte `clip` at time `t` into the pose at
- * `out` (`groupCount` SoA×4 groups, at most the clip's), through the
- * playback cache at `cache`: lanes whose cached interval does not hold `t`
- * are refilled, then every lane interpolates its cached keys (translation
- * and scale lerped, rotation normalized-lerped). A shared-timeline clip
- * samples by `sampleShared` (`reference_shared.ts`).
+ * Samples the compact clip at byte `clip` of `memory` at time `t` into the
+ * pose at `out` (`groupCount` SoA×4 groups, at most the clip's), through
+ * the playback cache at `cache`: lanes whose cached interval does not hold
+ * `t` are refilled, then every lane interpolates its cached keys
+ * (translation and scale lerped, rotation normalized-lerped). A
+ * shared-timeline clip samples by `sampleShared` (`shared.ts`). The clip
+ * may lie at any byte; `cache` and `out` are 4-byte aligned (the core's
+ * allocations are 16).
  */
 export function sampleCompact(
-  view: DataView,
+  memory: SampleMemory,
   clip: number,
   cache: number,
   out: number,
   groupCount: number,
   t: number,
 ): void {
-  groupCount = Math.min(groupCount, view.getUint32(clip, true));
-  const trackCount = view.getUint32(clip + 4, true);
-  const lanes = clip + view.getUint32(clip + 8, true);
-  const tracks = clip + view.getUint32(clip + 12, true);
-  const syncCount = view.getUint32(clip + 16, true);
-  const syncs = clip + view.getUint32(clip + 20, true);
-  t = f(t);
-  const sharedKeys = view.getUint32(clip + CLIP_SHARED_KEYS, true);
-  if (
-    sharedKeys !== 0 && syncCount !== 0 && view.getUint32(clip + CLIP_SHARED_GROUPS, true) !== 0
-  ) {
-    sampleShared(view, clip, out, groupCount, t, sharedKeys);
+  sampleTime[0] = f(t);
+  sampleCompactAtTime(memory, clip, cache, out, groupCount);
+}
+
+/**
+ * @internal {@linkcode sampleCompact} at the time in {@linkcode sampleTime}
+ * (float32): the scalar core's batch sets it from a job row, no double
+ * passed.
+ */
+export function sampleCompactAtTime(
+  memory: SampleMemory,
+  clip: number,
+  cache: number,
+  out: number,
+  groupCount: number,
+): void {
+  useMemory(memory);
+  groupCount = Math.min(groupCount, u32At(clip));
+  const trackCount = u32At(clip + 4);
+  const lanes = clip + u32At(clip + 8);
+  const tracks = clip + u32At(clip + 12);
+  const syncCount = u32At(clip + 16);
+  const syncs = clip + u32At(clip + 20);
+  const t = sampleTime[0];
+  const sharedKeys = u32At(clip + CLIP_SHARED_KEYS);
+  if (sharedKeys !== 0 && syncCount !== 0 && u32At(clip + CLIP_SHARED_GROUPS) !== 0) {
+    sampleShared(clip, out, groupCount, sharedKeys);
     return;
   }
+  const f32 = heap.f32;
   for (let g = 0; g < groupCount; g++) {
     const group = cache + g * CACHE_GROUP_BYTES;
     const o = out + g * 160;
     for (let p = 0; p < 3; p++) {
       for (let lane = 0; lane < 4; lane++) {
-        const timing = timingAt(group, p, lane);
-        if (t < view.getFloat32(timing, true) || t >= view.getFloat32(timing + 16, true)) {
-          const entry = view.getInt16(lanes + ((g * 3 + p) * 4 + lane) * 2, true);
+        const timing = timingAt(group, p, lane) >>> 2;
+        if (t < f32[timing] || t >= f32[timing + 4]) {
+          const entry = i16At(lanes + ((g * 3 + p) * 4 + lane) * 2);
           if (entry >= 0 && entry < trackCount) {
-            useTrack(view, clip, tracks + entry * TRACK_BYTES, p === 1);
-            refill(view, group, p, lane, 1 << lane, t);
+            useTrack(clip, tracks + entry * TRACK_BYTES, p === 1);
+            refill(group, p, lane, 1 << lane);
           } else if (entry <= -2 && -2 - entry < syncCount) {
-            const mask = useSync(view, clip, syncs + (-2 - entry) * SYNC_BYTES, p === 1);
-            refill(view, group, p, lane, mask, t);
+            const mask = useSync(clip, syncs + (-2 - entry) * SYNC_BYTES, p === 1);
+            refill(group, p, lane, mask);
           }
         }
       }
     }
-    const heldTranslation = pathHeld(view, lanes, g, 0), heldScale = pathHeld(view, lanes, g, 2);
+    const heldTranslation = pathHeld(lanes, g, 0), heldScale = pathHeld(lanes, g, 2);
     for (let lane = 0; lane < 4; lane++) {
       for (let p = 0; p < 3; p += 2) {
-        const timing = timingAt(group, p, lane);
-        const w = f(f(t - view.getFloat32(timing, true)) * view.getFloat32(timing + 32, true));
+        const timing = timingAt(group, p, lane) >>> 2;
+        const w = f(f(t - f32[timing]) * f32[timing + 8]);
         const heldPath = p === 0 ? heldTranslation : heldScale;
         for (let c = 0; c < 3; c++) {
-          const at = (p === 0 ? 0 : 112) + c * 16 + lane * 4;
+          const at = ((p === 0 ? 0 : 112) + c * 16 + lane * 4) >>> 2;
           // Lerped here, not in a function: a double passed or returned is boxed.
-          const a = view.getFloat32(group + at, true);
-          view.setFloat32(
-            o + at,
-            heldPath ? a : f(a + f(f(view.getFloat32(group + at + CACHE_RIGHT, true) - a) * w)),
-            true,
-          );
+          const a = f32[(group >>> 2) + at];
+          f32[(o >>> 2) + at] = heldPath
+            ? a
+            : f(a + f(f(f32[((group + CACHE_RIGHT) >>> 2) + at] - a) * w));
         }
       }
-      const timing = timingAt(group, 1, lane);
-      const w = f(f(t - view.getFloat32(timing, true)) * view.getFloat32(timing + 32, true));
+      const timing = timingAt(group, 1, lane) >>> 2;
+      const w = f(f(t - f32[timing]) * f32[timing + 8]);
       for (let c = 0; c < 4; c++) {
-        const at = group + 48 + c * 16 + lane * 4, a = view.getFloat32(at, true);
-        rotationScratch[c] = f(a + f(f(view.getFloat32(at + CACHE_RIGHT, true) - a) * w));
+        const at = (group + 48 + c * 16 + lane * 4) >>> 2, a = f32[at];
+        rotationScratch[c] = f(a + f(f(f32[at + (CACHE_RIGHT >>> 2)] - a) * w));
       }
-      storeNormalized(view, rotationScratch, o + 48 + lane * 4);
+      storeNormalized(rotationScratch, o + 48 + lane * 4);
     }
   }
 }

@@ -144,7 +144,10 @@ function median(values: number[]): number {
   return values.toSorted((a, b) => a - b)[values.length >> 1];
 }
 
-/** `--pipeline-last`: `createAnimationPipeline` just before the first play. */
+/**
+ * `--pipeline-last`: `createAnimationPipeline` just before the first play;
+ * `--models a.glb,b.glb`: those models only.
+ */
 const pipelineLast = Deno.args.includes("--pipeline-last");
 
 async function main(): Promise<void> {
@@ -159,7 +162,9 @@ async function main(): Promise<void> {
     "createAnimationPipeline (ms) |",
     "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
   ];
-  for (const file of MODELS) {
+  const only = Deno.args.indexOf("--models");
+  const models = only >= 0 ? Deno.args[only + 1].split(",") : MODELS;
+  for (const file of models) {
     if (findModel(file) === undefined) continue;
     const runs: Measure[] = [];
     const count = BIG_MODELS.has(file) ? BIG_RUNS : RUNS;

@@ -45,7 +45,7 @@ const FRAMES = 4;
  * kernels, and the first frames of Xbot, Soldier and BrainStem ran
  * unoptimized skinning (excess on the CPU 1.2–1.5 ms, over 1 ms in 25 of 27
  * fresh processes, `deno task bench:first-play`; 0.7–0.9 ms and 5 of 27
- * with 60). First, so that the compilations run beside the rest.
+ * with 60).
  */
 const TIER_UP_FRAMES = 60;
 const warmed = new WeakSet<Core>();
@@ -88,9 +88,12 @@ export function warmPlayPath(core: Core, frame: Frame): void {
       eids.push(eid);
       addCharacter(world, eid, skeleton, skin, streams);
     }
+    // The rest poses skinned first: the clips' builds (tens of ms) then give
+    // the kernels' optimization in the background time to finish.
+    for (let f = 0; f < TIER_UP_FRAMES; f++) frame(world, 1 / 60);
     const clipOf = (i: number, swap: number) => (i + swap) & 1 ? shared : clip;
     eids.forEach((eid, i) => playClip(world, eid, clipOf(i, 0), { time: 0.25 }));
-    for (let f = 0; f < TIER_UP_FRAMES; f++) frame(world, 1 / 60);
+    for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
     // Cross-fades both ways between the samplers, then replays.
     eids.forEach((eid, i) => crossFadeTo(world, eid, clipOf(i, 1), 0.2));
     for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);

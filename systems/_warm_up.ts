@@ -38,14 +38,18 @@ const VERTICES = 1024;
 /** Frames of each cross-fade and replay phase. */
 const FRAMES = 4;
 /**
- * Frames of the first phase. V8 runs a WebAssembly function unoptimized
- * (Liftoff) until it has executed a budget of its code
- * (`--wasm-tiering-budget`), then optimizes it (TurboFan) in the background,
- * each function on its own: 4 frames tiered up only the smallest skinning
- * kernels, and the first frames of Xbot, Soldier and BrainStem ran
- * unoptimized skinning (excess on the CPU 1.2–1.5 ms, over 1 ms in 25 of 27
- * fresh processes, `deno task bench:first-play`; 0.7–0.9 ms and 5 of 27
- * with 60).
+ * Frames of the first phase, the rest poses skinned. V8 runs a WebAssembly
+ * function unoptimized (Liftoff) until it has executed a budget of its code
+ * (`--wasm-tiering-budget`), then optimizes it (TurboFan) in the
+ * background, each function on its own: 4 frames tiered up only the
+ * smallest skinning kernels, and Xbot, Soldier and BrainStem played their
+ * first frames on unoptimized skinning. `deno task bench:first-play`, one
+ * run each on a loaded machine, excess on the CPU (BrainStem, Soldier,
+ * Xbot) before → after: 1.73 →
+ * 1.06, 1.18 → 0.81, 1.74 → 1.02 ms; fresh processes over 1 ms 25 → 11 of
+ * 27. Before the clips are built: their builds (tens of ms) give the
+ * background compilations time to finish (Xbot's largest kernel takes
+ * 50–270 ms to optimize on a loaded machine).
  */
 const TIER_UP_FRAMES = 60;
 const warmed = new WeakSet<Core>();

@@ -45,9 +45,8 @@ const FRAMES = 4;
  * smallest skinning kernels, and Xbot, Soldier and BrainStem played their
  * first frames on unoptimized skinning. `deno task bench:first-play`, one
  * run each on a loaded machine, excess on the CPU (BrainStem, Soldier,
- * Xbot) before → after: 1.73 →
- * 1.06, 1.18 → 0.81, 1.74 → 1.02 ms; fresh processes over 1 ms 25 → 11 of
- * 27. Before the clips are built: their builds (tens of ms) give the
+ * Xbot) before → after: 1.73 → 1.06, 1.18 → 0.81, 1.74 → 1.02 ms; fresh
+ * processes over 1 ms 25 → 11 of 27. Before the clips are built: their builds (tens of ms) give the
  * background compilations time to finish (Xbot's largest kernel takes
  * 50–270 ms to optimize on a loaded machine).
  */

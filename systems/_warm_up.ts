@@ -6,17 +6,18 @@
  * kernels on first call and running them unoptimized until they tier up
  * (in the README's order, a first play and the world's first frame took
  * 19–78 ms per model, `deno task bench:first-play`, against ordinary
- * frames of 0.02–0.25 ms; after this, 0.6–0.8 ms on most runs). So
- * `createAnimationPipeline`, which a game calls while it sets up, plays a
- * small character once on a private world (every path, cross-fades, a
- * replay, every kind of skinning) and gives back everything it took.
+ * frames of 0.02–0.25 ms). So `createAnimationPipeline`, which a game calls
+ * while it sets up, plays a small character once on a private world (every
+ * kind of skinning, both clip samplers, cross-fades, a replay), long enough
+ * for the core's kernels to be optimized, and gives back everything it
+ * took.
  *
  * @module
  */
 
 import { addEntity, createWorld, deleteWorld } from "bitecs";
 import type { Clip } from "../animation/clip.ts";
-import { createClip } from "../animation/clip_validation.ts";
+import { type ClipInit, createClip } from "../animation/clip_validation.ts";
 import { disposeClip } from "../animation/compact_clip.ts";
 import { SkeletonAsset } from "../animation/skeleton_asset.ts";
 import { SkinAsset } from "../animation/skin_asset.ts";
@@ -30,13 +31,26 @@ import { createAnimation, disposeAnimation } from "../components/world.ts";
 
 const JOINTS = 5;
 /**
- * Enough vertices that the skinning kernels' first calls exhaust V8's
- * tier-up budget: a kernel first runs unoptimized (Liftoff), measured 10×
- * slower, until then.
+ * Vertices of each warm-up character: the skinning kernels' work per frame,
+ * which spends their tier-up budget (see {@linkcode TIER_UP_FRAMES}).
  */
 const VERTICES = 1024;
-/** Frames of each phase: enough calls of every kernel for it to tier up. */
+/** Frames of each cross-fade and replay phase. */
 const FRAMES = 4;
+/**
+ * Frames of the first phase, the rest poses skinned. V8 runs a WebAssembly
+ * function unoptimized (Liftoff) until it has executed a budget of its code
+ * (`--wasm-tiering-budget`), then optimizes it (TurboFan) in the
+ * background, each function on its own: 4 frames tiered up only the
+ * smallest skinning kernels, and Xbot, Soldier and BrainStem played their
+ * first frames on unoptimized skinning. `deno task bench:first-play`, one
+ * run each on a loaded machine, excess on the CPU (BrainStem, Soldier,
+ * Xbot) before → after: 1.73 → 1.06, 1.18 → 0.81, 1.74 → 1.02 ms; fresh
+ * processes over 1 ms 25 → 11 of 27. Before the clips are built: their builds (tens of ms) give the
+ * background compilations time to finish (Xbot's largest kernel takes
+ * 50–270 ms to optimize on a loaded machine).
+ */
+const TIER_UP_FRAMES = 60;
 const warmed = new WeakSet<Core>();
 /** Warm-ups started and played through in this process: the tests' evidence. */
 export const warmUps = { count: 0, completed: 0 };
@@ -52,9 +66,9 @@ export function warmPlayPath(core: Core, frame: Frame): void {
   if (warmed.has(core)) return;
   warmUps.count++;
   warmed.add(core);
-  // One clip, cross-faded to itself: a build takes tens of ms, and every
-  // clip plays through the same sampling kernel once built.
-  const clip = warmClip();
+  // Two clips, one per sampler (a build takes tens of ms; a glTF file's
+  // clips play through one of these two kernels).
+  const [clip, shared] = warmUpClips();
   const world = createWorld();
   let skeleton: SkeletonAsset | undefined;
   let linear: SkinAsset | undefined, dualQuaternion: SkinAsset | undefined;
@@ -76,14 +90,19 @@ export function warmPlayPath(core: Core, frame: Frame): void {
       const eid = addEntity(world);
       eids.push(eid);
       addCharacter(world, eid, skeleton, skin, streams);
-      playClip(world, eid, clip, { time: 0.25 });
     }
+    // The rest poses skinned first: the clips' builds (tens of ms) then give
+    // the kernels' optimization in the background time to finish.
+    for (let f = 0; f < TIER_UP_FRAMES; f++) frame(world, 1 / 60);
+    const clipOf = (i: number, swap: number) => (i + swap) & 1 ? shared : clip;
+    eids.forEach((eid, i) => playClip(world, eid, clipOf(i, 0), { time: 0.25 }));
     for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
-    for (const eid of eids) crossFadeTo(world, eid, clip, 0.2);
+    // Cross-fades both ways between the samplers, then replays.
+    eids.forEach((eid, i) => crossFadeTo(world, eid, clipOf(i, 1), 0.2));
     for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
-    for (const eid of eids) crossFadeTo(world, eid, clip, 0.2);
+    eids.forEach((eid, i) => crossFadeTo(world, eid, clipOf(i, 0), 0.2));
     for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
-    for (const eid of eids) playClip(world, eid, clip);
+    eids.forEach((eid, i) => playClip(world, eid, clipOf(i, 1)));
     for (let f = 0; f < FRAMES; f++) frame(world, 1 / 60);
     warmUps.completed++;
   } catch {
@@ -93,6 +112,7 @@ export function warmPlayPath(core: Core, frame: Frame): void {
     disposeAnimation(world);
     deleteWorld(world);
     disposeClip(clip);
+    disposeClip(shared);
     linear?.dispose();
     dualQuaternion?.dispose();
     skeleton?.dispose();
@@ -151,6 +171,14 @@ function cylinder(): SkinDefinition {
   };
 }
 
+/**
+ * The warm-up's clips: one that the build lays out in per-track keys and
+ * synchronous blocks, one on a shared timeline (see {@linkcode sharedClip}).
+ */
+export function warmUpClips(): [Clip, Clip] {
+  return [warmClip(), sharedClip()];
+}
+
 /** A clip animating every path of every joint. */
 function warmClip(): Clip {
   const times = new Float32Array([0, 0.5, 1]);
@@ -173,4 +201,31 @@ function warmClip(): Clip {
       values: new Float32Array(values),
     })),
   });
+}
+
+/**
+ * A motion capture's form, which the build lays out on one shared timeline
+ * (the sampler of most glTF characters' clips): every channel LINEAR and
+ * keyed at the same dense times, most of them constant (as a capture's
+ * translations and scales), so that the source keys cost more bytes than
+ * the shared floats (`sharedPolicy`); the first group's joints turn.
+ */
+function sharedClip(): Clip {
+  const KEYS = 31;
+  const times = Float32Array.from({ length: KEYS }, (_, k) => k / (KEYS - 1));
+  const channels: ClipInit["channels"][number][] = [];
+  for (let joint = 0; joint < JOINTS; joint++) {
+    const rotation = new Float32Array(KEYS * 4);
+    const translation = new Float32Array(KEYS * 3), scale = new Float32Array(KEYS * 3).fill(1);
+    for (let k = 0; k < KEYS; k++) {
+      const half = joint < 4 ? (1 - Math.abs(2 * times[k] - 1)) * (0.3 + joint / 25) : 0;
+      rotation.set([Math.sin(half), 0, 0, Math.cos(half)], k * 4);
+      translation[k * 3 + 1] = joint === 0 ? 0 : 1;
+    }
+    const paths = [["rotation", rotation], ["translation", translation], ["scale", scale]] as const;
+    for (const [path, values] of paths) {
+      channels.push({ joint, path, interpolation: "LINEAR", times, values });
+    }
+  }
+  return createClip({ name: "warm-up shared", channels });
 }

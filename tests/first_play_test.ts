@@ -6,7 +6,9 @@
  * once per process and core (`systems/_warm_up.ts`), gives back every byte
  * and clip it took, and no warm-up runs later; the first `playClip` and its
  * frame grow no store of the world (every store was sized when the
- * character was added).
+ * character was added), and every clip of the test models is sampled by a
+ * kernel the warm-up ran (a never-run kernel is compiled, and runs
+ * unoptimized, inside the first play's frame).
  */
 import { assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
@@ -15,7 +17,13 @@ import { clipBytes, setClipBudget } from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { stateOf } from "../components/_lifecycle.ts";
-import { warmPlayPath, warmUps } from "../systems/_warm_up.ts";
+import { warmPlayPath, warmUpClips, warmUps } from "../systems/_warm_up.ts";
+import type { Clip } from "../animation/clip.ts";
+import { compactClip } from "../animation/compact_clip.ts";
+import { compactClipParts } from "../animation/_compact_parts.ts";
+import { SkeletonAsset } from "../animation/skeleton_asset.ts";
+import { PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
+import { CLIP_SHARED_KEYS } from "../simd/abi.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
 
 const DT = 1 / 60;
@@ -66,10 +74,38 @@ function storeArrays(world: object): Map<string, unknown> {
   return arrays;
 }
 
+/** The sampling kernel that plays `clip` built for `skeleton` (by default): its layout. */
+function samplerOf(clip: Clip, skeleton: SkeletonAsset): string {
+  const { image } = compactClipParts(compactClip(clip, skeleton), skeleton);
+  const shared = new DataView(image.buffer).getUint32(CLIP_SHARED_KEYS, true) !== 0;
+  return shared ? "shared timeline" : "per-track keys";
+}
+
+/** The samplers the warm-up's clips play through, built on a chain of their joints. */
+function warmUpSamplers(): Set<string> {
+  const clips = warmUpClips();
+  const joints = 1 + Math.max(...clips.flatMap((c) => c.channels.map((ch) => ch.joint)));
+  const restPose = new Float32Array(poseFloats(joints));
+  for (let j = 0; j < joints; j++) {
+    restPose[poseIndex(j, PoseField.TY)] = j === 0 ? 0 : 1;
+    for (const field of [PoseField.QW, PoseField.SX, PoseField.SY, PoseField.SZ]) {
+      restPose[poseIndex(j, field)] = 1;
+    }
+  }
+  const skeleton = new SkeletonAsset({
+    names: Array.from({ length: joints }, (_, j) => `j${j}`),
+    parents: Int16Array.from({ length: joints }, (_, j) => j - 1),
+    restPose,
+    inverseBind: new Float32Array(joints * 12),
+  }, Core.create());
+  return new Set(clips.map((clip) => samplerOf(clip, skeleton)));
+}
+let warmSamplers: Set<string> | undefined;
+
 for (const file of listAssets()) {
   testOnModels(
     [file],
-    `${file}: the first playClip and its frame grow no store and warm nothing`,
+    `${file}: the first playClip and its frame grow no store and warm nothing, and its clips play through samplers the warm-up ran`,
     async () => {
       const model = await importGltf(assetUrl(file));
       const world = createWorld();
@@ -82,6 +118,15 @@ for (const file of listAssets()) {
         const eid = addEntity(world);
         addCharacter(world, eid, skeleton, skin);
         characters.push({ eid, clip: gltfSkeleton.clips[0] });
+        warmSamplers ??= warmUpSamplers();
+        for (const clip of gltfSkeleton.clips) {
+          const sampler = samplerOf(clip, skeleton);
+          assertEquals(
+            warmSamplers.has(sampler),
+            true,
+            `${file}: clip "${clip.name}" plays through the ${sampler} sampler, which the warm-up never ran`,
+          );
+        }
       }
       const before = storeArrays(world), warmed = warmUps.count;
       for (const { eid, clip } of characters) {

@@ -44,6 +44,7 @@ export class ClipSampler {
    * system only, checked against the clip's duration at every use.
    */
   wrapBase = 0.5;
+  /** The duration `wrapBase` is a multiple of (NaN: none but 0's). */
   wrapDuration = NaN;
   /** The clip whose markers {@linkcode hasMarkers} last looked up, at which version of the markers. */
   #markedClip: Clip | undefined;

@@ -13,6 +13,8 @@ import type { CompactClip } from "./compact_clip.ts";
 import type { CoreMemory } from "../simd/memory/internal.ts";
 import { compactClipInternals } from "./_asset_internals.ts";
 import { lifetimeOf } from "./_lifetime.ts";
+import type { Clip } from "./clip.ts";
+import { anyMarkers, markersVersion } from "./markers.ts";
 import {
   SAMPLE_BLEND_INTO,
   SAMPLE_CACHE,
@@ -33,6 +35,21 @@ export class ClipSampler {
   #cache = 0;
   #capacity = 0;
   #attached = false;
+  /**
+   * A multiple of a duration, exactly (`wrapDuration`: which; any when
+   * `wrapBase` is 0), at or below the time last wrapped: a loop time `t`
+   * with `t - wrapBase` in `[0, wrapDuration)` wraps to that difference,
+   * exact and equal to `t % wrapDuration`, without the float modulo (a
+   * call out of the compiled code). Read and written by the sampling
+   * system only, checked against the clip's duration at every use.
+   */
+  wrapBase = 0.5;
+  /** The duration `wrapBase` is a multiple of (NaN: none but 0's). */
+  wrapDuration = NaN;
+  /** The clip whose markers {@linkcode hasMarkers} last looked up, at which version of the markers. */
+  #markedClip: Clip | undefined;
+  #markedVersion = -1;
+  #marked = false;
 
   /** Acquires `clip` and allocates a cache for it in `memory` (the clip's core). */
   constructor(clip: CompactClip, memory: CoreMemory) {
@@ -74,6 +91,8 @@ export class ClipSampler {
     this.#clipByteOffset = byteOffset;
     this.#steps = steps;
     this.#attached = true;
+    // 0: a multiple of any duration (the times of a new clip usually start there).
+    this.wrapBase = 0, this.wrapDuration = NaN;
     this.#memory.views().u8.set(template, this.#cache);
   }
 
@@ -110,6 +129,19 @@ export class ClipSampler {
     }
     u32[at + SAMPLE_BLEND_INTO] = blendInto;
     f32[at + SAMPLE_WEIGHT] = weight;
+  }
+
+  /**
+   * Whether `clip` (the clip of the playback this sampler samples) has
+   * markers: looked up again only when the clip or any clip's markers
+   * changed since the last call.
+   */
+  hasMarkers(clip: Clip): boolean {
+    const version = markersVersion();
+    if (this.#markedClip !== clip || this.#markedVersion !== version) {
+      this.#marked = anyMarkers(clip), this.#markedClip = clip, this.#markedVersion = version;
+    }
+    return this.#marked;
   }
 
   /** Frees the cache and lets the clip go; idempotent. */

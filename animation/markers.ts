@@ -43,6 +43,8 @@ export const MAX_MARKERS = 1024;
 export const MAX_HITS_PER_PLAYBACK = 256;
 
 const markersOf = new WeakMap<Clip, readonly ClipMarker[]>();
+/** Counts the calls that set markers: what caches {@linkcode anyMarkers} compares. */
+let version = 0;
 
 /**
  * Sets `clip`'s markers (replacing any), sorted by time. Throws a
@@ -70,6 +72,7 @@ export function setClipMarkers(clip: Clip, markers: readonly ClipMarker[]): void
     return Object.freeze({ name, time });
   }).sort((a, b) => a.time - b.time);
   markersOf.set(clip, Object.freeze(copy));
+  version++;
 }
 
 /** `clip`'s markers, sorted by time (none unless set or imported). */
@@ -80,6 +83,15 @@ export function getClipMarkers(clip: Clip): readonly ClipMarker[] {
 /** @internal Whether any clip has markers: lets the system skip the search. */
 export function anyMarkers(clip: Clip): boolean {
   return markersOf.has(clip);
+}
+
+/**
+ * @internal The markers' version: changes whenever any clip's markers are
+ * set, so that a cached {@linkcode anyMarkers} of a clip holds while it
+ * stays.
+ */
+export function markersVersion(): number {
+  return version;
 }
 
 /** One hit of a {@linkcode MarkerHits}, rewritten when the list is refilled. */

@@ -25,6 +25,8 @@ export class SampleRows {
    */
   time = 0.5;
   weight = 0.5;
+  /** `time` wrapped into the clip: where {@linkcode samplePlayback} samples. */
+  clipTime = 0.5;
   /**
    * The table's staging array, as words and as floats: rows are written
    * there, then copied into the core at once ({@linkcode commit}), an
@@ -70,14 +72,29 @@ export class SampleRows {
  * sampling of a playback goes through here.
  */
 export function samplePlayback(rows: SampleRows, playback: Playback, out: number, into = 0): void {
-  const clipTime = wrapTime(rows.time, playback.compact.duration, playback.wrap);
-  playback.sampler!.emit(
-    rows.u32,
-    rows.f32,
-    rows.next(),
-    clipTime,
-    out,
-    into,
-    into === 0 ? 0 : rows.weight,
-  );
+  const sampler = playback.sampler!, time = rows.time, duration = playback.compact.duration;
+  // `wrapTime`'s modulo without its call (`ClipSampler.wrapBase`): the
+  // difference from a multiple of the duration at most one loop below.
+  // 0 is a multiple of every duration.
+  let base = sampler.wrapBase, clipTime = time - base;
+  const known = base === 0 || sampler.wrapDuration === duration;
+  if (clipTime >= duration && known) {
+    // The next loop's base, when exact (Fast2Sum: `base` is 0 or >= `duration`).
+    const next = base + duration;
+    if (next - base === duration) {
+      base = sampler.wrapBase = next, sampler.wrapDuration = duration, clipTime = time - base;
+    }
+  }
+  if (!(clipTime >= 0 && clipTime < duration && known && playback.wrap === "loop")) {
+    clipTime = wrapTime(time, duration, playback.wrap);
+    // A seek: the base from here, `time - clipTime` (a multiple of the
+    // duration, the modulo being exact), when that subtraction is exact too
+    // (Fast2Sum again, `time >= clipTime >= 0`).
+    base = time - clipTime;
+    if (
+      playback.wrap === "loop" && duration > 0 && time >= 0 && time < Infinity &&
+      time - base === clipTime
+    ) sampler.wrapBase = base, sampler.wrapDuration = duration;
+  }
+  sampler.emit(rows.u32, rows.f32, rows.next(), clipTime, out, into, into === 0 ? 0 : rows.weight);
 }

@@ -33,7 +33,6 @@ import { JOB_WORDS, LAYER_ENTRY_BYTES } from "../simd/abi.ts";
 import { samplePlayback, SampleRows } from "./_sample_playback.ts";
 import { type LayerOutput, layerRows, PlaybackSteps, writeLayers } from "./_layers.ts";
 import { extractRootMotion, recordSteps } from "./_extras.ts";
-import { anyMarkers } from "../animation/markers.ts";
 import { wrapTime } from "../animation/clip.ts";
 import { PLAYING_ENTITIES } from "./_select.ts";
 import { CHECK_PLAYER, CHECK_POSE, endVouch, firstUnchecked } from "./_checks.ts";
@@ -172,7 +171,8 @@ export function sampleClipsSystem(
     const next = player.next;
     // Steps are recorded only for what reads them: layers, markers, root motion.
     const track = player.stack !== undefined || player.extras !== undefined ||
-      anyMarkers(player.current.clip) || (next !== undefined && anyMarkers(next.clip));
+      player.current.sampler!.hasMarkers(player.current.clip) ||
+      (next !== undefined && next.sampler!.hasMarkers(next.clip));
     if (next) {
       player.fade = player.fadeDuration > 0
         ? Math.min(1, Math.max(0, player.fade + deltaSeconds / player.fadeDuration))

@@ -16,14 +16,6 @@ export function yawOf(qy: number, qw: number): number {
   return 2 * Math.atan2(qy, qw);
 }
 
-/** `a - b` as an angle in (-π, π]. */
-function angleDifference(a: number, b: number): number {
-  let d = (a - b) % (2 * Math.PI);
-  if (d > Math.PI) d -= 2 * Math.PI;
-  if (d <= -Math.PI) d += 2 * Math.PI;
-  return d;
-}
-
 const channelsOf = new WeakMap<Clip, Map<number, [ClipChannel?, ClipChannel?]>>();
 
 /** The root joint's translation and rotation channels of `clip`. */
@@ -43,56 +35,74 @@ function rootChannels(clip: Clip, joint: number): [ClipChannel?, ClipChannel?] {
 
 const value = new Float64Array(4);
 
-/** x, z and yaw of the root at clip time `time`; `rest` (x, z, yaw) where not animated. */
-function rootAt(clip: Clip, joint: number, time: number, rest: ArrayLike<number>, out: number[]) {
-  const [translation, rotation] = rootChannels(clip, joint);
+/**
+ * The clip times {@linkcode rootAt} samples (a step's start and end, the
+ * clip's start and end) and the x, z and yaw it finds at each, and the
+ * weight of the motion being added: a double passed to or returned from a
+ * function the compiler does not inline is a new heap number, and root
+ * motion runs for every character every frame.
+ */
+const times = new Float64Array(4), points = new Float64Array(12), scale = new Float64Array(1);
+const FROM = 0, TO = 1, START = 2, END = 3;
+
+/** x, z and yaw of the root at clip time `times[k]` into `points[3k..]`; `rest` (x, z, yaw) where not animated. */
+function rootAt(clip: Clip, joint: number, k: number, rest: Float64Array): void {
+  const channels = rootChannels(clip, joint), translation = channels[0], rotation = channels[1];
+  const p = 3 * k;
   if (translation) {
-    sampleChannel(translation, time, value);
-    out[0] = value[0], out[1] = value[2];
+    sampleChannel(translation, times[k], value);
+    points[p] = value[0], points[p + 1] = value[2];
   } else {
-    out[0] = rest[0], out[1] = rest[1];
+    points[p] = rest[0], points[p + 1] = rest[1];
   }
   if (rotation) {
-    sampleChannel(rotation, time, value);
-    out[2] = yawOf(value[1], value[3]);
+    sampleChannel(rotation, times[k], value);
+    points[p + 2] = yawOf(value[1], value[3]);
   } else {
-    out[2] = rest[2];
+    points[p + 2] = rest[2];
   }
 }
 
-const a = [0, 0, 0], b = [0, 0, 0], start = [0, 0, 0], end = [0, 0, 0];
+/** Adds `scale[0]` times the motion from `points[3a..]` to `points[3b..]` to `out` (dx, dz, dyaw). */
+function addMotion(a: number, b: number, out: Float64Array): void {
+  const pa = 3 * a, pb = 3 * b, s = scale[0];
+  out[0] += s * (points[pb] - points[pa]);
+  out[1] += s * (points[pb + 1] - points[pa + 1]);
+  // The yaw's change as an angle in (-π, π].
+  let d = (points[pb + 2] - points[pa + 2]) % (2 * Math.PI);
+  if (d > Math.PI) d -= 2 * Math.PI;
+  if (d <= -Math.PI) d += 2 * Math.PI;
+  out[2] += s * d;
+}
 
 /**
- * Adds `weight` times the root motion of `clip` from playback time `from`
- * to `to` (unwrapped) to `out` (dx, dz, dyaw). A looping clip's motion
- * accumulates over its cycles: `P(u1) - P(u0) + (k1 - k0) (P(end) - P(0))`
- * for times `k d + u`.
+ * Adds the root motion of `clip` over `step` (from playback time `step[0]`
+ * to `step[1]`, unwrapped, times weight `step[2]`) to `out` (dx, dz,
+ * dyaw). A looping clip's motion accumulates over its cycles:
+ * `P(u1) - P(u0) + (k1 - k0) (P(end) - P(0))` for times `k d + u`.
  */
 export function addRootMotion(
   clip: Clip,
   joint: number,
   wrap: WrapMode,
-  from: number,
-  to: number,
-  rest: ArrayLike<number>,
-  weight: number,
+  step: Float64Array,
+  rest: Float64Array,
   out: Float64Array,
 ): void {
-  const d = clip.duration;
-  const u0 = wrapTime(from, d, wrap), u1 = wrapTime(to, d, wrap);
-  rootAt(clip, joint, u0, rest, a);
-  rootAt(clip, joint, u1, rest, b);
-  out[0] += weight * (b[0] - a[0]);
-  out[1] += weight * (b[1] - a[1]);
-  out[2] += weight * angleDifference(b[2], a[2]);
+  const d = clip.duration, from = step[0], to = step[1];
+  times[FROM] = wrapTime(from, d, wrap), times[TO] = wrapTime(to, d, wrap);
+  rootAt(clip, joint, FROM, rest);
+  rootAt(clip, joint, TO, rest);
+  scale[0] = step[2];
+  addMotion(FROM, TO, out);
   if (wrap !== "loop" || !(d > 0)) return;
-  const cycles = Math.round((to - u1) / d) - Math.round((from - u0) / d);
+  const cycles = Math.round((to - times[TO]) / d) - Math.round((from - times[FROM]) / d);
   if (cycles === 0) return;
-  rootAt(clip, joint, 0, rest, start);
-  rootAt(clip, joint, d, rest, end);
-  out[0] += weight * cycles * (end[0] - start[0]);
-  out[1] += weight * cycles * (end[1] - start[1]);
-  out[2] += weight * cycles * angleDifference(end[2], start[2]);
+  times[START] = 0, times[END] = d;
+  rootAt(clip, joint, START, rest);
+  rootAt(clip, joint, END, rest);
+  scale[0] = step[2] * cycles;
+  addMotion(START, END, out);
 }
 
 /** The rest values root motion restores: x, z and yaw of `joint` in `restPose`. */

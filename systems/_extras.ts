@@ -40,21 +40,16 @@ export function recordSteps(
     const step = steps.at(i);
     const weight = step.share * (layers ? shares[step.layer] : 1);
     if (weight === 0) continue;
-    addRootMotion(
-      step.clip,
-      root,
-      step.playback.wrap,
-      step.from,
-      step.to,
-      motion.rest,
-      weight,
-      delta,
-    );
+    rootStep[0] = step.from, rootStep[1] = step.to, rootStep[2] = weight;
+    addRootMotion(step.clip, root, step.playback.wrap, rootStep, motion.rest, delta);
   }
   return true;
 }
 
 const shareScratch = new Float64Array(MAX_LAYERS);
+
+/** A step's times and weight for `addRootMotion` (as arguments, doubles would be boxed). */
+const rootStep = new Float64Array(3);
 
 /**
  * How much of the root's pose each layer drives, as the layer blend weighs

@@ -27,9 +27,9 @@ import { FRAMES } from "./_zero_allocation_scene.ts";
 /**
  * Heap growth over the measured frames still taken for noise: under 44 bytes a frame (measured
  * 20–30, from code V8 has not optimized that runs when a cross-fade starts or ends); a planted
- * array literal per entity per frame is over 1 MB.
+ * array literal per entity per frame is over 300.
  */
-const NOISE_BYTES = 128 * 1024;
+const NOISE_BYTES_PER_FRAME = 44;
 const CHILD = new URL("./_zero_allocation_scene.ts", import.meta.url);
 const IMPORT_MAP = new URL("../import_map.dev.json", import.meta.url);
 
@@ -102,7 +102,7 @@ for (const { build, threads } of MODES) {
     assertEquals(between, [], "collections during the measured frames");
     const growth = result.after - result.before;
     assert(
-      growth < NOISE_BYTES,
+      growth < NOISE_BYTES_PER_FRAME * frames,
       `the heap grew by ${growth} bytes over ${frames} frames (${
         (growth / frames).toFixed(1)
       } a frame)`,

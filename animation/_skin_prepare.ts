@@ -59,13 +59,18 @@ function byDecreasingWeight(
     total += influenceCounts[v];
   }
   const ranked = new Uint8Array(total);
-  const byWeight: number[] = [];
+  // Insertion sort: a vertex has a few influences, and moving only past a
+  // strictly lighter one keeps equal weights in their order.
   for (let v = 0; v < vertexCount; v++) {
     const k = starts[v];
-    byWeight.length = 0;
-    for (let i = 0; i < influenceCounts[v]; i++) byWeight.push(i);
-    byWeight.sort((a, b) => weights[k + b] - weights[k + a]);
-    ranked.set(byWeight, k);
+    for (let i = 0; i < influenceCounts[v]; i++) {
+      const w = weights[k + i];
+      let at = i;
+      for (; at > 0 && weights[k + ranked[k + at - 1]] < w; at--) {
+        ranked[k + at] = ranked[k + at - 1];
+      }
+      ranked[k + at] = i;
+    }
   }
   return { ranked, starts };
 }

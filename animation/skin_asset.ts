@@ -139,28 +139,26 @@ export class SkinAsset extends CoreAsset {
     const tangents = hasTangents ? new Float32Array(floats) : undefined;
     const parts: number[] = [];
     let k = 0;
-    built.forEach((mesh, m) => {
-      const first = meshes[m].firstVertex;
+    for (let m = 0; m < built.length; m++) {
+      const mesh = built[m], first = meshes[m].firstVertex;
+      const { order, counts, starts } = mesh;
+      const sources = mesh.definition;
       for (let i = 0; i < mesh.vertexCount; i++) {
-        const v = mesh.order[i], out = first + i, n = mesh.counts[v];
+        const v = order[i], out = first + i, n = counts[v], start = starts[v];
         vertexOrder[out] = first + v;
         outputIndex[first + v] = out;
         if (parts.length && parts[parts.length - 2] === n && i > 0) parts[parts.length - 1]++;
         else parts.push(n, 1);
-        joints.set(mesh.joints.subarray(mesh.starts[v], mesh.starts[v] + n), k);
-        weights.set(mesh.weights.subarray(mesh.starts[v], mesh.starts[v] + n), k);
-        k += n;
-        for (
-          const [source, target] of [
-            [mesh.definition.positions, positions],
-            [mesh.definition.normals, normals],
-            [mesh.definition.tangents, tangents],
-          ] as const
-        ) {
-          if (source && target) target.set(source.subarray(v * 4, v * 4 + 4), out * 4);
+        for (let e = 0; e < n; e++) {
+          joints[k + e] = mesh.joints[start + e];
+          weights[k + e] = mesh.weights[start + e];
         }
+        k += n;
+        copyVertex(positions, out, sources.positions, v);
+        if (normals && sources.normals) copyVertex(normals, out, sources.normals, v);
+        if (tangents && sources.tangents) copyVertex(tangents, out, sources.tangents, v);
       }
-    });
+    }
     const jointBoxes = jointSpaceBoxes(skeleton.inverseBind, parts, joints, positions);
     const mesh = new SkinMesh(
       { parts, joints, weights, positions, normals, tangents },
@@ -285,4 +283,13 @@ export class SkinAsset extends CoreAsset {
     }
     return this.#meshes[mesh];
   }
+}
+
+/** Copies vertex `from` of a checked stream to vertex `to` of `target` (4 floats each). */
+function copyVertex(target: Float32Array, to: number, source: ArrayLike<number>, from: number) {
+  const o = to * VERTEX_FLOATS, i = from * VERTEX_FLOATS;
+  target[o] = source[i];
+  target[o + 1] = source[i + 1];
+  target[o + 2] = source[i + 2];
+  target[o + 3] = source[i + 3];
 }

@@ -156,3 +156,24 @@ export function checkInfluences(
     maxInfluences,
   };
 }
+
+/**
+ * Copies the first `count` values of `source` (already checked) into `target`
+ * at element `at`, through a view of exactly `count` elements, so that no
+ * source, however it answers `length` or `subarray`, writes past its section;
+ * typed arrays copy without a boxed number per element.
+ */
+export function copyChecked(
+  target: Float32Array | Uint16Array | Uint32Array,
+  at: number,
+  source: ArrayLike<number>,
+  count: number,
+): void {
+  const section = target.subarray(at, at + count);
+  if (section.length !== count) throw new RangeError(`copy: ${count} values do not fit at ${at}`);
+  if (ArrayBuffer.isView(source) && !(source instanceof DataView)) {
+    section.set((source as Float32Array).subarray(0, count));
+  } else {
+    for (let i = 0; i < count; i++) section[i] = source[i];
+  }
+}

@@ -22,6 +22,7 @@ import {
   checkIndex,
   checkInfluences,
   checkParents,
+  copyChecked,
   MAX_INFLUENCES,
   MAX_MESH_MAGNITUDE,
 } from "./_checks.ts";
@@ -238,7 +239,7 @@ export class SkinMesh extends ImmutableBuffer {
         `parts: expected [influences, vertexCount] pairs, got ${parts.length} numbers`,
       );
     }
-    const counts: number[] = [];
+    let vertexTotal = 0;
     for (let p = 0; p < parts.length; p += 2) {
       const k = parts[p], n = parts[p + 1];
       if (!Number.isInteger(k) || k < 1 || k > MAX_INFLUENCES) {
@@ -249,20 +250,23 @@ export class SkinMesh extends ImmutableBuffer {
       if (!Number.isInteger(n) || n < 0 || n > 2 ** 28) {
         throw new RangeError(`parts[${p + 1}]: vertex count must be a whole number >= 0, got ${n}`);
       }
-      for (let v = 0; v < n; v++) counts.push(k);
+      vertexTotal += n;
     }
+    // The streams bound the vertex count before anything is sized by it.
+    const floats = vertexTotal * VERTEX_FLOATS;
+    for (const name of ["positions", "normals", "tangents"] as const) {
+      if (name === "positions" || data[name]) {
+        checkFinite(name, data[name]!, VERTEX_FLOATS, floats, MAX_MESH_MAGNITUDE);
+      }
+    }
+    const counts = new Uint8Array(vertexTotal);
+    for (let p = 0, at = 0; p < parts.length; p += 2) counts.fill(parts[p], at, at += parts[p + 1]);
     const { vertexCount, influenceCount, jointCount, maxInfluences } = checkInfluences(
       counts,
       data.joints,
       data.weights,
       65536,
     );
-    const floats = vertexCount * VERTEX_FLOATS;
-    for (const name of ["positions", "normals", "tangents"] as const) {
-      if (name === "positions" || data[name]) {
-        checkFinite(name, data[name]!, VERTEX_FLOATS, floats, MAX_MESH_MAGNITUDE);
-      }
-    }
     const pad = (bytes: number) => Math.ceil(bytes / 16) * 16;
     const sections = {
       parts: pad(parts.length * 4),
@@ -295,11 +299,11 @@ export class SkinMesh extends ImmutableBuffer {
     this.#hasTangents = !!data.tangents;
     const m = this.views(), o = this.#offsets;
     m.u32.set(parts, o.parts >> 2);
-    m.u16.set(Array.from(data.joints).slice(0, influenceCount), o.joints >> 1);
-    m.f32.set(Array.from(data.weights).slice(0, influenceCount), o.weights >> 2);
-    m.f32.set(Array.from(data.positions).slice(0, floats), o.positions >> 2);
-    if (data.normals) m.f32.set(Array.from(data.normals).slice(0, floats), o.normals >> 2);
-    if (data.tangents) m.f32.set(Array.from(data.tangents).slice(0, floats), o.tangents >> 2);
+    copyChecked(m.u16, o.joints >> 1, data.joints, influenceCount);
+    copyChecked(m.f32, o.weights >> 2, data.weights, influenceCount);
+    copyChecked(m.f32, o.positions >> 2, data.positions, floats);
+    if (data.normals) copyChecked(m.f32, o.normals >> 2, data.normals, floats);
+    if (data.tangents) copyChecked(m.f32, o.tangents >> 2, data.tangents, floats);
   }
 
   /** Number of vertices. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuildReply, BuildRequest } from "./clip_build_worker.ts";
+import type { BuildReply, BuildRequest } from "./_clip_build_messages.ts";
 
 /** One clip's build, queued or running. */
 export interface BuildJob {

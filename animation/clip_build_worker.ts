@@ -7,7 +7,9 @@
  * on a private SIMD core whatever the skeleton's core), so the compact
  * form is bit for bit the one a build there makes.
  *
- * Imported anywhere but a worker, the module does nothing.
+ * Imported anywhere but a worker, the module does nothing. It is published
+ * as its own entry, `@marrow/anim/clip-build-worker`, for apps that bundle
+ * it on its own (see `ClipWorkersOptions.moduleUrl`); it exports nothing.
  *
  * @module
  */
@@ -15,29 +17,10 @@
 import type { Clip } from "./clip.ts";
 import { Core } from "../simd/memory/core.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
-import type { SkeletonDefinition } from "./definitions.ts";
 import { setClipBudget } from "./clip_budget.ts";
 import { saveCompactClips } from "./clip_file.ts";
 import { disposeClip } from "./compact_clip.ts";
-
-/** What the calling thread sends: one clip to build for one skeleton. */
-export interface BuildRequest {
-  /** The request's number, echoed in the reply. */
-  readonly id: number;
-  /** The skeleton's number: the worker keeps its last skeleton while the number stays. */
-  readonly skeletonId: number;
-  /** The skeleton, sent with every request (the worker may have been started since). */
-  readonly skeleton: SkeletonDefinition;
-  /** The calling thread's clip budget (`setClipBudget`). */
-  readonly clipBudget: number;
-  /** The clip, as plain data (its key arrays copied by the message). */
-  readonly clip: Clip;
-}
-
-/** What the worker replies: the clip's compact clip file, or why it has none. */
-export type BuildReply =
-  | { readonly id: number; readonly file: Uint8Array }
-  | { readonly id: number; readonly errorName: string; readonly errorMessage: string };
+import type { BuildReply, BuildRequest } from "./_clip_build_messages.ts";
 
 /** The worker's current skeleton: consecutive clips of one preparation share it. */
 let current: { id: number; skeleton: SkeletonAsset } | undefined;

@@ -79,8 +79,9 @@ export interface ClipWorkersOptions {
    */
   readonly idleMilliseconds?: number;
   /**
-   * The clip build worker's module: Marrow's `animation/clip_build_worker.ts`
-   * bundled on its own (`deno bundle --platform=browser`), for an app
+   * The clip build worker's module: the entry `@marrow/anim/clip-build-worker`
+   * (`animation/clip_build_worker.ts`) bundled on its own
+   * (`deno bundle --platform=browser`), for an app
    * whose bundle holds Marrow (a bundle's modules have the bundle's URL,
    * so the worker file cannot be found beside them). Default: that file
    * beside this module, where Marrow runs from its files (Deno, from a

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Clip, type ClipChannel, sampleChannel, type WrapMode, wrapTime } from "./clip.ts";
+import { type Clip, type ClipChannel, sampleChannelAt, type WrapMode, wrapTimeAt } from "./clip.ts";
 import { PoseField, poseIndex } from "../simd/memory/layout.ts";
 import { motionChannels } from "./_keyless_clip.ts";
 
@@ -37,26 +37,27 @@ const value = new Float64Array(4);
 
 /**
  * The clip times {@linkcode rootAt} samples (a step's start and end, the
- * clip's start and end) and the x, z and yaw it finds at each, and the
+ * clip's start and end; then the clip's duration) and the x, z and yaw it
+ * finds at each, and the
  * weight of the motion being added: a double passed to or returned from a
  * function the compiler does not inline is a new heap number, and root
  * motion runs for every character every frame.
  */
-const times = new Float64Array(4), points = new Float64Array(12), scale = new Float64Array(1);
-const FROM = 0, TO = 1, START = 2, END = 3;
+const times = new Float64Array(5), points = new Float64Array(12), scale = new Float64Array(1);
+const FROM = 0, TO = 1, START = 2, END = 3, DURATION = 4;
 
 /** x, z and yaw of the root at clip time `times[k]` into `points[3k..]`; `rest` (x, z, yaw) where not animated. */
 function rootAt(clip: Clip, joint: number, k: number, rest: Float64Array): void {
   const channels = rootChannels(clip, joint), translation = channels[0], rotation = channels[1];
   const p = 3 * k;
   if (translation) {
-    sampleChannel(translation, times[k], value);
+    sampleChannelAt(translation, times, k, value);
     points[p] = value[0], points[p + 1] = value[2];
   } else {
     points[p] = rest[0], points[p + 1] = rest[1];
   }
   if (rotation) {
-    sampleChannel(rotation, times[k], value);
+    sampleChannelAt(rotation, times, k, value);
     points[p + 2] = yawOf(value[1], value[3]);
   } else {
     points[p + 2] = rest[2];
@@ -90,7 +91,9 @@ export function addRootMotion(
   out: Float64Array,
 ): void {
   const d = clip.duration, from = step[0], to = step[1];
-  times[FROM] = wrapTime(from, d, wrap), times[TO] = wrapTime(to, d, wrap);
+  times[FROM] = from, times[TO] = to, times[DURATION] = d;
+  wrapTimeAt(times, FROM, DURATION, wrap);
+  wrapTimeAt(times, TO, DURATION, wrap);
   rootAt(clip, joint, FROM, rest);
   rootAt(clip, joint, TO, rest);
   scale[0] = step[2];

@@ -97,9 +97,10 @@ function pathField(path: ChannelPath): number {
 
 /**
  * Index `i` of the key interval `[times[i], times[i + 1])` that holds
- * `time`, for `times[0] < time < times[n - 1]`.
+ * `time = at[k]`, for `times[0] < time < times[n - 1]`.
  */
-function findInterval(times: Float32Array, time: number): number {
+function findInterval(times: Float32Array, at: Float64Array, k: number): number {
+  const time = at[k];
   let lo = 0, hi = times.length - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
@@ -111,6 +112,8 @@ function findInterval(times: Float32Array, time: number): number {
 
 // Scratch for one sampled value; sampling is synchronous, so sharing is safe.
 const scratch = new Float64Array(4);
+/** A sample's time (0) and interpolation weight (1), passed unboxed. */
+const timeScratch = new Float64Array(2);
 
 /**
  * Samples one channel at `time` into `out[0..n)` (n = 3, or 4 for
@@ -121,6 +124,22 @@ export function sampleChannel(
   time: number,
   out: Float64Array | Float32Array | number[],
 ): void {
+  timeScratch[0] = time;
+  sampleChannelAt(channel, timeScratch, 0, out);
+}
+
+/**
+ * {@linkcode sampleChannel} at time `at[k]`: what runs every frame (root
+ * motion) passes its times in an array, since a double passed to a
+ * function the compiler does not inline is a new heap number.
+ */
+export function sampleChannelAt(
+  channel: ClipChannel,
+  at: Float64Array,
+  k: number,
+  out: Float64Array | Float32Array | number[],
+): void {
+  const time = at[k];
   const { times, values, interpolation } = channel;
   const n = pathSize(channel.path);
   const last = times.length - 1;
@@ -138,7 +157,7 @@ export function sampleChannel(
     }
     return;
   }
-  const i = findInterval(times, time);
+  const i = findInterval(times, at, k);
   const t0 = times[i], t1 = times[i + 1];
   const a = i * stride, b = a + stride;
   if (interpolation === "STEP") {
@@ -168,7 +187,8 @@ export function sampleChannel(
     for (let c = 0; c < 3; c++) out[c] = values[a + c] * s + values[b + c] * u;
     return;
   }
-  slerp(values, a, values, b, u, out);
+  timeScratch[1] = u;
+  slerp(values, a, values, b, timeScratch, out);
 }
 
 function normalize4(q: Float64Array | Float32Array | number[]): void {
@@ -178,7 +198,7 @@ function normalize4(q: Float64Array | Float32Array | number[]): void {
 }
 
 /**
- * Shortest-arc slerp of `a[ia..ia+4)` to `b[ib..ib+4)`, the algorithm of
+ * Shortest-arc slerp of `a[ia..ia+4)` to `b[ib..ib+4)` at `weight[1]`, the algorithm of
  * three.js `Quaternion.slerpFlat` (its quaternion tracks use it), including
  * its lerp-and-normalize fallback for nearly equal rotations, so that
  * results match three.js to rounding.
@@ -188,9 +208,10 @@ function slerp(
   ia: number,
   b: Float32Array,
   ib: number,
-  t: number,
+  weight: Float64Array,
   out: Float64Array | Float32Array | number[],
 ): void {
+  let t = weight[1];
   let x0 = a[ia], y0 = a[ia + 1], z0 = a[ia + 2], w0 = a[ia + 3];
   let x1 = b[ib], y1 = b[ib + 1], z1 = b[ib + 2], w1 = b[ib + 3];
   if (x0 !== x1 || y0 !== y1 || z0 !== z1 || w0 !== w1) {
@@ -248,11 +269,29 @@ export function wrapTime(
   duration: number,
   mode: WrapMode,
 ): number {
-  if (!(duration > 0) || Number.isNaN(time)) return 0;
-  if (mode === "clamp") return time < 0 ? 0 : time > duration ? duration : time;
-  // A time that overflowed (a huge speed times a huge delta) has no place
-  // in the loop; the clip starts over rather than sampling at NaN.
-  if (!Number.isFinite(time)) return 0;
-  const t = time % duration;
-  return t < 0 ? t + duration : t;
+  timeScratch[0] = time;
+  timeScratch[1] = duration;
+  wrapTimeAt(timeScratch, 0, 1, mode);
+  return timeScratch[0];
+}
+
+/**
+ * {@linkcode wrapTime} of time `at[k]` and duration `at[d]`, in place: for
+ * what runs every frame (root motion), whose doubles would be new heap
+ * numbers as arguments and results of a call the compiler does not inline.
+ */
+export function wrapTimeAt(at: Float64Array, k: number, d: number, mode: WrapMode): void {
+  const time = at[k], duration = at[d];
+  if (!(duration > 0) || Number.isNaN(time)) {
+    at[k] = 0;
+  } else if (mode === "clamp") {
+    at[k] = time < 0 ? 0 : time > duration ? duration : time;
+  } else if (!Number.isFinite(time)) {
+    // A time that overflowed (a huge speed times a huge delta) has no place
+    // in the loop; the clip starts over rather than sampling at NaN.
+    at[k] = 0;
+  } else {
+    const t = time % duration;
+    at[k] = t < 0 ? t + duration : t;
+  }
 }

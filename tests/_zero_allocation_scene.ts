@@ -16,9 +16,8 @@
  * each character's crossed markers every frame, and every view function
  * (pose, matrices, palette, skinned streams and bounds, root motion,
  * playback and layers; those filling an object, into the game's own, one
- * per character for the layers), as a renderer and game logic would. Root
- * motion is not turned on: sampling it still allocates (`sampleChannel`
- * and the root-motion steps, about 0.9 KB a character a frame).
+ * per character for the layers), as a renderer and game logic would. The
+ * first character of each model takes its root motion out of the pose.
  *
  * @module
  */
@@ -42,7 +41,13 @@ import {
   playClip,
   SkinAsset,
 } from "../mod.ts";
-import { getCrossedMarkers, getRootMotion, type RootMotion, setClipMarkers } from "../clips.ts";
+import {
+  enableRootMotion,
+  getCrossedMarkers,
+  getRootMotion,
+  type RootMotion,
+  setClipMarkers,
+} from "../clips.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { addLayer, getLayers, jointMask, type LayerInfo } from "../layers.ts";
 import { Core, type CoreBuild, createWorkerPool } from "../kernels.ts";
@@ -128,6 +133,7 @@ if (import.meta.main) {
       addCharacter(world, eid, skeleton, used, { normals: used.hasNormals, tangents: false });
       if (i === 1) dualEntities.push(eid);
       playClip(world, eid, clips[i % clips.length], { time: i * 0.3 });
+      if (i === 0) enableRootMotion(world, eid);
       if (i === 0 && clips.length > 1) {
         // The upper half of the skeleton's joints, as an upper-body mask would.
         const half = Array.from(

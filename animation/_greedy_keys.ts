@@ -59,18 +59,25 @@ const bisectScratch = new BisectedInterval();
 
 /**
  * Indices of the candidates kept by the greedy pass; undefined once it
- * would keep more than `most`.
+ * would keep more than `most`. With `stops` (ascending candidate indices,
+ * the first and the last among them), keys are kept at stops only, and
+ * the span to the next stop is taken to fit, as the span to the next
+ * candidate is without them: the bisected pass's stops are the channel's
+ * keys, between which the sampler's pieces follow slerp's arc. Without
+ * `halfway` (a LINEAR vector, whose error is largest at a candidate), only
+ * the candidates are checked.
  */
 export function keepKeys(
   times: Float64Array,
   exact: Float64Array,
-  halfway: Float64Array,
+  halfway: Float64Array | undefined,
   quantized: Float32Array,
   n: number,
   tolerance: number,
   work: BuildWork,
   bisect: boolean,
   most: number,
+  stops?: Int32Array,
 ): number[] | undefined {
   const m = times.length;
   const kept = [0];
@@ -86,7 +93,8 @@ export function keepKeys(
   const unitsPerTime = bisect ? 8 : 2;
   const strays = (i: number, j: number, l: number) =>
     (l > i && distance(at(i, j, times[l]), 0, exact, l * n, n) > tolerance) ||
-    distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance;
+    (halfway !== undefined &&
+      distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance);
   // Where the last span from this start strayed: a shorter one that
   // still holds it mostly strays there too, so it is checked first.
   let strayed = -1;
@@ -98,16 +106,19 @@ export function keepKeys(
     }
     return true;
   };
+  // With stops, keys are kept at stops only: positions are stop numbers.
+  const positions = stops ? stops.length : m;
+  const index = stops ? (p: number) => stops[p] : (p: number) => p;
   // The longest span found by doubling, then halving: checking every
   // extension from the interval's start again costs the span squared
-  // (a rotation turning fast has up to 64 candidates per key).
-  let i = 0;
-  while (i < m - 1) {
-    const last = Math.min(m - 1, i + MAX_SPAN);
-    let good = i + 1, bad = last + 1;
+  // (a rotation turning fast has up to 64 candidates per key). From
+  // candidate i, the farthest of positions first..last that fits (the
+  // first is taken to fit).
+  const longest = (i: number, first: number, last: number) => {
+    let good = first, bad = last + 1;
     for (let step = 2; good < last;) {
-      const j = Math.min(last, i + step);
-      if (!fits(i, j)) {
+      const j = Math.min(last, first - 1 + step);
+      if (!fits(i, index(j))) {
         bad = j;
         break;
       }
@@ -115,11 +126,18 @@ export function keepKeys(
     }
     while (bad - good > 1) {
       const j = (good + bad) >> 1;
-      if (fits(i, j)) good = j;
+      if (fits(i, index(j))) good = j;
       else bad = j;
     }
-    if (kept.push(good) > most) return undefined;
-    i = good;
+    return good;
+  };
+  let p = 0;
+  while (p < positions - 1) {
+    const i = index(p);
+    let last = Math.min(positions - 1, p + MAX_SPAN);
+    while (last > p + 1 && index(last) - i > MAX_SPAN) last--;
+    p = longest(i, p + 1, last);
+    if (kept.push(index(p)) > most) return undefined;
   }
   return kept;
 }

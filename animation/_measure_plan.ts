@@ -87,12 +87,33 @@ export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array 
   return all.subarray(0, unique);
 }
 
-/** Index of `t` in the ascending `unique` (present by construction). */
-function indexOf(unique: Float64Array, t: number, from: number): number {
-  let lo = from, hi = unique.length - 1;
+/**
+ * The distinct values of `base` (ascending, distinct) and of `lists` (each
+ * ascending), ascending: `base` itself when the lists add nothing (a
+ * build's image keeps mostly its clip's key times). Each value is searched
+ * from the last one found, by halving: no sort unless some are new.
+ */
+export function withTimes(base: Float64Array, lists: readonly ArrayLike<number>[]): Float64Array {
+  const added: number[] = [];
+  for (const list of lists) {
+    // The first index whose value is not below the list's last value.
+    let k = 0;
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i];
+      if (k < base.length && base[k] === t) continue;
+      k = k + 1 < base.length && base[k + 1] === t ? k + 1 : lowerBound(base, t, k);
+      if (k >= base.length || base[k] !== t) added.push(t);
+    }
+  }
+  return added.length ? sortedUnique([base, added]) : base;
+}
+
+/** The first index of the ascending `sorted` from `from` on whose value is not below `t`. */
+function lowerBound(sorted: Float64Array, t: number, from: number): number {
+  let lo = from, hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (unique[mid] < t) lo = mid + 1;
+    if (sorted[mid] < t) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -150,7 +171,7 @@ export function measurePlan(
     for (let i = 0; i < keyTimes.length; i++) {
       // Sorted: search only from the previous hit on.
       if (keyTimes[i] !== unique[k]) {
-        k = indexOf(unique, keyTimes[i], keyTimes[i] > unique[k] ? k : 0);
+        k = lowerBound(unique, keyTimes[i], keyTimes[i] > unique[k] ? k : 0);
       }
       for (const j of joints) if (j < n) touch[k * n + j] = 1;
     }
@@ -195,7 +216,7 @@ export function measurePlan(
     let e = 0;
     for (let i = 0; i < pointTimes.length; i++) {
       if (pointTimes[i] !== extra[e]) {
-        e = indexOf(extra, pointTimes[i], pointTimes[i] > extra[e] ? e : 0);
+        e = lowerBound(extra, pointTimes[i], pointTimes[i] > extra[e] ? e : 0);
       }
       for (const j of joints) if (j < n) mask[extraAt[e] * n + j] = 1;
     }

@@ -7,7 +7,8 @@
  * times.
  */
 import { assert, assertEquals } from "@std/assert";
-import { measurePlan, sortedUnique } from "../animation/_measure_plan.ts";
+import { measurePlan, sortedUnique, withTimes } from "../animation/_measure_plan.ts";
+import { random } from "./_scene.ts";
 
 // Root 0; 1 below it, 2 below 1; 3 below the root.
 const parents = Int16Array.from([-1, 0, 1, 0]);
@@ -79,4 +80,19 @@ Deno.test("measure plan: past its limit, every joint at evenly picked times", ()
   assertEquals(plan.times.length, 16);
   assertEquals(plan.mask, undefined);
   assertEquals(plan.times[0], 0);
+});
+
+Deno.test("measure plan: a clip's key times with an image's are their distinct union, ascending", () => {
+  for (let seed = 1; seed <= 50; seed++) {
+    const next = random(seed);
+    const list = (length: number) =>
+      Float32Array.from({ length }, () => Math.floor(next() * 40) / 4).sort();
+    const base = sortedUnique([list(1 + Math.floor(next() * 30)), list(5)]);
+    // Subsets of the base (a reduction's kept keys) and lists with new times.
+    const lists = Array.from(
+      { length: 1 + Math.floor(next() * 4) },
+      () => next() < 0.5 ? base.filter(() => next() < 0.5) : list(Math.floor(next() * 12)),
+    );
+    assertEquals([...withTimes(base, lists)], [...sortedUnique([base, ...lists])], `seed ${seed}`);
+  }
 });

@@ -124,7 +124,8 @@ function lowerBound(sorted: Float64Array, t: number, from: number): number {
  * parents): `unique`, the distinct key times ascending, the times of
  * {@linkcode NLERP_WORST} between neighbours, and the times of `points`
  * (measured without times around them), at most `limit` times (evenly
- * picked, then every joint at each).
+ * picked, then every joint at each, and the points left out when the grid
+ * fills the limit alone).
  */
 export function measurePlan(
   unique: Float64Array,
@@ -144,8 +145,9 @@ export function measurePlan(
       for (let f = 1; f < PARTS; f++) grid[PARTS * k + f] = t + d * BETWEEN[f - 1];
     }
   }
-  // The points' distinct times, ascending.
-  const extra = sortedUnique(points.map((p) => p.times));
+  // The points' distinct times, ascending; none when the grid alone fills
+  // the limit (sorting them was a tenth of a long clip's build).
+  const extra = count >= limit ? new Float64Array(0) : sortedUnique(points.map((p) => p.times));
   const total = count + extra.length;
   const merged = new Float64Array(total);
   // Grid time g, extra time e, into merged order (a point on a grid time goes after it).

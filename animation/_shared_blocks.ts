@@ -92,7 +92,7 @@ let strayTables: readonly Float64Array[] | undefined;
  * (it grows with the angle), then bisected a few times between its
  * neighbours; the build measures the result anyway.
  */
-function leastDot(corrected: boolean, limit: number): number {
+export function leastDot(corrected: boolean, limit: number): number {
   strayTables ??= [false, true].map((c) =>
     Float64Array.from(STRAY_ANGLES, (angle) => nlerpStray(angle, c))
   );

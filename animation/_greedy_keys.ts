@@ -9,6 +9,8 @@
 
 import { BisectedInterval } from "./_bisected_interval.ts";
 import type { BuildWork } from "./_build_work.ts";
+import type { ClipChannel } from "./clip.ts";
+import { leastDot } from "./_shared_blocks.ts";
 
 /** Most candidates one kept interval may span (bounds the build's time). */
 const MAX_SPAN = 256;
@@ -140,4 +142,30 @@ export function keepKeys(
     if (kept.push(index(p)) > most) return undefined;
   }
   return kept;
+}
+
+/**
+ * Fewest keys plain nlerp could keep for LINEAR rotation `channel` within
+ * `tolerance`, or fewer: each key interval is one slerp arc, and nlerp
+ * between two points of an arc strays from it by a function of their
+ * angle (`leastDot` of `_shared_blocks.ts`, asked at twice the tolerance:
+ * the greedy pass checks candidates, not every point of the arc), so an
+ * arc longer than the widest angle within it needs keys inside (a span
+ * across a key, where arcs meet, strays at least as far). A fast
+ * rotation's plain pass ran until it passed the bisected keys' ratio;
+ * where this count passes it, the pass is skipped.
+ */
+export function plainKeysAtLeast(channel: ClipChannel, tolerance: number): number {
+  const widest = Math.acos(Math.min(1, leastDot(false, 2 * tolerance)));
+  const { times, values } = channel;
+  // The first and the last; the others may go where arcs line up.
+  let keys = Math.min(2, times.length);
+  if (!(widest > 0)) return keys;
+  for (let k = 0; k + 1 < times.length; k++) {
+    let dot = 0;
+    for (let c = 0; c < 4; c++) dot += values[k * 4 + c] * values[k * 4 + 4 + c];
+    const angle = Math.acos(Math.min(1, Math.abs(dot)));
+    keys += Math.max(0, Math.ceil(angle / widest) - 1);
+  }
+  return keys;
 }

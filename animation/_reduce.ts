@@ -33,10 +33,9 @@ import {
   TRACK_SMALLEST_THREE_WIDE,
 } from "../simd/wasm/assembly/abi.ts";
 import { bisectPieceCount, pieceStart } from "../simd/scalar/sample.ts";
-import { distance, keepKeys } from "./_greedy_keys.ts";
+import { distance, keepKeys, plainKeysAtLeast } from "./_greedy_keys.ts";
 import { BuildWork } from "./_build_work.ts";
 import { NLERP_WORST } from "./_measure_plan.ts";
-import { leastDot } from "./_shared_blocks.ts";
 
 /** Largest angle (radians) between candidate rotations of a LINEAR interval. */
 const CANDIDATE_ANGLE = 0.05;
@@ -122,32 +121,6 @@ export type ReducedChannel =
   | { readonly joint: number; readonly path: number; readonly keys: KeyTrack };
 
 const PATHS = { translation: 0, rotation: 1, scale: 2 } as const;
-
-/**
- * Fewest keys plain nlerp could keep for LINEAR rotation `channel` within
- * `tolerance`, or fewer: each key interval is one slerp arc, and nlerp
- * between two points of an arc strays from it by a function of their
- * angle (`leastDot` of `_shared_blocks.ts`, asked at twice the tolerance:
- * the greedy pass checks candidates, not every point of the arc), so an
- * arc longer than the widest angle within it needs keys inside (a span
- * across a key, where arcs meet, strays at least as far). A fast
- * rotation's plain pass ran until it passed the bisected keys' ratio;
- * where this count passes it, the pass is skipped.
- */
-export function plainKeysAtLeast(channel: ClipChannel, tolerance: number): number {
-  const widest = Math.acos(Math.min(1, leastDot(false, 2 * tolerance)));
-  const { times, values } = channel;
-  // The first and the last; the others may go where arcs line up.
-  let keys = Math.min(2, times.length);
-  if (!(widest > 0)) return keys;
-  for (let k = 0; k + 1 < times.length; k++) {
-    let dot = 0;
-    for (let c = 0; c < 4; c++) dot += values[k * 4 + c] * values[k * 4 + 4 + c];
-    const angle = Math.acos(Math.min(1, Math.abs(dot)));
-    keys += Math.max(0, Math.ceil(angle / widest) - 1);
-  }
-  return keys;
-}
 
 /**
  * Candidate times of a channel, increasing (float32 values); their count

@@ -7,8 +7,8 @@
 import { assert, assertLessOrEqual } from "@std/assert";
 import { createClip } from "../mod.ts";
 import { sampleChannel } from "../animation/clip.ts";
-import { plainKeysAtLeast, reduceChannel } from "../animation/_reduce.ts";
-import { keepKeys } from "../animation/_greedy_keys.ts";
+import { reduceChannel } from "../animation/_reduce.ts";
+import { keepKeys, plainKeysAtLeast } from "../animation/_greedy_keys.ts";
 import { BuildWork } from "../animation/_build_work.ts";
 import { TRACK_RAW } from "../simd/wasm/assembly/abi.ts";
 import { random } from "./_scene.ts";

@@ -10,7 +10,7 @@
 import { BisectedInterval } from "./_bisected_interval.ts";
 import type { BuildWork } from "./_build_work.ts";
 import type { ClipChannel } from "./clip.ts";
-import { leastDot } from "./_shared_blocks.ts";
+import { widestNlerpAngle } from "./_shared_blocks.ts";
 
 /** Most candidates one kept interval may span (bounds the build's time). */
 const MAX_SPAN = 256;
@@ -148,7 +148,7 @@ export function keepKeys(
  * Fewest keys plain nlerp could keep for LINEAR rotation `channel` within
  * `tolerance`, or fewer: each key interval is one slerp arc, and nlerp
  * between two points of an arc strays from it by a function of their
- * angle (`leastDot` of `_shared_blocks.ts`, asked at twice the tolerance:
+ * angle (`widestNlerpAngle` of `_shared_blocks.ts`, at twice the tolerance:
  * the greedy pass checks candidates, not every point of the arc), so an
  * arc longer than the widest angle within it needs keys inside (a span
  * across a key, where arcs meet, strays at least as far). A fast
@@ -156,7 +156,7 @@ export function keepKeys(
  * where this count passes it, the pass is skipped.
  */
 export function plainKeysAtLeast(channel: ClipChannel, tolerance: number): number {
-  const widest = Math.acos(Math.min(1, leastDot(false, 2 * tolerance)));
+  const widest = widestNlerpAngle(2 * tolerance);
   const { times, values } = channel;
   // The first and the last; the others may go where arcs line up.
   let keys = Math.min(2, times.length);

@@ -334,12 +334,19 @@ function bisectedPieceTimes(
   times: Float32Array,
   quantized: Float32Array,
 ): Float32Array {
-  const out: number[] = [];
+  const out: number[] = [], a = pieceKeys[0], b = pieceKeys[1];
   for (let k = 0; k + 1 < kept.length; k++) {
-    const key = (i: number) => quantized.subarray(kept[i] * 4, kept[i] * 4 + 4);
-    const pieces = bisectPieceCount(key(k), key(k + 1));
+    for (let c = 0; c < 4; c++) {
+      a[c] = quantized[kept[k] * 4 + c], b[c] = quantized[kept[k + 1] * 4 + c];
+    }
+    const pieces = bisectPieceCount(a, b);
     if (pieces <= 1) continue;
-    for (const s of new Set(MEASURED_PIECES.map((f) => Math.floor(f * pieces)))) {
+    // The shares ascend: a piece holding two of them follows itself.
+    let last = -1;
+    for (const share of MEASURED_PIECES) {
+      const s = Math.min(pieces - 1, Math.floor(share * pieces));
+      if (s === last) continue;
+      last = s;
       const start = pieceStart(times[k], times[k + 1], s, pieces);
       const end = pieceStart(times[k], times[k + 1], s + 1, pieces);
       for (const f of NLERP_WORST) out.push(Math.fround(start + (end - start) * f));
@@ -347,6 +354,9 @@ function bisectedPieceTimes(
   }
   return Float32Array.from(out);
 }
+
+/** Two keys of a bisected interval (no views made per interval). */
+const pieceKeys = [new Float32Array(4), new Float32Array(4)];
 
 /** The kept keys' values in `format`. */
 function encode(

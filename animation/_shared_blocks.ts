@@ -92,7 +92,7 @@ let strayTables: readonly Float64Array[] | undefined;
  * (it grows with the angle), then bisected a few times between its
  * neighbours; the build measures the result anyway.
  */
-export function leastDot(corrected: boolean, limit: number): number {
+function leastDot(corrected: boolean, limit: number): number {
   const lo = strayIndex(corrected, limit);
   if (lo === 0) return 0;
   if (lo === STRAY_ANGLES.length) return 1;

@@ -25,7 +25,7 @@ import { sampleCompact, sampleMemory } from "../simd/scalar/sample.ts";
 import { type ClipImage, sameBytes } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
-import { type KeyTimeSource, measurePlan, sortedUnique } from "./_measure_plan.ts";
+import { type KeyTimeSource, measurePlan, sortedUnique, withTimes } from "./_measure_plan.ts";
 
 /** Largest distance between the joints and virtual points of two poses. */
 export function poseDistance(
@@ -170,6 +170,8 @@ export class ExactPoses {
   #walk = 0;
   /** The clip's channels' key times, each with its joint. */
   readonly sources: readonly KeyTimeSource[];
+  /** The clip's distinct key times, ascending. */
+  readonly keyTimes: Float64Array;
   /**
    * Images measured in this build, with their error (`complete` when not
    * stopped at a bound): attempts and layouts often lay out the same bytes.
@@ -188,6 +190,7 @@ export class ExactPoses {
     readonly player?: ImagePlayer,
   ) {
     this.sources = clip.channels.map((c) => ({ times: c.times, joints: [c.joint] }));
+    this.keyTimes = sortedUnique(clip.channels.map((c) => c.times));
     this.#fields = Int32Array.from(clip.channels, (c) => poseIndex(c.joint, PATH_FIELDS[c.path]));
     this.#cursors = clip.channels.map((c) => new ChannelCursor(c));
     const n = geometry.jointCount;
@@ -318,7 +321,7 @@ export function measureError(
   const { clip, geometry, virtualDistance } = exact;
   const { parents } = geometry;
   const n = parents.length;
-  const unique = sortedUnique([...clip.channels.map((c) => c.times), ...image.keyTimes]);
+  const unique = withTimes(exact.keyTimes, image.keyTimes);
   const sources = [
     ...exact.sources,
     ...image.keyTimes.map((times, i) => ({ times, joints: image.keyJoints[i] })),

@@ -9,6 +9,8 @@
 
 import { BisectedInterval } from "./_bisected_interval.ts";
 import type { BuildWork } from "./_build_work.ts";
+import type { ClipChannel } from "./clip.ts";
+import { widestNlerpAngle } from "./_shared_blocks.ts";
 
 /** Most candidates one kept interval may span (bounds the build's time). */
 const MAX_SPAN = 256;
@@ -59,18 +61,25 @@ const bisectScratch = new BisectedInterval();
 
 /**
  * Indices of the candidates kept by the greedy pass; undefined once it
- * would keep more than `most`.
+ * would keep more than `most`. With `stops` (ascending candidate indices,
+ * the first and the last among them), keys are kept at stops only, and
+ * the span to the next stop is taken to fit, as the span to the next
+ * candidate is without them: the bisected pass's stops are the channel's
+ * keys, between which the sampler's pieces follow slerp's arc. Without
+ * `halfway` (a LINEAR vector, whose error is largest at a candidate), only
+ * the candidates are checked.
  */
 export function keepKeys(
   times: Float64Array,
   exact: Float64Array,
-  halfway: Float64Array,
+  halfway: Float64Array | undefined,
   quantized: Float32Array,
   n: number,
   tolerance: number,
   work: BuildWork,
   bisect: boolean,
   most: number,
+  stops?: Int32Array,
 ): number[] | undefined {
   const m = times.length;
   const kept = [0];
@@ -86,7 +95,8 @@ export function keepKeys(
   const unitsPerTime = bisect ? 8 : 2;
   const strays = (i: number, j: number, l: number) =>
     (l > i && distance(at(i, j, times[l]), 0, exact, l * n, n) > tolerance) ||
-    distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance;
+    (halfway !== undefined &&
+      distance(at(i, j, (times[l] + times[l + 1]) / 2), 0, halfway, l * n, n) > tolerance);
   // Where the last span from this start strayed: a shorter one that
   // still holds it mostly strays there too, so it is checked first.
   let strayed = -1;
@@ -98,16 +108,19 @@ export function keepKeys(
     }
     return true;
   };
+  // With stops, keys are kept at stops only: positions are stop numbers.
+  const positions = stops ? stops.length : m;
+  const index = (p: number) => stops ? stops[p] : p;
   // The longest span found by doubling, then halving: checking every
   // extension from the interval's start again costs the span squared
-  // (a rotation turning fast has up to 64 candidates per key).
-  let i = 0;
-  while (i < m - 1) {
-    const last = Math.min(m - 1, i + MAX_SPAN);
-    let good = i + 1, bad = last + 1;
+  // (a rotation turning fast has up to 64 candidates per key). From
+  // candidate i, the farthest of positions first..last that fits (the
+  // first is taken to fit).
+  const longest = (i: number, first: number, last: number) => {
+    let good = first, bad = last + 1;
     for (let step = 2; good < last;) {
-      const j = Math.min(last, i + step);
-      if (!fits(i, j)) {
+      const j = Math.min(last, first - 1 + step);
+      if (!fits(i, index(j))) {
         bad = j;
         break;
       }
@@ -115,11 +128,44 @@ export function keepKeys(
     }
     while (bad - good > 1) {
       const j = (good + bad) >> 1;
-      if (fits(i, j)) good = j;
+      if (fits(i, index(j))) good = j;
       else bad = j;
     }
-    if (kept.push(good) > most) return undefined;
-    i = good;
+    return good;
+  };
+  let p = 0;
+  while (p < positions - 1) {
+    const i = index(p);
+    let last = Math.min(positions - 1, p + MAX_SPAN);
+    while (last > p + 1 && index(last) - i > MAX_SPAN) last--;
+    p = longest(i, p + 1, last);
+    if (kept.push(index(p)) > most) return undefined;
   }
   return kept;
+}
+
+/**
+ * Fewest keys plain nlerp could keep for LINEAR rotation `channel` within
+ * `tolerance`, or fewer: each key interval is one slerp arc, and nlerp
+ * between two points of an arc strays from it by a function of their
+ * angle (`widestNlerpAngle` of `_shared_blocks.ts`, at twice the tolerance:
+ * the greedy pass checks candidates, not every point of the arc), so an
+ * arc longer than the widest angle within it needs keys inside (a span
+ * across a key, where arcs meet, strays at least as far). A fast
+ * rotation's plain pass ran until it passed the bisected keys' ratio;
+ * where this count passes it, the pass is skipped.
+ */
+export function plainKeysAtLeast(channel: ClipChannel, tolerance: number): number {
+  const widest = widestNlerpAngle(2 * tolerance);
+  const { times, values } = channel;
+  // The first and the last; the others may go where arcs line up.
+  let keys = Math.min(2, times.length);
+  if (!(widest > 0)) return keys;
+  for (let k = 0; k + 1 < times.length; k++) {
+    let dot = 0;
+    for (let c = 0; c < 4; c++) dot += values[k * 4 + c] * values[k * 4 + 4 + c];
+    const angle = Math.acos(Math.min(1, Math.abs(dot)));
+    keys += Math.max(0, Math.ceil(angle / widest) - 1);
+  }
+  return keys;
 }

@@ -2,9 +2,9 @@
  * Where a compact clip's error is measured, joint by joint: a joint's
  * points move only with its own channels and its ancestors' (its chain),
  * so it is measured at its chain's key times (the clip's and the image's),
- * at the quarters of the measured intervals next to them, and at the
- * measured intervals holding the quarters of its chain's longer intervals,
- * not at every channel's key times. On a skeleton whose channels are keyed
+ * inside the measured intervals next to them ({@linkcode NLERP_WORST}),
+ * and in the measured intervals holding the quarters of its chain's
+ * longer intervals, not at every channel's key times. On a skeleton whose channels are keyed
  * at different times (fingers, faces, props), most of the points a
  * measurement at the union of every channel's times computed could not
  * have moved differently from their neighbours'.
@@ -31,7 +31,25 @@ function zeroed(offset: number, bytes: number): Uint8Array {
   return scratch.subarray(offset, offset + bytes).fill(0);
 }
 
-/** Where between two keys a curve is measured. */
+/**
+ * Where in an arc nlerp's angle strays most from slerp's, as a share of
+ * the arc (for arcs up to the pieces' 0.05 rad): 1/2 ∓ 1/(2√3), about 0.21
+ * and 0.79. At the middle and the ends they agree.
+ */
+export const NLERP_WORST: readonly number[] = [0.5 - 0.5 / Math.sqrt(3), 0.5 + 0.5 / Math.sqrt(3)];
+
+/**
+ * Where between two neighbouring key times a curve is measured, besides
+ * at the first: a LINEAR vector's error is linear between them (largest
+ * at a key time), a rotation's strays most at {@linkcode NLERP_WORST}.
+ * The quarters took a third more times for errors within a few percent of
+ * these (`docs/performance_notes.md`).
+ */
+const BETWEEN = NLERP_WORST;
+/** Measured times per interval between neighbouring key times. */
+const PARTS = BETWEEN.length + 1;
+
+/** Where in a chain's interval longer than a measured one its curve is measured. */
 const QUARTERS = [0.25, 0.5, 0.75];
 
 /** Times to measure at, and per time the joints measured there. */
@@ -69,12 +87,33 @@ export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array 
   return all.subarray(0, unique);
 }
 
-/** Index of `t` in the ascending `unique` (present by construction). */
-function indexOf(unique: Float64Array, t: number, from: number): number {
-  let lo = from, hi = unique.length - 1;
+/**
+ * The distinct values of `base` (ascending, distinct) and of `lists` (each
+ * ascending), ascending: `base` itself when the lists add nothing (a
+ * build's image keeps mostly its clip's key times). Each value is searched
+ * from the last one found, by halving: no sort unless some are new.
+ */
+export function withTimes(base: Float64Array, lists: readonly ArrayLike<number>[]): Float64Array {
+  const added: number[] = [];
+  for (const list of lists) {
+    // The first index whose value is not below the list's last value.
+    let k = 0;
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i];
+      if (k < base.length && base[k] === t) continue;
+      k = k + 1 < base.length && base[k + 1] === t ? k + 1 : lowerBound(base, t, k);
+      if (k >= base.length || base[k] !== t) added.push(t);
+    }
+  }
+  return added.length ? sortedUnique([base, added]) : base;
+}
+
+/** The first index of the ascending `sorted` from `from` on whose value is not below `t`. */
+function lowerBound(sorted: Float64Array, t: number, from: number): number {
+  let lo = from, hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (unique[mid] < t) lo = mid + 1;
+    if (sorted[mid] < t) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -82,10 +121,11 @@ function indexOf(unique: Float64Array, t: number, from: number): number {
 
 /**
  * The plan for `sources` on a skeleton of `parents` (children after their
- * parents): `unique`, the distinct key times ascending, the quarters
- * between neighbours, and the times of `points` (measured without the
- * quarters around them), at most `limit` times (evenly picked, then every
- * joint at each).
+ * parents): `unique`, the distinct key times ascending, the times of
+ * {@linkcode NLERP_WORST} between neighbours, and the times of `points`
+ * (measured without times around them), at most `limit` times (evenly
+ * picked, then every joint at each, and the points left out when the grid
+ * fills the limit alone).
  */
 export function measurePlan(
   unique: Float64Array,
@@ -95,19 +135,19 @@ export function measurePlan(
   limit = 4096,
 ): MeasurePlan {
   const u = unique.length, n = parents.length;
-  const count = u > 0 ? 4 * (u - 1) + 1 : 0;
+  const count = u > 0 ? PARTS * (u - 1) + 1 : 0;
   const grid = new Float64Array(count);
   for (let k = 0; k < u; k++) {
     const t = unique[k];
-    grid[4 * k] = t;
+    grid[PARTS * k] = t;
     if (k + 1 < u) {
       const d = unique[k + 1] - t;
-      grid[4 * k + 1] = t + d * 0.25, grid[4 * k + 2] = t + d * 0.5;
-      grid[4 * k + 3] = t + d * 0.75;
+      for (let f = 1; f < PARTS; f++) grid[PARTS * k + f] = t + d * BETWEEN[f - 1];
     }
   }
-  // The points' distinct times, ascending.
-  const extra = sortedUnique(points.map((p) => p.times));
+  // The points' distinct times, ascending; none when the grid alone fills
+  // the limit (sorting them was a tenth of a long clip's build).
+  const extra = count >= limit ? new Float64Array(0) : sortedUnique(points.map((p) => p.times));
   const total = count + extra.length;
   const merged = new Float64Array(total);
   // Grid time g, extra time e, into merged order (a point on a grid time goes after it).
@@ -133,7 +173,7 @@ export function measurePlan(
     for (let i = 0; i < keyTimes.length; i++) {
       // Sorted: search only from the previous hit on.
       if (keyTimes[i] !== unique[k]) {
-        k = indexOf(unique, keyTimes[i], keyTimes[i] > unique[k] ? k : 0);
+        k = lowerBound(unique, keyTimes[i], keyTimes[i] > unique[k] ? k : 0);
       }
       for (const j of joints) if (j < n) touch[k * n + j] = 1;
     }
@@ -150,13 +190,15 @@ export function measurePlan(
   if (!points.length && touch.indexOf(0) < 0) return { times: merged };
   const mask = zeroed(u * n, total * n);
   const interval = (k: number, j: number) => {
-    for (let f = 0; f <= 4 && 4 * k + f < count; f++) mask[gridAt[4 * k + f] * n + j] = 1;
+    for (let f = 0; f <= PARTS && PARTS * k + f < count; f++) {
+      mask[gridAt[PARTS * k + f] * n + j] = 1;
+    }
   };
   for (let j = 0; j < n; j++) {
     let last = -1;
     for (let k = 0; k < u; k++) {
       if (!touch[k * n + j]) continue;
-      mask[gridAt[4 * k] * n + j] = 1;
+      mask[gridAt[PARTS * k] * n + j] = 1;
       if (last >= 0) interval(last, j);
       if (last >= 0 && k - 1 > last) {
         interval(k - 1, j);
@@ -176,7 +218,7 @@ export function measurePlan(
     let e = 0;
     for (let i = 0; i < pointTimes.length; i++) {
       if (pointTimes[i] !== extra[e]) {
-        e = indexOf(extra, pointTimes[i], pointTimes[i] > extra[e] ? e : 0);
+        e = lowerBound(extra, pointTimes[i], pointTimes[i] > extra[e] ? e : 0);
       }
       for (const j of joints) if (j < n) mask[extraAt[e] * n + j] = 1;
     }

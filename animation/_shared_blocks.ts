@@ -93,19 +93,9 @@ let strayTables: readonly Float64Array[] | undefined;
  * neighbours; the build measures the result anyway.
  */
 function leastDot(corrected: boolean, limit: number): number {
-  strayTables ??= [false, true].map((c) =>
-    Float64Array.from(STRAY_ANGLES, (angle) => nlerpStray(angle, c))
-  );
-  const stray = strayTables[corrected ? 1 : 0];
-  if (stray[0] <= limit) return 0;
-  // The first angle (largest first) whose stray is within the limit.
-  let lo = 1, hi = stray.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (stray[mid] <= limit) hi = mid;
-    else lo = mid + 1;
-  }
-  if (lo === stray.length) return 1;
+  const lo = strayIndex(corrected, limit);
+  if (lo === 0) return 0;
+  if (lo === STRAY_ANGLES.length) return 1;
   let good = STRAY_ANGLES[lo], bad = STRAY_ANGLES[lo - 1];
   for (let step = 0; step < 4; step++) {
     const mid = (good + bad) / 2;
@@ -113,6 +103,33 @@ function leastDot(corrected: boolean, limit: number): number {
     else bad = mid;
   }
   return Math.cos(good);
+}
+
+/**
+ * At least the widest angle (quaternion-space radians) between two points
+ * of an arc between which plain nlerp stays within `limit` of slerp (the
+ * table's next angle up: within 5 %, never below it); pi / 2 past the
+ * table.
+ */
+export function widestNlerpAngle(limit: number): number {
+  const lo = strayIndex(false, limit);
+  return STRAY_ANGLES[Math.max(0, lo - 1)];
+}
+
+/** The index of the first of {@linkcode STRAY_ANGLES} (largest first) whose stray is within `limit` (their count when none is). */
+function strayIndex(corrected: boolean, limit: number): number {
+  strayTables ??= [false, true].map((c) =>
+    Float64Array.from(STRAY_ANGLES, (angle) => nlerpStray(angle, c))
+  );
+  const stray = strayTables[corrected ? 1 : 0];
+  if (stray[0] <= limit) return 0;
+  let lo = 1, hi = stray.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (stray[mid] <= limit) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** A rotation channel's cursor and least dot products (corrected: computed when first asked), for the curve checks. */

@@ -119,3 +119,36 @@ Deno.test("bisected tracks: the reduction bisects only where it saves keys", () 
   );
   assert("keys" in narrow && !narrow.keys.bisect);
 });
+
+Deno.test("bisected tracks: half turns late in a clip keep their keys, and the clip follows slerp", () => {
+  // Float32 times past 100 s are 8 µs apart: at a candidate between two
+  // keys the played time is off by up to half that, a few millionths of a
+  // half turn, about the share of the tolerance. Keys are kept at the
+  // channel's keys, not every other candidate.
+  const keys = 40;
+  const times = Float32Array.from({ length: keys }, (_, k) => 100 + k);
+  const values = new Float32Array(keys * 4);
+  for (let k = 0; k < keys; k++) values.set(k % 2 ? [0, 0, 1, 0] : [0, 0, 0, 1], k * 4);
+  const clip = createClip({
+    name: "half turns",
+    channels: [{ joint: 1, path: "rotation", interpolation: "LINEAR", times, values }],
+  });
+  const reduced = reduceChannel(clip.channels[0], 1e-6);
+  assert("keys" in reduced && reduced.keys.bisect);
+  assertEquals([...reduced.keys.times], [...times]);
+  const compact = compactClip(clip, new SkeletonAsset(definition, Core.create("scalar")));
+  assertEquals(compact.keyCount, keys);
+  assertLessOrEqual(compact.maxError, compact.tolerance);
+  const next = random(5);
+  const sampled = Array.from({ length: 200 }, () => 100 + next() * (keys - 1));
+  const rest = new SkeletonAsset(definition, Core.create("scalar")).restPose;
+  sampleOnCore("scalar", definition, clip, sampled).forEach((pose, i) => {
+    const error = poseDistance(
+      pose,
+      exactPose(clip, rest, sampled[i]),
+      definition.parents as Int16Array,
+      compact.virtualDistance,
+    );
+    assertLessOrEqual(error, 2 * compact.tolerance + 1e-6, `t=${sampled[i]}`);
+  });
+});

@@ -96,6 +96,21 @@ function selectionArray(state: WorldState, key: string): number[] {
 }
 
 /**
+ * Registers the queries of `list` not yet registered in `world`: a query
+ * registered before its entities are added costs the world's first frame
+ * nothing (bitecs fills it as components are added).
+ */
+export function registerSelections(
+  world: object,
+  state: WorldState,
+  list: readonly Selection[],
+): void {
+  for (const { terms, key } of list) {
+    if (!state.queries.has(key)) registerTerms(world, state, terms, key);
+  }
+}
+
+/**
  * Registers the query of `terms` under `key`. Its own function: a closure
  * in {@linkcode selectEntities} would make every call allocate a context.
  */

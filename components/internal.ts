@@ -7,7 +7,7 @@
  * @module
  */
 
-export { checkEntities, selectEntities, type Selection, selection } from "./_access.ts";
+export { checkEntities, selectEntities } from "./_access.ts";
 export { type FaultLog, Quarantine } from "./_faults.ts";
 export { type JobTable } from "./_job_table.ts";
 export { type Layer, type LayerStack, MAX_LAYERS, updateMask } from "./_layers.ts";
@@ -15,5 +15,13 @@ export { stateOf } from "./_lifecycle.ts";
 export { type Playback } from "./_playback.ts";
 export { type PlayerState, retirePlayback } from "./_playbacks.ts";
 export { type Owned, type WorldState } from "./registry.ts";
+export {
+  IK_ENTITIES,
+  MATRIX_ENTITIES,
+  PLAYING_ENTITIES,
+  POSED_ENTITIES,
+  SKELETON_ENTITIES,
+  SKINNED_ENTITIES,
+} from "./_selections.ts";
 export { boundsFloats } from "./_skin_bounds.ts";
 export { SkinRowWriter } from "./_skin_rows.ts";

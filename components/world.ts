@@ -34,6 +34,7 @@ import {
   stateOf,
 } from "./_machinery.ts";
 import { WorldBase } from "./_world.ts";
+import { registerStandardSelections } from "./_selections.ts";
 import { type ComponentName, COMPONENTS, type WorldState } from "./registry.ts";
 import type { Fault, FaultMode } from "./_faults.ts";
 import type { AnimationComponents } from "./registry.ts";
@@ -97,6 +98,7 @@ export function createAnimation(
   const state = new WorldBase(core, COMPONENTS) as WorldState;
   applyFaultOptions(state, options);
   registerWorld(world, state);
+  registerStandardSelections(world, state);
   return publicComponents(state);
 }
 

@@ -6,7 +6,7 @@
  */
 
 import type { SkeletonAsset } from "../animation/skeleton_asset.ts";
-import { selectEntities, type Selection, selection } from "../components/internal.ts";
+import { MATRIX_ENTITIES, selectEntities } from "../components/internal.ts";
 import { checkedMatrices } from "../components/joint_mat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
 import { stateOf } from "../components/internal.ts";
@@ -26,36 +26,15 @@ import { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { CHECK_MATRICES, storesIntact } from "./_checks.ts";
 
-/** Entities with a pose and joint matrices: the quat→mat and mat→quat systems'. */
-export const POSED_ENTITIES: Selection = selection(
-  ["Skeleton", "JointQuat", "JointMat"],
-  (owned, eid) => owned.pose[eid] !== 0 && owned.matrices[eid] !== 0,
-);
-/** Entities with joint matrices (and so a Skeleton). */
-const MATRIX_ENTITIES: Selection = selection(
-  ["Skeleton", "JointMat"],
-  (owned, eid) => owned.matrices[eid] !== 0,
-);
-/** Entities with a Skin (and so joint matrices): the skinning systems'. */
-export const SKINNED_ENTITIES: Selection = selection(
-  ["Skeleton", "JointMat", "Skin"],
-  (owned, eid) => owned.skin[eid] !== undefined,
-);
-/** Entities with clip players: the sample clips system's. */
-export const PLAYING_ENTITIES: Selection = selection(
-  ["Skeleton", "JointQuat", "ClipPlayer"],
-  (owned, eid) => owned.player[eid] !== undefined,
-);
-/** Entities with IK chains: the IK system's. */
-export const IK_ENTITIES: Selection = selection(
-  ["Skeleton", "JointMat", "IK"],
-  (owned, eid) => owned.ik[eid] !== undefined && owned.matrices[eid] !== 0,
-);
-/** Entities with a Skeleton: the pipeline's. */
-export const SKELETON_ENTITIES: Selection = selection(
-  ["Skeleton"],
-  (owned, eid) => owned.skeleton[eid] !== undefined,
-);
+// The standard selections live with the components: createAnimation
+// registers their queries before a world's first frame.
+export {
+  IK_ENTITIES,
+  PLAYING_ENTITIES,
+  POSED_ENTITIES,
+  SKELETON_ENTITIES,
+  SKINNED_ENTITIES,
+} from "../components/internal.ts";
 
 /** Entities with a JointMat (and so a Skeleton), or those of `entities`. */
 function withMatrices(

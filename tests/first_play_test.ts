@@ -6,7 +6,8 @@
  * once per process and core (`systems/_warm_up.ts`), gives back every byte
  * and clip it took, and no warm-up runs later; the first `playClip` and its
  * frame grow no store of the world (every store was sized when the
- * character was added), and every clip of the test models is sampled by a
+ * character was added) and register no query (`createAnimation` registered
+ * the systems'), and every clip of the test models is sampled by a
  * kernel the warm-up ran (a never-run kernel is compiled, and runs
  * unoptimized, inside the first play's frame).
  */
@@ -105,7 +106,7 @@ let warmSamplers: Set<string> | undefined;
 for (const file of listAssets()) {
   testOnModels(
     [file],
-    `${file}: the first playClip and its frame grow no store and warm nothing, and its clips play through samplers the warm-up ran`,
+    `${file}: the first playClip and its frame grow no store, register no query and warm nothing, and its clips play through samplers the warm-up ran`,
     async () => {
       const model = await importGltf(assetUrl(file));
       const world = createWorld();
@@ -129,6 +130,7 @@ for (const file of listAssets()) {
         }
       }
       const before = storeArrays(world), warmed = warmUps.count;
+      const queries = [...stateOf(world, "test").queries.keys()];
       for (const { eid, clip } of characters) {
         playClip(world, eid, clip);
         animate(world, DT);
@@ -138,6 +140,11 @@ for (const file of listAssets()) {
         assertEquals(after.get(name) === array, true, `${file}: ${name} grew in the first play`);
       }
       assertEquals(warmUps.count, warmed, "no warm-up inside a play or a frame");
+      assertEquals(
+        [...stateOf(world, "test").queries.keys()],
+        queries,
+        `${file}: the first frame registered a query (createAnimation registers the systems')`,
+      );
     },
   );
 }

@@ -1,0 +1,56 @@
+/**
+ * The entities each standard system runs on, as selections: made once, and
+ * their queries registered in a world when `createAnimation` sets it up, so
+ * that a world's first frame registers none (six bitecs queries, about
+ * 0.1 ms of the first play's frame, `deno task bench:first-play`).
+ *
+ * @module
+ */
+
+import { registerSelections, type Selection, selection } from "./_access.ts";
+import type { WorldState } from "./registry.ts";
+
+/** Entities with a pose and joint matrices: the quat→mat and mat→quat systems'. */
+export const POSED_ENTITIES: Selection = selection(
+  ["Skeleton", "JointQuat", "JointMat"],
+  (owned, eid) => owned.pose[eid] !== 0 && owned.matrices[eid] !== 0,
+);
+/** Entities with joint matrices (and so a Skeleton). */
+export const MATRIX_ENTITIES: Selection = selection(
+  ["Skeleton", "JointMat"],
+  (owned, eid) => owned.matrices[eid] !== 0,
+);
+/** Entities with a Skin (and so joint matrices): the skinning systems'. */
+export const SKINNED_ENTITIES: Selection = selection(
+  ["Skeleton", "JointMat", "Skin"],
+  (owned, eid) => owned.skin[eid] !== undefined,
+);
+/** Entities with clip players: the sample clips system's. */
+export const PLAYING_ENTITIES: Selection = selection(
+  ["Skeleton", "JointQuat", "ClipPlayer"],
+  (owned, eid) => owned.player[eid] !== undefined,
+);
+/** Entities with IK chains: the IK system's. */
+export const IK_ENTITIES: Selection = selection(
+  ["Skeleton", "JointMat", "IK"],
+  (owned, eid) => owned.ik[eid] !== undefined && owned.matrices[eid] !== 0,
+);
+/** Entities with a Skeleton: the pipeline's. */
+export const SKELETON_ENTITIES: Selection = selection(
+  ["Skeleton"],
+  (owned, eid) => owned.skeleton[eid] !== undefined,
+);
+
+const STANDARD: readonly Selection[] = [
+  SKELETON_ENTITIES,
+  PLAYING_ENTITIES,
+  POSED_ENTITIES,
+  MATRIX_ENTITIES,
+  IK_ENTITIES,
+  SKINNED_ENTITIES,
+];
+
+/** Registers the standard systems' queries in `world`, whose state `state` is. */
+export function registerStandardSelections(world: object, state: WorldState): void {
+  registerSelections(world, state, STANDARD);
+}

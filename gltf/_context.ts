@@ -54,7 +54,7 @@ export class ImportContext {
     if (this.#objects > this.limits.maxObjects) {
       this.fail(
         pointer,
-        `${length} ${key} bring the file's buffers, buffer views, meshes, primitives, skins, ` +
+        `${length} ${key} bring the file's buffers, buffer views, meshes, primitives, morph targets, skins, ` +
           `animations, samplers and channels past limits.maxObjects (${this.limits.maxObjects})`,
       );
     }

@@ -12,6 +12,7 @@ import type { ImportContext } from "./_context.ts";
 import { buildSkeleton, groupSkins } from "./_skeleton.ts";
 import { readDrawAttributes, readIndices, readSkinnedPrimitive } from "./_primitives.ts";
 import { clipFor, readAnimation } from "./_animations.ts";
+import { defaultWeights, readMorphTargets } from "./_morph.ts";
 import type {
   GltfDrawAttributes,
   GltfImport,
@@ -35,7 +36,9 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
   const nodeIndex = new Map<Node, number>(nodes.map((n, i) => [n, i]));
   const meshIndex = new Map(meshes.map((m, i) => [m, i]));
   const skinIndex = new Map(skins.map((s, i) => [s, i]));
-  const animations = root.listAnimations().map((a, i) => readAnimation(ctx, a, i, nodeIndex));
+  const animations = root.listAnimations().map((a, i) =>
+    readAnimation(ctx, a, i, nodeIndex, meshIndex)
+  );
   // Nodes by skin, in file order, so that each skin visits only its own.
   const skinnedNodes: Node[][] = skins.map(() => []);
   for (const node of nodes) {
@@ -55,13 +58,17 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
           const pointer = `/meshes/${m}/primitives/${p}`;
           let primitive = read.get(prim);
           if (!primitive) {
-            const skinDefinition = readSkinnedPrimitive(ctx, prim, built.skinJoints[k], pointer);
+            const base = readSkinnedPrimitive(ctx, prim, built.skinJoints[k], pointer);
+            const names = mesh.getExtras().targetNames as string[] | undefined;
+            const morphTargets = readMorphTargets(ctx, prim, base.vertexCount, names, pointer);
+            const skinDefinition = morphTargets ? { ...base, morphTargets } : base;
             const indices = readIndices(ctx, prim, skinDefinition.vertexCount, pointer);
             const draw = readDrawAttributes(ctx, prim, skinDefinition, indices, pointer);
             primitive = { skin: skinDefinition, ...(indices ? { indices } : {}), draw };
             read.set(prim, primitive);
           }
-          ctx.spend(16, pointer, "another instance of the primitive");
+          const targetCount = prim.listTargets().length;
+          ctx.spend(16 + targetCount, pointer, "another instance of the primitive");
           primitives.push({
             node: nodeIndex.get(node)!,
             nodeName: node.getName(),
@@ -69,13 +76,15 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
             meshName: mesh.getName(),
             primitive: p,
             ...primitive,
+            morphWeights: defaultWeights(node, mesh, targetCount),
             mode: prim.getMode(),
             gltfSkin: s,
           });
         });
       }
     });
-    const clips = animations.map((a) => clipFor(ctx, a, built.jointOfNode));
+    const meshNodes = new Set(group.flatMap((s) => skinnedNodes[s]));
+    const clips = animations.map((a) => clipFor(ctx, a, built.jointOfNode, meshNodes));
     return {
       skin: group[0],
       name: skins[group[0]].getName(),

@@ -35,7 +35,13 @@
  *   ({@linkcode GltfSkin}). The skinned node's own transform is ignored, as
  *   glTF requires.
  * - **Clips**: one per glTF animation, with the channels that target the
- *   skeleton's joints (morph-target `weights` channels are left out).
+ *   skeleton's joints, and (`morphChannels`) the morph `weights` channels
+ *   of the nodes that instance its primitives.
+ * - **Morph targets** of skinned primitives (`POSITION`, `NORMAL`,
+ *   `TANGENT`; sparse accessors too) go in each primitive's
+ *   `skin.morphTargets`, named by the mesh's `extras.targetNames`, with the
+ *   instance's default weights in `morphWeights`; a target that lacks an
+ *   attribute displaces it by nothing.
  *
  * Vertex influences: see `_primitives.ts`; in short, every
  * `JOINTS_n`/`WEIGHTS_n` pair, zero weights dropped, duplicates summed,
@@ -43,8 +49,8 @@
  * that).
  *
  * Rotations (rest pose, `LINEAR` and `STEP` keys) are normalized, since
- * real files are off by up to 2e-4. Not imported: morph targets, cameras,
- * materials, images (never decoded), and meshes without a skin.
+ * real files are off by up to 2e-4. Not imported: cameras, materials,
+ * images (never decoded), and meshes without a skin.
  *
  * @example Importing a character and its first clip
  * ```ts

@@ -49,8 +49,8 @@ export interface GltfLimits {
   readonly maxAccessors?: number;
   /**
    * Most other objects the loader reads, together: buffers, buffer views,
-   * meshes and their primitives, skins, animations and their samplers and
-   * channels. Each list is checked before it is read.
+   * meshes and their primitives and morph targets, skins, animations and
+   * their samplers and channels. Each list is checked before it is read.
    */
   readonly maxObjects?: number;
 }
@@ -149,6 +149,12 @@ export interface GltfSkinnedPrimitive {
    * instanced by several nodes with the same skin share this object.
    */
   readonly skin: SkinDefinition;
+  /**
+   * Default weights of the morph targets (`skin.morphTargets`) of this
+   * instance: the node's `weights`, else the mesh's, else zeros; empty
+   * when the primitive has no morph targets.
+   */
+  readonly morphWeights: Float32Array;
   /** The file's index buffer in the file's vertex order, if it has one. */
   readonly indices?: Uint16Array | Uint32Array;
   /** What a renderer needs to draw the skinned output, in output vertex order. */

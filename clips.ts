@@ -7,8 +7,7 @@
  * ({@linkcode prepareClipsOnWorkers}); markers a playback reports when it crosses
  * them ({@linkcode setClipMarkers}, {@linkcode getCrossedMarkers}); root
  * motion ({@linkcode enableRootMotion}); and sampling a clip by hand into a
- * pose ({@linkcode sampleClip}), and its morph weights channels
- * ({@linkcode sampleMorphWeights}).
+ * pose ({@linkcode sampleClip}).
  *
  * @module
  */
@@ -46,7 +45,6 @@ export {
   type PrepareClipsOnWorkersOptions,
 } from "./animation/clip_workers.ts";
 export { sampleChannel, sampleClip, wrapTime } from "./animation/clip.ts";
-export { sampleMorphWeights } from "./animation/morph.ts";
 export {
   type ClipMarker,
   getClipMarkers,

@@ -86,11 +86,6 @@ export { type AnimationOptions, createAnimation, disposeAnimation } from "./comp
 export { clearFaults, type Fault, type FaultMode, getFaults } from "./components/faults.ts";
 export * from "./components/errors.ts";
 export type { SkeletonDefinition, SkinDefinition } from "./animation/definitions.ts";
-export type {
-  MorphDisplacements,
-  MorphTargetDefinition,
-  MorphWeightsChannel,
-} from "./animation/morph.ts";
 export { CoreAsset } from "./animation/core_asset.ts";
 export { SkeletonAsset } from "./animation/skeleton_asset.ts";
 export {

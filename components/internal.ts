@@ -17,3 +17,4 @@ export { type PlayerState, retirePlayback } from "./_playbacks.ts";
 export { type Owned, type WorldState } from "./registry.ts";
 export { boundsFloats } from "./_skin_bounds.ts";
 export { SkinRowWriter } from "./_skin_rows.ts";
+export { morphedStreams, updateMorphs } from "./morph_weights.ts";

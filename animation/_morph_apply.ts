@@ -1,0 +1,96 @@
+/**
+ * The scalar morph kernel: a bind stream (4 floats per vertex) copied and
+ * displaced by the active morph targets, `out = base + sum_i w_i * d_i`,
+ * each target visited only when its weight is not zero and only at the
+ * vertices it moves (an index list, or a contiguous range). Each sum is
+ * clamped to ±1e18 (`MAX_MESH_MAGNITUDE`, the bind streams' own bound) so
+ * that no weight or displacement can hand the skinning kernels a value
+ * they were not checked for.
+ *
+ * @module
+ */
+
+import { MAX_MESH_MAGNITUDE } from "./asset_layout.ts";
+import type { SkinAsset } from "./skin_asset.ts";
+import type { PreparedMorph } from "./_morph_prepare.ts";
+
+/** One target's displacements of one stream, in a skin's output vertex order. */
+export interface MorphStream {
+  /** Output vertices moved, increasing; absent for the range `first .. first + count`. */
+  readonly indices?: Uint32Array;
+  /** First vertex of the range when there are no indices. */
+  readonly first: number;
+  /** Vertices moved. */
+  readonly count: number;
+  /** 4 floats per vertex moved: x, y, z, 0 (a tangent's handedness is not displaced). */
+  readonly deltas: Float32Array;
+}
+
+const LIMIT = MAX_MESH_MAGNITUDE;
+
+/**
+ * Writes `vertexCount` vertices at float index `out` of `f32`: the bind
+ * stream at float index `base` of `f32`, displaced by `streams[t]` with
+ * weight `weights[t]` for each target `t` whose weight is not zero.
+ * `weights` must be finite; every index is the caller's to have checked
+ * (the skin built the streams, the component sized the output).
+ */
+export function applyMorphTargets(
+  f32: Float32Array,
+  base: number,
+  out: number,
+  vertexCount: number,
+  streams: readonly (MorphStream | undefined)[],
+  weights: ArrayLike<number>,
+): void {
+  f32.copyWithin(out, base, base + vertexCount * 4);
+  for (let t = 0; t < streams.length; t++) {
+    const w = weights[t], stream = streams[t];
+    if (w === 0 || stream === undefined) continue;
+    const { indices, deltas, count } = stream;
+    if (indices === undefined) {
+      for (let k = 0, o = out + stream.first * 4; k < count * 4; k += 4, o += 4) {
+        addClamped(f32, o, w, deltas, k);
+      }
+    } else {
+      for (let k = 0; k < count; k++) addClamped(f32, out + indices[k] * 4, w, deltas, k * 4);
+    }
+  }
+}
+
+function addClamped(f32: Float32Array, o: number, w: number, d: Float32Array, k: number): void {
+  const x = f32[o] + w * d[k], y = f32[o + 1] + w * d[k + 1], z = f32[o + 2] + w * d[k + 2];
+  f32[o] = x > LIMIT ? LIMIT : x < -LIMIT ? -LIMIT : x;
+  f32[o + 1] = y > LIMIT ? LIMIT : y < -LIMIT ? -LIMIT : y;
+  f32[o + 2] = z > LIMIT ? LIMIT : z < -LIMIT ? -LIMIT : z;
+}
+
+/** One entity's morph: its weights, and where its bind streams come from and go. */
+export interface MorphedStreams {
+  /** The skin whose targets these are. */
+  readonly asset: SkinAsset;
+  readonly prepared: PreparedMorph;
+  /** One weight per target, finite. */
+  readonly weights: Float32Array;
+  readonly vertexCount: number;
+  /** Byte offsets of the skin's positions, normals and tangents (0: not morphed). */
+  readonly sources: readonly number[];
+  /** Byte offsets of the entity's morphed positions, normals and tangents (0: none). */
+  readonly outputs: readonly number[];
+}
+
+/** Morphs every stream of `morph` in the core's memory `f32`. */
+export function applyMorphToStreams(f32: Float32Array, morph: MorphedStreams): void {
+  for (let s = 0; s < 3; s++) {
+    const out = morph.outputs[s];
+    if (out === 0) continue;
+    applyMorphTargets(
+      f32,
+      morph.sources[s] >> 2,
+      out >> 2,
+      morph.vertexCount,
+      morph.prepared.streams[s],
+      morph.weights,
+    );
+  }
+}

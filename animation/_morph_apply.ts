@@ -77,6 +77,33 @@ export interface MorphedStreams {
   readonly sources: readonly number[];
   /** Byte offsets of the entity's morphed positions, normals and tangents (0: none). */
   readonly outputs: readonly number[];
+  /** Scratch for the entity's joint boxes at its weights: 6 floats per joint. */
+  readonly boxes: Float32Array;
+}
+
+/**
+ * The joints' bind-space boxes of `morph`'s entity at its weights (into
+ * `morph.boxes`): each joint's box of the skin's bind positions `base`
+ * plus the weighted displacement boxes of the active targets, so that it
+ * holds the joint's morphed vertices.
+ */
+export function morphedJointBoxes(morph: MorphedStreams, base: Float32Array): Float32Array {
+  const { boxes, weights } = morph, displaced = morph.prepared.jointBoxes;
+  boxes.set(base);
+  const size = boxes.length;
+  for (let t = 0; t < weights.length; t++) {
+    const w = weights[t];
+    if (w === 0) continue;
+    // A negative weight swaps a box's ends.
+    const lo = w > 0 ? 0 : 3, hi = 3 - lo;
+    for (let b = 0, d = t * size; b < size; b += 6, d += 6) {
+      for (let r = 0; r < 3; r++) {
+        boxes[b + r] += w * displaced[d + lo + r];
+        boxes[b + 3 + r] += w * displaced[d + hi + r];
+      }
+    }
+  }
+  return boxes;
 }
 
 /** Morphs every stream of `morph` in the core's memory `f32`. */

@@ -8,6 +8,7 @@
  */
 
 import { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
+import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import type { SkinDefinition } from "./definitions.ts";
 import type { MorphDisplacements, MorphTargetDefinition } from "./morph.ts";
 import type { MorphStream } from "./_morph_apply.ts";
@@ -23,6 +24,24 @@ export interface PreparedMorph {
   readonly meshes: Uint32Array;
   /** Per stream (positions, normals, tangents), per target: its displacements, if any. */
   readonly streams: readonly (readonly (MorphStream | undefined)[])[];
+  /**
+   * Per target, per joint, 6 floats (min xyz, max xyz): the box, in the
+   * joint's bind space (`inverseBind[j]`'s linear part), of the position
+   * displacements of the vertices the joint influences, 0 included. The
+   * joint's box of `SkinAsset.jointBounds` plus the weighted sum of these
+   * holds its vertices at any weights.
+   */
+  readonly jointBoxes: Float32Array;
+}
+
+/** The skin's influences in output order, for {@linkcode prepareMorph}'s joint boxes. */
+export interface MorphInfluences {
+  /** Pairs of (influences per vertex, vertices), in output order. */
+  readonly parts: readonly number[];
+  /** Joint of each influence. */
+  readonly joints: Uint16Array;
+  /** Inverse bind matrices, 3x4 row-major. */
+  readonly inverseBind: Float32Array;
 }
 
 /**
@@ -36,6 +55,7 @@ export function prepareMorph(
   firstVertices: readonly number[],
   outputIndex: Uint32Array,
   has: { readonly normals: boolean; readonly tangents: boolean },
+  influences: MorphInfluences,
 ): PreparedMorph | undefined {
   if (!definitions.some((d) => d.morphTargets !== undefined && d.morphTargets.length > 0)) {
     return undefined;
@@ -75,7 +95,40 @@ export function prepareMorph(
       });
     });
   });
-  return { names, meshes: Uint32Array.from(meshOf), streams };
+  const jointBoxes = displacementBoxes(streams[0], influences, outputIndex.length);
+  return { names, meshes: Uint32Array.from(meshOf), streams, jointBoxes };
+}
+
+/** {@linkcode PreparedMorph.jointBoxes} of the position streams `positions`. */
+function displacementBoxes(
+  positions: readonly (MorphStream | undefined)[],
+  { parts, joints, inverseBind }: MorphInfluences,
+  vertexCount: number,
+): Float32Array {
+  const jointCount = inverseBind.length / MATRIX_FLOATS;
+  const boxes = new Float32Array(positions.length * jointCount * 6);
+  // First influence of each output vertex, and its count.
+  const starts = new Uint32Array(vertexCount + 1);
+  for (let p = 0, v = 0, k = 0; p < parts.length; p += 2) {
+    for (let i = 0; i < parts[p + 1]; i++, v++) starts[v + 1] = k += parts[p];
+  }
+  positions.forEach((stream, t) => {
+    if (!stream) return;
+    for (let e = 0; e < stream.count; e++) {
+      const v = stream.indices ? stream.indices[e] : stream.first + e;
+      const x = stream.deltas[e * 4], y = stream.deltas[e * 4 + 1], z = stream.deltas[e * 4 + 2];
+      for (let k = starts[v]; k < starts[v + 1]; k++) {
+        const m = joints[k] * MATRIX_FLOATS, b = (t * jointCount + joints[k]) * 6;
+        for (let r = 0; r < 3; r++) {
+          const c = inverseBind[m + r * 4] * x + inverseBind[m + r * 4 + 1] * y +
+            inverseBind[m + r * 4 + 2] * z;
+          if (c < boxes[b + r]) boxes[b + r] = c;
+          if (c > boxes[b + 3 + r]) boxes[b + 3 + r] = c;
+        }
+      }
+    }
+  });
+  return boxes;
 }
 
 /** One stream of one target in output order, checked. */

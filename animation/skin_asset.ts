@@ -170,10 +170,13 @@ export class SkinAsset extends CoreAsset {
         }
       }
     });
-    const morph = prepareMorph(definitions, meshes.map((m) => m.firstVertex), outputIndex, {
-      normals: hasNormals,
-      tangents: hasTangents,
-    });
+    const morph = prepareMorph(
+      definitions,
+      meshes.map((m) => m.firstVertex),
+      outputIndex,
+      { normals: hasNormals, tangents: hasTangents },
+      { parts, joints, inverseBind: skeleton.inverseBind },
+    );
     const jointBoxes = jointSpaceBoxes(skeleton.inverseBind, parts, joints, positions);
     const mesh = new SkinMesh(
       { parts, joints, weights, positions, normals, tangents },

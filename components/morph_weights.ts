@@ -56,7 +56,7 @@ export const MORPH_WEIGHTS = defineComponent({
   allocate(state: WorldBase, eid: number, data: MorphData | undefined): void {
     const skin = SKIN.recordOf(state);
     const asset = skin.skin[eid]!;
-    const { mesh, morph } = skinInternals(asset);
+    const { mesh, morph, jointBoxes } = skinInternals(asset);
     if (!morph) throw new ComponentError(eid, "MorphWeights", "the skin has no morph targets");
     const [, , , , positions, normals, tangents] = mesh.kernelWords;
     const stream = asset.vertexCount * VERTEX_FLOATS * 4;
@@ -74,6 +74,7 @@ export const MORPH_WEIGHTS = defineComponent({
         withNormals ? block + stream : 0,
         withTangents ? block + stream * (1 + +withNormals) : 0,
       ],
+      boxes: new Float32Array(jointBoxes.length),
     };
     o.morphDirty[eid] = 1;
     (state.components.MorphWeights as MorphWeightsComponent).targetCount[eid] = morph.names.length;

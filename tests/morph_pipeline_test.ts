@@ -18,10 +18,12 @@ import {
   createAnimation,
   createAnimationPipeline,
   disposeAnimation,
+  getJointSkinBounds,
   getSkinnedBounds,
   getSkinnedNormals,
   getSkinnedPositions,
   playClip,
+  raycastSkin,
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
@@ -117,6 +119,32 @@ for (const build of BUILDS) {
       }
     }
     assertLess(worst, TOLERANCE, `position error ${worst} x bbox`);
+    // The culling box from the joints holds the morphed mesh at large weights of either sign.
+    for (const weights of [[2.5, -3, 1], [-2, 3, 0], [0, 0, 0]]) {
+      setMorphWeights(world, morphed, weights);
+      animate(world, 0);
+      const box = getJointSkinBounds(world, morphed), p = getSkinnedPositions(world, morphed);
+      for (let i = 0; i < p.length; i++) {
+        const k = i % 4;
+        if (k === 3) continue;
+        assert(p[i] >= box.min[k] && p[i] <= box.max[k], `${weights}: vertex ${i >> 2} ${k}`);
+      }
+    }
+    // A ray through the centroid of a morphed triangle hits it there.
+    setMorphWeights(world, morphed, [2, 1, 0]);
+    animate(world, 0);
+    const p = getSkinnedPositions(world, morphed);
+    const indices = skin.remapIndices(character.primitives[0].indices ?? [0, 1, 2]);
+    const centroid = [0, 1, 2].map((k) =>
+      (p[indices[0] * 4 + k] + p[indices[1] * 4 + k] + p[indices[2] * 4 + k]) / 3
+    );
+    const hit = raycastSkin(world, morphed, indices.subarray(0, 3), [
+      centroid[0] - 5,
+      centroid[1],
+      centroid[2],
+    ], [1, 0, 0])!;
+    assertEquals(hit.triangle, 0);
+    assertLess(Math.abs(hit.distance - 5), 1e-4);
     // The normal-only target moves normals, not positions.
     setMorphWeights(world, morphed, [0, 0, 1]);
     animate(world, 0);

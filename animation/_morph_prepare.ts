@@ -35,7 +35,7 @@ export interface PreparedMorph {
 }
 
 /** The skin's influences in output order, for {@linkcode prepareMorph}'s joint boxes. */
-export interface MorphInfluences {
+interface MorphInfluences {
   /** Pairs of (influences per vertex, vertices), in output order. */
   readonly parts: readonly number[];
   /** Joint of each influence. */

@@ -29,40 +29,33 @@ export interface MorphStream {
 const LIMIT = MAX_MESH_MAGNITUDE;
 
 /**
- * Writes `vertexCount` vertices at float index `out` of `f32`: the bind
- * stream at float index `base` of `f32`, displaced by `streams[t]` with
- * weight `weights[t]` for each target `t` whose weight is not zero.
- * `weights` must be finite; every index is the caller's to have checked
- * (the skin built the streams, the component sized the output).
+ * Writes `out` (4 floats per vertex, as long as `base`): the bind stream
+ * `base` displaced by `streams[t]` with weight `weights[t]` for each target
+ * `t` whose weight is not zero. `weights` must be finite; every index is
+ * the caller's to have checked (the skin built the streams). Plain arrays:
+ * element access to the core's memory (a resizable buffer) costs more, so
+ * the caller copies `out` there in one call.
  */
 export function applyMorphTargets(
-  f32: Float32Array,
-  base: number,
-  out: number,
-  vertexCount: number,
+  base: Float32Array,
+  out: Float32Array,
   streams: readonly (MorphStream | undefined)[],
   weights: ArrayLike<number>,
 ): void {
-  f32.copyWithin(out, base, base + vertexCount * 4);
+  out.set(base);
   for (let t = 0; t < streams.length; t++) {
     const w = weights[t], stream = streams[t];
     if (w === 0 || stream === undefined) continue;
     const { indices, deltas, count } = stream;
-    if (indices === undefined) {
-      for (let k = 0, o = out + stream.first * 4; k < count * 4; k += 4, o += 4) {
-        addClamped(f32, o, w, deltas, k);
-      }
-    } else {
-      for (let k = 0; k < count; k++) addClamped(f32, out + indices[k] * 4, w, deltas, k * 4);
+    for (let k = 0; k < count; k++) {
+      const o = (indices === undefined ? stream.first + k : indices[k]) * 4, d = k * 4;
+      const x = out[o] + w * deltas[d], y = out[o + 1] + w * deltas[d + 1];
+      const z = out[o + 2] + w * deltas[d + 2];
+      out[o] = x > LIMIT ? LIMIT : x < -LIMIT ? -LIMIT : x;
+      out[o + 1] = y > LIMIT ? LIMIT : y < -LIMIT ? -LIMIT : y;
+      out[o + 2] = z > LIMIT ? LIMIT : z < -LIMIT ? -LIMIT : z;
     }
   }
-}
-
-function addClamped(f32: Float32Array, o: number, w: number, d: Float32Array, k: number): void {
-  const x = f32[o] + w * d[k], y = f32[o + 1] + w * d[k + 1], z = f32[o + 2] + w * d[k + 2];
-  f32[o] = x > LIMIT ? LIMIT : x < -LIMIT ? -LIMIT : x;
-  f32[o + 1] = y > LIMIT ? LIMIT : y < -LIMIT ? -LIMIT : y;
-  f32[o + 2] = z > LIMIT ? LIMIT : z < -LIMIT ? -LIMIT : z;
 }
 
 /** One entity's morph: its weights, and where its bind streams come from and go. */
@@ -72,10 +65,9 @@ export interface MorphedStreams {
   readonly prepared: PreparedMorph;
   /** One weight per target, finite. */
   readonly weights: Float32Array;
-  readonly vertexCount: number;
-  /** Byte offsets of the skin's positions, normals and tangents (0: not morphed). */
-  readonly sources: readonly number[];
-  /** Byte offsets of the entity's morphed positions, normals and tangents (0: none). */
+  /** The entity's block of morphed streams in the core. */
+  readonly block: number;
+  /** Byte offsets of the entity's morphed positions, normals and tangents (0: not morphed). */
   readonly outputs: readonly number[];
   /** Scratch for the entity's joint boxes at its weights: 6 floats per joint. */
   readonly boxes: Float32Array;
@@ -106,18 +98,13 @@ export function morphedJointBoxes(morph: MorphedStreams, base: Float32Array): Fl
   return boxes;
 }
 
-/** Morphs every stream of `morph` in the core's memory `f32`. */
+/** Morphs every displaced stream of `morph` into the core's memory `f32`. */
 export function applyMorphToStreams(f32: Float32Array, morph: MorphedStreams): void {
+  const { bases, scratch, streams } = morph.prepared;
   for (let s = 0; s < 3; s++) {
-    const out = morph.outputs[s];
-    if (out === 0) continue;
-    applyMorphTargets(
-      f32,
-      morph.sources[s] >> 2,
-      out >> 2,
-      morph.vertexCount,
-      morph.prepared.streams[s],
-      morph.weights,
-    );
+    const out = morph.outputs[s], base = bases[s];
+    if (out === 0 || base === undefined) continue;
+    applyMorphTargets(base, scratch, streams[s], morph.weights);
+    f32.set(scratch, out >> 2);
   }
 }

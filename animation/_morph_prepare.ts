@@ -32,6 +32,13 @@ export interface PreparedMorph {
    * holds its vertices at any weights.
    */
   readonly jointBoxes: Float32Array;
+  /**
+   * Per stream, the skin's bind stream (output order, 4 floats per vertex)
+   * when a target displaces it, else undefined: the stream is not morphed.
+   */
+  readonly bases: readonly (Float32Array | undefined)[];
+  /** Where the kernel morphs one stream before it is copied to an entity's: 4 floats per vertex. */
+  readonly scratch: Float32Array;
 }
 
 /** The skin's influences in output order, for {@linkcode prepareMorph}'s joint boxes. */
@@ -42,6 +49,8 @@ interface MorphInfluences {
   readonly joints: Uint16Array;
   /** Inverse bind matrices, 3x4 row-major. */
   readonly inverseBind: Float32Array;
+  /** The bind streams in output order (positions, normals, tangents; undefined for none). */
+  readonly streams: readonly (Float32Array | undefined)[];
 }
 
 /**
@@ -96,7 +105,11 @@ export function prepareMorph(
     });
   });
   const jointBoxes = displacementBoxes(streams[0], influences, outputIndex.length);
-  return { names, meshes: Uint32Array.from(meshOf), streams, jointBoxes };
+  const bases = streams.map((targets, s) =>
+    targets.some((t) => t !== undefined) ? influences.streams[s] : undefined
+  );
+  const scratch = new Float32Array(outputIndex.length * 4);
+  return { names, meshes: Uint32Array.from(meshOf), streams, jointBoxes, bases, scratch };
 }
 
 /** {@linkcode PreparedMorph.jointBoxes} of the position streams `positions`. */

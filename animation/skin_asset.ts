@@ -175,7 +175,7 @@ export class SkinAsset extends CoreAsset {
       meshes.map((m) => m.firstVertex),
       outputIndex,
       { normals: hasNormals, tangents: hasTangents },
-      { parts, joints, inverseBind: skeleton.inverseBind },
+      { parts, joints, inverseBind: skeleton.inverseBind, streams: [positions, normals, tangents] },
     );
     const jointBoxes = jointSpaceBoxes(skeleton.inverseBind, parts, joints, positions);
     const mesh = new SkinMesh(

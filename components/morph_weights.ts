@@ -56,24 +56,27 @@ export const MORPH_WEIGHTS = defineComponent({
   allocate(state: WorldBase, eid: number, data: MorphData | undefined): void {
     const skin = SKIN.recordOf(state);
     const asset = skin.skin[eid]!;
-    const { mesh, morph, jointBoxes } = skinInternals(asset);
+    const { morph, jointBoxes } = skinInternals(asset);
     if (!morph) throw new ComponentError(eid, "MorphWeights", "the skin has no morph targets");
-    const [, , , , positions, normals, tangents] = mesh.kernelWords;
+    // Only the streams the entity skins and a target displaces are its own.
+    const own = [
+      morph.bases[0] !== undefined,
+      morph.bases[1] !== undefined && skin.skinNormals[eid] !== 0,
+      morph.bases[2] !== undefined && skin.skinTangents[eid] !== 0,
+    ];
     const stream = asset.vertexCount * VERTEX_FLOATS * 4;
-    const withNormals = skin.skinNormals[eid] !== 0, withTangents = skin.skinTangents[eid] !== 0;
-    const block = state.resources.memory.alloc(stream * (1 + +withNormals + +withTangents));
+    const count = +own[0] + +own[1] + +own[2];
+    // At least one block, so that `outputs` names it (a skin of normal-only targets skinned without normals).
+    const block = state.resources.memory.alloc(stream * Math.max(1, count));
+    let at = block;
+    const outputs = own.map((mine) => mine ? (at += stream) - stream : 0);
     const o = MORPH_WEIGHTS.recordOf(state);
     o.morph[eid] = {
       asset,
       prepared: morph,
       weights: data?.weights ?? new Float32Array(morph.names.length),
-      vertexCount: asset.vertexCount,
-      sources: [positions, withNormals ? normals : 0, withTangents ? tangents : 0],
-      outputs: [
-        block,
-        withNormals ? block + stream : 0,
-        withTangents ? block + stream * (1 + +withNormals) : 0,
-      ],
+      block,
+      outputs,
       boxes: new Float32Array(jointBoxes.length),
     };
     o.morphDirty[eid] = 1;
@@ -81,7 +84,7 @@ export const MORPH_WEIGHTS = defineComponent({
   },
   release(resources, eid): void {
     const o = MORPH_WEIGHTS.recordOf(resources), held = o.morph[eid];
-    if (held) resources.memory.free(held.outputs[0]);
+    if (held) resources.memory.free(held.block);
     o.morph[eid] = undefined;
     o.morphDirty[eid] = 0;
   },

@@ -20,7 +20,7 @@ export function redirectToMorph(
   writer: SkinRowWriter,
 ): void {
   const at = row * JOB_WORDS;
-  rows[at + SKIN_POSITIONS] = morphed[0];
+  if (morphed[0] !== 0) rows[at + SKIN_POSITIONS] = morphed[0];
   if (morphed[1] !== 0) rows[at + SKIN_NORMALS_IN] = morphed[1];
   if (morphed[2] !== 0) rows[at + SKIN_TANGENTS_IN] = morphed[2];
   writer.forgetRow(row);

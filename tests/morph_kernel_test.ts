@@ -144,22 +144,23 @@ Deno.test("morph kernel: base + sum w * d of the active targets, as three.js's g
         assertEquals(morph.names.length, parts.flat().length);
         const w = Float32Array.from(weights.slice(0, morph.names.length));
         for (let s = 0; s < 3; s++) {
-          // Base in output order at 0, the morphed stream after it.
-          const f32 = new Float32Array(count * 8).fill(NaN);
+          // The base stream in output order, and the morphed one.
+          const base = new Float32Array(count * 4).fill(NaN);
           definitions.forEach((d, m) => {
             const first = skin.meshes[m].firstVertex;
             for (let v = 0; v < n; v++) {
-              f32.set(d[STREAMS[s]]!.subarray(v * 4, v * 4 + 4), skin.outputIndex[first + v] * 4);
+              base.set(d[STREAMS[s]]!.subarray(v * 4, v * 4 + 4), skin.outputIndex[first + v] * 4);
             }
           });
-          applyMorphTargets(f32, 0, count * 4, count, morph.streams[s], w);
+          const out = new Float32Array(count * 4).fill(NaN);
+          applyMorphTargets(base, out, morph.streams[s], w);
           let offset = 0;
           definitions.forEach((d, m) => {
             const first = skin.meshes[m].firstVertex;
             for (let v = 0; v < n; v++) {
               const expected = threeMorphed(d, s, [...w], offset, v);
-              const o = count * 4 + skin.outputIndex[first + v] * 4;
-              const got = [f32[o], f32[o + 1], f32[o + 2]];
+              const o = skin.outputIndex[first + v] * 4;
+              const got = [out[o], out[o + 1], out[o + 2]];
               [expected.x, expected.y, expected.z].forEach((e, c) => {
                 assert(
                   Math.abs(got[c] - e) <= 1e-5 * (1 + Math.abs(e)),
@@ -167,7 +168,7 @@ Deno.test("morph kernel: base + sum w * d of the active targets, as three.js's g
                 );
               });
               // The fourth float (w, handedness) is the base's.
-              assertEquals(f32[o + 3], d[STREAMS[s]]![v * 4 + 3]);
+              assertEquals(out[o + 3], d[STREAMS[s]]![v * 4 + 3]);
             }
             offset += d.morphTargets!.length;
           });
@@ -185,12 +186,11 @@ Deno.test("morph kernel: sums are clamped to ±1e18", () => {
   }]);
   using skin = new SkinAsset(skeleton, definition);
   const morph = skinInternals(skin).morph!;
-  const f32 = new Float32Array(16);
+  const base = new Float32Array(8), out = new Float32Array(8);
   for (let i = 0; i < 2; i++) {
-    f32.set(definition.positions.subarray(i * 4, i * 4 + 4), skin.outputIndex[i] * 4);
+    base.set(definition.positions.subarray(i * 4, i * 4 + 4), skin.outputIndex[i] * 4);
   }
-  applyMorphTargets(f32, 0, 8, 2, morph.streams[0], Float32Array.of(1e6));
-  const out = f32.subarray(8);
+  applyMorphTargets(base, out, morph.streams[0], Float32Array.of(1e6));
   for (const v of out) assert(Number.isFinite(v) && Math.abs(v) <= 1e18, `${out}`);
   assert(Math.max(...out) >= 0.99e18 && Math.min(...out) <= -0.99e18, `${out}`);
 });

@@ -25,7 +25,12 @@ export class ImportContext {
   #values = 0;
   #objects = 0;
 
-  constructor(readonly file: string, readonly limits: Required<GltfLimits>) {}
+  constructor(
+    readonly file: string,
+    readonly limits: Required<GltfLimits>,
+    /** Whether meshes on nodes without a skin come as one-joint skins (`gltf/_attached.ts`). */
+    readonly attachedMeshes = false,
+  ) {}
 
   /** `limits.maxValues`. */
   get maxValues(): number {

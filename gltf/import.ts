@@ -50,7 +50,10 @@
  *
  * Rotations (rest pose, `LINEAR` and `STEP` keys) are normalized, since
  * real files are off by up to 2e-4. Not imported: cameras, materials,
- * images (never decoded), and meshes without a skin.
+ * images (never decoded), and meshes without a skin, unless
+ * `attachedMeshes` is set: then a mesh on a node in a skeleton's hierarchy
+ * comes as a one-joint skin of it (its node a joint bound with the
+ * identity), so that a face, helmet or weapon moves with the character.
  *
  * @example Importing a character and its first clip
  * ```ts
@@ -127,7 +130,7 @@ export async function parseGltf(
       `the file has ${bytes.byteLength} bytes, beyond limits.maxFileBytes (${limits.maxFileBytes})`,
     );
   }
-  const ctx = new ImportContext(name, limits);
+  const ctx = new ImportContext(name, limits, options.attachedMeshes === true);
   try {
     const { document } = await readDocument(ctx, bytes, options.resolveUri, limits.maxFileBytes);
     return convert(ctx, document);

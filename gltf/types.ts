@@ -88,6 +88,14 @@ export interface ParseGltfOptions {
   readonly resolveUri?: UriResolver;
   /** Size limits; each left out takes its {@linkcode DEFAULT_GLTF_LIMITS} value. */
   readonly limits?: GltfLimits;
+  /**
+   * Import meshes on nodes without a skin that hang in a skeleton's
+   * hierarchy (a face under a head joint, a helmet, a weapon) as rigidly
+   * attached one-joint skins: the node becomes a joint, bound with the
+   * identity, and each vertex follows it with weight 1; such a primitive's
+   * `gltfSkin` is -1. Default false: they are left out.
+   */
+  readonly attachedMeshes?: boolean;
 }
 
 /** Options of {@linkcode importGltf}. */
@@ -164,7 +172,9 @@ export interface GltfSkinnedPrimitive {
   /**
    * glTF index of the skin the node skins the primitive with: one of its
    * skeleton's {@linkcode GltfSkeleton.skins}, whose `skinJoints` mapped the
-   * file's vertex joints to `skin.joints`.
+   * file's vertex joints to `skin.joints`; -1 for a rigidly attached mesh
+   * (`ParseGltfOptions.attachedMeshes`), whose every vertex follows its
+   * node's joint.
    */
   readonly gltfSkin: number;
 }

@@ -2,7 +2,8 @@
  * Fuzzing the loader: seeded mutants of every freely licensed fixture, and
  * of the synthetic morph-target document (`_gltf_morph.ts`: dense, sparse
  * and normal-only targets, weights channels of each interpolation), which
- * no fixture has on a skinned primitive (bytes of the JSON changed, JSON numbers replaced by hostile values, GLB
+ * no fixture has on a skinned primitive; every other mutant is imported
+ * with `attachedMeshes` (bytes of the JSON changed, JSON numbers replaced by hostile values, GLB
  * header bytes flipped, truncations, and some binary-chunk flips), each
  * parsed with parseGltf and, when it loads, run through one frame of the
  * ECS pipeline. Every mutant must end in a successful load-and-frame or a
@@ -135,7 +136,8 @@ Deno.test("fuzz: every mutant of every fixture loads and frames, or is a GltfImp
       const where = `${file} mutant ${m} (${kind}, seed ${SEED})`;
       let model;
       try {
-        model = await parseGltf(bytes, { name: file });
+        // Every other mutant also imports rigidly attached meshes.
+        model = await parseGltf(bytes, { name: file, attachedMeshes: m % 2 === 1 });
       } catch (e) {
         if (!(e instanceof GltfImportError)) throw new Error(`${where}: ${e}`, { cause: e });
         assert(!e.message.includes("\n") && e.message.startsWith(file), `${where}: ${e.message}`);

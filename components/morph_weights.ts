@@ -170,18 +170,28 @@ export function setMorphWeights(world: object, eid: number, weights: ArrayLike<n
   const o = MORPH_WEIGHTS.recordOf(state), held = o.morph[eid];
   if (!held) throw missing(eid, "MorphWeights");
   const count = held.weights.length;
+  // Each weight is read once, into scratch, and written only when all are good: an
+  // accessor cannot hand the check one value and the write another.
+  if (scratch.length < count) scratch = new Float64Array(count);
   let valid = weights !== null && typeof weights === "object" && weights.length === count;
   for (let t = 0; valid && t < count; t++) {
     const w = weights[t];
     valid = typeof w === "number" && Math.abs(w) <= MAX_MORPH_WEIGHT;
+    scratch[t] = w;
   }
-  // The error path checks again to name the weight; the good path allocates nothing.
-  if (!valid) checkedWeights(eid, held.asset, weights);
+  if (!valid) {
+    // The error path reads again to name the weight.
+    checkedWeights(eid, held.asset, weights);
+    throw new ComponentError(eid, "MorphWeights", "weights changed while read", "weights");
+  }
   for (let t = 0; t < count; t++) {
-    if (held.weights[t] !== Math.fround(weights[t])) o.morphDirty[eid] = 1;
-    held.weights[t] = weights[t];
+    const w = Math.fround(scratch[t]);
+    if (held.weights[t] !== w) o.morphDirty[eid] = 1, held.weights[t] = w;
   }
 }
+
+/** Scratch of setMorphWeights: the weights read, before they are written. */
+let scratch = new Float64Array(16);
 
 /** Entity `eid`'s morph weights, a copy (into `out` when given, which must hold them). */
 export function getMorphWeights(world: object, eid: number, out?: Float32Array): Float32Array {

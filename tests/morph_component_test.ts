@@ -81,6 +81,18 @@ Deno.test("MorphWeights: lifecycle, bitecs' own calls, tampering", () => {
   assertEquals(core.allocatedBytes, withOther, "removeMorphWeights frees its streams");
   assertThrows(() => removeMorphWeights(world, other), ComponentError);
   addMorphWeights(world, other, [0.5, 0, 0]);
+  // An array-like whose weight changes between reads: what was checked is what is written.
+  let reads = 0;
+  const fickle = {
+    length: 3,
+    get 0() {
+      return reads++ === 0 ? 0.5 : NaN;
+    },
+    1: 0,
+    2: 0,
+  };
+  setMorphWeights(world, other, fickle);
+  assertEquals([...getMorphWeights(world, other)], [0.5, 0, 0]);
   // The public store's targetCount is informational: the frame reads the record.
   components.MorphWeights.targetCount[other] = 7;
   animate(world, 1 / 60);

@@ -10,6 +10,7 @@
  */
 
 import type { SkinMesh } from "../simd/memory/immutable.ts";
+import type { PreparedMorph } from "./_morph_prepare.ts";
 import { type Lifetime, lifetimeOf } from "./_lifetime.ts";
 
 /** A skeleton's blocks in the core and its rest pose (never handed out). */
@@ -28,6 +29,8 @@ interface SkinInternals {
   readonly mesh: SkinMesh;
   /** 6 floats per joint (min xyz, max xyz); see `SkinAsset.jointBounds`. */
   readonly jointBoxes: Float32Array;
+  /** The morph targets in output order, if the skin has any. */
+  readonly morph: PreparedMorph | undefined;
 }
 
 /** A compact clip's block in the core and what its players share. */

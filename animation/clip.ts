@@ -33,6 +33,7 @@
  */
 
 import { POSE_GROUP_FLOATS, PoseField } from "../simd/memory/layout.ts";
+import type { MorphWeightsChannel } from "./morph.ts";
 
 /** Which joint property a channel animates. */
 export type ChannelPath = "translation" | "rotation" | "scale";
@@ -80,6 +81,11 @@ export interface Clip {
   readonly duration: number;
   /** Channels, at most one per (joint, path). May be empty. */
   readonly channels: readonly ClipChannel[];
+  /**
+   * The animation's morph `weights` channels of the meshes that go with the
+   * skeleton, at most one per node; absent when there are none.
+   */
+  readonly morphChannels?: readonly MorphWeightsChannel[];
 }
 
 /** How a playback time outside `[0, duration]` is brought inside. */

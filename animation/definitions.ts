@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { MorphTargetDefinition } from "./morph.ts";
+
 /** A skeleton as plain data, joints ordered parents-before-children. */
 export interface SkeletonDefinition {
   /** Joint names (may be empty strings). */
@@ -33,4 +35,6 @@ export interface SkinDefinition {
   readonly joints: Uint16Array;
   /** Weight of each influence, vertex by vertex, sorted by decreasing weight. */
   readonly weights: Float32Array;
+  /** Morph targets of the mesh, displacing its bind streams in its vertex order, if any. */
+  readonly morphTargets?: readonly MorphTargetDefinition[];
 }

@@ -11,4 +11,5 @@ export { guardBuilds, settleBuilds, skeletonInternals, skinInternals } from "./_
 export { sampleCompactPose } from "./_compact_pose.ts";
 export { animatedProperties } from "./_keyless_clip.ts";
 export { lifetimeOf } from "./_lifetime.ts";
+export { applyMorphToStreams, morphedJointBoxes, type MorphedStreams } from "./_morph_apply.ts";
 export { addRootMotion, removeRootMotion, restRoot } from "./_root_motion.ts";

@@ -40,6 +40,7 @@ import { lifetimeOf } from "./_lifetime.ts";
 import { setSkinInternals } from "./_asset_internals.ts";
 import { CoreAsset } from "./core_asset.ts";
 import { jointSpaceBoxes, prepareMesh } from "./_skin_prepare.ts";
+import { prepareMorph } from "./_morph_prepare.ts";
 
 /** How a skin blends its joints' transforms. */
 export type SkinningMethod = "linear" | "dual-quaternion";
@@ -88,6 +89,12 @@ export class SkinAsset extends CoreAsset {
   readonly outputIndex: Uint32Array;
   /** How the skin blends joints (see {@linkcode SkinAssetOptions.method}). */
   readonly method: SkinningMethod;
+  /**
+   * The name of each morph target (`""` when unnamed): every mesh's
+   * `morphTargets`, mesh 0's first, so target `t` of the skin takes weight
+   * `t` of `setMorphWeights`. Empty without morph targets.
+   */
+  readonly morphTargetNames: readonly string[];
 
   /**
    * Validates `definition` (one mesh, or several that share the skeleton)
@@ -96,7 +103,9 @@ export class SkinAsset extends CoreAsset {
    * not a whole number below the skeleton's joint count, a weight that is
    * negative or not finite, weights of a vertex summing to zero, a stream
    * shorter than the vertex count, a coordinate that is not finite or
-   * beyond ±1e18, or meshes that disagree on having normals or tangents.
+   * beyond ±1e18, meshes that disagree on having normals or tangents, or
+   * morph targets whose displacements are not one finite value per
+   * vertex listed (or per vertex) or that displace a stream the skin lacks.
    * A `TypeError` if the skeleton was disposed.
    */
   constructor(
@@ -159,6 +168,13 @@ export class SkinAsset extends CoreAsset {
         if (tangents && sources.tangents) copyVertex(tangents, out, sources.tangents, v);
       }
     }
+    const morph = prepareMorph(
+      definitions,
+      meshes.map((m) => m.firstVertex),
+      outputIndex,
+      { normals: hasNormals, tangents: hasTangents },
+      { parts, joints, inverseBind: skeleton.inverseBind, streams: [positions, normals, tangents] },
+    );
     const jointBoxes = jointSpaceBoxes(skeleton.inverseBind, parts, joints, positions);
     const mesh = new SkinMesh(
       { parts, joints, weights, positions, normals, tangents },
@@ -176,7 +192,8 @@ export class SkinAsset extends CoreAsset {
     this.#maxInfluences = Math.max(...built.map((b) => b.maxInfluences));
     this.#outputIndex = outputIndex;
     this.#jointBoxes = jointBoxes;
-    setSkinInternals(this, { mesh, jointBoxes });
+    setSkinInternals(this, { mesh, jointBoxes, morph });
+    this.morphTargetNames = Object.freeze([...morph?.names ?? []]);
     this.method = method;
     this.vertexOrder = vertexOrder.slice();
     this.outputIndex = outputIndex.slice();

@@ -165,6 +165,15 @@ export class SkinRowWriter {
     this.dual = asset!.method === "dual-quaternion";
   }
 
+  /**
+   * Forgets which skin's mesh words row `row` holds: its input streams
+   * were pointed elsewhere (an entity's morphed streams), so the next
+   * {@linkcode write} to it writes them all.
+   */
+  forgetRow(row: number): void {
+    this.#rowSkins[row] = 0;
+  }
+
   #useSkin(asset: SkinAsset): void {
     const { mesh } = skinInternals(asset);
     mesh.writeKernelWords(this.#mesh, 0);

@@ -25,3 +25,4 @@ export {
 } from "./_selections.ts";
 export { boundsFloats } from "./_skin_bounds.ts";
 export { SkinRowWriter } from "./_skin_rows.ts";
+export { morphedStreams, updateMorphs } from "./morph_weights.ts";

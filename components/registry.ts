@@ -21,6 +21,7 @@ import { JOINT_MAT, type JointMatComponent } from "./joint_mat.ts";
 import { SKIN, type SkinComponent } from "./skin.ts";
 import { CLIP_PLAYER, type ClipPlayerComponent } from "./clip_player.ts";
 import { IK, type IKComponent } from "./ik.ts";
+import { MORPH_WEIGHTS, type MorphWeightsComponent } from "./morph_weights.ts";
 
 /** @internal Marrow's components, each after the components it needs. */
 export const COMPONENTS = [
@@ -30,6 +31,7 @@ export const COMPONENTS = [
   SKIN,
   CLIP_PLAYER,
   IK,
+  MORPH_WEIGHTS,
 ] as const;
 
 /** Marrow's components for one world. */
@@ -46,6 +48,8 @@ export interface AnimationComponents {
   readonly ClipPlayer: ClipPlayerComponent;
   /** IK chains. */
   readonly IK: IKComponent;
+  /** Morph target weights and morphed bind streams. */
+  readonly MorphWeights: MorphWeightsComponent;
 }
 
 type Registered = typeof COMPONENTS[number];

@@ -34,6 +34,7 @@ import { ComponentError } from "./errors.ts";
 import { skinInternals } from "../animation/internal.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
 import { checkedMatrices, JOINT_MAT } from "./joint_mat.ts";
+import { entityMorphBoxes } from "./_morph_boxes.ts";
 
 export { DualQuaternionError } from "./errors.ts";
 
@@ -307,8 +308,10 @@ export function getSkinnedBounds(world: object, eid: number, out?: Bounds): Boun
  * A box that contains entity `eid`'s skinned positions, from its joints'
  * bind-space boxes ({@linkcode SkinAsset.jointBounds}) and its current
  * model matrices, without skinning: for culling before the skin system
- * runs. Valid once the entity's model matrices are this frame's (after the
- * transform-skeleton system). Each skinned vertex is a weighted average of
+ * runs; for an entity with MorphWeights, each joint's box is widened by
+ * its morph targets' displacements at the entity's weights. Valid once the
+ * entity's model matrices are this frame's (after the transform-skeleton
+ * system). Each skinned vertex is a weighted average of
  * its joints' transforms of it, so it lies in the union of the joints'
  * transformed boxes; the box is widened by a relative 1e-5 for float
  * rounding. Looser than {@linkcode getSkinnedBounds}. Given `out`, writes
@@ -320,7 +323,9 @@ export function getJointSkinBounds(world: object, eid: number, out?: Bounds): Bo
   const n = checkedSkeleton(state, eid).jointCount;
   const asset = checkSkinFields(state, eid);
   const model = state.memory.f32, at = checkedMatrices(state, eid, n) >> 2;
-  const boxes = skinInternals(asset).jointBoxes;
+  const base = skinInternals(asset).jointBoxes;
+  // Morph hook: an entity's morph targets widen its joints' boxes.
+  const boxes = entityMorphBoxes(state.owned, eid, base) ?? base;
   const box = out ?? { min: [0, 0, 0], max: [0, 0, 0] };
   const lo = box.min as [number, number, number], hi = box.max as [number, number, number];
   lo[0] = lo[1] = lo[2] = Infinity;

@@ -1,8 +1,9 @@
 /**
  * Animations as clips: each glTF animation is read once, then cut into one
- * clip per skeleton with the channels that target its joints. Morph
- * `weights` channels are not joint channels and are left out, but count in
- * the animation's time range, as three.js counts them. Rotation keys
+ * clip per skeleton with the channels that target its joints and the morph
+ * `weights` channels of the meshes that go with it (`gltf/_morph.ts`
+ * reads those). Every channel counts in the animation's time range, as
+ * three.js counts them. Rotation keys
  * (`LINEAR`, `STEP`) are normalized, since real files are off by up to
  * 2e-4.
  *
@@ -11,10 +12,11 @@
 
 import { markClip, readMarkers } from "./_markers.ts";
 import type { ClipMarker } from "../animation/markers.ts";
-import type { Animation, AnimationSampler, Node } from "@gltf-transform/core";
+import type { Animation, AnimationSampler, Mesh, Node } from "@gltf-transform/core";
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "../animation/clip.ts";
 import { ClipError, MIN_KEY_INTERVAL, validateClip } from "../animation/clip_validation.ts";
 import type { ImportContext } from "./_context.ts";
+import { type ReadWeightsChannel, readWeightsChannel } from "./_morph.ts";
 
 /** One glTF animation channel, converted once and shared by skeletons. */
 interface ReadChannel {
@@ -34,18 +36,20 @@ interface ReadAnimation {
   readonly start: number;
   readonly end: number;
   readonly channels: readonly ReadChannel[];
+  readonly weights: readonly ReadWeightsChannel[];
   /** Markers from the animation's `extras.markers`. */
   readonly markers: readonly ClipMarker[];
 }
 
 const JOINT_PATHS: readonly string[] = ["translation", "rotation", "scale"];
 
-/** Reads animation `index`; node indices come from `nodeIndex`. */
+/** Reads animation `index`; node and mesh indices come from `nodeIndex` and `meshIndex`. */
 export function readAnimation(
   ctx: ImportContext,
   animation: Animation,
   index: number,
   nodeIndex: Map<Node, number>,
+  meshIndex: Map<Mesh, number>,
 ): ReadAnimation {
   const pointer = `/animations/${index}`;
   const samplerIndex = new Map<AnimationSampler, number>(
@@ -53,6 +57,7 @@ export function readAnimation(
   );
   let start = Infinity, end = -Infinity;
   const channels: ReadChannel[] = [];
+  const weights: ReadWeightsChannel[] = [];
   const seen = new Set<string>();
   animation.listChannels().forEach((channel, c) => {
     const sampler = channel.getSampler()!;
@@ -83,7 +88,7 @@ export function readAnimation(
 
     const target = channel.getTargetNode();
     const path = channel.getTargetPath();
-    if (!target || !path || !JOINT_PATHS.includes(path)) return;
+    if (!target || !path || (path !== "weights" && !JOINT_PATHS.includes(path))) return;
     const interpolation = sampler.getInterpolation() as Interpolation;
     const key = `${nodeIndex.get(target)}/${path}`;
     if (seen.has(key)) {
@@ -93,6 +98,12 @@ export function readAnimation(
       return;
     }
     seen.add(key);
+    if (path === "weights") {
+      const channelAt = `${pointer}/channels/${c}`;
+      const read = readWeightsChannel(ctx, channel, times, meshIndex, nodeIndex, channelAt, at);
+      if (read) weights.push(read);
+      return;
+    }
     const size = path === "rotation" ? 4 : 3;
     const perKey = interpolation === "CUBICSPLINE" ? 3 : 1;
     if (output.getElementSize() !== size || output.getCount() !== times.length * perKey) {
@@ -141,14 +152,18 @@ export function readAnimation(
   // Unnamed animations get the name glTF viewers (three.js) give them.
   const name = animation.getName() || `animation_${index}`;
   const markers = readMarkers(ctx, animation, index, end);
-  return { name, index, start, end, channels, markers };
+  return { name, index, start, end, channels, weights, markers };
 }
 
-/** The clip of `animation` for the skeleton whose joints `jointOfNode` maps. */
+/**
+ * The clip of `animation` for the skeleton whose joints `jointOfNode` maps
+ * and whose meshes the nodes `meshNodes` instance.
+ */
 export function clipFor(
   ctx: ImportContext,
   animation: ReadAnimation,
   jointOfNode: Map<Node, number>,
+  meshNodes: ReadonlySet<Node>,
 ): Clip {
   // Every skeleton looks at every channel: counted before the loop.
   ctx.spend(
@@ -175,6 +190,8 @@ export function clipFor(
     `/animations/${animation.index}`,
     `the clip's ${channels.length} channels`,
   );
+  const morphChannels = animation.weights.filter((w) => meshNodes.has(w.target))
+    .map(({ target: _, ...channel }) => channel);
   // Joint order keeps sampling's writes moving forward through the pose.
   channels.sort((a, b) => a.joint - b.joint);
   const clip: Clip = {
@@ -183,6 +200,7 @@ export function clipFor(
     start: animation.start,
     duration: animation.end,
     channels: channels.map(({ index: _, ...channel }) => channel),
+    ...(morphChannels.length ? { morphChannels } : {}),
   };
   try {
     validateClip(clip);

@@ -25,7 +25,12 @@ export class ImportContext {
   #values = 0;
   #objects = 0;
 
-  constructor(readonly file: string, readonly limits: Required<GltfLimits>) {}
+  constructor(
+    readonly file: string,
+    readonly limits: Required<GltfLimits>,
+    /** Whether meshes on nodes without a skin come as one-joint skins (`gltf/_attached.ts`). */
+    readonly attachedMeshes = false,
+  ) {}
 
   /** `limits.maxValues`. */
   get maxValues(): number {
@@ -54,7 +59,7 @@ export class ImportContext {
     if (this.#objects > this.limits.maxObjects) {
       this.fail(
         pointer,
-        `${length} ${key} bring the file's buffers, buffer views, meshes, primitives, skins, ` +
+        `${length} ${key} bring the file's buffers, buffer views, meshes, primitives, morph targets, skins, ` +
           `animations, samplers and channels past limits.maxObjects (${this.limits.maxObjects})`,
       );
     }

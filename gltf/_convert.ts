@@ -6,12 +6,14 @@
  * @module
  */
 
-import type { Document, Node, Primitive } from "@gltf-transform/core";
+import type { Document, Mesh, Node, Primitive } from "@gltf-transform/core";
 import type { SkinDefinition } from "../animation/definitions.ts";
 import type { ImportContext } from "./_context.ts";
 import { buildSkeleton, groupSkins } from "./_skeleton.ts";
 import { readDrawAttributes, readIndices, readSkinnedPrimitive } from "./_primitives.ts";
 import { clipFor, readAnimation } from "./_animations.ts";
+import { defaultWeights, readMorphTargets } from "./_morph.ts";
+import { attachedNodes, readAttachedPrimitive } from "./_attached.ts";
 import type {
   GltfDrawAttributes,
   GltfImport,
@@ -35,15 +37,21 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
   const nodeIndex = new Map<Node, number>(nodes.map((n, i) => [n, i]));
   const meshIndex = new Map(meshes.map((m, i) => [m, i]));
   const skinIndex = new Map(skins.map((s, i) => [s, i]));
-  const animations = root.listAnimations().map((a, i) => readAnimation(ctx, a, i, nodeIndex));
+  const animations = root.listAnimations().map((a, i) =>
+    readAnimation(ctx, a, i, nodeIndex, meshIndex)
+  );
   // Nodes by skin, in file order, so that each skin visits only its own.
   const skinnedNodes: Node[][] = skins.map(() => []);
   for (const node of nodes) {
     const skin = node.getSkin();
     if (skin && node.getMesh()) skinnedNodes[skinIndex.get(skin)!].push(node);
   }
-  const skeletons: GltfSkeleton[] = groupSkins(skins).map((group) => {
-    const built = buildSkeleton(ctx, group.map((s) => skins[s]), group, nodeIndex);
+  const groups = groupSkins(skins);
+  const attached = ctx.attachedMeshes
+    ? attachedNodes(nodes, groups.map((group) => group.flatMap((s) => skins[s].listJoints())))
+    : groups.map((): Node[] => []);
+  const skeletons: GltfSkeleton[] = groups.map((group, g) => {
+    const built = buildSkeleton(ctx, group.map((s) => skins[s]), group, nodeIndex, attached[g]);
     const primitives: GltfSkinnedPrimitive[] = [];
     group.forEach((s, k) => {
       // The same mesh instanced twice with this skin shares its vertex data.
@@ -55,27 +63,25 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
           const pointer = `/meshes/${m}/primitives/${p}`;
           let primitive = read.get(prim);
           if (!primitive) {
-            const skinDefinition = readSkinnedPrimitive(ctx, prim, built.skinJoints[k], pointer);
-            const indices = readIndices(ctx, prim, skinDefinition.vertexCount, pointer);
-            const draw = readDrawAttributes(ctx, prim, skinDefinition, indices, pointer);
-            primitive = { skin: skinDefinition, ...(indices ? { indices } : {}), draw };
-            read.set(prim, primitive);
+            const base = readSkinnedPrimitive(ctx, prim, built.skinJoints[k], pointer);
+            read.set(prim, primitive = completePrimitive(ctx, prim, mesh, base, pointer));
           }
-          ctx.spend(16, pointer, "another instance of the primitive");
-          primitives.push({
-            node: nodeIndex.get(node)!,
-            nodeName: node.getName(),
-            mesh: m,
-            meshName: mesh.getName(),
-            primitive: p,
-            ...primitive,
-            mode: prim.getMode(),
-            gltfSkin: s,
-          });
+          primitives.push(instance(ctx, node, nodeIndex, m, p, prim, primitive, s));
         });
       }
     });
-    const clips = animations.map((a) => clipFor(ctx, a, built.jointOfNode));
+    for (const node of attached[g]) {
+      const mesh = node.getMesh()!, m = meshIndex.get(mesh)!;
+      const joint = built.jointOfNode.get(node)!;
+      mesh.listPrimitives().forEach((prim, p) => {
+        const pointer = `/meshes/${m}/primitives/${p}`;
+        const base = readAttachedPrimitive(ctx, prim, joint, pointer);
+        const read = completePrimitive(ctx, prim, mesh, base, pointer);
+        primitives.push(instance(ctx, node, nodeIndex, m, p, prim, read, -1));
+      });
+    }
+    const meshNodes = new Set([...group.flatMap((s) => skinnedNodes[s]), ...attached[g]]);
+    const clips = animations.map((a) => clipFor(ctx, a, built.jointOfNode, meshNodes));
     return {
       skin: group[0],
       name: skins[group[0]].getName(),
@@ -92,4 +98,46 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
     };
   });
   return { name: ctx.file, skeletons, warnings: ctx.warnings };
+}
+
+/** A primitive's vertex data completed from its skin: morph targets, indices, draw attributes. */
+function completePrimitive(
+  ctx: ImportContext,
+  prim: Primitive,
+  mesh: Mesh,
+  base: SkinDefinition,
+  pointer: string,
+): ReadPrimitive {
+  const names = mesh.getExtras().targetNames as string[] | undefined;
+  const morphTargets = readMorphTargets(ctx, prim, base.vertexCount, names, pointer);
+  const skin = morphTargets ? { ...base, morphTargets } : base;
+  const indices = readIndices(ctx, prim, skin.vertexCount, pointer);
+  const draw = readDrawAttributes(ctx, prim, skin, indices, pointer);
+  return { skin, ...(indices ? { indices } : {}), draw };
+}
+
+/** Node `node`'s instance of primitive `p` of its mesh (`m`), with its vertex data `read`. */
+function instance(
+  ctx: ImportContext,
+  node: Node,
+  nodeIndex: Map<Node, number>,
+  m: number,
+  p: number,
+  prim: Primitive,
+  read: ReadPrimitive,
+  gltfSkin: number,
+): GltfSkinnedPrimitive {
+  const mesh = node.getMesh()!, targetCount = prim.listTargets().length;
+  ctx.spend(16 + targetCount, `/meshes/${m}/primitives/${p}`, "another instance of the primitive");
+  return {
+    node: nodeIndex.get(node)!,
+    nodeName: node.getName(),
+    mesh: m,
+    meshName: mesh.getName(),
+    primitive: p,
+    ...read,
+    morphWeights: defaultWeights(node, mesh, targetCount),
+    mode: prim.getMode(),
+    gltfSkin,
+  };
 }

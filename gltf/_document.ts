@@ -14,6 +14,7 @@ import { type ImportContext, messageOf } from "./_context.ts";
 import { array, object } from "./_json.ts";
 import { type AccessorInfo, checkSparseIndices, validateData } from "./_validate_data.ts";
 import {
+  targetCounts,
   validateAnimations,
   validateHeader,
   validateMeshes,
@@ -67,7 +68,7 @@ export async function readDocument(
   const data = validateData(ctx, root, maxFileBytes, bin !== undefined);
   const meshes = validateMeshes(ctx, root, data.accessorInfo);
   const skinCount = array(ctx, root.skins, "/skins").length;
-  const nodes = validateNodes(ctx, root, meshes.length, skinCount);
+  const nodes = validateNodes(ctx, root, targetCounts(meshes), skinCount);
   const skins = validateSkins(ctx, root, nodes.length, data.accessorInfo);
   const animations = validateAnimations(ctx, root, nodes.length, data.accessorInfo);
 

@@ -19,8 +19,8 @@ import { MAX_MESH_MAGNITUDE, outputVertexOrder, VERTEX_FLOATS } from "../animati
 import type { ImportContext } from "./_context.ts";
 import type { GltfDrawAttributes } from "./types.ts";
 
-/** Reads an accessor into a 4-float-per-vertex stream, every value checked. */
-function readStream(
+/** Reads an accessor into a 4-float-per-vertex stream, every value checked; `w` for every vertex, or the accessor's own (1 without one) when null. */
+export function readStream(
   ctx: ImportContext,
   accessor: Accessor,
   count: number,

@@ -36,13 +36,12 @@ const JOINT_VALUES = 10 + MATRIX_FLOATS + 4;
 const SKIN_JOINT_VALUES = 1 + MATRIX_FLOATS;
 
 /**
- * The skins grouped by joint hierarchy: skins whose joints and ancestors
- * share a node (in a forest: a root) are one group. Groups are in order of
- * their first skin, skins in file order. Each node is walked once.
+ * A function giving each node's root, remembering every node it walked
+ * through, so that all the calls together walk each node once.
  */
-export function groupSkins(skins: readonly Skin[]): number[][] {
+export function rootFinder(): (node: Node) => Node {
   const rootOf = new Map<Node, Node>();
-  const findRoot = (node: Node): Node => {
+  return (node) => {
     const path: Node[] = [];
     let at = node, root = rootOf.get(at);
     while (root === undefined) {
@@ -54,6 +53,15 @@ export function groupSkins(skins: readonly Skin[]): number[][] {
     for (const n of path) rootOf.set(n, root);
     return root;
   };
+}
+
+/**
+ * The skins grouped by joint hierarchy: skins whose joints and ancestors
+ * share a node (in a forest: a root) are one group. Groups are in order of
+ * their first skin, skins in file order. Each node is walked once.
+ */
+export function groupSkins(skins: readonly Skin[]): number[][] {
+  const findRoot = rootFinder();
   // Union-find over roots: a skin spanning two hierarchies unites them.
   const unionOf = new Map<Node, Node>();
   const find = (root: Node): Node => {
@@ -86,37 +94,40 @@ export function groupSkins(skins: readonly Skin[]): number[][] {
 
 /**
  * Builds the skeleton of `skins` (one group of {@linkcode groupSkins},
- * `indices` their glTF indices); the node graph is already known to be a
- * forest.
+ * `indices` their glTF indices), and of `attached` (nodes of rigidly
+ * attached meshes in the same hierarchy, which become joints bound with
+ * the identity after the skins' joints); the node graph is already known
+ * to be a forest.
  */
 export function buildSkeleton(
   ctx: ImportContext,
   skins: readonly Skin[],
   indices: readonly number[],
   nodeIndex: Map<Node, number>,
+  attached: readonly Node[] = [],
 ): BuiltSkeleton {
   // Depth-first from each skin joint up to its root, skins in file order,
   // so that a file already in parent order keeps its order, after the
   // ancestors it did not list.
   const order: Node[] = [];
   const jointOfNode = new Map<Node, number>();
+  const visit = (node: Node, pointer: string): void => {
+    const chain: Node[] = [];
+    for (let at: Node | null = node; at && !jointOfNode.has(at); at = at.getParentNode()) {
+      if (order.length + chain.length === MAX_JOINTS) failJoints(ctx, pointer);
+      chain.push(at);
+    }
+    // Counted as it goes: each node of a hierarchy is one joint, however many skins share it.
+    ctx.spend(chain.length * JOINT_VALUES, pointer, `the skeleton's ${chain.length} more joints`);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      jointOfNode.set(chain[i], order.length);
+      order.push(chain[i]);
+    }
+  };
   skins.forEach((skin, k) => {
-    const pointer = `/skins/${indices[k]}`;
-    const visit = (node: Node): void => {
-      const chain: Node[] = [];
-      for (let at: Node | null = node; at && !jointOfNode.has(at); at = at.getParentNode()) {
-        if (order.length + chain.length === MAX_JOINTS) failJoints(ctx, pointer);
-        chain.push(at);
-      }
-      // Counted as it goes: each node of a hierarchy is one joint, however many skins share it.
-      ctx.spend(chain.length * JOINT_VALUES, pointer, `the skeleton's ${chain.length} more joints`);
-      for (let i = chain.length - 1; i >= 0; i--) {
-        jointOfNode.set(chain[i], order.length);
-        order.push(chain[i]);
-      }
-    };
-    for (const joint of skin.listJoints()) visit(joint);
+    for (const joint of skin.listJoints()) visit(joint, `/skins/${indices[k]}`);
   });
+  for (const node of attached) visit(node, `/nodes/${nodeIndex.get(node)}`);
   const binds = bindSkins(ctx, skins, indices, jointOfNode, order.length);
   const count = order.length + binds.twins.length;
   const parents = new Int16Array(count);

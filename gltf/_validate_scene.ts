@@ -1,7 +1,7 @@
 /**
  * Validation of what the importer uses above the data layer: the asset
- * version, required extensions, meshes, the node tree, skins and
- * animations. Everything else (materials, textures, images, cameras,
+ * version, required extensions, meshes (with their morph targets, default
+ * weights and target names), the node tree, skins and animations. Everything else (materials, textures, images, cameras,
  * scenes, extras, extensions) is left out of the copy the parser sees.
  *
  * @module
@@ -63,7 +63,8 @@ export function validateMeshes(
     if (primitives.length === 0) {
       ctx.fail(`${pointer}/primitives`, "a mesh needs at least one primitive");
     }
-    return {
+    let targetCount = 0;
+    const out: Record<string, unknown> = {
       name: string(ctx, mesh.name, `${pointer}/name`),
       primitives: primitives.map((p, i) => {
         const at = `${pointer}/primitives/${i}`;
@@ -78,6 +79,16 @@ export function validateMeshes(
           attributes: Object.fromEntries(used),
           mode: integer(ctx, p.mode, `${at}/mode`, 0, 6, 4),
         };
+        const targets = validateTargets(ctx, p, at, accessors);
+        if (targets.length) out.targets = targets;
+        if (i > 0 && targets.length !== targetCount) {
+          ctx.fail(
+            `${at}/targets`,
+            `the primitive has ${targets.length} morph targets, but primitive 0 of the mesh has ` +
+              `${targetCount}: glTF requires the same number`,
+          );
+        }
+        targetCount = targets.length;
         if (p.indices !== undefined) {
           const a = index(ctx, p.indices, `${at}/indices`, accessors.length, "accessor");
           const info = accessors[a];
@@ -89,7 +100,75 @@ export function validateMeshes(
         return out;
       }),
     };
+    return { ...out, ...morphWeightsOf(ctx, mesh, pointer, targetCount) };
   });
+}
+
+/** Attributes a morph target may displace, as the importer reads them. */
+const TARGET_ATTRIBUTES = ["POSITION", "NORMAL", "TANGENT"];
+/** Component types of target displacements: floats, or (KHR_mesh_quantization) signed bytes or shorts. */
+const TARGET_COMPONENTS = [5126, 5120, 5122];
+
+/** A primitive's morph targets, each with only the attributes read (VEC3 accessors). */
+function validateTargets(
+  ctx: ImportContext,
+  primitive: JsonObject,
+  pointer: string,
+  accessors: readonly AccessorInfo[],
+): JsonObject[] {
+  return objects(ctx, primitive, "targets", pointer).map((target, k) => {
+    const out: Record<string, number> = {};
+    for (const semantic of TARGET_ATTRIBUTES) {
+      if (target[semantic] === undefined) continue;
+      const at = `${pointer}/targets/${k}/${semantic}`;
+      const a = index(ctx, target[semantic], at, accessors.length, "accessor");
+      const { type, componentType } = accessors[a];
+      if (type !== "VEC3" || !TARGET_COMPONENTS.includes(componentType)) {
+        ctx.fail(at, `a ${semantic} displacement must be VEC3 floats, bytes or shorts`);
+      }
+      out[semantic] = a;
+    }
+    return out;
+  });
+}
+
+/**
+ * A mesh's default morph weights (one finite number per target) and target
+ * names (`extras.targetNames`, kept when they are one string per target).
+ */
+function morphWeightsOf(
+  ctx: ImportContext,
+  mesh: JsonObject,
+  pointer: string,
+  targetCount: number,
+): JsonObject {
+  const out: Record<string, unknown> = {};
+  if (mesh.weights !== undefined) {
+    if (targetCount === 0) {
+      ctx.fail(`${pointer}/weights`, "the mesh has weights but no morph targets");
+    }
+    out.weights = numbers(ctx, mesh.weights, `${pointer}/weights`, targetCount);
+  }
+  const names = (mesh.extras as JsonObject | undefined)?.targetNames;
+  if (names === undefined || targetCount === 0) return out;
+  if (
+    Array.isArray(names) && names.length === targetCount &&
+    names.every((name) => typeof name === "string")
+  ) {
+    out.extras = { targetNames: names };
+  } else {
+    ctx.warnings.push(
+      `${pointer}/extras/targetNames: not one string per morph target; the targets are unnamed`,
+    );
+  }
+  return out;
+}
+
+/** Morph targets of each mesh (of the validated copies). */
+export function targetCounts(meshes: readonly JsonObject[]): number[] {
+  return meshes.map((m) =>
+    ((m.primitives as JsonObject[])[0].targets as unknown[] | undefined)?.length ?? 0
+  );
 }
 
 /**
@@ -99,9 +178,10 @@ export function validateMeshes(
 export function validateNodes(
   ctx: ImportContext,
   root: JsonObject,
-  meshCount: number,
+  meshTargets: readonly number[],
   skinCount: number,
 ): JsonObject[] {
+  const meshCount = meshTargets.length;
   const defs = objects(ctx, root, "nodes", "");
   const parent = new Int32Array(defs.length).fill(-1);
   const nodes = defs.map((node, n) => {
@@ -145,6 +225,14 @@ export function validateNodes(
     }
     if (node.skin !== undefined) {
       out.skin = index(ctx, node.skin, `${pointer}/skin`, skinCount, "skin");
+    }
+    if (node.weights !== undefined) {
+      // The instance's own default weights: one per morph target of its mesh.
+      const targets = out.mesh === undefined ? 0 : meshTargets[out.mesh as number];
+      if (targets === 0) {
+        ctx.fail(`${pointer}/weights`, "the node has weights but no morph targets");
+      }
+      out.weights = numbers(ctx, node.weights, `${pointer}/weights`, targets);
     }
     return out;
   });

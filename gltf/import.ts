@@ -35,7 +35,13 @@
  *   ({@linkcode GltfSkin}). The skinned node's own transform is ignored, as
  *   glTF requires.
  * - **Clips**: one per glTF animation, with the channels that target the
- *   skeleton's joints (morph-target `weights` channels are left out).
+ *   skeleton's joints, and (`morphChannels`) the morph `weights` channels
+ *   of the nodes that instance its primitives.
+ * - **Morph targets** of skinned primitives (`POSITION`, `NORMAL`,
+ *   `TANGENT`; sparse accessors too) go in each primitive's
+ *   `skin.morphTargets`, named by the mesh's `extras.targetNames`, with the
+ *   instance's default weights in `morphWeights`; a target that lacks an
+ *   attribute displaces it by nothing.
  *
  * Vertex influences: see `_primitives.ts`; in short, every
  * `JOINTS_n`/`WEIGHTS_n` pair, zero weights dropped, duplicates summed,
@@ -43,8 +49,11 @@
  * that).
  *
  * Rotations (rest pose, `LINEAR` and `STEP` keys) are normalized, since
- * real files are off by up to 2e-4. Not imported: morph targets, cameras,
- * materials, images (never decoded), and meshes without a skin.
+ * real files are off by up to 2e-4. Not imported: cameras, materials,
+ * images (never decoded), and meshes without a skin, unless
+ * `attachedMeshes` is set: then a mesh on a node in a skeleton's hierarchy
+ * comes as a one-joint skin of it (its node a joint bound with the
+ * identity), so that a face, helmet or weapon moves with the character.
  *
  * @example Importing a character and its first clip
  * ```ts
@@ -121,7 +130,7 @@ export async function parseGltf(
       `the file has ${bytes.byteLength} bytes, beyond limits.maxFileBytes (${limits.maxFileBytes})`,
     );
   }
-  const ctx = new ImportContext(name, limits);
+  const ctx = new ImportContext(name, limits, options.attachedMeshes === true);
   try {
     const { document } = await readDocument(ctx, bytes, options.resolveUri, limits.maxFileBytes);
     return convert(ctx, document);

@@ -49,8 +49,8 @@ export interface GltfLimits {
   readonly maxAccessors?: number;
   /**
    * Most other objects the loader reads, together: buffers, buffer views,
-   * meshes and their primitives, skins, animations and their samplers and
-   * channels. Each list is checked before it is read.
+   * meshes and their primitives and morph targets, skins, animations and
+   * their samplers and channels. Each list is checked before it is read.
    */
   readonly maxObjects?: number;
 }
@@ -88,6 +88,14 @@ export interface ParseGltfOptions {
   readonly resolveUri?: UriResolver;
   /** Size limits; each left out takes its {@linkcode DEFAULT_GLTF_LIMITS} value. */
   readonly limits?: GltfLimits;
+  /**
+   * Import meshes on nodes without a skin that hang in a skeleton's
+   * hierarchy (a face under a head joint, a helmet, a weapon) as rigidly
+   * attached one-joint skins: the node becomes a joint, bound with the
+   * identity, and each vertex follows it with weight 1; such a primitive's
+   * `gltfSkin` is -1. Default false: they are left out.
+   */
+  readonly attachedMeshes?: boolean;
 }
 
 /** Options of {@linkcode importGltf}. */
@@ -149,6 +157,12 @@ export interface GltfSkinnedPrimitive {
    * instanced by several nodes with the same skin share this object.
    */
   readonly skin: SkinDefinition;
+  /**
+   * Default weights of the morph targets (`skin.morphTargets`) of this
+   * instance: the node's `weights`, else the mesh's, else zeros; empty
+   * when the primitive has no morph targets.
+   */
+  readonly morphWeights: Float32Array;
   /** The file's index buffer in the file's vertex order, if it has one. */
   readonly indices?: Uint16Array | Uint32Array;
   /** What a renderer needs to draw the skinned output, in output vertex order. */
@@ -158,7 +172,9 @@ export interface GltfSkinnedPrimitive {
   /**
    * glTF index of the skin the node skins the primitive with: one of its
    * skeleton's {@linkcode GltfSkeleton.skins}, whose `skinJoints` mapped the
-   * file's vertex joints to `skin.joints`.
+   * file's vertex joints to `skin.joints`; -1 for a rigidly attached mesh
+   * (`ParseGltfOptions.attachedMeshes`), whose every vertex follows its
+   * node's joint.
    */
   readonly gltfSkin: number;
 }

@@ -24,6 +24,8 @@ import { SkinRowWriter } from "../components/internal.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { stateOf } from "../components/internal.ts";
 import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
+import { morphedStreams, updateMorphs } from "../components/internal.ts";
+import { redirectToMorph } from "./_skin_morph.ts";
 import { MAX_INFLUENCES } from "../simd/memory/internal.ts";
 import { SkinFlags } from "../simd/memory/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
@@ -226,6 +228,8 @@ export function writeSkinJobs(
 ): SkinJobs {
   const lods = state.components.Skin.maxInfluences, skins = state.owned.skin;
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
+  // Morph hook: bind streams whose weights changed are morphed before any row reads them.
+  updateMorphs(state, skinned);
   // One batch call per level of detail and method: the kernel takes it per
   // call. A frame of one key (the usual) skips the sort and the grouping.
   const firstKey = skinKey(cap, lods, skins, skinned[0]);
@@ -271,6 +275,9 @@ export function writeSkinJobs(
         writer.dual,
         writer.palette,
       );
+      // Morph hook: a morphed entity's row reads its own bind streams.
+      const morphed = morphedStreams(state, eid);
+      if (morphed !== undefined) redirectToMorph(rows, kept, morphed, writer);
     } catch (error) {
       // Isolated: no row, so its output and bounds keep last frame's.
       state.faults.isolate(eid, name, error);

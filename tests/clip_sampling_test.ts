@@ -269,13 +269,14 @@ Deno.test("sampleClip writes only animated fields", async () => {
   }
 });
 
-Deno.test("morph-target weights channels are left out but set the duration", async () => {
+Deno.test("morph-target weights channels are no joint channels but set the duration", async () => {
   const bytes = await writeGlb(syntheticRig({ morph: true }));
   const model = await parseGltf(bytes);
   const clip = model.skeletons[0].clips[0];
   assertEquals(clip.duration, 3);
   assertEquals(clip.start, 0);
   assertEquals(clip.channels.length, 6);
+  assertEquals(clip.morphChannels?.map((c) => c.targetCount), [1]);
   const three = await loadThree(bytes);
   assertEquals(three.gltf.animations[0].duration, 3);
   poseThree(three, 0, 2.5);

@@ -1,6 +1,9 @@
 /**
- * Fuzzing the loader: seeded mutants of every freely licensed fixture
- * (bytes of the JSON changed, JSON numbers replaced by hostile values, GLB
+ * Fuzzing the loader: seeded mutants of every freely licensed fixture, and
+ * of the synthetic morph-target document (`_gltf_morph.ts`: dense, sparse
+ * and normal-only targets, weights channels of each interpolation), which
+ * no fixture has on a skinned primitive; every other mutant is imported
+ * with `attachedMeshes` (bytes of the JSON changed, JSON numbers replaced by hostile values, GLB
  * header bytes flipped, truncations, and some binary-chunk flips), each
  * parsed with parseGltf and, when it loads, run through one frame of the
  * ECS pipeline. Every mutant must end in a successful load-and-frame or a
@@ -16,6 +19,8 @@ import { GltfImportError, parseGltf } from "../gltf/mod.ts";
 import { Core } from "../kernels.ts";
 import { frameModel } from "./_gltf_frame.ts";
 import { random } from "./_scene.ts";
+import { writeGlb } from "./_gltf_rig.ts";
+import { morphDocument } from "./_gltf_morph.ts";
 
 const SEED = Number(Deno.env.get("MARROW_FUZZ_SEED") ?? 20261124);
 const MUTANTS_PER_FIXTURE = 180;
@@ -29,10 +34,16 @@ const MIN_LOADED = { all: 0.15, "json-number": 0.25, "bin-bytes": 0.5 } as const
 const MAX_RSS = 1536 * 2 ** 20;
 
 const FIXTURES = new URL("./fixtures/gltf/", import.meta.url);
-const FILES = [...Deno.readDirSync(FIXTURES)]
-  .filter((e) => e.isFile && /\.(glb|gltf)$/.test(e.name))
-  .map((e) => e.name)
-  .sort();
+/** Name of the synthetic morph document among the fixtures' names. */
+const MORPH_FILE = "morph-targets.glb (synthetic)";
+const FILES = [
+  ...[...Deno.readDirSync(FIXTURES)]
+    .filter((e) => e.isFile && /\.(glb|gltf)$/.test(e.name))
+    .map((e) => e.name)
+    .sort(),
+  MORPH_FILE,
+];
+const morphBytes = await writeGlb(morphDocument());
 
 /** Where the JSON text sits in the file (the whole file for .gltf). */
 function jsonRange(bytes: Uint8Array): [number, number] {
@@ -119,13 +130,14 @@ Deno.test("fuzz: every mutant of every fixture loads and frames, or is a GltfImp
   let peak = initial, total = 0;
   const started = performance.now();
   for (const file of FILES) {
-    const original = Deno.readFileSync(new URL(file, FIXTURES));
+    const original = file === MORPH_FILE ? morphBytes : Deno.readFileSync(new URL(file, FIXTURES));
     for (let m = 0; m < MUTANTS_PER_FIXTURE; m++, total++) {
       const [bytes, kind] = mutate(original, next);
       const where = `${file} mutant ${m} (${kind}, seed ${SEED})`;
       let model;
       try {
-        model = await parseGltf(bytes, { name: file });
+        // Every other mutant also imports rigidly attached meshes.
+        model = await parseGltf(bytes, { name: file, attachedMeshes: m % 2 === 1 });
       } catch (e) {
         if (!(e instanceof GltfImportError)) throw new Error(`${where}: ${e}`, { cause: e });
         assert(!e.message.includes("\n") && e.message.startsWith(file), `${where}: ${e.message}`);

@@ -228,7 +228,7 @@ Deno.test("validation: skins, meshes and animations name the offending entry", a
   await refused((j) => void (j.nodes[0].name = 5), "/nodes/0/name", "expected a string");
 });
 
-Deno.test("morph weights channels are skipped on import but count in the clip's time range", async () => {
+Deno.test("weights channels of nodes without morph targets are skipped but count in the clip's time range", async () => {
   const model = await loads((j) => {
     j.accessors.push({ bufferView: 3, componentType: 5126, count: 2, type: "SCALAR" });
     j.animations[0].samplers.push({ input: 3, output: 5 });
@@ -243,6 +243,8 @@ Deno.test("morph weights channels are skipped on import but count in the clip's 
   assertEquals(weightsOnly.channels, []);
   assertEquals(weightsOnly.duration, 1);
   assertEquals(weightsOnly.name, "animation_1");
+  assertEquals(clip.morphChannels, undefined);
+  assert(model.warnings.some((w) => w.includes("no mesh with morph targets")));
 });
 
 Deno.test("extensions: KHR_mesh_quantization loads; others Marrow cannot honour are named", async () => {

@@ -1,0 +1,237 @@
+/**
+ * The MorphWeights component: an entity's own weights of its skin's morph
+ * targets (`SkinAsset.morphTargetNames`), and its morphed bind streams in
+ * the core's memory, which the skinning systems skin in place of the
+ * skin's shared ones. Needs a Skin whose asset has morph targets.
+ *
+ * The morph (`base + sum_i w_i * d_i`, the active targets only) runs in
+ * the skinning system of the frame after the weights changed, before
+ * skinning, so that the skinned positions, their bounds
+ * (`getSkinnedBounds`) and raycasts see the morphed mesh; a frame whose
+ * weights did not change costs nothing.
+ *
+ * @module
+ */
+
+import { hasComponent } from "bitecs";
+import type { SkinAsset } from "../animation/skin_asset.ts";
+import { skinInternals } from "../animation/internal.ts";
+import { applyMorphToStreams, type MorphedStreams } from "../animation/internal.ts";
+import { VERTEX_FLOATS } from "../simd/memory/layout.ts";
+import { checkEntity, stateOf } from "./_machinery.ts";
+import { addWithData, defineComponent, missing, removeOwn, tampered } from "./_component.ts";
+import { objects } from "./_stores.ts";
+import type { WorldBase } from "./_world.ts";
+import { ComponentError } from "./errors.ts";
+import { SKIN } from "./skin.ts";
+
+/** The largest weight magnitude: far beyond any blend shape, and a bound on the morphed values. */
+export const MAX_MORPH_WEIGHT = 1e6;
+
+/** The MorphWeights component's public store. */
+export interface MorphWeightsComponent {
+  /** Morph targets of the entity's skin: the weights it takes. Read-only. */
+  readonly targetCount: Uint32Array;
+}
+
+/** What addMorphWeights hands to the add observer. */
+interface MorphData {
+  readonly weights: Float32Array;
+}
+
+/** @internal The MorphWeights definition. */
+export const MORPH_WEIGHTS = defineComponent({
+  name: "MorphWeights",
+  needs: [SKIN],
+  shape: { targetCount: Uint32Array },
+  record: {
+    /** The entity's weights, sources and morphed streams. */
+    morph: objects<MorphedStreams>(),
+    /** 1 while the morphed streams do not show the weights. */
+    morphDirty: Uint8Array,
+  },
+  addedBy: "addMorphWeights",
+  has: (state: WorldBase, eid: number): boolean =>
+    MORPH_WEIGHTS.recordOf(state).morph[eid] !== undefined,
+  allocate(state: WorldBase, eid: number, data: MorphData | undefined): void {
+    const skin = SKIN.recordOf(state);
+    const asset = skin.skin[eid]!;
+    const { morph, jointBoxes } = skinInternals(asset);
+    if (!morph) throw new ComponentError(eid, "MorphWeights", "the skin has no morph targets");
+    // Only the streams the entity skins and a target displaces are its own.
+    const own = [
+      morph.bases[0] !== undefined,
+      morph.bases[1] !== undefined && skin.skinNormals[eid] !== 0,
+      morph.bases[2] !== undefined && skin.skinTangents[eid] !== 0,
+    ];
+    const stream = asset.vertexCount * VERTEX_FLOATS * 4;
+    const count = +own[0] + +own[1] + +own[2];
+    // At least one block, so that `outputs` names it (a skin of normal-only targets skinned without normals).
+    const block = state.resources.memory.alloc(stream * Math.max(1, count));
+    let at = block;
+    const outputs = own.map((mine) => mine ? (at += stream) - stream : 0);
+    const o = MORPH_WEIGHTS.recordOf(state);
+    o.morph[eid] = {
+      asset,
+      prepared: morph,
+      weights: data?.weights ?? new Float32Array(morph.names.length),
+      block,
+      outputs,
+      boxes: new Float32Array(jointBoxes.length),
+    };
+    o.morphDirty[eid] = 1;
+    (state.components.MorphWeights as MorphWeightsComponent).targetCount[eid] = morph.names.length;
+  },
+  release(resources, eid): void {
+    const o = MORPH_WEIGHTS.recordOf(resources), held = o.morph[eid];
+    if (held) resources.memory.free(held.block);
+    o.morph[eid] = undefined;
+    o.morphDirty[eid] = 0;
+  },
+  check(state: WorldBase, eid: number): void {
+    const held = MORPH_WEIGHTS.recordOf(state).morph[eid];
+    if (!held) return;
+    const count = (state.components.MorphWeights as MorphWeightsComponent).targetCount[eid];
+    if (count !== held.weights.length) {
+      throw tampered(eid, "MorphWeights", "targetCount", count, held.weights.length);
+    }
+  },
+});
+
+/** `weights` checked for entity `eid`'s skin, as a new array; nothing written on error. */
+function checkedWeights(eid: number, asset: SkinAsset, weights: ArrayLike<number>): Float32Array {
+  const count = asset.morphTargetNames.length;
+  if (weights === null || typeof weights !== "object" || weights.length !== count) {
+    throw new ComponentError(
+      eid,
+      "MorphWeights",
+      `weights: expected ${count} weights (one per morph target of the skin), got ${
+        (weights as ArrayLike<number> | null)?.length
+      }`,
+      "weights",
+    );
+  }
+  const out = new Float32Array(count);
+  for (let t = 0; t < count; t++) {
+    const w = weights[t];
+    if (typeof w !== "number" || !(Math.abs(w) <= MAX_MORPH_WEIGHT)) {
+      throw new ComponentError(
+        eid,
+        "MorphWeights",
+        `weights[${t}] (${asset.morphTargetNames[t] || "unnamed"}) is ${w}, ` +
+          `expected a finite number within ±${MAX_MORPH_WEIGHT}`,
+        "weights",
+      );
+    }
+    out[t] = w;
+  }
+  return out;
+}
+
+/**
+ * Gives entity `eid` a MorphWeights: its own weights of its skin's morph
+ * targets, all 0 unless `weights` (one per `skin.morphTargetNames`) is
+ * given. Throws a {@linkcode ComponentError} when the entity lacks a Skin,
+ * already has MorphWeights, its skin has no morph targets, or a weight is
+ * not a finite number within ±{@linkcode MAX_MORPH_WEIGHT}.
+ */
+export function addMorphWeights(world: object, eid: number, weights?: ArrayLike<number>): void {
+  const state = stateOf(world, "addMorphWeights");
+  checkEntity(world, eid, "MorphWeights");
+  if (hasComponent(world, eid, state.components.MorphWeights)) {
+    throw new ComponentError(eid, "MorphWeights", "the entity already has MorphWeights");
+  }
+  const asset = SKIN.recordOf(state).skin[eid];
+  if (!asset || !hasComponent(world, eid, state.components.Skin)) {
+    throw new ComponentError(eid, "MorphWeights", "the entity needs a Skin first (addSkin)");
+  }
+  if (asset.morphTargetNames.length === 0) {
+    throw new ComponentError(eid, "MorphWeights", "the skin has no morph targets");
+  }
+  const data = weights === undefined ? undefined : { weights: checkedWeights(eid, asset, weights) };
+  addWithData(world, state, MORPH_WEIGHTS, eid, data);
+}
+
+/** Removes entity `eid`'s MorphWeights (it skins its skin's own streams again). */
+export function removeMorphWeights(world: object, eid: number): void {
+  removeOwn(world, "removeMorphWeights", MORPH_WEIGHTS, eid);
+}
+
+/**
+ * Sets entity `eid`'s morph weights, one per `skin.morphTargetNames`
+ * (copied); they show from the next skinning. Throws a
+ * {@linkcode ComponentError} naming the entity and the weight at fault
+ * (nothing written) when the entity has no MorphWeights, the count differs
+ * or a weight is not a finite number within ±{@linkcode MAX_MORPH_WEIGHT}.
+ * Allocates nothing.
+ */
+export function setMorphWeights(world: object, eid: number, weights: ArrayLike<number>): void {
+  const state = stateOf(world, "setMorphWeights");
+  const o = MORPH_WEIGHTS.recordOf(state), held = o.morph[eid];
+  if (!held) throw missing(eid, "MorphWeights");
+  const count = held.weights.length;
+  // Each weight is read once, into scratch, and written only when all are good: an
+  // accessor cannot hand the check one value and the write another.
+  if (scratch.length < count) scratch = new Float64Array(count);
+  let valid = weights !== null && typeof weights === "object" && weights.length === count;
+  for (let t = 0; valid && t < count; t++) {
+    const w = weights[t];
+    valid = typeof w === "number" && Math.abs(w) <= MAX_MORPH_WEIGHT;
+    scratch[t] = w;
+  }
+  if (!valid) {
+    // The error path reads again to name the weight.
+    checkedWeights(eid, held.asset, weights);
+    throw new ComponentError(eid, "MorphWeights", "weights changed while read", "weights");
+  }
+  for (let t = 0; t < count; t++) {
+    const w = Math.fround(scratch[t]);
+    if (held.weights[t] !== w) o.morphDirty[eid] = 1, held.weights[t] = w;
+  }
+}
+
+/** Scratch of setMorphWeights: the weights read, before they are written. */
+let scratch = new Float64Array(16);
+
+/** Entity `eid`'s morph weights, a copy (into `out` when given, which must hold them). */
+export function getMorphWeights(world: object, eid: number, out?: Float32Array): Float32Array {
+  const state = stateOf(world, "getMorphWeights");
+  const held = MORPH_WEIGHTS.recordOf(state).morph[eid];
+  if (!held) throw missing(eid, "MorphWeights");
+  if (out === undefined) return held.weights.slice();
+  if (!(out instanceof Float32Array) || out.length < held.weights.length) {
+    throw new ComponentError(
+      eid,
+      "MorphWeights",
+      `out: expected a Float32Array of at least ${held.weights.length}`,
+    );
+  }
+  out.set(held.weights);
+  return out;
+}
+
+/**
+ * @internal Morphs the bind streams of the entities of `eids` whose
+ * weights changed since their last morph; called by the skinning systems
+ * before they skin.
+ */
+export function updateMorphs(state: WorldBase, eids: ArrayLike<number>): void {
+  const o = MORPH_WEIGHTS.recordOf(state), dirty = o.morphDirty;
+  let f32: Float32Array | undefined;
+  for (let i = 0; i < eids.length; i++) {
+    const eid = eids[i];
+    if (dirty[eid] === 0) continue;
+    f32 ??= state.memory.f32;
+    applyMorphToStreams(f32, o.morph[eid]!);
+    dirty[eid] = 0;
+  }
+}
+
+/**
+ * @internal The byte offsets of entity `eid`'s morphed positions, normals
+ * and tangents (0 for a stream not morphed), or undefined when it has no
+ * MorphWeights.
+ */
+export function morphedStreams(state: WorldBase, eid: number): readonly number[] | undefined {
+  return MORPH_WEIGHTS.recordOf(state).morph[eid]?.outputs;
+}

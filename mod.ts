@@ -79,6 +79,7 @@ export type {
   IKComponent,
   JointMatComponent,
   JointQuatComponent,
+  LevelOfDetailComponent,
   SkeletonComponent,
   SkinComponent,
 } from "./components/world.ts";
@@ -131,6 +132,13 @@ export {
   playClip,
   removeClipPlayer,
 } from "./components/clip_player.ts";
+export {
+  type DistanceBand,
+  type LevelOfDetailSettings,
+  removeLevelOfDetail,
+  setLevelOfDetail,
+  setLevelOfDetailByDistance,
+} from "./components/level_of_detail.ts";
 export { sampleClipsSystem } from "./systems/sample_clips.ts";
 export { quatToMatSystem } from "./systems/quat_to_mat.ts";
 export { transformSkeletonSystem } from "./systems/transform_skeleton.ts";

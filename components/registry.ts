@@ -21,6 +21,7 @@ import { JOINT_MAT, type JointMatComponent } from "./joint_mat.ts";
 import { SKIN, type SkinComponent } from "./skin.ts";
 import { CLIP_PLAYER, type ClipPlayerComponent } from "./clip_player.ts";
 import { IK, type IKComponent } from "./ik.ts";
+import { LEVEL_OF_DETAIL, type LevelOfDetailComponent } from "./level_of_detail.ts";
 
 /** @internal Marrow's components, each after the components it needs. */
 export const COMPONENTS = [
@@ -30,6 +31,7 @@ export const COMPONENTS = [
   SKIN,
   CLIP_PLAYER,
   IK,
+  LEVEL_OF_DETAIL,
 ] as const;
 
 /** Marrow's components for one world. */
@@ -46,6 +48,8 @@ export interface AnimationComponents {
   readonly ClipPlayer: ClipPlayerComponent;
   /** IK chains. */
   readonly IK: IKComponent;
+  /** Level of detail: update rate and culling. */
+  readonly LevelOfDetail: LevelOfDetailComponent;
 }
 
 type Registered = typeof COMPONENTS[number];

@@ -10,6 +10,7 @@
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
+  type AnimationComponents,
   type Clip,
   createAnimation,
   crossFadeTo,
@@ -39,6 +40,7 @@ export function foxDefinition(): Promise<GltfSkeleton> {
 /** A world of Fox pairs: `full[i]` at full rate, `lod[i]` its twin. */
 export interface LodScene {
   readonly world: object;
+  readonly components: AnimationComponents;
   readonly core: Core;
   readonly skin: SkinAsset;
   readonly clips: readonly Clip[];
@@ -59,7 +61,7 @@ export async function createLodScene(
 ): Promise<LodScene> {
   const definition = await foxDefinition();
   const world = createWorld();
-  createAnimation(world, { core });
+  const components = createAnimation(world, { core });
   const { skeleton, skin } = createCharacterAssets(definition, core);
   const clips = [1, 2, 0].map((i) => definition.clips[i]);
   const root = clips[0].channels.find((c) => c.path === "translation")!.joint;
@@ -74,7 +76,7 @@ export async function createLodScene(
       list.push(eid);
     }
   }
-  return { world, core, skin, clips, full, lod };
+  return { world, components, core, skin, clips, full, lod };
 }
 
 /** Before frame `frame` (from 0): pair 0's cross-fade at frame 5. */

@@ -62,7 +62,7 @@ export const LEVEL_OF_DETAIL = defineComponent({
   shape: { updateRate: Uint8Array, culled: Uint8Array, pausedWhenCulled: Uint8Array },
   record: {
     lodState: Uint8Array,
-    /** What the systems skip of the entity this frame (`LodSkip` bits of `systems/_lod.ts`). */
+    /** What the systems skip of the entity this frame (the flags of `systems/_lod.ts`). */
     lodSkip: Uint8Array,
     /** The frame offset of its updates, and the rate it was given for. */
     lodPhase: Uint8Array,
@@ -114,14 +114,34 @@ export interface DistanceBand {
   readonly maxInfluences?: number;
 }
 
-/** `value` checked as a whole number from `low` to 255, or a RangeError naming `argument`. */
-function checkedByte(caller: string, argument: string, value: unknown, low: number): number {
+/**
+ * `value` checked as a whole number from `low` to 255, or a RangeError
+ * naming the argument (`argument`, or `bands[index].argument` for an
+ * index >= 0): the name is built only for the error, a call allocates nothing.
+ */
+function checkedByte(
+  caller: string,
+  argument: string,
+  value: unknown,
+  low: number,
+  index = -1,
+): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < low || value > 255) {
+    const name = index < 0 ? argument : `bands[${index}].${argument}`;
     throw new RangeError(
-      `${caller}: ${argument}: expected a whole number from ${low} to 255, got ${String(value)}`,
+      `${caller}: ${name}: expected a whole number from ${low} to 255, got ${String(value)}`,
     );
   }
   return value;
+}
+
+/** `value` checked as undefined or a boolean, or a TypeError naming `settings.argument`. */
+function checkBoolean(caller: string, argument: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new TypeError(
+      `${caller}: settings.${argument}: expected a boolean, got ${String(value)}`,
+    );
+  }
 }
 
 /**
@@ -149,11 +169,8 @@ export function setLevelOfDetail(
       throw new ComponentError(eid, "Skin", `${caller}: maxInfluences needs a Skin (addSkin)`);
     }
   }
-  for (const [name, value] of [["visible", visible], ["pausedWhenCulled", pausedWhenCulled]]) {
-    if (value !== undefined && typeof value !== "boolean") {
-      throw new TypeError(`${caller}: settings.${name}: expected a boolean, got ${String(value)}`);
-    }
-  }
+  checkBoolean(caller, "visible", visible);
+  checkBoolean(caller, "pausedWhenCulled", pausedWhenCulled);
   if (!hasComponent(world, eid, state.components.LevelOfDetail)) {
     addPlain(world, caller, LEVEL_OF_DETAIL, eid);
   }
@@ -217,8 +234,8 @@ export function setLevelOfDetailByDistance(
         `${caller}: bands[${b}].maxDistance: expected a number >= ${below}, got ${String(limit)}`,
       );
     }
-    checkedByte(caller, `bands[${b}].updateRate`, band.updateRate ?? 1, 1);
-    checkedByte(caller, `bands[${b}].maxInfluences`, band.maxInfluences ?? 0, 0);
+    checkedByte(caller, "updateRate", band.updateRate ?? 1, 1, b);
+    checkedByte(caller, "maxInfluences", band.maxInfluences ?? 0, 0, b);
   }
   for (let i = 0; i < entities.length; i++) {
     const eid = entities[i];

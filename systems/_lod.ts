@@ -100,13 +100,23 @@ export function withoutSkipped<L extends ArrayLike<number>>(
   while (first < list.length && (skips[list[first]] & mask) === 0) first++;
   if (first === list.length) return list;
   let out = lod.lists.get(key);
-  if (out === undefined) lod.lists.set(key, out = []);
+  if (out === undefined) lod.lists.set(key, out = entityList());
   let count = 0;
   for (let i = 0; i < first; i++) out[count++] = list[i];
   for (let i = first + 1; i < list.length; i++) {
     if ((skips[list[i]] & mask) === 0) out[count++] = list[i];
   }
-  // Written over, then cut: `length = 0` and pushes would reallocate its store every frame.
-  if (out.length !== count) out.length = count;
+  out.length = count;
   return out;
+}
+
+/**
+ * A list of entities whose length may fall and rise from frame to frame
+ * (those a level of detail leaves in): an object with elements and a
+ * `length`, used as an array is. An array's store is cut when its length
+ * falls below half of it, and grown again, new, when it rises: garbage
+ * every frame of a staggered crowd; an object's `length` is a plain field.
+ */
+export function entityList(): number[] {
+  return { length: 0 } as unknown as number[];
 }

@@ -41,7 +41,7 @@ import {
 } from "./skin.ts";
 import { toDualQuaternions } from "./_dual_palettes.ts";
 import { type FrameSteps, type Join, SkinOverlap } from "./_task_parallel.ts";
-import { CULLED, NOT_SKINNED } from "./_lod.ts";
+import { CULLED, entityList, NOT_SKINNED } from "./_lod.ts";
 
 /** One entity's copy of its palette, and what it was taken for; rewritten in place. */
 interface Copy {
@@ -206,9 +206,10 @@ class TaskParallelSteps implements FrameSteps {
   #phase = DONE;
   readonly #lists: number[][] = [[], []];
   /** The entities of `#lists` whose palettes this frame's snapshot takes (level of detail). */
-  readonly #snapped: number[][] = [[], []];
-  readonly #previous: number[] = [];
-  readonly #fresh: number[] = [];
+  readonly #snapped: number[][] = [entityList(), entityList()];
+  // Lists of entities, whose lengths rise and fall with levels of detail.
+  readonly #previous: number[] = entityList();
+  readonly #fresh: number[] = entityList();
   #held: Snapshot | undefined;
   #next: Snapshot | undefined;
   #nextTable: JobTable | undefined;

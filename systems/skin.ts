@@ -268,7 +268,7 @@ export function writeSkinJobs(
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
     try {
-      writer.write(eid, kept);
+      writer.write(eid, kept, skinKey(cap, lods, skins, eid) >> 1);
       rows[kept * JOB_WORDS + SKIN_PALETTE] = palettes.at(
         eid,
         writer.jointCount,

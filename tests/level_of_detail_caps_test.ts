@@ -231,3 +231,42 @@ Deno.test("level of detail: bad arguments are typed errors naming the argument, 
   setLevelOfDetail(world, skeletonOnly, {});
   assertEquals(lod.updateRate[skeletonOnly], 1, "added again: every frame");
 });
+
+Deno.test("influence caps: each cap's tables built once, on first use, no larger than the skin's; none at or above its most", async () => {
+  const model = await importGltf(findModel("Fox.glb")!);
+  const definition = model.skeletons.find((s) => s.primitives.length > 0)!;
+  const world = createWorld();
+  const core = Core.create("simd");
+  const components = createAnimation(world, { core });
+  const { skeleton, skin } = createCharacterAssets(definition, core);
+  const entities = [0, 1, 2, 3].map(() => {
+    const eid = addEntity(world);
+    addCharacter(world, eid, skeleton, skin);
+    playClip(world, eid, definition.clips[0]);
+    return eid;
+  });
+  const animate = createAnimationPipeline();
+  const caps = components.Skin.maxInfluences;
+  const settle = () => {
+    for (let frame = 0; frame < 3; frame++) animate(world, 1 / 30);
+    return core.allocatedBytes;
+  };
+  const influences = definition.primitives.reduce((sum, p) => sum + p.skin.joints.length, 0);
+  const uncapped = settle();
+  // At the skin's most influences, or above: the skin's own tables.
+  entities.forEach((eid) => caps[eid] = skin.maxInfluences);
+  assertEquals(settle(), uncapped, "a cap at the most builds nothing");
+  const grown: number[] = [];
+  for (let cap = 1; cap < skin.maxInfluences; cap++) {
+    caps[entities[cap % 4]] = cap;
+    const first = settle(), again = settle();
+    assertEquals(again, first, `cap ${cap}: built once`);
+    grown.push(first);
+  }
+  // Each cap's tables: at most the skin's parts, joints and weights (6 bytes an influence), padded.
+  const perCap = grown.map((bytes, i) => bytes - (i ? grown[i - 1] : uncapped));
+  for (const bytes of perCap) assert(bytes > 0 && bytes <= influences * 6 + 1024, `${bytes} bytes`);
+  // Every entity at every cap again: nothing more.
+  for (let cap = 1; cap < skin.maxInfluences; cap++) entities.forEach((eid) => caps[eid] = cap);
+  assertEquals(settle(), grown.at(-1), "caps already built are reused");
+});

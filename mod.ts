@@ -64,7 +64,9 @@
  *
  * The rest of the package is in entries of its own: `@marrow/anim/gltf`
  * (glTF import), `@marrow/anim/layers` (layers, locomotion, joint masks),
- * `@marrow/anim/ik` (IK chains), `@marrow/anim/clips` (compact clips, clip
+ * `@marrow/anim/ik` (IK chains), `@marrow/anim/lod` (level of detail:
+ * update rates, culling, influence caps, distance bands),
+ * `@marrow/anim/clips` (compact clips, clip
  * files and budget, markers, root motion, sampling by hand),
  * `@marrow/anim/kernels` (the core, its buffers and checked kernels, the
  * worker pool, the memory layouts), `@marrow/anim/reference` (the scalar
@@ -79,7 +81,6 @@ export type {
   IKComponent,
   JointMatComponent,
   JointQuatComponent,
-  LevelOfDetailComponent,
   SkeletonComponent,
   SkinComponent,
 } from "./components/world.ts";
@@ -132,13 +133,6 @@ export {
   playClip,
   removeClipPlayer,
 } from "./components/clip_player.ts";
-export {
-  type DistanceBand,
-  type LevelOfDetailSettings,
-  removeLevelOfDetail,
-  setLevelOfDetail,
-  setLevelOfDetailByDistance,
-} from "./components/level_of_detail.ts";
 export { sampleClipsSystem } from "./systems/sample_clips.ts";
 export { quatToMatSystem } from "./systems/quat_to_mat.ts";
 export { transformSkeletonSystem } from "./systems/transform_skeleton.ts";

@@ -30,7 +30,7 @@
 
 import { crowdScene, DELTA, type Modules, SMALL_CHARACTER } from "./_crowd.ts";
 import * as mine from "./_crowd_modules.ts";
-import { setLevelOfDetail } from "../mod.ts";
+import { setLevelOfDetail } from "../lod.ts";
 
 /** Two rows, `a` timed with `b` run untimed before it, and the other way round. */
 function pair(

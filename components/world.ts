@@ -45,7 +45,6 @@ export type { JointMatComponent } from "./joint_mat.ts";
 export type { SkinComponent } from "./skin.ts";
 export type { ClipPlayerComponent } from "./clip_player.ts";
 export type { IKComponent } from "./ik.ts";
-export type { LevelOfDetailComponent } from "./level_of_detail.ts";
 
 /** Options of {@linkcode createAnimation}. */
 export interface AnimationOptions {

@@ -10,7 +10,7 @@
  */
 
 import fc from "fast-check";
-import { removeLevelOfDetail, setLevelOfDetail } from "../mod.ts";
+import { removeLevelOfDetail, setLevelOfDetail } from "../lod.ts";
 import type { Harness } from "./_ecs_programs.ts";
 import { call, entity, expectFailure, type Step } from "./_ecs_program_commands.ts";
 

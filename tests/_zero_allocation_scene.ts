@@ -42,9 +42,9 @@ import {
   getSkinnedPositions,
   getSkinningPalette,
   playClip,
-  setLevelOfDetailByDistance,
   SkinAsset,
 } from "../mod.ts";
+import { setLevelOfDetailByDistance } from "../lod.ts";
 import { getCrossedMarkers, getRootMotion, type RootMotion, setClipMarkers } from "../clips.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { addLayer, getLayers, jointMask, type LayerInfo } from "../layers.ts";

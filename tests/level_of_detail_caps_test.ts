@@ -18,14 +18,16 @@ import {
   getJointSkinBounds,
   getSkinnedPositions,
   getSkinningPalette,
-  type LevelOfDetailSettings,
   playClip,
-  removeLevelOfDetail,
-  setLevelOfDetail,
-  setLevelOfDetailByDistance,
   SkeletonAsset,
   type SkinDefinition,
 } from "../mod.ts";
+import {
+  type LevelOfDetailSettings,
+  removeLevelOfDetail,
+  setLevelOfDetail,
+  setLevelOfDetailByDistance,
+} from "../lod.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { Core } from "../kernels.ts";

@@ -13,8 +13,8 @@ import {
   type AnimationPipeline,
   type AnimationPipelineOptions,
   createAnimationPipeline,
-  setLevelOfDetail,
 } from "../mod.ts";
+import { setLevelOfDetail } from "../lod.ts";
 import { Core, createWorkerPool } from "../kernels.ts";
 import { BUILDS } from "./_scene.ts";
 import { createLodScene, type LodScene, outputsOf, sameBits, stepScene } from "./_lod.ts";

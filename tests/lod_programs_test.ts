@@ -21,10 +21,8 @@ import {
   ComponentError,
   createAnimationPipeline,
   crossFadeTo,
-  removeLevelOfDetail,
-  setLevelOfDetail,
-  setLevelOfDetailByDistance,
 } from "../mod.ts";
+import { removeLevelOfDetail, setLevelOfDetail, setLevelOfDetailByDistance } from "../lod.ts";
 import { Core, createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { SEED } from "./_arbitrary.ts";
 import { createLodScene, type LodScene, type Outputs, outputsOf, sameBits } from "./_lod.ts";

@@ -64,7 +64,9 @@
  *
  * The rest of the package is in entries of its own: `@marrow/anim/gltf`
  * (glTF import), `@marrow/anim/layers` (layers, locomotion, joint masks),
- * `@marrow/anim/ik` (IK chains), `@marrow/anim/clips` (compact clips, clip
+ * `@marrow/anim/ik` (IK chains), `@marrow/anim/lod` (level of detail:
+ * update rates, culling, influence caps, distance bands),
+ * `@marrow/anim/clips` (compact clips, clip
  * files and budget, markers, root motion, sampling by hand),
  * `@marrow/anim/kernels` (the core, its buffers and checked kernels, the
  * worker pool, the memory layouts), `@marrow/anim/reference` (the scalar

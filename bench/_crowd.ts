@@ -98,5 +98,5 @@ export function crowdScene(
     kernelsOf.multiplyInverseBind();
     skinCalls();
   };
-  return { world, pipeline, kernelsOf, frameKernels };
+  return { world, entities, pipeline, kernelsOf, frameKernels };
 }

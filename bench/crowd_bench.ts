@@ -18,11 +18,19 @@
  * group is run again with 4-vertex characters, where the kernels cost
  * little and the systems' JavaScript stands out of the machine's noise.
  *
+ * Level of detail (this checkout only): the pipeline's frame of the same
+ * crowd with every character at full rate, half of them at update rate 2,
+ * a quarter culled, and both; and of a crowd of 4-influence characters at
+ * full influence count and with half of them capped at 2. Each row's every
+ * iteration runs its group's other scenes untimed first, so that the rows
+ * see the same machine.
+ *
  * @module
  */
 
 import { crowdScene, DELTA, type Modules, SMALL_CHARACTER } from "./_crowd.ts";
 import * as mine from "./_crowd_modules.ts";
+import { setLevelOfDetail } from "../lod.ts";
 
 /** Two rows, `a` timed with `b` run untimed before it, and the other way round. */
 function pair(
@@ -97,4 +105,67 @@ for (const count of counts) {
       }
     }
   }
+}
+
+/** A row per scene, each timed after the group's other scenes ran untimed. */
+function interleaved(group: string, rows: readonly (readonly [string, () => void])[]) {
+  rows.forEach(([name, run], r) => {
+    Deno.bench({
+      name,
+      group,
+      baseline: r === 0,
+      fn: (t) => {
+        for (let o = 0; o < rows.length; o++) if (o !== r) rows[o][1]();
+        t.start();
+        run();
+        t.end();
+      },
+    });
+  });
+}
+
+/** The crowd's frame with `settings(i)` as the level of detail of its character `i`. */
+function lodFrame(
+  count: number,
+  shape: typeof SMALL_CHARACTER | { joints: 20; segments: 10; rings: 30; influences: 4 },
+  settings: (i: number) => Parameters<typeof setLevelOfDetail>[2] | undefined,
+): () => void {
+  const scene = crowdScene(mine, count, shape);
+  scene.entities.forEach((eid, i) => {
+    const lod = settings(i);
+    if (lod) setLevelOfDetail(scene.world, eid, lod);
+  });
+  for (let i = 0; i < 4; i++) scene.pipeline(scene.world, DELTA);
+  return () => scene.pipeline(scene.world, DELTA);
+}
+
+for (const count of counts) {
+  const label = `${count.toLocaleString("en")} small characters`;
+  interleaved(`crowd: ${label}, level of detail`, [
+    ["all full", lodFrame(count, SMALL_CHARACTER, () => undefined)],
+    [
+      "half at rate 2",
+      lodFrame(count, SMALL_CHARACTER, (i) => i % 2 ? { updateRate: 2 } : undefined),
+    ],
+    [
+      "a quarter culled",
+      lodFrame(count, SMALL_CHARACTER, (i) => i % 4 ? undefined : { visible: false }),
+    ],
+    [
+      "half at rate 2, a quarter culled",
+      lodFrame(
+        count,
+        SMALL_CHARACTER,
+        (i) => ({ updateRate: i % 2 ? 2 : 1, visible: i % 4 !== 0 }),
+      ),
+    ],
+  ]);
+  const four = { ...SMALL_CHARACTER, influences: 4 } as const;
+  interleaved(`crowd: ${label}, 4 influences, level of detail`, [
+    ["all full", lodFrame(count, four, () => undefined)],
+    [
+      "half capped 4 → 2 (far away)",
+      lodFrame(count, four, (i) => i % 2 ? { maxInfluences: 2 } : undefined),
+    ],
+  ]);
 }

@@ -91,16 +91,33 @@ export class JobTable {
     return this.#stagedFloats;
   }
 
-  /** Copies the first `words` staged words into the table. */
+  /**
+   * Copies the first `words` staged words into the table. It copies as many
+   * words as both the staging array and the table hold, not just `words`:
+   * a view of that span is kept while the two keep their sizes, where one
+   * of `words` would be a new view whenever the row count changes (a level
+   * of detail's frames skinning more or fewer entities).
+   */
   commit(words: number): void {
     const u32 = this.#memory.views().u32;
-    if (words === this.#staged.length) u32.set(this.#staged, this.ptr >> 2);
-    else u32.set(this.#stagedView(words), this.ptr >> 2);
+    const span = this.#span(words);
+    if (span === this.#staged.length) u32.set(this.#staged, this.ptr >> 2);
+    else u32.set(this.#stagedView(span), this.ptr >> 2);
   }
 
-  /** The table's first `words` words (what a kernel wrote), copied into the staging array. */
+  /** Words both the staging array and the table hold (at least `words`, which both do). */
+  #span(words: number): number {
+    return Math.max(words, Math.min(this.#staged.length, this.#capacity >> 2));
+  }
+
+  /**
+   * The table's first `words` words (what a kernel wrote), copied into the
+   * staging array (with the words after them that both hold, as
+   * {@linkcode commit} copies).
+   */
   readBack(words: number): Uint32Array {
     const staged = this.staging(words), u32 = this.#memory.views().u32, from = this.ptr >> 2;
+    words = this.#span(words);
     // The view of the table is kept while the table and the core's views stay: no garbage a frame.
     let view = this.#tableView;
     if (

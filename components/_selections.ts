@@ -1,7 +1,7 @@
 /**
  * The entities each standard system runs on, as selections: made once, and
  * their queries registered in a world when `createAnimation` sets it up, so
- * that a world's first frame registers none (six bitecs queries, about
+ * that a world's first frame registers none (seven bitecs queries, about
  * 0.1 ms of the first play's frame, `deno task bench:first-play`).
  *
  * @module
@@ -9,6 +9,7 @@
 
 import { registerSelections, type Selection, selection } from "./_access.ts";
 import type { WorldState } from "./registry.ts";
+import { LodState } from "./level_of_detail.ts";
 
 /** Entities with a pose and joint matrices: the quat→mat and mat→quat systems'. */
 export const POSED_ENTITIES: Selection = selection(
@@ -41,6 +42,12 @@ export const SKELETON_ENTITIES: Selection = selection(
   (owned, eid) => owned.skeleton[eid] !== undefined,
 );
 
+/** Entities with a LevelOfDetail: the frame's level-of-detail step's. */
+export const LOD_ENTITIES: Selection = selection(
+  ["Skeleton", "LevelOfDetail"],
+  (owned, eid) => (owned.lodState[eid] & LodState.Owned) !== 0,
+);
+
 const STANDARD: readonly Selection[] = [
   SKELETON_ENTITIES,
   PLAYING_ENTITIES,
@@ -48,6 +55,7 @@ const STANDARD: readonly Selection[] = [
   MATRIX_ENTITIES,
   IK_ENTITIES,
   SKINNED_ENTITIES,
+  LOD_ENTITIES,
 ];
 
 /** Registers the standard systems' queries in `world`, whose state `state` is. */

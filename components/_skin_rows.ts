@@ -33,6 +33,7 @@ import { checkedSkin } from "./skin.ts";
 import type { AnimationComponents } from "./world.ts";
 import type { Owned, WorldState } from "./registry.ts";
 import { skinInternals } from "../animation/internal.ts";
+import { cappedWords } from "./_skin_caps.ts";
 
 /** Words of a skinning job row the mesh fills: parts, part count, joints, weights, positions, normals, tangents. */
 const MESH_WORDS = 7;
@@ -79,6 +80,8 @@ export class SkinRowWriter {
   #asset: SkinAsset | undefined;
   #skinId = 0;
   readonly #mesh = new Uint32Array(MESH_WORDS);
+  /** The capped mesh's first four kernel words (`_skin_caps.ts`). */
+  readonly #capped = new Uint32Array(4);
   #meshJoints = 0;
   readonly #rows: Uint32Array;
   readonly #rowSkins: Float64Array;
@@ -112,9 +115,10 @@ export class SkinRowWriter {
   /**
    * Checks entity `eid` and writes its job row `row` but for the palette
    * word (the caller's): the mesh's kernel words, the output streams, the
-   * flags.
+   * flags. With `cap` below the skin's most influences, the mesh words are
+   * those of the skin capped at `cap` (built on first use).
    */
-  write(eid: number, row: number): void {
+  write(eid: number, row: number, cap = 255): void {
     const o = this.#owned, stores = this.#stores, state = this.#state;
     const skeleton = o.skeleton[eid];
     const n = skeleton ? skeleton.jointCount : 0;
@@ -139,16 +143,18 @@ export class SkinRowWriter {
     ) checkedMatrices(state, eid, n);
     if (asset !== this.#asset) this.#useSkin(asset!);
     const rows = this.#rows, at = row * JOB_WORDS;
-    if (this.#rowSkins[row] !== this.#skinId) {
-      const mesh = this.#mesh;
-      rows[at + SKIN_PARTS] = mesh[0];
-      rows[at + SKIN_PART_COUNT] = mesh[1];
-      rows[at + SKIN_JOINTS] = mesh[2];
-      rows[at + SKIN_WEIGHTS] = mesh[3];
+    const capped = cap < asset!.maxInfluences ? cap : 0, id = this.#skinId * 256 + capped;
+    if (this.#rowSkins[row] !== id) {
+      const mesh = this.#mesh, words = capped ? this.#capped : mesh;
+      if (capped) cappedWords(state, asset!, capped, words);
+      rows[at + SKIN_PARTS] = words[0];
+      rows[at + SKIN_PART_COUNT] = words[1];
+      rows[at + SKIN_JOINTS] = words[2];
+      rows[at + SKIN_WEIGHTS] = words[3];
       rows[at + SKIN_POSITIONS] = mesh[4];
       rows[at + SKIN_NORMALS_IN] = mesh[5];
       rows[at + SKIN_TANGENTS_IN] = mesh[6];
-      this.#rowSkins[row] = this.#skinId;
+      this.#rowSkins[row] = id;
     }
     rows[at + SKIN_OUT_POSITIONS] = positions;
     rows[at + SKIN_OUT_NORMALS] = normals;

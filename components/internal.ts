@@ -17,6 +17,7 @@ export { type PlayerState, retirePlayback } from "./_playbacks.ts";
 export { type Owned, type WorldState } from "./registry.ts";
 export {
   IK_ENTITIES,
+  LOD_ENTITIES,
   MATRIX_ENTITIES,
   PLAYING_ENTITIES,
   POSED_ENTITIES,

@@ -22,6 +22,7 @@ import { SKIN, type SkinComponent } from "./skin.ts";
 import { CLIP_PLAYER, type ClipPlayerComponent } from "./clip_player.ts";
 import { IK, type IKComponent } from "./ik.ts";
 import { MORPH_WEIGHTS, type MorphWeightsComponent } from "./morph_weights.ts";
+import { LEVEL_OF_DETAIL, type LevelOfDetailComponent } from "./level_of_detail.ts";
 
 /** @internal Marrow's components, each after the components it needs. */
 export const COMPONENTS = [
@@ -32,6 +33,7 @@ export const COMPONENTS = [
   CLIP_PLAYER,
   IK,
   MORPH_WEIGHTS,
+  LEVEL_OF_DETAIL,
 ] as const;
 
 /** Marrow's components for one world. */
@@ -50,6 +52,8 @@ export interface AnimationComponents {
   readonly IK: IKComponent;
   /** Morph target weights and morphed bind streams. */
   readonly MorphWeights: MorphWeightsComponent;
+  /** Level of detail: update rate and culling. */
+  readonly LevelOfDetail: LevelOfDetailComponent;
 }
 
 type Registered = typeof COMPONENTS[number];

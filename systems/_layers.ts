@@ -113,6 +113,7 @@ function fade(layer: Layer, dt: number): void {
  * Advances and samples layers 1 and up of `stack`, and writes the entity's
  * blend job; layer 0 (the player's clips) was advanced by the caller and is
  * sampled here into its layer pose. Pushes every playback's step to `steps`.
+ * Not `sample` (level of detail): advances the layers, samples and blends nothing.
  */
 export function writeLayers(
   out: LayerOutput,
@@ -122,14 +123,15 @@ export function writeLayers(
   pose: number,
   dt: number,
   steps: PlaybackSteps,
+  sample: boolean,
 ): void {
   const memory = out.memory, rows = out.rows;
   const base = stack.layers[0];
   fade(base, dt);
   const next = player.next;
   rows.time = out.time;
-  samplePlayback(rows, player.current, base.block);
-  if (next) {
+  if (sample) samplePlayback(rows, player.current, base.block);
+  if (sample && next) {
     rows.time = next.time, rows.weight = player.fade;
     samplePlayback(rows, next, player.scratch, base.block);
   }
@@ -142,7 +144,7 @@ export function writeLayers(
       p.time += dt * p.speed;
       const step = steps.add(p.clip, p, i, true);
       step.from = from, step.to = p.time, step.share = 1;
-      if (layer.weight > 0) {
+      if (sample && layer.weight > 0) {
         rows.time = p.time;
         samplePlayback(rows, p, layer.block);
       }
@@ -166,7 +168,7 @@ export function writeLayers(
       // `b` may be `a` (a one-clip blend): its markers fire as `a`'s.
       const stepB = steps.add(b.clip, b, i, b === a ? alpha < 0.5 : alpha >= 0.5);
       stepB.from = from * b.clip.duration, stepB.to = b.time, stepB.share = alpha;
-      if (layer.weight > 0) {
+      if (sample && layer.weight > 0) {
         rows.time = a.time;
         samplePlayback(rows, a, layer.block);
         rows.time = b.time, rows.weight = alpha;
@@ -175,7 +177,7 @@ export function writeLayers(
       updateMask(memory, layer, a.clip, b.clip, joints);
     }
   }
-  writeJob(out, stack, joints, pose);
+  if (sample) writeJob(out, stack, joints, pose);
 }
 
 /** Writes the entries of `stack`'s blend layers, or (`onTop`) the others in order; returns how many. */

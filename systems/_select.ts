@@ -25,6 +25,7 @@ import {
 import { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { CHECK_MATRICES, storesIntact } from "./_checks.ts";
+import { withoutSkipped } from "./_lod.ts";
 
 // The standard selections live with the components: createAnimation
 // registers their queries before a world's first frame.
@@ -201,7 +202,9 @@ const matrixJobs: MatrixJobs = { state: undefined!, list: [], found: -1 };
  * Runs a batch kernel whose rows are three offsets and the joint count,
  * for every entity with a JointMat (or those of `entities`) but those
  * `skip` leaves out, checked. `found`: the checked multiply's first bad
- * row (rows count only the entities not left out), else -1. The checked
+ * row (rows count only the entities not left out), else -1. Entities
+ * whose level of detail skips a bit of `lodMask` this frame are left out
+ * of the list. The checked
  * multiply's rows get a fifth word, `keep`: the entity's block of last
  * good model matrices in the `"isolate"` fault mode, else 0. Returns an
  * object that the next call rewrites.
@@ -213,9 +216,13 @@ export function runMatrixJobs(
   kernel: "localToModelBatch" | "modelToLocalBatch" | "multiplyMatricesCheckedBatch",
   row: MatrixRow,
   skip: MatrixSkip = SKIP_NONE,
+  lodMask = 0,
 ): MatrixJobs {
   const state = stateOf(world, caller);
-  const list = withMatrices(world, state, caller, entities);
+  const selected = withMatrices(world, state, caller, entities);
+  const list = withoutSkipped(state, selected, lodMask, kernel);
+  // The rows of a query's whole list may be kept.
+  const keepable = entities === undefined && list === selected;
   matrixJobs.state = state, matrixJobs.list = list, matrixJobs.found = -1;
   if (list.length === 0) return matrixJobs;
   const table = state.jobs(kernel);
@@ -223,7 +230,7 @@ export function runMatrixJobs(
   // The checked multiply's rows hold the last good block in the "isolate" mode only.
   const variant = isolates ? 2 : 1;
   if (
-    entities === undefined && table.holds(list, variant) &&
+    keepable && table.holds(list, variant) &&
     storesIntact(state, list, CHECK_MATRICES)
   ) {
     // Every entity's row is as this system wrote it last, and its checks cannot fail.
@@ -263,7 +270,7 @@ export function runMatrixJobs(
   }
   if (rows === 0) return matrixJobs;
   // A row per entity of the query, none empty: kept for the next calls.
-  if (entities === undefined && rows === list.length && !faulted) table.keep(list, variant);
+  if (keepable && rows === list.length && !faulted) table.keep(list, variant);
   return runMatrixKernel(state, kernel, table.ptr, rows);
 }
 

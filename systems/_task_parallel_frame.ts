@@ -41,6 +41,7 @@ import {
 } from "./skin.ts";
 import { toDualQuaternions } from "./_dual_palettes.ts";
 import { type FrameSteps, type Join, SkinOverlap } from "./_task_parallel.ts";
+import { CULLED, entityList, NOT_SKINNED } from "./_lod.ts";
 
 /** One entity's copy of its palette, and what it was taken for; rewritten in place. */
 interface Copy {
@@ -204,8 +205,11 @@ class TaskParallelSteps implements FrameSteps {
   #joints: () => void = () => {};
   #phase = DONE;
   readonly #lists: number[][] = [[], []];
-  readonly #previous: number[] = [];
-  readonly #fresh: number[] = [];
+  /** The entities of `#lists` whose palettes this frame's snapshot takes (level of detail). */
+  readonly #snapped: number[][] = [entityList(), entityList()];
+  // Lists of entities, whose lengths rise and fall with levels of detail.
+  readonly #previous: number[] = entityList();
+  readonly #fresh: number[] = entityList();
   #held: Snapshot | undefined;
   #next: Snapshot | undefined;
   #nextTable: JobTable | undefined;
@@ -268,15 +272,27 @@ class TaskParallelSteps implements FrameSteps {
     this.#next = current === one ? zero : one;
     this.#nextTable = current === one ? first : second;
     zero.owner = one.owner = undefined;
-    const previous = this.#previous, fresh = this.#fresh;
+    const previous = this.#previous, fresh = this.#fresh, skips = state.owned.lodSkip;
+    const lodStates = state.owned.lodState;
     let p = 0, f = 0;
     for (let l = 0; l < lists.length; l++) {
-      const list = lists[l];
+      const list = lists[l], snapped = this.#snapped[l];
+      let s = 0;
       for (let i = 0; i < list.length; i++) {
-        const eid = list[i];
-        if (holds(state, eid, copyIn(this.#held, eid))) previous[p++] = eid;
-        else fresh[f++] = eid;
+        const eid = list[i], skip = skips[eid];
+        // Level of detail: the snapshot takes the palettes the frame would skin,
+        // the overlap skins the last snapshot's but those culled now, and an
+        // entity skinned before from palettes it still has waits for its copy.
+        if ((skip & NOT_SKINNED) === 0) snapped[s++] = eid;
+        if (holds(state, eid, copyIn(this.#held, eid))) {
+          if ((skip & CULLED) === 0) previous[p++] = eid;
+        } else if (
+          (skip & NOT_SKINNED) === 0 &&
+          (this.#held === undefined || lodStates[eid] === 0 ||
+            !(holds(state, eid, zero.copies[eid]) || holds(state, eid, one.copies[eid])))
+        ) fresh[f++] = eid;
       }
+      if (snapped.length !== s) snapped.length = s;
     }
     // Written over, then cut: `length = 0` and pushes would reallocate their stores every frame.
     if (previous.length !== p) previous.length = p;
@@ -328,7 +344,7 @@ class TaskParallelSteps implements FrameSteps {
   #runDuring(): void {
     const state = this.#state, next = this.#next!, fresh = this.#fresh;
     this.#joints();
-    takeSnapshot(state, this.#nextTable!, next, this.#lists, this.#options);
+    takeSnapshot(state, this.#nextTable!, next, this.#snapped, this.#options);
     // A fresh entity left out of the snapshot (isolated) is not skinned.
     let kept = 0;
     for (let i = 0; i < fresh.length; i++) {

@@ -24,6 +24,7 @@ import { IK_JOB_WORDS } from "../simd/abi.ts";
 import { IKField } from "../simd/scalar/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import { IK_ENTITIES, SKIP_UNPOSED } from "./_select.ts";
+import { NOT_ANIMATED, withoutSkipped } from "./_lod.ts";
 import { endVouch } from "./_checks.ts";
 import { skeletonInternals } from "../animation/internal.ts";
 import { Quarantine } from "../components/internal.ts";
@@ -36,12 +37,12 @@ import { Quarantine } from "../components/internal.ts";
 export function ikSystem(world: object, entities?: ArrayLike<number>): void {
   const state = stateOf(world, "ikSystem");
   const owned = state.owned;
-  const list = selectEntities(
-    world,
+  // Level of detail: chains of entities not animated this frame keep their results.
+  const list = withoutSkipped(
     state,
+    selectEntities(world, state, "ikSystem", IK_ENTITIES, entities),
+    NOT_ANIMATED,
     "ikSystem",
-    IK_ENTITIES,
-    entities,
   );
   let rows = 0;
   for (let i = 0; i < list.length; i++) {

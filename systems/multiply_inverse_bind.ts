@@ -15,6 +15,7 @@
  */
 
 import { type MatrixRow, runMatrixJobs, settlePalettes, SKIP_QUARANTINED } from "./_select.ts";
+import { NOT_ANIMATED } from "./_lod.ts";
 import { MULTIPLY_A, MULTIPLY_B, MULTIPLY_OUT } from "../simd/abi.ts";
 import { skeletonInternals } from "../animation/internal.ts";
 
@@ -39,6 +40,7 @@ export function multiplyInverseBindSystem(world: object, entities?: ArrayLike<nu
     "multiplyMatricesCheckedBatch",
     multiplyInverseBindRow,
     SKIP_QUARANTINED,
+    NOT_ANIMATED,
   );
   settlePalettes(state, list, found, "multiplyInverseBindSystem", SKIP_QUARANTINED);
 }

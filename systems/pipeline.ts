@@ -45,6 +45,7 @@ import {
   skinWhile,
 } from "./_task_parallel.ts";
 import { taskParallelFrame } from "./_task_parallel_frame.ts";
+import { beginLodFrame } from "./_lod.ts";
 
 /**
  * A system: a plain function of the world, the frame's duration, and
@@ -91,7 +92,9 @@ export interface AnimationPipelineOptions extends Omit<SkinSystemOptions, "entit
    * an entity the snapshot does not hold (every entity on the first call;
    * one added, given another skeleton or skin, or whose components were
    * removed and added since the last call; every entity after a call that
-   * threw) is skinned in call k at frame k. Without worker threads the
+   * threw) is skinned in call k at frame k. An entity with a level of
+   * detail (`setLevelOfDetail`) whose skinning waits for its next update is
+   * skinned in the call after the one that animates it. Without worker threads the
    * same frames run on the calling thread with the same latency and
    * results. Default false.
    */
@@ -167,6 +170,7 @@ export function createAnimationPipeline(
     // In the "isolate" mode each system checks its entities and skips one at fault.
     const selected = selectEntities(world, state, "animate", SKELETON_ENTITIES, entities);
     if (!state.faults.isolates) checkEntities(state, selected);
+    beginLodFrame(world, state);
     frameWorld = world, frameDelta = deltaSeconds, frameEntities = entities;
     skinOptions.entities = entities;
     if (options.taskParallel) {

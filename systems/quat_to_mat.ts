@@ -24,6 +24,7 @@ import {
 import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import { findNonFinitePose } from "../simd/memory/internal.ts";
 import { POSED_ENTITIES } from "./_select.ts";
+import { NOT_ANIMATED, withoutSkipped } from "./_lod.ts";
 import { CHECK_MATRICES, CHECK_POSE, endVouch, storesIntact } from "./_checks.ts";
 import type { JobTable } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
@@ -42,22 +43,25 @@ import { restoreLastGood } from "../components/joint_mat.ts";
 export function quatToMatSystem(world: object, entities?: ArrayLike<number>): void {
   const state = stateOf(world, "quatToMatSystem");
   const owned = state.owned;
-  const list = selectEntities(
+  const selected = selectEntities(
     world,
     state,
     "quatToMatSystem",
     POSED_ENTITIES,
     entities,
   );
+  // Level of detail: entities not animated this frame keep their matrices.
+  const list = withoutSkipped(state, selected, NOT_ANIMATED, "quatToMatSystem");
   if (list.length === 0) return;
+  const keepable = entities === undefined && list === selected;
   const scan = state.jobs("poseScan"), table = state.jobs("quatToMat");
   // Rows kept from the last call (a component added or removed drops
   // them) are those the loop below would write, when no check can fail.
-  const kept = entities === undefined && scan.holds(list, 1) && table.holds(list, 1) &&
+  const kept = keepable && scan.holds(list, 1) && table.holds(list, 1) &&
     storesIntact(state, list, CHECK_POSE | CHECK_MATRICES);
   let storeFaults = false;
   if (!kept) storeFaults = writeRows(state, list, scan, table);
-  if (entities === undefined && !storeFaults) scan.keep(list, 1), table.keep(list, 1);
+  if (keepable && !storeFaults) scan.keep(list, 1), table.keep(list, 1);
   const faults = state.faults, quarantine = owned.quarantine;
   const first = state.kernels.firstBeyondBatch(scan.ptr, list.length, Infinity);
   // Entities before the first bad pose have good ones: a flag left from an

@@ -40,6 +40,7 @@ import type { Playback } from "../components/internal.ts";
 import type { WorldState } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
 import { retirePlayback } from "../components/internal.ts";
+import { beginLodFrame, NOT_ANIMATED } from "./_lod.ts";
 
 /** Each world's outputs, begun again every frame: the frame allocates nothing. */
 const outputs = new WeakMap<WorldState, LayerOutput>();
@@ -88,6 +89,8 @@ export function sampleClipsSystem(
 ): void {
   const state = stateOf(world, "sampleClipsSystem");
   checkFrameDelta("sampleClipsSystem", deltaSeconds);
+  // Outside a pipeline (which begins its own), this system begins the frame.
+  if (state.faults.depth === 0) beginLodFrame(world, state);
   const owned = state.owned, c = state.components.ClipPlayer;
   const list = selectEntities(
     world,
@@ -97,7 +100,7 @@ export function sampleClipsSystem(
     entities,
   );
   if (list.length === 0) return;
-  const quarantine = owned.quarantine, players = owned.player;
+  const quarantine = owned.quarantine, players = owned.player, lodSkip = owned.lodSkip;
   let skipped = false;
   let rowCapacity = 0, entryCapacity = 0, layered = 0;
   // The checks run only from an entity whose store fields the compares
@@ -198,10 +201,12 @@ export function sampleClipsSystem(
         c.speed[eid] = next.speed;
       }
     }
+    // Level of detail: the clocks above advance every frame, the pose only when animated.
+    const animated = (lodSkip[eid] & NOT_ANIMATED) === 0;
     if (player.stack) {
       out.time = c.time[eid];
-      writeLayers(out, player, player.stack, joints, pose, deltaSeconds, steps);
-    } else {
+      writeLayers(out, player, player.stack, joints, pose, deltaSeconds, steps, animated);
+    } else if (animated) {
       rows.time = c.time[eid];
       samplePlayback(rows, player.current, pose);
       if (player.next) {
@@ -217,7 +222,7 @@ export function sampleClipsSystem(
   if (extended) {
     for (let i = 0; i < list.length; i++) {
       const eid = list[i], player = owned.player[eid]!;
-      if (skipped && quarantine[eid] & Quarantine.Clip) continue;
+      if (skipped && quarantine[eid] & Quarantine.Clip || lodSkip[eid] & NOT_ANIMATED) continue;
       if (player.extras?.rootMotion) {
         extractRootMotion(memory, player, owned.pose[eid]);
       }

@@ -34,6 +34,7 @@ import { DualPalettes } from "./_dual_palettes.ts";
 import { BOUNDS_FLOATS, SkinBatch } from "./_skin_batch.ts";
 import type { JobTable } from "../components/internal.ts";
 import type { WorldState } from "../components/internal.ts";
+import { NOT_SKINNED, withoutSkipped } from "./_lod.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {
@@ -102,13 +103,16 @@ export function prepareSkinning(
   palettesChecked = false,
 ): SkinJobs | undefined {
   const state = stateOf(world, caller);
-  const skinned = selectSkinned(world, state, caller, options, directions, table);
+  const all = selectSkinned(world, state, caller, options, directions, table);
+  // Level of detail: entities culled, or whose palette has not moved since they were skinned.
+  const skinned = withoutSkipped(state, all, NOT_SKINNED, table);
   if (skinned.length === 0) return undefined;
   if (!palettesChecked && checkPalettes(state, skinned, caller).length === 0) return undefined;
   const palettes = DualPalettes.of(state, tableName(table, "dual quaternions"));
   // Its palettes are the entities' own (or converted from them every frame):
   // the rows of a query's selection may be kept.
-  return writeSkinJobs(state, table, skinned, options, palettes, options.entities === undefined);
+  const keepable = options.entities === undefined && skinned === all;
+  return writeSkinJobs(state, table, skinned, options, palettes, keepable);
 }
 
 /**
@@ -268,7 +272,7 @@ export function writeSkinJobs(
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
     try {
-      writer.write(eid, kept);
+      writer.write(eid, kept, skinKey(cap, lods, skins, eid) >> 1);
       rows[kept * JOB_WORDS + SKIN_PALETTE] = palettes.at(
         eid,
         writer.jointCount,

@@ -15,6 +15,7 @@
  */
 
 import { type MatrixRow, runMatrixJobs, SKIP_UNPOSED } from "./_select.ts";
+import { NOT_ANIMATED } from "./_lod.ts";
 import { HIERARCHY_IN, HIERARCHY_OUT, HIERARCHY_PARENTS } from "../simd/abi.ts";
 import { skeletonInternals } from "../animation/internal.ts";
 
@@ -37,5 +38,6 @@ export function transformSkeletonSystem(world: object, entities?: ArrayLike<numb
     "localToModelBatch",
     localToModelRow,
     SKIP_UNPOSED,
+    NOT_ANIMATED,
   );
 }

@@ -47,6 +47,8 @@ export interface EntityModel {
   player: boolean;
   /** IK chains with a target, in order. */
   ik: ChainJob[];
+  /** Whether it has a LevelOfDetail (animated and skinned on some frames only). */
+  lod?: boolean;
 }
 
 /** The system under test and the model of it. */

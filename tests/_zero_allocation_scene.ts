@@ -5,7 +5,9 @@
  * seconds, a third with a masked upper-body layer, on core build
  * `Deno.args[0]`, single-threaded or on 2 threads (`Deno.args[1]`:
  * `single-thread` | `workers` | `task-parallel` | `split`: every batch call
- * split, as over the split thresholds). After a warm-up that plays every clip of
+ * split, as over the split thresholds; `Deno.args[4]` `lod`: the game sets
+ * every character's level of detail each frame by distance bands from a
+ * moving viewpoint, rates 1 and 2, caps, culled beyond). After a warm-up that plays every clip of
  * every character (a clip's first play builds it) and lets the compiler
  * settle, it runs `FRAMES` frames of both scenes between two explicit
  * collections (`gc()`, traced as "testing"), then prints one JSON line:
@@ -42,6 +44,7 @@ import {
   playClip,
   SkinAsset,
 } from "../mod.ts";
+import { setLevelOfDetailByDistance } from "../lod.ts";
 import {
   enableRootMotion,
   getCrossedMarkers,
@@ -94,6 +97,15 @@ if (import.meta.main) {
   }
   const core = pool?.core ?? Core.create(build);
   const animate = createAnimationPipeline({ pool, taskParallel: threads === "task-parallel" });
+  const lod = Deno.args[4] === "lod";
+  const bands = [
+    { maxDistance: 150 },
+    { maxDistance: 300, updateRate: 2, maxInfluences: 2 },
+    // Rate 2 at most: sampling a clip 3/60 s or more after its last sample
+    // allocates (about 250 bytes a frame at full rate with a 3/60 s frame).
+    { maxDistance: 450, updateRate: 2, maxInfluences: 1 },
+  ];
+  const viewpoint = new Float64Array(3);
 
   // The README's quick start: 16 cylinders of 30 joints, posed from code.
   const readme = createScene(build, 16, { joints: 30 }, {}, core);
@@ -150,6 +162,7 @@ if (import.meta.main) {
     }
   }
 
+  const lodEntities = characters.map((c) => c.eid);
   // The game's objects the view functions fill.
   const box: Bounds = { min: [0, 0, 0], max: [0, 0, 0] };
   const motion: RootMotion = { dx: 0, dz: 0, dyaw: 0 };
@@ -174,6 +187,11 @@ if (import.meta.main) {
 
   /** One frame of both scenes: the game's cross-fades and poses, then the frame. */
   const frame = (f: number) => {
+    if (lod) {
+      // The camera swings through the bands, and past the last one every few seconds.
+      viewpoint[0] = 520 * Math.sin(f / 97);
+      setLevelOfDetailByDistance(world, lodEntities, viewpoint, bands);
+    }
     for (let c = 0; c < characters.length; c++) {
       const { eid, clips, phase } = characters[c];
       if ((f + phase) % FADE_EVERY === 0) {

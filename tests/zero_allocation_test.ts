@@ -19,6 +19,9 @@
  * split as a crowd over the split thresholds would be) run on the simd
  * build for `SPLIT_FRAMES` frames: a worker that boxed its float arguments
  * while its loop ran unoptimized collected about once in 9,000 frames.
+ * With levels of detail (the child's `lod`), the game sets every
+ * character's by distance bands each frame, single-threaded and
+ * task-parallel.
  */
 import { assert, assertEquals } from "@std/assert";
 import { BUILDS } from "./_scene.ts";
@@ -34,7 +37,7 @@ const CHILD = new URL("./_zero_allocation_scene.ts", import.meta.url);
 const IMPORT_MAP = new URL("../import_map.dev.json", import.meta.url);
 
 /** Runs the child on `build` and `threads`: its trace lines and its result line. */
-async function run(build: string, threads: string, frames: number, warmup: number) {
+async function run(build: string, threads: string, frames: number, warmup: number, lod = false) {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -47,6 +50,7 @@ async function run(build: string, threads: string, frames: number, warmup: numbe
       threads,
       String(frames),
       String(warmup),
+      lod ? "lod" : "",
     ],
     stdin: "null",
   }).output();
@@ -76,6 +80,9 @@ const MODES = [
       .map((threads) => ({ build, threads }))
   ),
   { build: "simd", threads: "split" },
+  // Levels of detail set by distance every frame.
+  { build: "simd", threads: "single-thread", lod: true },
+  { build: "simd", threads: "task-parallel", lod: true },
 ];
 
 /**
@@ -92,25 +99,32 @@ const SCALAR_WARMUP = 6_000;
 /** Split calls: a worker's garbage of about 100 bytes a frame shows in so many frames. */
 const SPLIT_FRAMES = FRAMES * 5;
 
-for (const { build, threads } of MODES) {
+for (
+  const { build, threads, lod } of MODES as { build: string; threads: string; lod?: boolean }[]
+) {
   const frames = build === "scalar" ? SCALAR_FRAMES : threads === "split" ? SPLIT_FRAMES : FRAMES;
   const warmup = build === "scalar" ? SCALAR_WARMUP : WARMUP;
-  Deno.test(`${frames} frames of cross-fading characters allocate nothing: ${build}, ${threads}`, async () => {
-    const { result, gcs } = await run(build, threads, frames, warmup);
-    assert(result.characters >= 6, `characters: ${result.characters}`);
-    assert(result.dual >= 3, `dual-quaternion characters skinned: ${result.dual}`);
-    assert(result.hits > 0, "markers crossed in the measured frames");
-    assertEquals(result.mode, threads === "split" ? "workers" : threads);
-    const testing = gcs.flatMap((line, i) => line.includes("testing") ? [i] : []);
-    assertEquals(testing.length, 2, `the two requested collections:\n${gcs.join("\n")}`);
-    const between = gcs.slice(testing[0] + 1, testing[1]);
-    assertEquals(between, [], "collections during the measured frames");
-    const growth = result.after - result.before;
-    assert(
-      growth < NOISE_BYTES_PER_FRAME * frames,
-      `the heap grew by ${growth} bytes over ${frames} frames (${
-        (growth / frames).toFixed(1)
-      } a frame)`,
-    );
-  });
+  Deno.test(
+    `${frames} frames of cross-fading characters allocate nothing: ${build}, ${threads}${
+      lod ? ", levels of detail by distance" : ""
+    }`,
+    async () => {
+      const { result, gcs } = await run(build, threads, frames, warmup, lod);
+      assert(result.characters >= 6, `characters: ${result.characters}`);
+      assert(result.dual >= 3, `dual-quaternion characters skinned: ${result.dual}`);
+      assert(result.hits > 0, "markers crossed in the measured frames");
+      assertEquals(result.mode, threads === "split" ? "workers" : threads);
+      const testing = gcs.flatMap((line, i) => line.includes("testing") ? [i] : []);
+      assertEquals(testing.length, 2, `the two requested collections:\n${gcs.join("\n")}`);
+      const between = gcs.slice(testing[0] + 1, testing[1]);
+      assertEquals(between, [], "collections during the measured frames");
+      const growth = result.after - result.before;
+      assert(
+        growth < NOISE_BYTES_PER_FRAME * frames,
+        `the heap grew by ${growth} bytes over ${frames} frames (${
+          (growth / frames).toFixed(1)
+        } a frame)`,
+      );
+    },
+  );
 }

@@ -1,0 +1,116 @@
+/**
+ * Level of detail in the frame: once per frame, what each entity with a
+ * LevelOfDetail skips (`components/level_of_detail.ts` says what the
+ * settings mean); each system then leaves those entities out of its list.
+ * A world with no entity skipping anything pays one flag test per system.
+ *
+ * @module
+ */
+
+import { LOD_ENTITIES, selectEntities } from "../components/internal.ts";
+import type { WorldState } from "../components/internal.ts";
+import { LodState } from "../components/level_of_detail.ts";
+
+/** What a system leaves out: entities not animated this frame. */
+export const NOT_ANIMATED = 1;
+/**
+ * What a system leaves out: entities not skinned this frame (culled, or
+ * not animated since they were last skinned).
+ */
+export const NOT_SKINNED = 2;
+/** Culled this frame: the task-parallel frame skins nothing of it, not even last frame's pose. */
+export const CULLED = 4;
+
+/** A world's level-of-detail frame: its count, whether any entity skips anything, its lists. */
+interface LodFrame {
+  frame: number;
+  active: boolean;
+  /** Per rate, how many entities were given a phase: the next one's phase. */
+  readonly phases: Uint32Array;
+  readonly lists: Map<string, number[]>;
+}
+const frames = new WeakMap<WorldState, LodFrame>();
+
+/**
+ * Begins a frame of `world`: for each entity with a LevelOfDetail, what
+ * the systems skip of it (`lodSkip`). An entity at rate N is animated when
+ * the frame count plus its phase is a multiple of N; phases are handed out
+ * in turn per rate, so that each frame animates 1/N of them. An entity
+ * animated but not skinned (culled) is skinned on its next visible frame.
+ */
+export function beginLodFrame(world: object, state: WorldState): void {
+  let lod = frames.get(state);
+  if (!lod) {
+    frames.set(
+      state,
+      lod = { frame: 0, active: false, phases: new Uint32Array(256), lists: new Map() },
+    );
+  }
+  const frame = ++lod.frame;
+  const list = selectEntities(world, state, "animate", LOD_ENTITIES);
+  const o = state.owned, store = state.components.LevelOfDetail;
+  const rates = store.updateRate, culled = store.culled, paused = store.pausedWhenCulled;
+  const states = o.lodState, skips = o.lodSkip, phase = o.lodPhase, phaseRate = o.lodPhaseRate;
+  let any = 0;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i], rate = rates[eid];
+    let now = states[eid], skip = 0;
+    if (now & LodState.Fresh) now &= ~LodState.Fresh;
+    else if (rate > 1) {
+      if (phaseRate[eid] !== rate) phase[eid] = lod.phases[rate]++ % rate, phaseRate[eid] = rate;
+      if ((frame + phase[eid]) % rate !== 0) skip = NOT_ANIMATED;
+    }
+    if (culled[eid] !== 0) {
+      skip |= NOT_SKINNED | CULLED;
+      if (paused[eid] !== 0) skip |= NOT_ANIMATED;
+    } else if (skip !== 0 && (now & LodState.Stale) === 0) {
+      // Its palette has not moved since it was last skinned.
+      skip |= NOT_SKINNED;
+    }
+    if ((skip & (NOT_ANIMATED | NOT_SKINNED)) === NOT_SKINNED) now |= LodState.Stale;
+    else if ((skip & NOT_SKINNED) === 0) now &= ~LodState.Stale;
+    states[eid] = now, skips[eid] = skip;
+    any |= skip;
+  }
+  lod.active = any !== 0;
+}
+
+/**
+ * `list` without the entities whose `lodSkip` has a bit of `mask` this
+ * frame: `list` itself when none has (a query's list: its rows may be
+ * kept), else an array kept for `key` that the next call for `key`
+ * rewrites.
+ */
+export function withoutSkipped<L extends ArrayLike<number>>(
+  state: WorldState,
+  list: L,
+  mask: number,
+  key: string,
+): L | number[] {
+  const lod = frames.get(state);
+  if (lod === undefined || !lod.active) return list;
+  const skips = state.owned.lodSkip;
+  let first = 0;
+  while (first < list.length && (skips[list[first]] & mask) === 0) first++;
+  if (first === list.length) return list;
+  let out = lod.lists.get(key);
+  if (out === undefined) lod.lists.set(key, out = entityList());
+  let count = 0;
+  for (let i = 0; i < first; i++) out[count++] = list[i];
+  for (let i = first + 1; i < list.length; i++) {
+    if ((skips[list[i]] & mask) === 0) out[count++] = list[i];
+  }
+  out.length = count;
+  return out;
+}
+
+/**
+ * A list of entities whose length may fall and rise from frame to frame
+ * (those a level of detail leaves in): an object with elements and a
+ * `length`, used as an array is. An array's store is cut when its length
+ * falls below half of it, and grown again, new, when it rises: garbage
+ * every frame of a staggered crowd; an object's `length` is a plain field.
+ */
+export function entityList(): number[] {
+  return { length: 0 } as unknown as number[];
+}

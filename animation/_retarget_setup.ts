@@ -1,6 +1,7 @@
 /**
- * What a retargeting build decides before it samples anything: the joint map, the hips, each target joint's
- * rotation and translation rule, the facing turn and the root scale.
+ * What a retargeting build decides before it samples anything: the joint
+ * map, the hips, each target joint's rotation and translation rule, the
+ * facing turn and the root scale.
  *
  * @module
  */
@@ -11,6 +12,8 @@ import {
   multiplyConjugate,
   normalize,
   Q,
+  S,
+  T,
   yRotation,
 } from "./_retarget_math.ts";
 import {
@@ -160,7 +163,10 @@ export function plan(
   const right = new Float64Array(count * 4);
   for (let j = 0; j < count; j++) {
     right[j * 4 + 3] = 1;
-    if (sourceOf[j] >= 0) rotation[j] = ROTATE_MODEL, translation[j] = MOVE_OFFSET;
+    if (sourceOf[j] >= 0) {
+      rotation[j] = ROTATE_MODEL;
+      if (sameBone(source, sourceOf[j], target, j)) translation[j] = MOVE_OFFSET;
+    }
   }
   translation[hips] = MOVE_ROOT;
   applyOverrides(target, sourceOf, options.overrides, rotation, translation, right);
@@ -216,6 +222,25 @@ export function plan(
     facing,
     rootScale,
   };
+}
+
+/**
+ * Whether source joint `s` and target joint `t` have the same rest
+ * translation (and parent scale): the same rig, whose animated offsets
+ * the target keeps by default.
+ */
+function sameBone(source: RestSkeleton, s: number, target: RestSkeleton, t: number): boolean {
+  const ps = source.parents[s], pt = target.parents[t];
+  for (let c = 0; c < 3; c++) {
+    const scale = (ps >= 0 ? source.model[ps * JOINT_STRIDE + S + c] : 1) ===
+      (pt >= 0 ? target.model[pt * JOINT_STRIDE + S + c] : 1);
+    if (
+      !scale || source.local[s * JOINT_STRIDE + T + c] !== target.local[t * JOINT_STRIDE + T + c]
+    ) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Target hips' rest height over the source's; 1 when both are at the ground. */

@@ -29,13 +29,15 @@ export interface RetargetJointOverride {
   /**
    * `"root"` (the default for the hips): the source joint's model-space
    * motion from its rest position, turned to the target's facing and
-   * scaled by {@linkcode RetargetOptions.rootScale}. `"offset"` (the
-   * default for the other mapped joints): the target's rest translation
-   * plus the source joint's offset from its own rest translation (none in
-   * most clips), turned from the source parent's rest frame to the target
-   * parent's and scaled by `rootScale`. `"rest"` (the only rule for an
-   * unmapped joint): the target's rest translation. `"source"`: the source
-   * joint's local translation as it is.
+   * scaled by {@linkcode RetargetOptions.rootScale}. `"rest"` (the
+   * default for the other joints; the only rule for an unmapped one): the
+   * target's rest translation, so that the target's bones keep their
+   * lengths. `"offset"` (the default for a joint whose rest translation is
+   * its source joint's, as in the same rig): the target's rest translation
+   * plus the source joint's offset from its own rest translation, turned
+   * from the source parent's rest frame to the target parent's and scaled
+   * by `rootScale`. `"source"`: the source joint's local translation as it
+   * is.
    */
   readonly translation?: "root" | "offset" | "rest" | "source";
   /**

@@ -15,7 +15,7 @@
  */
 
 import { assert } from "@std/assert";
-import { type Clip, type SkeletonDefinition } from "../mod.ts";
+import type { Clip, SkeletonDefinition } from "../mod.ts";
 import { DEFAULT_CLIP_TOLERANCE } from "../clips.ts";
 import { retargetClip, type RetargetOptions } from "../retarget.ts";
 import { testOnModels } from "./_three_gltf.ts";

@@ -9,7 +9,7 @@
  * local rotation multiplied by constants on both sides, so slerp between
  * the same keys gives the same curve); plus, where the clip mixes `STEP`
  * with other channels, the float32 time just before each step (the jump
- * stays a jump), and, where it has `CUBICSPLINE` channels, three points in
+ * stays a jump), and, where it has `CUBICSPLINE` channels, seven points in
  * each interval. Every channel is `LINEAR`, or `STEP` when the source's
  * are all `STEP`. The compact build then drops the keys it does not need.
  *
@@ -53,6 +53,13 @@ interface BuiltChannel {
 
 const PATH_OFFSET = { translation: T, rotation: Q, scale: S } as const;
 
+/**
+ * Pieces each key interval is cut into where the clip has `CUBICSPLINE`
+ * channels: a smooth curve (keys 0.1 to 0.3 s and up to 0.3 rad apart)
+ * then stays within 0.1 % of the size between the keys.
+ */
+const CUBIC_PIECES = 8;
+
 /** The float32 just below `t` (finite). */
 function floatBelow(t: number): number {
   const bits = new Float32Array([t]);
@@ -69,7 +76,7 @@ function keyTimes(clip: Clip, maxValues: number): { times: Float32Array; step: b
   const step = channels.every((c) => c.interpolation === "STEP");
   const cubic = channels.some((c) => c.interpolation === "CUBICSPLINE");
   for (const channel of channels) total += channel.times.length * (step ? 1 : 2);
-  if (cubic) total *= 4;
+  if (cubic) total *= CUBIC_PIECES;
   if (total > maxValues) {
     throw new RetargetError("clip", `its key times alone pass maxValues (${maxValues})`);
   }
@@ -84,13 +91,13 @@ function keyTimes(clip: Clip, maxValues: number): { times: Float32Array; step: b
   }
   let union = unique(all.subarray(0, n).sort());
   if (cubic) {
-    const dense = new Float64Array(union.length * 4);
+    const dense = new Float64Array(union.length * CUBIC_PIECES);
     let m = 0;
     for (let k = 0; k < union.length; k++) {
       dense[m++] = union[k];
       if (k + 1 === union.length) break;
-      for (let i = 1; i < 4; i++) {
-        dense[m++] = Math.fround(union[k] + (union[k + 1] - union[k]) * i / 4);
+      for (let i = 1; i < CUBIC_PIECES; i++) {
+        dense[m++] = Math.fround(union[k] + (union[k + 1] - union[k]) * i / CUBIC_PIECES);
       }
     }
     union = unique(dense.subarray(0, m));

@@ -7,9 +7,9 @@
  * @module
  */
 
+export { retargetClip } from "./animation/retarget.ts";
 export {
   DEFAULT_RETARGET_MAX_VALUES,
-  retargetClip,
   RetargetError,
   type RetargetFacing,
   type RetargetJointOverride,
@@ -17,4 +17,4 @@ export {
   type RetargetRotation,
   type RetargetSkeleton,
   type RetargetVector,
-} from "./animation/retarget.ts";
+} from "./animation/retarget_options.ts";

@@ -22,7 +22,6 @@ import {
   composeJoint,
   JOINT_STRIDE,
   multiply,
-  multiplyConjugate,
   normalize,
   Q,
   rotate,
@@ -180,7 +179,7 @@ export function retargetChannels(
         multiply(facing, 0, sourceModel, s + Q, targetLocal, o + Q);
         multiply(targetLocal, o + Q, right, j * 4, targetLocal, o + Q);
         if (parent >= 0) {
-          multiplyConjugate(targetModel, p + Q, targetLocal, o + Q, targetLocal, o + Q);
+          multiply(targetModel, p + Q, targetLocal, o + Q, targetLocal, o + Q, true);
         }
       } else {
         const from = rule === ROTATE_LOCAL ? sourceLocal : target.local;

@@ -32,7 +32,10 @@ export function jointRows(pose: ArrayLike<number>, jointCount: number): Float64A
   return rows;
 }
 
-/** `out[oo..]` = `a[oa..]` × `b[ob..]` (Hamilton product; `out` may alias either). */
+/**
+ * `out[oo..]` = `a[oa..]` × `b[ob..]` (Hamilton product; `out` may alias
+ * either), or the conjugate of `a` × `b` (the inverse for unit ones).
+ */
 export function multiply(
   a: Float64Array,
   oa: number,
@@ -40,25 +43,10 @@ export function multiply(
   ob: number,
   out: Float64Array,
   oo: number,
+  conjugateA = false,
 ): void {
-  const ax = a[oa], ay = a[oa + 1], az = a[oa + 2], aw = a[oa + 3];
-  const bx = b[ob], by = b[ob + 1], bz = b[ob + 2], bw = b[ob + 3];
-  out[oo] = aw * bx + ax * bw + ay * bz - az * by;
-  out[oo + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[oo + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[oo + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-
-/** `out[oo..]` = conjugate of `a[oa..]` × `b[ob..]`: the inverse for unit quaternions. */
-export function multiplyConjugate(
-  a: Float64Array,
-  oa: number,
-  b: Float64Array,
-  ob: number,
-  out: Float64Array,
-  oo: number,
-): void {
-  const ax = -a[oa], ay = -a[oa + 1], az = -a[oa + 2], aw = a[oa + 3];
+  const s = conjugateA ? -1 : 1;
+  const ax = s * a[oa], ay = s * a[oa + 1], az = s * a[oa + 2], aw = a[oa + 3];
   const bx = b[ob], by = b[ob + 1], bz = b[ob + 2], bw = b[ob + 3];
   out[oo] = aw * bx + ax * bw + ay * bz - az * by;
   out[oo + 1] = aw * by - ax * bz + ay * bw + az * bx;

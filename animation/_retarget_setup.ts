@@ -6,16 +6,7 @@
  * @module
  */
 
-import {
-  JOINT_STRIDE,
-  multiply,
-  multiplyConjugate,
-  normalize,
-  Q,
-  S,
-  T,
-  yRotation,
-} from "./_retarget_math.ts";
+import { JOINT_STRIDE, multiply, normalize, Q, S, T, yRotation } from "./_retarget_math.ts";
 import {
   RetargetError,
   type RetargetJointOverride,
@@ -195,7 +186,7 @@ export function plan(
   for (let j = 0; j < count; j++) {
     if (rotation[j] !== ROTATE_MODEL) continue;
     // conj(sourceRest) · conj(facing) · targetRest · offset
-    multiplyConjugate(source.model, sourceOf[j] * JOINT_STRIDE + Q, unturn, 0, factor, 0);
+    multiply(source.model, sourceOf[j] * JOINT_STRIDE + Q, unturn, 0, factor, 0, true);
     multiply(factor, 0, target.model, j * JOINT_STRIDE + Q, factor, 0);
     multiply(factor, 0, right, j * 4, right, j * 4);
   }
@@ -208,7 +199,7 @@ export function plan(
       multiply(offsetTurn, j * 4, source.model, ps * JOINT_STRIDE + Q, offsetTurn, j * 4);
     }
     if (pt >= 0) {
-      multiplyConjugate(target.model, pt * JOINT_STRIDE + Q, offsetTurn, j * 4, offsetTurn, j * 4);
+      multiply(target.model, pt * JOINT_STRIDE + Q, offsetTurn, j * 4, offsetTurn, j * 4, true);
     }
   }
   return {

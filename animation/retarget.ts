@@ -11,7 +11,8 @@
  *   rest pose, applied to the target joint's rest pose in model space: rigs
  *   whose joints' local axes differ (Soldier's and Xbot's) agree.
  * - The hips move as the source's hips move from rest, scaled by the
- *   hips' height ratio; other joints keep the target's rest translations.
+ *   hips' height ratio; other joints keep the target's rest translations
+ *   (joints of the same rig, the source's offsets from rest).
  * - The motion is turned about +y from the source character's facing to
  *   the target's (measured from hips and feet, or given), so the target
  *   faces as it does in its own scene.
@@ -19,18 +20,39 @@
  * See `docs/retargeting.md` for the math and how it compares with three.js
  * `SkeletonUtils.retargetClip`.
  *
- * @example Playing Soldier's walk on Xbot
+ * @example A Mixamo clip on a rig without the prefix, half as tall
  * ```ts
- * import { importGltf } from "@marrow/anim/gltf";
+ * import { createClip, type SkeletonDefinition } from "@marrow/anim";
+ * import { poseFloats, PoseField, poseIndex } from "@marrow/anim/kernels";
  * import { retargetClip } from "@marrow/anim/retarget";
  *
- * // Test assets beside the repository.
- * const dir = new URL("../../shared/assets/gltf/", import.meta.url);
- * const [soldier] = (await importGltf(new URL("Soldier.glb", dir))).skeletons;
- * const [xbot] = (await importGltf(new URL("Xbot.glb", dir))).skeletons;
- * const walk = soldier.clips.find((clip) => clip.name === "Walk")!;
- * const xbotWalk = retargetClip(walk, { source: soldier.skeleton, target: xbot.skeleton });
- * console.log(xbotWalk.channels.length > 0); // true
+ * // Hips 1 m up (0.5 m on the target), a spine above them; rotations identity.
+ * function rig(names: string[], hipsHeight: number): SkeletonDefinition {
+ *   const restPose = new Float32Array(poseFloats(2));
+ *   for (let j = 0; j < 2; j++) {
+ *     restPose[poseIndex(j, PoseField.QW)] = 1;
+ *     for (const f of [PoseField.SX, PoseField.SY, PoseField.SZ]) restPose[poseIndex(j, f)] = 1;
+ *   }
+ *   restPose[poseIndex(0, PoseField.TY)] = hipsHeight;
+ *   restPose[poseIndex(1, PoseField.TY)] = 0.2;
+ *   return { names, parents: Int16Array.of(-1, 0), restPose, inverseBind: new Float32Array(24) };
+ * }
+ * const source = rig(["mixamorig:Hips", "mixamorig:Spine"], 1);
+ * const target = rig(["Hips", "Spine"], 0.5);
+ * // The source's hips rise 10 cm over a second.
+ * const rise = createClip({
+ *   name: "rise",
+ *   channels: [{
+ *     joint: 0,
+ *     path: "translation",
+ *     interpolation: "LINEAR",
+ *     times: Float32Array.of(0, 1),
+ *     values: Float32Array.of(0, 1, 0, 0, 1.1, 0),
+ *   }],
+ * });
+ * const retargeted = retargetClip(rise, { source, target });
+ * const hips = retargeted.channels.find((c) => c.path === "translation")!;
+ * console.log(hips.values[4].toFixed(2)); // 0.55: the target's hips rise 5 cm
  * ```
  * @module
  */
@@ -79,14 +101,3 @@ export function retargetClip(clip: Clip, options: RetargetOptions): Clip {
     channels,
   });
 }
-
-export {
-  DEFAULT_RETARGET_MAX_VALUES,
-  RetargetError,
-  type RetargetFacing,
-  type RetargetJointOverride,
-  type RetargetOptions,
-  type RetargetRotation,
-  type RetargetSkeleton,
-  type RetargetVector,
-} from "./retarget_options.ts";

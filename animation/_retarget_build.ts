@@ -9,8 +9,8 @@
  * local rotation multiplied by constants on both sides, so slerp between
  * the same keys gives the same curve); plus, where the clip mixes `STEP`
  * with other channels, the float32 time just before each step (the jump
- * stays a jump), and, where it has `CUBICSPLINE` channels, seven points in
- * each interval. Every channel is `LINEAR`, or `STEP` when the source's
+ * stays a jump), and, where it has `CUBICSPLINE` channels or the feet are
+ * planted, seven points in each interval. Every channel is `LINEAR`, or `STEP` when the source's
  * are all `STEP`. The compact build then drops the keys it does not need.
  *
  * @module
@@ -40,6 +40,7 @@ import {
   ROTATE_REST,
 } from "./_retarget_setup.ts";
 import { RetargetError } from "./retarget_options.ts";
+import { contactHeight, plantedLegs, plantFeet } from "./_retarget_feet.ts";
 
 /** A retargeted channel's arrays, filled key by key. */
 interface BuiltChannel {
@@ -54,8 +55,9 @@ const PATH_OFFSET = { translation: T, rotation: Q, scale: S } as const;
 
 /**
  * Pieces each key interval is cut into where the clip has `CUBICSPLINE`
- * channels: a smooth curve (keys 0.1 to 0.3 s and up to 0.3 rad apart)
- * then stays within 0.1 % of the size between the keys.
+ * channels (a smooth curve, keys 0.1 to 0.3 s and up to 0.3 rad apart,
+ * then stays within 0.1 % of the size between the keys), or feet are
+ * planted.
  */
 const CUBIC_PIECES = 8;
 
@@ -69,11 +71,16 @@ function floatBelow(t: number): number {
 }
 
 /** Key times of the retargeted clip (see the module doc), checked against `maxValues`. */
-function keyTimes(clip: Clip, maxValues: number): { times: Float32Array; step: boolean } {
+function keyTimes(
+  clip: Clip,
+  maxValues: number,
+  feet: boolean,
+): { times: Float32Array; step: boolean } {
   const channels = clip.channels;
   let total = 0;
   const step = channels.every((c) => c.interpolation === "STEP");
-  const cubic = channels.some((c) => c.interpolation === "CUBICSPLINE");
+  // Planted feet bend the legs by IK at the keys only: between them, finer keys.
+  const cubic = feet || channels.some((c) => c.interpolation === "CUBICSPLINE");
   for (const channel of channels) total += channel.times.length * (step ? 1 : 2);
   if (cubic) total *= CUBIC_PIECES;
   if (total > maxValues) {
@@ -114,11 +121,12 @@ function unique(times: Float64Array): Float64Array {
   return times.slice(0, m);
 }
 
-/** The retargeted channels of `clip` under `plan`. */
+/** The retargeted channels of `clip` under `plan`, the feet planted if `feet`. */
 export function retargetChannels(
   clip: Clip,
   plan: RetargetPlan,
   maxValues: number,
+  feet: boolean,
 ): BuiltChannel[] {
   const { source, target, sourceOf, rotation, translation, right, facing } = plan;
   for (const [c, channel] of clip.channels.entries()) {
@@ -129,7 +137,7 @@ export function retargetChannels(
       );
     }
   }
-  const { times, step } = keyTimes(clip, maxValues);
+  const { times, step } = keyTimes(clip, maxValues, feet);
   if (times.length === 0) return [];
   const interpolation: Interpolation = step ? "STEP" : "LINEAR";
   const count = target.parents.length;
@@ -161,6 +169,7 @@ export function retargetChannels(
   const sourceLocal = source.local.slice(), sourceModel = new Float64Array(source.local.length);
   const targetLocal = target.local.slice(), targetModel = new Float64Array(target.local.length);
   const value = new Float64Array(4), point = new Float64Array(3);
+  const legs = feet ? plantedLegs(plan) : [], contact = feet ? contactHeight(plan) : 1;
   for (let k = 0; k < times.length; k++) {
     for (const channel of clip.channels) {
       sampleChannel(channel, times[k], value);
@@ -198,6 +207,7 @@ export function retargetChannels(
       }
       composeJoint(parent, j, targetLocal, targetModel);
     }
+    if (legs.length) plantFeet(legs, plan, contact, sourceModel, targetLocal, targetModel);
     for (const channel of channels) write(channel, k, targetLocal, target.names);
   }
   return channels;

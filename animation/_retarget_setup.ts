@@ -24,6 +24,8 @@ export const MOVE_REST = 0, MOVE_ROOT = 1, MOVE_OFFSET = 2, MOVE_SOURCE = 3;
 export interface RetargetPlan {
   readonly source: RestSkeleton;
   readonly target: RestSkeleton;
+  /** The target's hips. */
+  readonly hips: number;
   /** Source joint of each target joint, or -1. */
   readonly sourceOf: Int32Array;
   /** Rotation rule of each target joint. */
@@ -205,6 +207,7 @@ export function plan(
   return {
     source,
     target,
+    hips,
     sourceOf,
     rotation,
     translation,

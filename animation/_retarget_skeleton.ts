@@ -81,14 +81,18 @@ export function heightAbove(skeleton: RestSkeleton, j: number): number {
   return skeleton.model[j * JOINT_STRIDE + T + 1] - ground;
 }
 
+/** One leg of a character at rest: its lowest joint (the toes) and its ankle. */
+export interface RestLeg {
+  readonly toe: number;
+  readonly ankle: number;
+}
+
 /**
- * The direction a character faces at rest (horizontal, unit), from its
- * hips and feet: along each leg (a subtree of the hips reaching half the
- * hips' height below them), from the ankle (the lowest joint's nearest
- * ancestor 3 % of that height above it) to the lowest joint (the toes).
- * Undefined when no leg gives a direction.
+ * The legs of a character at rest: each subtree of the hips reaching half
+ * the hips' height below them; its toes, the lowest joint, and its ankle,
+ * the toes' nearest ancestor 3 % of that height above them.
  */
-export function measureFacing(skeleton: RestSkeleton, hips: number): [number, number] | undefined {
+export function findLegs(skeleton: RestSkeleton, hips: number): RestLeg[] {
   const { parents, model } = skeleton;
   const y = (j: number) => model[j * JOINT_STRIDE + T + 1];
   const height = heightAbove(skeleton, hips);
@@ -101,11 +105,25 @@ export function measureFacing(skeleton: RestSkeleton, hips: number): [number, nu
     const leg = legOf[j];
     if (leg >= 0 && (!lowest.has(leg) || y(j) < y(lowest.get(leg)!))) lowest.set(leg, j);
   }
-  let x = 0, z = 0;
+  const legs: RestLeg[] = [];
   for (const toe of lowest.values()) {
     if (!(y(hips) - y(toe) >= 0.5 * height)) continue;
     let ankle = parents[toe];
     while (ankle > hips && y(ankle) - y(toe) < 0.03 * height) ankle = parents[ankle];
+    legs.push({ toe, ankle });
+  }
+  return legs;
+}
+
+/**
+ * The direction a character faces at rest (horizontal, unit), from its
+ * hips and feet: along each leg ({@linkcode findLegs}), from the ankle to
+ * the toes. Undefined when no leg gives a direction.
+ */
+export function measureFacing(skeleton: RestSkeleton, hips: number): [number, number] | undefined {
+  const model = skeleton.model;
+  let x = 0, z = 0;
+  for (const { toe, ankle } of findLegs(skeleton, hips)) {
     const dx = model[toe * JOINT_STRIDE + T] - model[ankle * JOINT_STRIDE + T];
     const dz = model[toe * JOINT_STRIDE + T + 2] - model[ankle * JOINT_STRIDE + T + 2];
     const length = Math.hypot(dx, dz);

@@ -92,7 +92,8 @@ export function retargetClip(clip: Clip, options: RetargetOptions): Clip {
   if (!(maxValues >= 0)) throw new RetargetError("maxValues", `expected a count, got ${maxValues}`);
   const source = readSkeleton(options.source, "source");
   const target = readSkeleton(options.target, "target");
-  const channels = retargetChannels(clip, plan(source, target, options), maxValues);
+  const feet = options.plantFeet === true;
+  const channels = retargetChannels(clip, plan(source, target, options), maxValues, feet);
   return createClip({
     name: clip.name,
     animation: clip.animation,

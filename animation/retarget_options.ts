@@ -94,6 +94,16 @@ export interface RetargetOptions {
    */
   readonly rootScale?: number;
   /**
+   * Whether to plant the feet: where the source's toes are on the ground
+   * (within 1 % of its hips' height of their rest height, fading out by 3
+   * %), the target's thigh and knee are turned by two-bone IK, the foot
+   * keeping its model-space rotation, so that the target's toes rest at
+   * their rest height too. Legs are found at rest: each subtree of the hips
+   * reaching half their height below them, whose ankle, knee and thigh are
+   * mapped. Default false.
+   */
+  readonly plantFeet?: boolean;
+  /**
    * Most numbers (key times and values) the build may allocate; default
    * {@linkcode DEFAULT_RETARGET_MAX_VALUES}. Checked before allocating.
    */

@@ -17,7 +17,7 @@ import { type RetargetPlan, ROTATE_REST } from "./_retarget_setup.ts";
 import { findLegs, heightAbove, type RestSkeleton } from "./_retarget_skeleton.ts";
 
 /** One target leg the build plants, with the source toes that say when. */
-export interface PlantedLeg {
+interface PlantedLeg {
   readonly thigh: number;
   readonly knee: number;
   readonly ankle: number;
@@ -116,7 +116,7 @@ export function plantFeet(
     rotate(turn, 4, v, 3);
     // The thigh turns the new hip → ankle onto hip → goal.
     for (let c = 0; c < 3; c++) v[9 + c] = v[3 + c] - v[c];
-    arc(v, 9, v, 6, turn, 0);
+    arc(v, 9, 6, turn, 0);
     const tq = thigh * JOINT_STRIDE + Q,
       kq = knee * JOINT_STRIDE + Q,
       aq = ankle * JOINT_STRIDE + Q;
@@ -135,22 +135,16 @@ function clamp(x: number): number {
   return Math.min(1, Math.max(-1, x));
 }
 
-/** The shortest rotation turning direction `a[oa..]` onto `b[ob..]`, into `out[oo..]`. */
-function arc(
-  a: Float64Array,
-  oa: number,
-  b: Float64Array,
-  ob: number,
-  out: Float64Array,
-  oo: number,
-) {
-  const la = Math.hypot(a[oa], a[oa + 1], a[oa + 2]), lb = Math.hypot(b[ob], b[ob + 1], b[ob + 2]);
-  const ax = a[oa] / la, ay = a[oa + 1] / la, az = a[oa + 2] / la;
-  const bx = b[ob] / lb, by = b[ob + 1] / lb, bz = b[ob + 2] / lb;
+/** The shortest rotation turning direction `v[from..]` onto `v[to..]`, into `out[o..]`. */
+function arc(v: Float64Array, from: number, to: number, out: Float64Array, o: number): void {
+  const la = Math.hypot(v[from], v[from + 1], v[from + 2]);
+  const lb = Math.hypot(v[to], v[to + 1], v[to + 2]);
+  const ax = v[from] / la, ay = v[from + 1] / la, az = v[from + 2] / la;
+  const bx = v[to] / lb, by = v[to + 1] / lb, bz = v[to + 2] / lb;
   // (a × b, 1 + a · b), normalized: half the angle between them.
-  out[oo] = ay * bz - az * by, out[oo + 1] = az * bx - ax * bz, out[oo + 2] = ax * by - ay * bx;
-  out[oo + 3] = 1 + ax * bx + ay * by + az * bz;
-  normalize(out, oo);
+  out[o] = ay * bz - az * by, out[o + 1] = az * bx - ax * bz, out[o + 2] = ax * by - ay * bx;
+  out[o + 3] = 1 + ax * bx + ay * by + az * bz;
+  normalize(out, o);
 }
 
 /** The source hips' rest height above its ground, the contact's scale. */

@@ -55,13 +55,7 @@ export function multiply(
 }
 
 /** Rotates `v[ov..ov+3)` in place by the unit quaternion `q[oq..]` (or its inverse). */
-export function rotate(
-  q: Float64Array,
-  oq: number,
-  v: Float64Array,
-  ov: number,
-  inverse = false,
-): void {
+export function rotate(q: Float64Array, oq: number, v: Float64Array, ov: number, inverse = false) {
   const s = inverse ? -1 : 1;
   const qx = s * q[oq], qy = s * q[oq + 1], qz = s * q[oq + 2], qw = q[oq + 3];
   const vx = v[ov], vy = v[ov + 1], vz = v[ov + 2];

@@ -82,7 +82,7 @@ export function heightAbove(skeleton: RestSkeleton, j: number): number {
 }
 
 /** One leg of a character at rest: its lowest joint (the toes) and its ankle. */
-export interface RestLeg {
+interface RestLeg {
   readonly toe: number;
   readonly ankle: number;
 }

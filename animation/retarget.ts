@@ -16,6 +16,8 @@
  * - The motion is turned about +y from the source character's facing to
  *   the target's (measured from hips and feet, or given), so the target
  *   faces as it does in its own scene.
+ * - Optionally ({@linkcode RetargetOptions.plantFeet}), the target's legs
+ *   are bent by two-bone IK where the source's toes touch the ground.
  *
  * See `docs/retargeting.md` for the math and how it compares with three.js
  * `SkeletonUtils.retargetClip`.
@@ -72,7 +74,8 @@ import { retargetChannels } from "./_retarget_build.ts";
  * `clip`, made for `options.source`, rebuilt for `options.target` (see the
  * module doc): a validated, frozen clip of the same name, start and
  * duration, whose channels are `LINEAR` (`STEP` when the source's all are)
- * rotations of the mapped target joints and translations of the hips.
+ * rotations of the mapped target joints and translations of the hips (and
+ * of the joints that keep the source's offsets, or are told to move).
  *
  * Throws a {@linkcode RetargetError} naming the option and joint at fault:
  * a skeleton that is not one (parents after their children, a rest pose

@@ -50,6 +50,22 @@ export interface RetargetPlan {
   readonly rootScale: number;
 }
 
+const byName = new WeakMap<RestSkeleton, Map<string, number[]>>();
+
+/** The joints of each name (built once per skeleton read: lookups stay linear in the entries). */
+function jointsNamed(skeleton: RestSkeleton): Map<string, number[]> {
+  let index = byName.get(skeleton);
+  if (!index) {
+    byName.set(skeleton, index = new Map());
+    skeleton.names.forEach((name, j) => {
+      const joints = index!.get(name);
+      if (joints) joints.push(j);
+      else index!.set(name, [j]);
+    });
+  }
+  return index;
+}
+
 /** The part of a joint name after its last `:` (`mixamorig:Hips` → `Hips`). */
 function unprefixed(name: string): string {
   return name.slice(name.lastIndexOf(":") + 1);
@@ -83,7 +99,8 @@ function mapJoints(
     }
     const exact = uniqueIndex(source.names, (n) => n);
     for (const [targetName, sourceName] of Object.entries(jointMap)) {
-      if (!target.names.includes(targetName)) {
+      const joints = jointsNamed(target).get(targetName);
+      if (!joints) {
         throw new RetargetError("jointMap", "no target joint has this name", targetName);
       }
       let j = -1;
@@ -98,7 +115,7 @@ function mapJoints(
         }
       }
       explicit.add(targetName);
-      target.names.forEach((name, t) => name === targetName && (sourceOf[t] = j));
+      for (const t of joints) sourceOf[t] = j;
     }
   }
   const exact = uniqueIndex(source.names, (n) => n);

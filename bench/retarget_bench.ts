@@ -5,8 +5,8 @@
  * - `retarget build`: Soldier's Walk (60 keys × 147 channels, 80 KB of
  *   keys and times) retargeted onto Xbot, once per iteration, against the baseline of
  *   the other once-per-clip cost a game pays for it, its compact build
- *   (`compactClip`, no cache: a new clip each time). MB/s = the source
- *   clip's key bytes / the time.
+ *   (`compactClip`, no cache: a new clip each time); and with the feet
+ *   planted. MB/s = the source clip's key bytes / the time.
  * - `retarget play`: 100 Xbots sampling per frame (`sampleClipsSystem`,
  *   the fastest build) Xbot's own walk (baseline), the same walk
  *   retargeted onto Xbot itself (the same motion through retargeting), and
@@ -59,6 +59,11 @@ if (missingTestOnlyModels().length === 0) {
     name: "retargetClip",
     group: build,
     fn: () => void retargetClip(walk, options),
+  });
+  Deno.bench({
+    name: "retargetClip, feet planted (eight times the keys, two-bone IK)",
+    group: build,
+    fn: () => void retargetClip(walk, { ...options, plantFeet: true }),
   });
 
   const COUNT = 100, DT = 1 / 60;

@@ -152,6 +152,14 @@ export function retargetChannels(
     if (translation[j] !== MOVE_REST && (!offset || translated.has(sourceOf[j]))) moved.push(j);
   }
   const values = times.length * (1 + 4 * rotated.length + 3 * moved.length);
+  // The sweep's work: every channel sampled and every target joint composed at every key.
+  const work = times.length * (clip.channels.length + count);
+  if (work > maxValues) {
+    throw new RetargetError(
+      "clip",
+      `retargeting would sample ${work} channels and joints, more than maxValues (${maxValues})`,
+    );
+  }
   if (values > maxValues) {
     throw new RetargetError(
       "clip",

@@ -104,8 +104,10 @@ export interface RetargetOptions {
    */
   readonly plantFeet?: boolean;
   /**
-   * Most numbers (key times and values) the build may allocate; default
-   * {@linkcode DEFAULT_RETARGET_MAX_VALUES}. Checked before allocating.
+   * Most numbers (key times and values) the build may allocate, and most
+   * channel samples and joints it may compute (key times × (channels +
+   * target joints)); default {@linkcode DEFAULT_RETARGET_MAX_VALUES}.
+   * Checked before allocating or computing.
    */
   readonly maxValues?: number;
 }

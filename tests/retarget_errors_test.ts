@@ -179,6 +179,19 @@ Deno.test("retarget: what a hostile clip or skeleton would allocate is refused b
   refuses(clip, { source: big, target: big }, "clip");
   assert(Deno.memoryUsage().rss - before < 200 * 2 ** 20, "the refusal allocated");
   refuses(clip, { source: big, target: big, maxValues: 1000 }, "clip");
+  // 10,000 channels keyed once each at its own time: 10,000 poses of 10,000 channels to sample.
+  const many = randomSkeleton(10_000, random(2));
+  const wide = createClip({
+    name: "wide",
+    channels: Array.from({ length: 10_000 }, (_, j) => ({
+      joint: j,
+      path: "translation" as const,
+      interpolation: "LINEAR" as const,
+      times: Float32Array.of(j / 1000),
+      values: new Float32Array(3),
+    })),
+  });
+  refuses(wide, { source: many, target }, "clip");
   // Within a raised limit it builds.
   const small = retargetClip(clip, { source: chain(3), target, maxValues: 10_000_000 });
   assertEquals(small.channels[0].times.length, 20_000);

@@ -82,9 +82,9 @@ import { retargetChannels } from "./_retarget_build.ts";
  * short or not finite); a `jointMap`, `hips` or `overrides` entry naming no
  * joint or an ambiguous one; no joint mapped; a channel animating a joint
  * the source skeleton does not have; hips at the ground without
- * `rootScale`; a result not finite; more than `maxValues` numbers needed
- * (checked before allocating them). A clip that does not validate throws
- * its `ClipError`.
+ * `rootScale`; a result not finite; more than `maxValues` numbers to
+ * allocate or samples to compute (checked before either). A clip that does
+ * not validate throws its `ClipError`.
  */
 export function retargetClip(clip: Clip, options: RetargetOptions): Clip {
   validateClip(clip);

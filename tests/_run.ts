@@ -82,6 +82,7 @@ const DOC_FILES = [
   "animation/skeleton_asset.ts",
   "animation/clip_file.ts",
   "animation/clip_workers.ts",
+  "animation/retarget.ts",
   "systems/pipeline.ts",
   "components/faults.ts",
   "procedural/cylinder.ts",

@@ -122,24 +122,29 @@ export function restPoseHash(restPose: Float32Array): number {
 
 /**
  * A playback's starting cache (`_clip_image.ts`) from what a file keeps of
- * it: per group the held values (left keys; the right keys are the same)
- * and a bit per lane whose track or block has keys (`path * 4 + lane`:
- * its interval starts empty at `TIME_BOUND`, so the first sample refills
- * it; other lanes hold `[-TIME_BOUND, TIME_BOUND)`). Shared clips: the
- * zero cursor.
+ * it: per group the held values (left keys; the right keys are the same),
+ * 40 floats of `held` from `heldFrom`, and a bit per lane whose track or
+ * block has keys (`path * 4 + lane`, `keyedLanes` from `keyedFrom`: its
+ * interval starts empty at `TIME_BOUND`, so the first sample refills it;
+ * other lanes hold `[-TIME_BOUND, TIME_BOUND)`). Shared clips (no `held`):
+ * the zero cursor.
  */
 export function cacheTemplate(
   groups: number,
   held: Float32Array | undefined,
+  heldFrom: number,
   keyedLanes: ArrayLike<number>,
+  keyedFrom: number,
 ): Uint8Array {
   if (!held) return new Uint8Array(SHARED_CACHE_BYTES);
   // Little-endian typed arrays, as the core's memory is (its views are these).
   const f32 = new Float32Array((groups * CACHE_GROUP_BYTES) >> 2);
   const right = CACHE_RIGHT >> 2, timing = CACHE_TIMING >> 2;
   for (let g = 0, base = 0; g < groups; g++, base += CACHE_GROUP_BYTES >> 2) {
-    for (let i = 0; i < 40; i++) f32[base + i] = f32[base + right + i] = held[g * 40 + i];
-    const keyed = keyedLanes[g];
+    for (let i = 0; i < 40; i++) {
+      f32[base + i] = f32[base + right + i] = held[heldFrom + g * 40 + i];
+    }
+    const keyed = keyedLanes[keyedFrom + g];
     for (let i = 0; i < 12; i++) {
       const lane = base + timing + (i >> 2) * 12 + (i & 3);
       f32[lane] = keyed & (1 << i) ? TIME_BOUND : -TIME_BOUND;

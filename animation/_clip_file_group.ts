@@ -16,14 +16,15 @@
 
 import type { Clip, ClipChannel } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-import type { ClipFileEntry } from "./_clip_file_read.ts";
+import { type ClipFileEntry, keepClipParts, type KeptParts } from "./_clip_file_read.ts";
+import { KeptExtras } from "./_clip_file_extras.ts";
 import { adoptCompactClip, CompactClip } from "./compact_clip.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { describeKeylessClip } from "./_keyless_clip.ts";
 import { setClipMarkers } from "./markers.ts";
-import { cacheTemplate } from "./_clip_file_format.ts";
+import { cacheTemplate, pad4 } from "./_clip_file_format.ts";
 import { type CoreMemory, coreMemory } from "../simd/memory/internal.ts";
 
 /** A loaded clip's channels: none (its keys are in the core), one frozen array for all. */
@@ -118,7 +119,8 @@ function allocateImages(skeleton: SkeletonAsset, bytes: Uint8Array, entries: Cli
 
 /**
  * The clips of the checked file `bytes` (its `entries`) for `skeleton`:
- * their images copied into the core, their compact forms made.
+ * their images copied into the core, what they keep outside it copied out
+ * of the file, their compact forms made.
  */
 export function loadClipGroup(
   skeleton: SkeletonAsset,
@@ -127,11 +129,28 @@ export function loadClipGroup(
 ): Clip[] {
   const blocks = allocateImages(skeleton, bytes, entries);
   const groupCount = Math.ceil(skeleton.jointCount / 4);
+  const kept = keepClipParts(bytes, entries, groupCount);
+  const heldWords = groupCount * 40, laneWords = pad4(groupCount * 2) >> 2;
   const compacts: CompactClip[] = [];
   const group = new ClipFileGroup(blocks, compacts);
   const skeletonRef = new WeakRef(skeleton);
-  const clips = entries.map((entry, i) => {
-    const compact = compactForm(group, i, entry, groupCount);
+  const clips: Clip[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i], from = kept.from[i];
+    const held = entry.heldAt >= 0;
+    const compact = compactForm(
+      group,
+      i,
+      entry,
+      groupCount,
+      new LoadedInternals(
+        blocks.blockOf(i),
+        entry.steps,
+        groupCount,
+        held ? kept : undefined,
+        from,
+      ),
+    );
     compacts.push(compact);
     const clip: Clip = Object.freeze({
       name: entry.name,
@@ -141,10 +160,14 @@ export function loadClipGroup(
       channels: NO_CHANNELS,
     });
     adoptCompactClip(clip, skeletonRef, compact);
-    describeKeylessClip(clip, entry.extras);
-    if (entry.extras.markers.length > 0) setClipMarkers(clip, entry.extras.markers);
-    return clip;
-  });
+    const extras = entry.extras;
+    describeKeylessClip(
+      clip,
+      new KeptExtras(kept, held ? from + heldWords + laneWords : from, groupCount, extras),
+    );
+    if (extras.markers.length > 0) setClipMarkers(clip, extras.markers);
+    clips.push(clip);
+  }
   groups.register(group, blocks, blocks);
   tieToSkeleton(group, skeleton);
   return clips;
@@ -165,36 +188,59 @@ function tieToSkeleton(group: ClipFileGroup, skeleton: SkeletonAsset): void {
   });
 }
 
+/**
+ * What a loaded compact form keeps out of reach (`CompactClipInternals`):
+ * its starting cache made on its first play from the file's kept parts (a
+ * skeleton's caches can outweigh its clips' bytes). A class, not an object
+ * with a getter: the getter's closure was one more object per clip.
+ */
+class LoadedInternals {
+  #template: Uint8Array | undefined;
+
+  constructor(
+    readonly byteOffset: number,
+    readonly steps: boolean,
+    readonly groups: number,
+    /** The file's kept parts, this clip's from word `from`; none on a shared timeline. */
+    readonly kept: KeptParts | undefined,
+    readonly from: number,
+  ) {}
+
+  get cacheTemplate(): Uint8Array {
+    const kept = this.kept, from = this.from, held = this.groups * 40;
+    return this.#template ??= cacheTemplate(
+      this.groups,
+      kept?.floats,
+      from,
+      kept?.lanes ?? [],
+      (from + held) * 2,
+    );
+  }
+}
+
+/** A compact form's fields, written once as it is made. */
+type CompactFields = { -readonly [K in keyof CompactClip]: CompactClip[K] };
+
 /** The compact form of clip `i` of `group`, from its checked `entry`. */
 function compactForm(
   group: ClipFileGroup,
   i: number,
   entry: ClipFileEntry,
   groupCount: number,
+  internals: LoadedInternals,
 ): CompactClip {
-  const compact: CompactClip = Object.create(CompactClip.prototype);
-  Object.assign(compact, {
-    name: entry.name,
-    duration: entry.duration,
-    groupCount,
-    trackCount: entry.trackCount,
-    keyCount: entry.keyCount,
-    bytes: entry.imageBytes,
-    tolerance: entry.tolerance,
-    virtualDistance: entry.virtualDistance,
-    maxError: entry.maxError,
-  });
+  const compact: CompactFields = Object.create(CompactClip.prototype);
+  compact.name = entry.name;
+  compact.duration = entry.duration;
+  compact.groupCount = groupCount;
+  compact.trackCount = entry.trackCount;
+  compact.keyCount = entry.keyCount;
+  compact.bytes = entry.imageBytes;
+  compact.tolerance = entry.tolerance;
+  compact.virtualDistance = entry.virtualDistance;
+  compact.maxError = entry.maxError;
   // The release references the group: a compact form a player holds keeps every block.
   attachLifetime(compact, () => group.blocks.release(i), false);
-  const { held, keyed } = entry;
-  // Made on the first play: a skeleton's caches can outweigh its clips' bytes.
-  let template: Uint8Array | undefined;
-  setCompactClipInternals(compact, {
-    byteOffset: group.blocks.blockOf(i),
-    get cacheTemplate() {
-      return template ??= cacheTemplate(groupCount, held, keyed ?? []);
-    },
-    steps: entry.steps,
-  });
+  setCompactClipInternals(compact, internals);
   return compact;
 }

@@ -14,7 +14,8 @@
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
 import { type ClipMarker, getClipMarkers, MAX_MARKERS } from "./markers.ts";
 import { animatedProperties, type AnimatedProperty, motionChannels } from "./_keyless_clip.ts";
-import { MAX_VALUE, MIN_KEY_INTERVAL } from "./clip_validation.ts";
+import { MIN_KEY_INTERVAL } from "./clip_validation.ts";
+import { badMotionTime, type FileViews, firstBeyond, notUnit } from "./_clip_file_scan.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { pad4 } from "./_clip_file_format.ts";
 import type { KeptParts } from "./_clip_file_read.ts";
@@ -30,8 +31,6 @@ const PATHS: readonly ChannelPath[] = ["translation", "rotation", "scale"];
 const INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE"];
 /** Bytes of a motion channel's header: joint, path, interpolation, key count, node, reserved. */
 const MOTION_HEADER_BYTES = 16;
-/** How far a LINEAR or STEP rotation key may be from unit length (as `validateClip`). */
-const UNIT_TOLERANCE = 1e-3;
 const encoder = new TextEncoder();
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -142,8 +141,7 @@ const NO_MARKERS: readonly ClipMarker[] = Object.freeze([]);
 let motionSeen = new Uint16Array(64);
 
 /**
- * Checks the extras of record `c` at byte `at` of the file (`bytes`,
- * `view`), of a clip of `duration` for a skeleton of `jointCount` joints:
+ * Checks the extras of record `c` at byte `at` of the file, of a clip of `duration` for a skeleton of `jointCount` joints:
  * where they are, and its markers. Root motion keys pass the checks
  * `validateClip` makes of a clip's channels (increasing times at least
  * `MIN_KEY_INTERVAL` apart, values within ±1e18, unit `LINEAR`/`STEP`
@@ -151,17 +149,16 @@ let motionSeen = new Uint16Array(64);
  * of them to validate cost more than a small clip's load.
  */
 export function checkExtras(
-  bytes: Uint8Array,
-  view: DataView,
-  f32: Float32Array,
+  file: FileViews,
   c: number,
   jointCount: number,
   duration: number,
   at: number,
 ): ExtrasSections {
+  const { bytes, view } = file;
   const length = bytes.length, groups = Math.ceil(jointCount / 4);
   const animatedAt = at;
-  need(`clips[${c}].animated`, at, pad4(groups * 2) + 4, length);
+  need(c, ".animated", at, pad4(groups * 2) + 4, length);
   for (let g = 0; g < groups; g++) {
     const bits = view.getUint16(at + g * 2, true);
     const lanes = Math.min(4, jointCount - g * 4), lanesMask = (1 << lanes) - 1;
@@ -186,13 +183,13 @@ export function checkExtras(
   const markers: ClipMarker[] | readonly ClipMarker[] = markerCount > 0 ? [] : NO_MARKERS;
   for (let m = 0; m < markerCount; m++) {
     const where = `clips[${c}].markers[${m}]`;
-    need(where, at, 12, length);
+    if (at + 12 > length) need(c, `.markers[${m}]`, at, 12, length);
     const time = view.getFloat64(at, true), nameBytes = view.getUint32(at + 8, true);
     if (!(time >= 0 && time <= duration)) {
       throw new ClipFileError(`${where}.time`, at, `${time} is not in [0, ${duration}]`);
     }
     at += 12;
-    need(`${where}.name`, at, pad4(nameBytes), length);
+    need(c, `.markers[${m}].name`, at, pad4(nameBytes), length);
     let name: string;
     try {
       name = utf8.decode(bytes.subarray(at, at + nameBytes));
@@ -204,108 +201,99 @@ export function checkExtras(
     }
     (markers as ClipMarker[]).push({ name, time });
   }
-  need(`clips[${c}].motionCount`, at, 4, length);
+  need(c, ".motionCount", at, 4, length);
   const motionCount = view.getUint32(at, true);
   at += 4;
   const motionAt = at;
   if (motionSeen.length < groups) motionSeen = new Uint16Array(groups);
   motionSeen.fill(0, 0, groups);
   for (let m = 0; m < motionCount; m++) {
-    at = checkMotion(bytes, view, f32, c, m, jointCount, animatedAt, at);
+    at = checkMotion(file, c, m, jointCount, animatedAt, at);
   }
   return { animatedAt, markers, motionAt, motionCount, motionWords: (at - motionAt) >> 2, end: at };
 }
 
-/** Throws a ClipFileError on `field` when `n` bytes from `from` pass `length`. */
-function need(field: string, from: number, n: number, length: number): void {
+/**
+ * Throws a ClipFileError on field `section` of record `c` (`.animated`)
+ * when `n` bytes from `from` pass `length`. The field's name is made only
+ * for the error, not for each section of each clip.
+ */
+export function need(c: number, section: string, from: number, n: number, length: number): void {
   if (from + n > length) {
-    throw new ClipFileError(field, from, `${n} bytes past the end of the file (${length})`);
+    throw new ClipFileError(
+      `clips[${c}]${section}`,
+      from,
+      `${n} bytes past the end of the file (${length})`,
+    );
   }
+}
+
+/** The error of root motion channel `m` of record `c`, at `offset` from its header at `at`. */
+function motionError(c: number, m: number, at: number, offset: number, message: string) {
+  return new ClipFileError(`clips[${c}].motion[${m}]`, at + offset, message);
 }
 
 /** Checks root motion channel `m` of record `c`, at byte `at`; returns the offset after it. */
 function checkMotion(
-  bytes: Uint8Array,
-  view: DataView,
-  f32: Float32Array,
+  file: FileViews,
   c: number,
   m: number,
   jointCount: number,
   animatedAt: number,
   at: number,
 ): number {
-  const header = at;
-  const fail = (offset: number, message: string): never => {
-    throw new ClipFileError(`clips[${c}].motion[${m}]`, header + offset, message);
-  };
-  need(`clips[${c}].motion[${m}]`, at, MOTION_HEADER_BYTES, bytes.length);
+  const { bytes, view } = file, length = bytes.length;
+  if (at + MOTION_HEADER_BYTES > length) need(c, `.motion[${m}]`, at, MOTION_HEADER_BYTES, length);
   const joint = view.getUint16(at, true), path = view.getUint8(at + 2);
   const interpolation = view.getUint8(at + 3);
   const keys = view.getUint32(at + 4, true), node = view.getInt32(at + 8, true);
-  if (joint >= jointCount) fail(0, `joint ${joint}: the skeleton has ${jointCount}`);
-  if (path > 1) fail(2, `path ${path}`);
-  if (interpolation > 2) fail(3, `interpolation ${interpolation}`);
+  if (joint >= jointCount) {
+    throw motionError(c, m, at, 0, `joint ${joint}: the skeleton has ${jointCount}`);
+  }
+  if (path > 1) throw motionError(c, m, at, 2, `path ${path}`);
+  if (interpolation > 2) throw motionError(c, m, at, 3, `interpolation ${interpolation}`);
   const lane = 1 << (path * 4 + (joint & 3));
   if (!(view.getUint16(animatedAt + (joint >> 2) * 2, true) & lane)) {
-    fail(0, `joint ${joint}'s ${PATHS[path]} is not animated`);
+    throw motionError(c, m, at, 0, `joint ${joint}'s ${PATHS[path]} is not animated`);
   }
-  if (keys === 0 || keys > (bytes.length - at) / 4) fail(4, `${keys} keys cannot fit`);
-  if (node < -1) fail(8, `node ${node}`);
-  if (view.getUint32(at + 12, true) !== 0) fail(12, "reserved: not 0");
+  if (keys === 0 || keys > (length - at) / 4) {
+    throw motionError(c, m, at, 4, `${keys} keys cannot fit`);
+  }
+  if (node < -1) throw motionError(c, m, at, 8, `node ${node}`);
+  if (view.getUint32(at + 12, true) !== 0) throw motionError(c, m, at, 12, "reserved: not 0");
+  const header = at;
   at += MOTION_HEADER_BYTES;
   const size = path === 1 ? 4 : 3, perKey = interpolation === 2 ? 3 : 1;
   const values = keys * size * perKey;
-  need(`clips[${c}].motion[${m}]`, at, keys * 4, bytes.length);
-  need(`clips[${c}].motion[${m}]`, at + keys * 4, values * 4, bytes.length);
-  if (motionSeen[joint >> 2] & lane) fail(0, `joint ${joint} has a second ${PATHS[path]} channel`);
-  motionSeen[joint >> 2] |= lane;
-  const k = badMotionTime(f32, at >> 2, keys);
-  if (k >= 0) {
-    const t = f32[(at >> 2) + k];
-    fail(0, `key ${k}: time ${t} is not finite, or not ${MIN_KEY_INTERVAL} s after the one before`);
+  if (at + (keys + values) * 4 > length) {
+    need(c, `.motion[${m}]`, at, keys * 4, length);
+    need(c, `.motion[${m}]`, at + keys * 4, values * 4, length);
   }
-  const v = badMotionValue(f32, (at >> 2) + keys, values);
+  if (motionSeen[joint >> 2] & lane) {
+    throw motionError(c, m, header, 0, `joint ${joint} has a second ${PATHS[path]} channel`);
+  }
+  motionSeen[joint >> 2] |= lane;
+  const k = badMotionTime(file.f32, at >> 2, keys);
+  if (k >= 0) {
+    const t = file.f32[(at >> 2) + k];
+    throw motionError(
+      c,
+      m,
+      header,
+      0,
+      `key ${k}: time ${t} is not finite, or not ${MIN_KEY_INTERVAL} s after the one before`,
+    );
+  }
+  const v = firstBeyond(file.words, (at >> 2) + keys, values);
   if (v >= 0) {
-    fail(0, `key ${Math.floor(v / (size * perKey))}: a value is not finite or beyond ±1e18`);
+    const key = Math.floor(v / (size * perKey));
+    throw motionError(c, m, header, 0, `key ${key}: a value is not finite or beyond ±1e18`);
   }
   if (path === 1 && perKey === 1) {
-    const q = notUnit(f32, (at >> 2) + keys, keys);
-    if (q >= 0) fail(0, `key ${q}: rotation is not a unit quaternion`);
+    const q = notUnit(file.f32, (at >> 2) + keys, keys);
+    if (q >= 0) throw motionError(c, m, header, 0, `key ${q}: rotation is not a unit quaternion`);
   }
   return at + (keys + values) * 4;
-}
-
-/**
- * The first of `n` key times from float `from` of `f32` that is not
- * finite, or not after the one before by {@linkcode MIN_KEY_INTERVAL} (in
- * double precision, as `validateClip`): its index, or -1.
- */
-function badMotionTime(f32: Float32Array, from: number, n: number): number {
-  let previous = -Infinity;
-  for (let k = 0; k < n; k++) {
-    const t = f32[from + k];
-    if (!Number.isFinite(t) || (k > 0 && !(t > previous && t - previous >= MIN_KEY_INTERVAL))) {
-      return k;
-    }
-    previous = t;
-  }
-  return -1;
-}
-
-/** The first of `n` floats from float `from` of `f32` not within ±1e18 (exclusive, as `validateClip`): its index, or -1. */
-function badMotionValue(f32: Float32Array, from: number, n: number): number {
-  for (let i = 0; i < n; i++) if (!(Math.abs(f32[from + i]) < MAX_VALUE)) return i;
-  return -1;
-}
-
-/** The first of `n` quaternions from float `from` of `f32` not of unit length within 1e-3 (as `validateClip`): its index, or -1. */
-function notUnit(f32: Float32Array, from: number, n: number): number {
-  for (let k = 0; k < n; k++) {
-    const o = from + k * 4;
-    const x = f32[o], y = f32[o + 1], z = f32[o + 2], w = f32[o + 3];
-    if (!(Math.abs(Math.sqrt(x * x + y * y + z * z + w * w) - 1) <= UNIT_TOLERANCE)) return k;
-  }
-  return -1;
 }
 
 /**

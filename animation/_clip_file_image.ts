@@ -34,11 +34,10 @@ import {
   TRACK_STEP,
 } from "../simd/wasm/assembly/abi.ts";
 import { MAX_VALUE, MIN_KEY_INTERVAL } from "./clip_validation.ts";
+import { badTime, badValue, type FileViews, MAX_KEY_TIME } from "./_clip_file_scan.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkedOffsets, laneScratch } from "./_clip_file_scratch.ts";
 
-/** Largest magnitude of a key time: far from `TIME_BOUND`, and intervals cannot overflow. */
-const MAX_KEY_TIME = 1e18;
 /** Largest step of a ranged key (`scale`): a range of at most twice {@linkcode MAX_VALUE}. */
 const MAX_RANGE_SCALE = (2 * MAX_VALUE) / 65535;
 /** Bytes past a sync block's keys that its 4-wide loads may read (the builder pads them). */
@@ -63,53 +62,6 @@ function keyBytes(format: number, path: number): number {
   return path === 1 ? 16 : 12;
 }
 
-/**
- * The first of `n` key times from byte `from` of the file (`view`, and
- * `f32`: its floats) that is not finite within ±1e18 or not 1e-30 after
- * the one before: its index, or -1. A function of its own, without
- * closures: the loop of every key time. Read as floats where 4-aligned
- * (twice a DataView's speed), as a file's key arrays are.
- */
-function badTime(view: DataView, f32: Float32Array, from: number, n: number): number {
-  let previous = -Infinity;
-  if (from % 4 === 0) {
-    for (let k = 0, i = from >> 2; k < n; k++) {
-      const t = f32[i + k];
-      if (!(Math.abs(t) <= MAX_KEY_TIME) || !(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
-        return k;
-      }
-      previous = t;
-    }
-    return -1;
-  }
-  for (let k = 0; k < n; k++) {
-    const t = view.getFloat32(from + k * 4, true);
-    if (!(Math.abs(t) <= MAX_KEY_TIME) || !(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
-      return k;
-    }
-    previous = t;
-  }
-  return -1;
-}
-
-/**
- * The first of `n` floats from byte `from` of the file (`view`, `f32`)
- * beyond ±{@linkcode MAX_VALUE}: its index, or -1. Read as floats where
- * 4-aligned.
- */
-function badValue(view: DataView, f32: Float32Array, from: number, n: number): number {
-  if (from % 4 === 0) {
-    for (let k = 0, i = from >> 2; k < n; k++) {
-      if (!(Math.abs(f32[i + k]) <= MAX_VALUE)) return k;
-    }
-    return -1;
-  }
-  for (let k = 0; k < n; k++) {
-    if (!(Math.abs(view.getFloat32(from + k * 4, true)) <= MAX_VALUE)) return k;
-  }
-  return -1;
-}
-
 /** Whether the kernels decode `format` for path `path`. */
 function formatFits(format: number, path: number): boolean {
   return path === 1
@@ -125,7 +77,7 @@ const found: { shared: boolean; unheld: Uint16Array } = {
 };
 
 /**
- * Checks the image of clip `c` of a file (`view`, and `f32`: its floats), `length` bytes at byte
+ * Checks the image of clip `c` of a file, `length` bytes at byte
  * `at`, for a skeleton of `groups` SoA×4 groups; returns the keyed-lane
  * bits it implies are allowed (lanes not held: a template may mark only
  * these keyed) and whether it is a shared-timeline clip, both valid until
@@ -133,13 +85,13 @@ const found: { shared: boolean; unheld: Uint16Array } = {
  * field (`clips[c].image.…`) and its byte.
  */
 export function checkImage(
-  view: DataView,
-  f32: Float32Array,
+  file: FileViews,
   at: number,
   length: number,
   c: number,
   groups: number,
 ): { readonly shared: boolean; readonly unheld: Uint16Array } {
+  const view = file.view;
   const fail = (name: string, offset: number, message: string): never => {
     throw new ClipFileError(`clips[${c}].image.${name}`, at + offset, message);
   };
@@ -244,7 +196,7 @@ export function checkImage(
     }
     if (checkedTimes.checked(offset, n)) return;
     spend(kind, index, "times", byte, n * 4);
-    const k = badTime(view, f32, at + offset, n);
+    const k = badTime(file, at + offset, n);
     if (k >= 0) {
       const t = view.getFloat32(at + offset + k * 4, true);
       const previous = k > 0 ? view.getFloat32(at + offset + k * 4 - 4, true) : -Infinity;
@@ -299,7 +251,7 @@ export function checkImage(
       }
     } else if (format === TRACK_RAW) {
       spend(kind, index, "values", byte + 4, bytes);
-      const k = badValue(view, f32, at + offset, bytes >> 2);
+      const k = badValue(file, at + offset, bytes >> 2);
       if (k >= 0) {
         const v = view.getFloat32(at + offset + k * 4, true);
         fail(`${record(kind, index)}.values`, offset + k * 4, `key value ${v} out of bounds`);

@@ -15,8 +15,8 @@
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkImage } from "./_clip_file_image.ts";
-import { checkExtras, type ExtrasSections } from "./_clip_file_extras.ts";
-import { MAX_VALUE } from "./clip_validation.ts";
+import { checkExtras, type ExtrasSections, need } from "./_clip_file_extras.ts";
+import { badHeld, fileViews } from "./_clip_file_scan.ts";
 import {
   FILE_MAGIC,
   FILE_VERSION,
@@ -61,17 +61,20 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * decoder's call costs more than a short name's loop.
  */
 function decodeName(bytes: Uint8Array, from: number, n: number): string | undefined {
-  if (n <= 32) {
-    let name = "";
-    for (let i = from; i < from + n; i++) {
-      const c = bytes[i];
-      if (c >= 0x80) return decodeUtf8(bytes, from, n);
-      name += String.fromCharCode(c);
-    }
-    return name;
+  if (n > MAX_CODES) return decodeUtf8(bytes, from, n);
+  codes.length = n;
+  for (let i = 0; i < n; i++) {
+    const c = bytes[from + i];
+    if (c >= 0x80) return decodeUtf8(bytes, from, n);
+    codes[i] = c;
   }
-  return decodeUtf8(bytes, from, n);
+  // One flat string (a string grown by `+=` is a chain of pieces, kept with the clip).
+  return String.fromCharCode.apply(null, codes);
 }
+
+/** An ASCII name's codes: names up to this long are read by {@linkcode decodeName}. */
+const MAX_CODES = 64;
+const codes: number[] = [];
 
 function decodeUtf8(bytes: Uint8Array, from: number, n: number): string | undefined {
   try {
@@ -97,21 +100,6 @@ function identityOf(skeleton: SkeletonAsset) {
   return identity;
 }
 
-/**
- * The first of a clip's held values from float `from` of `f32` (one per
- * float of the rest pose `rest`) beyond ±{@linkcode MAX_VALUE}: its index,
- * or -1. The rest pose's own values pass as they are (finite, checked by
- * the skeleton). A function of its own: in the reader's body, not
- * optimized, each float read was boxed, 16 bytes of garbage a float.
- */
-function badHeld(f32: Float32Array, from: number, rest: Float32Array): number {
-  for (let i = 0; i < rest.length; i++) {
-    const v = f32[from + i];
-    if (!(Math.abs(v) <= MAX_VALUE) && !Object.is(v, rest[i])) return i;
-  }
-  return -1;
-}
-
 /** Throws a ClipFileError on `field` at `at` unless `got` is `wanted`. */
 function expect(field: string, at: number, got: number, wanted: number, what = ""): void {
   if (got !== wanted) throw new ClipFileError(field, at, `expected ${wanted}${what}, got ${got}`);
@@ -124,10 +112,16 @@ function needAt(field: string, from: number, bytes: number, length: number): voi
   }
 }
 
-/** Throws a ClipFileError on `field` at the first byte of `[from, to)` that is not 0. */
-function zeros(bytes: Uint8Array, field: string, from: number, to: number): void {
+/**
+ * Throws a ClipFileError on `field` (of record `c` unless `c` is -1: its
+ * name made only for the error) at the first byte of `[from, to)` that is
+ * not 0.
+ */
+function zeros(bytes: Uint8Array, c: number, field: string, from: number, to: number): void {
   for (let at = from; at < to; at++) {
-    if (bytes[at] !== 0) throw new ClipFileError(field, at, "not 0");
+    if (bytes[at] !== 0) {
+      throw new ClipFileError(c < 0 ? field : `clips[${c}]${field}`, at, "not 0");
+    }
   }
 }
 
@@ -179,7 +173,7 @@ function checkHeader(skeleton: SkeletonAsset, bytes: Uint8Array, view: DataView)
     const parent = view.getInt16(at, true);
     if (parent !== parents[j]) expect(`parents[${j}]`, at, parent, parents[j], " (the skeleton's)");
   }
-  zeros(bytes, "parents.padding", at, pad4(at));
+  zeros(bytes, -1, "parents.padding", at, pad4(at));
   return pad4(at);
 }
 
@@ -200,9 +194,7 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
   if (length < HEADER_BYTES) {
     throw new ClipFileError("header", length, `a file of ${length} bytes has no 32-byte header`);
   }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, length);
-  // Little-endian, as the file is: the core's memory and its views are too.
-  const f32 = new Float32Array(bytes.buffer, bytes.byteOffset, length >> 2);
+  const file = fileViews(bytes), view = file.view;
   let at = checkHeader(skeleton, bytes, view);
   const groups = Math.ceil(skeleton.jointCount / 4);
   const { rest } = identityOf(skeleton);
@@ -214,7 +206,7 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
   const entries: ClipFileEntry[] = [];
   for (let c = 0; c < clipCount; c++) {
     const record = at;
-    needAt(`clips[${c}]`, record, RECORD_BYTES, length);
+    need(c, "", record, RECORD_BYTES, length);
     const flags = view.getUint32(record + RECORD.flags, true);
     if (flags & ~(RECORD_SHARED | RECORD_STEPS)) {
       throw new ClipFileError(`clips[${c}].flags`, record, `${flags}`);
@@ -231,23 +223,23 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
     const nameBytes = view.getUint32(record + RECORD.nameBytes, true);
     const imageBytes = view.getUint32(record + RECORD.imageBytes, true);
     at += RECORD_BYTES;
-    needAt(`clips[${c}].name`, at, pad4(nameBytes), length);
+    need(c, ".name", at, pad4(nameBytes), length);
     const name = decodeName(bytes, at, nameBytes);
     if (name === undefined) throw new ClipFileError(`clips[${c}].name`, at, "not UTF-8");
     at += nameBytes;
-    zeros(bytes, `clips[${c}].name.padding`, at, pad4(at));
+    zeros(bytes, c, ".name.padding", at, pad4(at));
     at = pad4(at);
     const shared = (flags & RECORD_SHARED) !== 0;
     const heldAt = at, keyedAt = at + groups * HELD_GROUP_BYTES;
     if (!shared) {
-      needAt(`clips[${c}].held`, at, groups * HELD_GROUP_BYTES + pad4(groups * 2), length);
+      need(c, ".held", at, groups * HELD_GROUP_BYTES + pad4(groups * 2), length);
       at = keyedAt + groups * 2;
-      zeros(bytes, `clips[${c}].keyedLanes.padding`, at, pad4(at));
+      zeros(bytes, c, ".keyedLanes.padding", at, pad4(at));
       at = pad4(at);
     }
-    needAt(`clips[${c}].image`, at, imageBytes, length);
+    need(c, ".image", at, imageBytes, length);
     const imageAt = at;
-    const image = checkImage(view, f32, imageAt, imageBytes, c, groups);
+    const image = checkImage(file, imageAt, imageBytes, c, groups);
     if (image.shared !== shared) {
       throw new ClipFileError(
         `clips[${c}].flags`,
@@ -256,10 +248,10 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
       );
     }
     at += imageBytes;
-    const extras = checkExtras(bytes, view, f32, c, skeleton.jointCount, duration, at);
+    const extras = checkExtras(file, c, skeleton.jointCount, duration, at);
     at = extras.end;
     if (!shared) {
-      const i = badHeld(f32, heldAt >> 2, rest);
+      const i = badHeld(file, heldAt >> 2, rest);
       if (i >= 0) {
         const v = view.getFloat32(heldAt + i * 4, true);
         throw new ClipFileError(`clips[${c}].held`, heldAt + i * 4, `value ${v} out of bounds`);
@@ -315,7 +307,9 @@ export interface KeptParts {
 /** Copies `n` words of `words` from word `from` to `out` from `to`. */
 function copyWords(words: Int32Array, from: number, n: number, out: Int32Array, to: number): void {
   // Words, not floats: a copy through a JavaScript number may change a NaN's bits.
-  for (let i = 0; i < n; i++) out[to + i] = words[from + i];
+  // A long run as a copy of memory; a short one in a loop, cheaper than a view.
+  if (n > 256) out.set(words.subarray(from, from + n), to);
+  else for (let i = 0; i < n; i++) out[to + i] = words[from + i];
 }
 
 /** Copies what the clips `entries` of the checked file `bytes` (an {@linkcode alignedFile}) keep outside the core ({@linkcode KeptParts}). */

@@ -76,35 +76,44 @@ function rotl(x: number, r: number): number {
  * run at memory speed.
  */
 export function xxhash32(bytes: Uint8Array): number {
-  const n = bytes.length, words = n >>> 2;
-  const aligned = LITTLE_ENDIAN && bytes.byteOffset % 4 === 0;
-  const u32 = aligned ? new Uint32Array(bytes.buffer, bytes.byteOffset, words) : undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, n);
-  const word = (i: number) => (u32 ? u32[i] : view.getUint32(i * 4, true));
-  let h: number, i = 0;
+  let words: Int32Array;
+  if (LITTLE_ENDIAN && bytes.byteOffset % 4 === 0) {
+    words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  } else {
+    words = new Int32Array(bytes.length >> 2);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    for (let i = 0; i < words.length; i++) words[i] = view.getInt32(i * 4, true);
+  }
+  return xxhash32Words(words, 0, bytes, 0, bytes.length);
+}
+
+/**
+ * xxHash32 (seed 0) of the `n` bytes of `bytes` from byte `from` (a
+ * multiple of 4), whose 4-byte words, little-endian, are `words` from
+ * word `wordFrom`: a file's words read by its checks, no view made.
+ */
+export function xxhash32Words(
+  words: Int32Array,
+  wordFrom: number,
+  bytes: Uint8Array,
+  from: number,
+  n: number,
+): number {
+  const count = n >>> 2, end = wordFrom + count;
+  let h: number, i = wordFrom;
   if (n >= 16) {
     let v1 = (P1 + P2) | 0, v2 = P2 | 0, v3 = 0, v4 = -P1 | 0;
-    const end = words - (words & 3);
-    if (u32) {
-      for (; i < end; i += 4) {
-        v1 = Math.imul(rotl((v1 + Math.imul(u32[i], P2)) | 0, 13), P1);
-        v2 = Math.imul(rotl((v2 + Math.imul(u32[i + 1], P2)) | 0, 13), P1);
-        v3 = Math.imul(rotl((v3 + Math.imul(u32[i + 2], P2)) | 0, 13), P1);
-        v4 = Math.imul(rotl((v4 + Math.imul(u32[i + 3], P2)) | 0, 13), P1);
-      }
-    } else {
-      for (; i < end; i += 4) {
-        v1 = Math.imul(rotl((v1 + Math.imul(word(i), P2)) | 0, 13), P1);
-        v2 = Math.imul(rotl((v2 + Math.imul(word(i + 1), P2)) | 0, 13), P1);
-        v3 = Math.imul(rotl((v3 + Math.imul(word(i + 2), P2)) | 0, 13), P1);
-        v4 = Math.imul(rotl((v4 + Math.imul(word(i + 3), P2)) | 0, 13), P1);
-      }
+    for (const last = end - (count & 3); i < last; i += 4) {
+      v1 = Math.imul(rotl((v1 + Math.imul(words[i], P2)) | 0, 13), P1);
+      v2 = Math.imul(rotl((v2 + Math.imul(words[i + 1], P2)) | 0, 13), P1);
+      v3 = Math.imul(rotl((v3 + Math.imul(words[i + 2], P2)) | 0, 13), P1);
+      v4 = Math.imul(rotl((v4 + Math.imul(words[i + 3], P2)) | 0, 13), P1);
     }
     h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0;
   } else h = P5 | 0;
   h = (h + n) | 0;
-  for (; i < words; i++) h = Math.imul(rotl((h + Math.imul(word(i), P3)) | 0, 17), P4);
-  for (let k = words * 4; k < n; k++) {
+  for (; i < end; i++) h = Math.imul(rotl((h + Math.imul(words[i], P3)) | 0, 17), P4);
+  for (let k = from + count * 4; k < from + n; k++) {
     h = Math.imul(rotl((h + Math.imul(bytes[k], P5)) | 0, 11), P1);
   }
   h = Math.imul(h ^ (h >>> 15), P2);

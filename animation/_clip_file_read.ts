@@ -16,7 +16,7 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkImage } from "./_clip_file_image.ts";
 import { checkExtras, type ExtrasSections, need } from "./_clip_file_extras.ts";
-import { badHeld, fileViews } from "./_clip_file_scan.ts";
+import { badHeld, type FileViews, fileViews } from "./_clip_file_scan.ts";
 import {
   FILE_MAGIC,
   FILE_VERSION,
@@ -29,7 +29,7 @@ import {
   RECORD_SHARED,
   RECORD_STEPS,
   restPoseHash,
-  xxhash32,
+  xxhash32Words,
 } from "./_clip_file_format.ts";
 
 /** One clip of a file, checked for its skeleton: its record, and where its sections are. */
@@ -145,14 +145,15 @@ function recordNumber(
 }
 
 /** Checks the header and the skeleton's identity; returns the offset of the first record. */
-function checkHeader(skeleton: SkeletonAsset, bytes: Uint8Array, view: DataView): number {
-  const length = bytes.length;
+function checkHeader(skeleton: SkeletonAsset, file: FileViews): number {
+  const { bytes, view } = file, length = bytes.length;
   const u32 = (at: number) => view.getUint32(at, true);
   expect("magic", HEADER.magic, u32(HEADER.magic), FILE_MAGIC, ' ("MRWC")');
   expect("version", HEADER.version, view.getUint16(HEADER.version, true), FILE_VERSION);
   expect("flags", HEADER.flags, view.getUint16(HEADER.flags, true), 0);
   expect("fileBytes", HEADER.fileBytes, u32(HEADER.fileBytes), length, " (the bytes given)");
-  const checksum = xxhash32(bytes.subarray(HEADER.jointCount));
+  const from = HEADER.jointCount;
+  const checksum = xxhash32Words(file.words, from >> 2, bytes, from, length - from);
   expect("checksum", HEADER.checksum, u32(HEADER.checksum), checksum, " (xxHash32 of the file)");
   expect("reserved", HEADER.reserved, u32(HEADER.reserved), 0);
 
@@ -195,7 +196,7 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
     throw new ClipFileError("header", length, `a file of ${length} bytes has no 32-byte header`);
   }
   const file = fileViews(bytes), view = file.view;
-  let at = checkHeader(skeleton, bytes, view);
+  let at = checkHeader(skeleton, file);
   const groups = Math.ceil(skeleton.jointCount / 4);
   const { rest } = identityOf(skeleton);
 
@@ -304,6 +305,26 @@ export interface KeptParts {
   readonly from: Uint32Array;
 }
 
+/**
+ * Bytes of the buffers that the kept parts of small files are cut from: a
+ * buffer made per load cost a Fox load as much as its checks. Such a
+ * buffer stays while any clip cut from it does (at most this much memory
+ * held for a small clip).
+ */
+const SLAB_BYTES = 1 << 16;
+/** Kept parts larger than this get a buffer of their own. */
+const MAX_SLAB_CUT = SLAB_BYTES >> 2;
+let slab = new ArrayBuffer(SLAB_BYTES), slabUsed = 0;
+
+/** A buffer and byte offset with `bytes` bytes (a multiple of 4) of zeros for a file's kept parts. */
+function keptBuffer(bytes: number): [ArrayBuffer, number] {
+  if (bytes > MAX_SLAB_CUT) return [new ArrayBuffer(bytes), 0];
+  if (slabUsed + bytes > SLAB_BYTES) slab = new ArrayBuffer(SLAB_BYTES), slabUsed = 0;
+  const at = slabUsed;
+  slabUsed += bytes;
+  return [slab, at];
+}
+
 /** Copies `n` words of `words` from word `from` to `out` from `to`. */
 function copyWords(words: Int32Array, from: number, n: number, out: Int32Array, to: number): void {
   // Words, not floats: a copy through a JavaScript number may change a NaN's bits.
@@ -326,8 +347,8 @@ export function keepClipParts(
     from[i] = words;
     words += (heldAt >= 0 ? heldWords + laneWords : 0) + laneWords + extras.motionWords;
   }
-  const buffer = new ArrayBuffer(words * 4);
-  const out = new Int32Array(buffer);
+  const [buffer, byteOffset] = keptBuffer(words * 4);
+  const out = new Int32Array(buffer, byteOffset, words);
   const fileWords = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
   for (let i = 0; i < entries.length; i++) {
     const { heldAt, extras } = entries[i];
@@ -339,5 +360,10 @@ export function keepClipParts(
     copyWords(fileWords, extras.animatedAt >> 2, laneWords, out, to);
     copyWords(fileWords, extras.motionAt >> 2, extras.motionWords, out, to + laneWords);
   }
-  return { floats: new Float32Array(buffer), words: out, lanes: new Uint16Array(buffer), from };
+  return {
+    floats: new Float32Array(buffer, byteOffset, words),
+    words: out,
+    lanes: new Uint16Array(buffer, byteOffset, words * 2),
+    from,
+  };
 }

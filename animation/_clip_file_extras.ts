@@ -297,70 +297,48 @@ function checkMotion(
 }
 
 /**
- * What a loaded clip keeps besides its compact form (`KeylessParts` of
- * `_keyless_clip.ts`): its animated properties and root motion channels,
- * made from its file's kept parts (`keepClipParts`) when first asked for
- * (by a layer's mask, by root motion), and its markers.
+ * The properties marked in the animated lanes of a loaded clip (`groups`
+ * u16 from word `from` of its file's kept parts), 12 per group
+ * (translation, rotation, scale of 4 joints).
  */
-export class KeptExtras {
-  readonly #kept: KeptParts;
-  /** Words of the kept parts: the animated lanes', then the motion channels'. */
-  readonly #animatedFrom: number;
-  readonly #motionCount: number;
-  readonly #groups: number;
-  #animated: readonly AnimatedProperty[] | undefined;
-  #motion: readonly ClipChannel[] | undefined;
-  readonly markers: readonly ClipMarker[];
-
-  constructor(
-    kept: KeptParts,
-    animatedFrom: number,
-    groups: number,
-    sections: ExtrasSections,
-  ) {
-    this.#kept = kept;
-    this.#animatedFrom = animatedFrom;
-    this.#groups = groups;
-    this.#motionCount = sections.motionCount;
-    this.markers = sections.markers;
-  }
-
-  /** The properties marked in the animated lanes, 12 per group (translation, rotation, scale of 4 joints). */
-  get animated(): readonly AnimatedProperty[] {
-    if (this.#animated) return this.#animated;
-    const animated: AnimatedProperty[] = [];
-    const lanes = this.#kept.lanes, from = this.#animatedFrom * 2;
-    for (let g = 0; g < this.#groups; g++) {
-      for (let i = 0; i < 12; i++) {
-        if (lanes[from + g] & (1 << i)) {
-          animated.push({ joint: g * 4 + (i & 3), path: PATHS[i >> 2] });
-        }
+export function keptAnimated(
+  kept: KeptParts,
+  from: number,
+  groups: number,
+): readonly AnimatedProperty[] {
+  const animated: AnimatedProperty[] = [];
+  const lanes = kept.lanes;
+  for (let g = 0; g < groups; g++) {
+    for (let i = 0; i < 12; i++) {
+      if (lanes[from * 2 + g] & (1 << i)) {
+        animated.push({ joint: g * 4 + (i & 3), path: PATHS[i >> 2] });
       }
     }
-    return this.#animated = Object.freeze(animated);
   }
+  return Object.freeze(animated);
+}
 
-  /** The root motion channels, viewing the kept keys. */
-  get motion(): readonly ClipChannel[] {
-    if (this.#motion) return this.#motion;
-    const { words, floats } = this.#kept;
-    const motion: ClipChannel[] = [];
-    let at = this.#animatedFrom + (pad4(this.#groups * 2) >> 2);
-    for (let m = 0; m < this.#motionCount; m++) {
-      const head = words[at], keys = words[at + 1], node = words[at + 2];
-      const path = (head >>> 16) & 0xff, interpolation = head >>> 24;
-      const values = keys * (path === 1 ? 4 : 3) * (interpolation === 2 ? 3 : 1);
-      at += MOTION_HEADER_BYTES >> 2;
-      motion.push(Object.freeze({
-        joint: head & 0xffff,
-        path: PATHS[path],
-        interpolation: INTERPOLATIONS[interpolation],
-        times: floats.subarray(at, at + keys),
-        values: floats.subarray(at + keys, at + keys + values),
-        node,
-      }));
-      at += keys + values;
-    }
-    return this.#motion = Object.freeze(motion);
+/**
+ * The `count` root motion channels of a loaded clip from word `from` of
+ * its file's kept parts, viewing the kept keys.
+ */
+export function keptMotion(kept: KeptParts, from: number, count: number): readonly ClipChannel[] {
+  const { words, floats } = kept;
+  const motion: ClipChannel[] = [];
+  for (let m = 0, at = from; m < count; m++) {
+    const head = words[at], keys = words[at + 1], node = words[at + 2];
+    const path = (head >>> 16) & 0xff, interpolation = head >>> 24;
+    const values = keys * (path === 1 ? 4 : 3) * (interpolation === 2 ? 3 : 1);
+    at += MOTION_HEADER_BYTES >> 2;
+    motion.push(Object.freeze({
+      joint: head & 0xffff,
+      path: PATHS[path],
+      interpolation: INTERPOLATIONS[interpolation],
+      times: floats.subarray(at, at + keys),
+      values: floats.subarray(at + keys, at + keys + values),
+      node,
+    }));
+    at += keys + values;
   }
+  return Object.freeze(motion);
 }

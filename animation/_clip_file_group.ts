@@ -17,12 +17,12 @@
 import type { Clip, ClipChannel } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { type ClipFileEntry, keepClipParts, type KeptParts } from "./_clip_file_read.ts";
-import { KeptExtras } from "./_clip_file_extras.ts";
+import { keptAnimated, keptMotion } from "./_clip_file_extras.ts";
 import { adoptCompactClip, CompactClip } from "./compact_clip.ts";
 import { attachLifetime, type Lifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
-import { describeKeylessClip } from "./_keyless_clip.ts";
+import { type AnimatedProperty, describeKeylessClip } from "./_keyless_clip.ts";
 import { setClipMarkers } from "./markers.ts";
 import { cacheTemplate, pad4 } from "./_clip_file_format.ts";
 import { type CoreMemory, coreMemory } from "../simd/memory/internal.ts";
@@ -84,7 +84,7 @@ const groups = new FinalizationRegistry<GroupBlocks>((blocks) => blocks.releaseA
 
 /**
  * One file's clips, as loaded: the target of their finalization, which
- * each of their compact forms references (`LoadedInternals`), and so each
+ * each of their compact forms references (`LoadedParts`), and so each
  * clip (through its compact form).
  */
 class ClipFileGroup {
@@ -143,11 +143,18 @@ export function loadClipGroup(
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i], from = kept.from[i];
     const held = entry.heldAt >= 0;
-    const compact = compactForm(
-      entry,
+    const extras = entry.extras;
+    const parts = new LoadedParts(
+      group,
+      i,
+      entry.steps,
       groupCount,
-      new LoadedInternals(group, i, entry.steps, groupCount, held ? kept : undefined, from),
+      kept,
+      held ? from : -1,
+      held ? from + heldWords + laneWords : from,
+      extras.motionCount,
     );
+    const compact = compactForm(entry, groupCount, parts);
     const clip: Clip = Object.freeze({
       name: entry.name,
       animation: entry.animation,
@@ -156,11 +163,7 @@ export function loadClipGroup(
       channels: NO_CHANNELS,
     });
     adoptCompactClip(clip, skeletonRef, compact);
-    const extras = entry.extras;
-    describeKeylessClip(
-      clip,
-      new KeptExtras(kept, held ? from + heldWords + laneWords : from, groupCount, extras),
-    );
+    describeKeylessClip(clip, parts);
     if (extras.markers.length > 0) setClipMarkers(clip, extras.markers);
     clips.push(clip);
   }
@@ -196,15 +199,20 @@ function tieToSkeleton(blocks: GroupBlocks, skeleton: SkeletonAsset): void {
 }
 
 /**
- * What a loaded compact form keeps out of reach (`CompactClipInternals`):
- * its block, and its starting cache, made on its first play from the
- * file's kept parts (a skeleton's caches can outweigh its clips' bytes).
- * It references the group: a compact form a player holds keeps every block
- * of its file. A class, not an object with a getter: the getter's closure
- * was one more object per clip.
+ * What a loaded clip keeps out of reach, for its compact form
+ * (`CompactClipInternals`: its block, and its starting cache) and for the
+ * clip (`KeylessParts` of `_keyless_clip.ts`: its animated properties and
+ * root motion channels), all made when first used (a first play, a
+ * layer's mask, root motion) from the file's kept parts: a skeleton's
+ * caches can outweigh its clips' bytes, and an object per part and clip
+ * was much of a small file's load. It references the group: a compact
+ * form a player holds keeps every block of its file. A class, not an
+ * object with getters: their closures were more objects per clip.
  */
-class LoadedInternals {
+class LoadedParts {
   #template: Uint8Array | undefined;
+  #animated: readonly AnimatedProperty[] | undefined;
+  #motion: readonly ClipChannel[] | undefined;
   readonly byteOffset: number;
 
   constructor(
@@ -213,22 +221,31 @@ class LoadedInternals {
     readonly index: number,
     readonly steps: boolean,
     readonly groups: number,
-    /** The file's kept parts, this clip's from word `from`; none on a shared timeline. */
-    readonly kept: KeptParts | undefined,
-    readonly from: number,
+    readonly kept: KeptParts,
+    /** Word of the kept parts of its held values, or -1 on a shared timeline. */
+    readonly heldFrom: number,
+    /** Word of the kept parts of its animated lanes (the motion channels follow). */
+    readonly animatedFrom: number,
+    readonly motionCount: number,
   ) {
     this.byteOffset = group.blocks.blockOf(index);
   }
 
   get cacheTemplate(): Uint8Array {
-    const kept = this.kept, from = this.from, held = this.groups * 40;
-    return this.#template ??= cacheTemplate(
-      this.groups,
-      kept?.floats,
-      from,
-      kept?.lanes ?? [],
-      (from + held) * 2,
-    );
+    if (this.#template) return this.#template;
+    const kept = this.kept, from = this.heldFrom, held = this.groups * 40;
+    return this.#template = from < 0
+      ? cacheTemplate(this.groups, undefined, 0, [], 0)
+      : cacheTemplate(this.groups, kept.floats, from, kept.lanes, (from + held) * 2);
+  }
+
+  get animated(): readonly AnimatedProperty[] {
+    return this.#animated ??= keptAnimated(this.kept, this.animatedFrom, this.groups);
+  }
+
+  get motion(): readonly ClipChannel[] {
+    const from = this.animatedFrom + (pad4(this.groups * 2) >> 2);
+    return this.#motion ??= keptMotion(this.kept, from, this.motionCount);
   }
 }
 
@@ -239,7 +256,7 @@ type CompactFields = { -readonly [K in keyof CompactClip]: CompactClip[K] };
 function compactForm(
   entry: ClipFileEntry,
   groupCount: number,
-  internals: LoadedInternals,
+  internals: LoadedParts,
 ): CompactClip {
   const compact: CompactFields = Object.create(CompactClip.prototype);
   compact.name = entry.name;

@@ -296,13 +296,26 @@ export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFi
  * per group, padded) unless on a shared timeline, its animated lanes (as
  * keyed), then its root motion channels (16-byte header, f32 times and
  * values), each copied as the file has it. `from[i]` is clip `i`'s first
- * word.
+ * word. The float and u16 views are made when first used (a clip's first
+ * play, a layer's mask, root motion), not per load.
  */
-export interface KeptParts {
-  readonly floats: Float32Array;
-  readonly words: Int32Array;
-  readonly lanes: Uint16Array;
-  readonly from: Uint32Array;
+export class KeptParts {
+  #floats: Float32Array | undefined;
+  #lanes: Uint16Array | undefined;
+
+  constructor(readonly words: Int32Array, readonly from: Uint32Array) {}
+
+  /** The words as floats. */
+  get floats(): Float32Array {
+    const { buffer, byteOffset, length } = this.words;
+    return this.#floats ??= new Float32Array(buffer, byteOffset, length);
+  }
+
+  /** The words as u16 pairs (lanes). */
+  get lanes(): Uint16Array {
+    const { buffer, byteOffset, length } = this.words;
+    return this.#lanes ??= new Uint16Array(buffer, byteOffset, length * 2);
+  }
 }
 
 /**
@@ -360,10 +373,5 @@ export function keepClipParts(
     copyWords(fileWords, extras.animatedAt >> 2, laneWords, out, to);
     copyWords(fileWords, extras.motionAt >> 2, extras.motionWords, out, to + laneWords);
   }
-  return {
-    floats: new Float32Array(buffer, byteOffset, words),
-    words: out,
-    lanes: new Uint16Array(buffer, byteOffset, words * 2),
-    from,
-  };
+  return new KeptParts(out, from);
 }

@@ -43,19 +43,23 @@ const MAX_VALUE_BITS = new Int32Array(Float32Array.of(MAX_VALUE).buffer)[0];
 /**
  * The first of `n` floats from word `from` of `words` (a file's words)
  * beyond ±{@linkcode MAX_VALUE} or not finite: its index, or -1. Integer
- * tests, four words per step, the index searched only for a file that
- * fails: twice the speed of a float comparison per key, the most of a
+ * tests, eight words per step (V8's loop costs as much as a few words'
+ * tests), the index searched only for a file that fails: the most of a
  * large file's checks.
  */
 export function firstBeyond(words: Int32Array, from: number, n: number): number {
   const end = from + n;
   let over = 0, i = from;
   // `MAX_VALUE_BITS - magnitude` is negative for a float beyond, and cannot overflow.
-  for (; i + 4 <= end; i += 4) {
+  for (; i + 8 <= end; i += 8) {
     over |= (MAX_VALUE_BITS - (words[i] & 0x7fffffff)) |
       (MAX_VALUE_BITS - (words[i + 1] & 0x7fffffff)) |
       (MAX_VALUE_BITS - (words[i + 2] & 0x7fffffff)) |
-      (MAX_VALUE_BITS - (words[i + 3] & 0x7fffffff));
+      (MAX_VALUE_BITS - (words[i + 3] & 0x7fffffff)) |
+      (MAX_VALUE_BITS - (words[i + 4] & 0x7fffffff)) |
+      (MAX_VALUE_BITS - (words[i + 5] & 0x7fffffff)) |
+      (MAX_VALUE_BITS - (words[i + 6] & 0x7fffffff)) |
+      (MAX_VALUE_BITS - (words[i + 7] & 0x7fffffff));
   }
   for (; i < end; i++) over |= MAX_VALUE_BITS - (words[i] & 0x7fffffff);
   if (over >= 0) return -1;

@@ -15,7 +15,7 @@ import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
 import { type ClipMarker, getClipMarkers, MAX_MARKERS } from "./markers.ts";
 import { animatedProperties, type AnimatedProperty, motionChannels } from "./_keyless_clip.ts";
 import { MIN_KEY_INTERVAL } from "./clip_validation.ts";
-import { badMotionTime, type FileViews, firstBeyond, notUnit } from "./_clip_file_scan.ts";
+import { badMotionTime, type FileViews, firstBeyondIn, notUnit } from "./_clip_file_scan.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { pad4 } from "./_clip_file_format.ts";
 import type { KeptParts } from "./_clip_file_read.ts";
@@ -284,7 +284,7 @@ function checkMotion(
       `key ${k}: time ${t} is not finite, or not ${MIN_KEY_INTERVAL} s after the one before`,
     );
   }
-  const v = firstBeyond(file.words, (at >> 2) + keys, values);
+  const v = firstBeyondIn(file, (at >> 2) + keys, values);
   if (v >= 0) {
     const key = Math.floor(v / (size * perKey));
     throw motionError(c, m, header, 0, `key ${key}: a value is not finite or beyond ±1e18`);

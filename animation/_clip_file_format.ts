@@ -14,6 +14,7 @@ import {
   SHARED_CACHE_BYTES,
   TIME_BOUND,
 } from "../simd/wasm/assembly/abi.ts";
+import { MAX_VALUE } from "./clip_validation.ts";
 
 /** "MRWC", little-endian. */
 export const FILE_MAGIC = 0x4357524d;
@@ -88,9 +89,27 @@ export function xxhash32(bytes: Uint8Array): number {
 }
 
 /**
+ * The bits of the largest float32 within ±{@linkcode MAX_VALUE} (1e18 is
+ * none): a float32 is within it, finite, when its bits without the sign
+ * are at most these (positive floats order as their bits; NaN and
+ * infinities come after).
+ */
+export const MAX_VALUE_BITS = new Int32Array(Float32Array.of(MAX_VALUE).buffer)[0];
+
+/** Words per flag of {@linkcode xxhash32Words}'s `beyond`. */
+export const BEYOND_CHUNK = 32;
+
+/**
  * xxHash32 (seed 0) of the `n` bytes of `bytes` from byte `from` (a
  * multiple of 4), whose 4-byte words, little-endian, are `words` from
  * word `wordFrom`: a file's words read by its checks, no view made.
+ *
+ * With `beyond`, the same pass also sets `beyond[k]` to 0 when none of
+ * the {@linkcode BEYOND_CHUNK} words from `wordFrom + k * BEYOND_CHUNK`,
+ * read as float32, is beyond ±{@linkcode MAX_VALUE} or not finite, else 1
+ * (1 for every chunk past the last whole one, to the end of `beyond`): the
+ * checks of the key values then read only the chunks flagged. Each word is
+ * read once for both, where two passes cost twice.
  */
 export function xxhash32Words(
   words: Int32Array,
@@ -98,19 +117,42 @@ export function xxhash32Words(
   bytes: Uint8Array,
   from: number,
   n: number,
+  beyond?: Uint8Array,
 ): number {
   const count = n >>> 2, end = wordFrom + count;
   let h: number, i = wordFrom;
   if (n >= 16) {
     let v1 = (P1 + P2) | 0, v2 = P2 | 0, v3 = 0, v4 = -P1 | 0;
-    for (const last = end - (count & 3); i < last; i += 4) {
+    const last = end - (count & 3);
+    if (beyond) {
+      let chunk = 0;
+      for (; i + BEYOND_CHUNK <= last; chunk++) {
+        // `MAX_VALUE_BITS - magnitude` is negative for a float beyond, and cannot overflow.
+        let over = 0;
+        for (const stop = i + BEYOND_CHUNK; i < stop; i += 4) {
+          const a = words[i], b = words[i + 1], c = words[i + 2], d = words[i + 3];
+          over |= (MAX_VALUE_BITS - (a & 0x7fffffff)) | (MAX_VALUE_BITS - (b & 0x7fffffff)) |
+            (MAX_VALUE_BITS - (c & 0x7fffffff)) | (MAX_VALUE_BITS - (d & 0x7fffffff));
+          v1 = Math.imul(rotl((v1 + Math.imul(a, P2)) | 0, 13), P1);
+          v2 = Math.imul(rotl((v2 + Math.imul(b, P2)) | 0, 13), P1);
+          v3 = Math.imul(rotl((v3 + Math.imul(c, P2)) | 0, 13), P1);
+          v4 = Math.imul(rotl((v4 + Math.imul(d, P2)) | 0, 13), P1);
+        }
+        beyond[chunk] = over >>> 31;
+      }
+      beyond.fill(1, chunk);
+    }
+    for (; i < last; i += 4) {
       v1 = Math.imul(rotl((v1 + Math.imul(words[i], P2)) | 0, 13), P1);
       v2 = Math.imul(rotl((v2 + Math.imul(words[i + 1], P2)) | 0, 13), P1);
       v3 = Math.imul(rotl((v3 + Math.imul(words[i + 2], P2)) | 0, 13), P1);
       v4 = Math.imul(rotl((v4 + Math.imul(words[i + 3], P2)) | 0, 13), P1);
     }
     h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0;
-  } else h = P5 | 0;
+  } else {
+    beyond?.fill(1);
+    h = P5 | 0;
+  }
   h = (h + n) | 0;
   for (; i < end; i++) h = Math.imul(rotl((h + Math.imul(words[i], P3)) | 0, 17), P4);
   for (let k = from + count * 4; k < from + n; k++) {

@@ -16,7 +16,7 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkImage } from "./_clip_file_image.ts";
 import { checkExtras, type ExtrasSections, need } from "./_clip_file_extras.ts";
-import { badHeld, type FileViews, fileViews } from "./_clip_file_scan.ts";
+import { badHeld, beyondFlags, type FileViews, fileViews } from "./_clip_file_scan.ts";
 import {
   FILE_MAGIC,
   FILE_VERSION,
@@ -152,9 +152,10 @@ function checkHeader(skeleton: SkeletonAsset, file: FileViews): number {
   expect("version", HEADER.version, view.getUint16(HEADER.version, true), FILE_VERSION);
   expect("flags", HEADER.flags, view.getUint16(HEADER.flags, true), 0);
   expect("fileBytes", HEADER.fileBytes, u32(HEADER.fileBytes), length, " (the bytes given)");
-  const from = HEADER.jointCount;
-  const checksum = xxhash32Words(file.words, from >> 2, bytes, from, length - from);
+  const from = HEADER.jointCount, beyond = beyondFlags(length >> 2);
+  const checksum = xxhash32Words(file.words, from >> 2, bytes, from, length - from, beyond);
   expect("checksum", HEADER.checksum, u32(HEADER.checksum), checksum, " (xxHash32 of the file)");
+  file.beyond = beyond;
   expect("reserved", HEADER.reserved, u32(HEADER.reserved), 0);
 
   // The skeleton's identity: joint count, parents, rest pose.

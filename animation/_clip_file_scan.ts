@@ -8,6 +8,7 @@
  */
 
 import { MAX_VALUE, MIN_KEY_INTERVAL } from "./clip_validation.ts";
+import { BEYOND_CHUNK, HEADER, MAX_VALUE_BITS } from "./_clip_file_format.ts";
 
 /** The views of a file that the checks read (the file little-endian, as the core's memory is). */
 export interface FileViews {
@@ -16,6 +17,25 @@ export interface FileViews {
   /** The file's 4-byte words as floats, and as ints. */
   readonly f32: Float32Array;
   readonly words: Int32Array;
+  /**
+   * Per {@linkcode BEYOND_CHUNK} words from word {@linkcode BEYOND_FROM},
+   * 0 when none is beyond ±{@linkcode MAX_VALUE} (`xxhash32Words`' `beyond`,
+   * set as the checksum is checked); none until then.
+   */
+  beyond: Uint8Array | undefined;
+}
+
+/** The first word the chunks of `FileViews.beyond` count from: the checksum's first. */
+export const BEYOND_FROM = HEADER.jointCount >> 2;
+
+/** Kept between files (the flags of the file being read), grown as needed. */
+let beyondScratch = new Uint8Array(1024);
+
+/** A scratch for `xxhash32Words`' `beyond` over a file of `words` 4-byte words. */
+export function beyondFlags(words: number): Uint8Array {
+  const chunks = Math.ceil(words / BEYOND_CHUNK) + 1;
+  if (beyondScratch.length < chunks) beyondScratch = new Uint8Array(chunks);
+  return beyondScratch;
 }
 
 /** The views of `bytes`, which lie at a multiple of 4 in their buffer. */
@@ -26,19 +46,31 @@ export function fileViews(bytes: Uint8Array): FileViews {
     view: new DataView(buffer, byteOffset, length),
     f32: new Float32Array(buffer, byteOffset, length >> 2),
     words: new Int32Array(buffer, byteOffset, length >> 2),
+    beyond: undefined,
   };
+}
+
+/**
+ * The first of `n` floats from word `from` of the file beyond
+ * ±{@linkcode MAX_VALUE} or not finite: its index, or -1. Only the words
+ * of chunks the checksum's pass flagged are read (none, in a file of float
+ * keys within bounds).
+ */
+export function firstBeyondIn(file: FileViews, from: number, n: number): number {
+  const beyond = file.beyond;
+  if (beyond && n > 0 && from >= BEYOND_FROM) {
+    let flagged = 0;
+    const last = Math.floor((from + n - 1 - BEYOND_FROM) / BEYOND_CHUNK);
+    for (let c = Math.floor((from - BEYOND_FROM) / BEYOND_CHUNK); c <= last; c++) {
+      flagged |= beyond[c];
+    }
+    if (flagged === 0) return -1;
+  }
+  return firstBeyond(file.words, from, n);
 }
 
 /** Largest magnitude of a key time: far from `TIME_BOUND`, and intervals cannot overflow. */
 export const MAX_KEY_TIME = 1e18;
-
-/**
- * The bits of the largest float32 within ±{@linkcode MAX_VALUE} (1e18 is
- * none): a float32 is within it, finite, when its bits without the sign
- * are at most these (positive floats order as their bits; NaN and
- * infinities come after).
- */
-const MAX_VALUE_BITS = new Int32Array(Float32Array.of(MAX_VALUE).buffer)[0];
 
 /**
  * The first of `n` floats from word `from` of `words` (a file's words)
@@ -73,7 +105,7 @@ export function firstBeyond(words: Int32Array, from: number, n: number): number 
  * DataView where `from` is not 4-aligned (a hostile image's offset).
  */
 export function badValue(file: FileViews, from: number, n: number): number {
-  if (from % 4 === 0) return firstBeyond(file.words, from >> 2, n);
+  if (from % 4 === 0) return firstBeyondIn(file, from >> 2, n);
   for (let k = 0; k < n; k++) {
     if (!(Math.abs(file.view.getFloat32(from + k * 4, true)) <= MAX_VALUE)) return k;
   }
@@ -116,9 +148,9 @@ export function badTime(file: FileViews, from: number, n: number): number {
  */
 export function badHeld(file: FileViews, from: number, rest: Float32Array): number {
   const n = rest.length;
-  for (let k = firstBeyond(file.words, from, n); k >= 0;) {
+  for (let k = firstBeyondIn(file, from, n); k >= 0;) {
     if (!Object.is(file.f32[from + k], rest[k])) return k;
-    const next = firstBeyond(file.words, from + k + 1, n - k - 1);
+    const next = firstBeyondIn(file, from + k + 1, n - k - 1);
     k = next < 0 ? -1 : k + 1 + next;
   }
   return -1;

@@ -26,7 +26,7 @@ export interface FileViews {
 }
 
 /** The first word the chunks of `FileViews.beyond` count from: the checksum's first. */
-export const BEYOND_FROM = HEADER.jointCount >> 2;
+const BEYOND_FROM = HEADER.jointCount >> 2;
 
 /** Kept between files (the flags of the file being read), grown as needed. */
 let beyondScratch = new Uint8Array(1024);

@@ -11,28 +11,13 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import fc from "fast-check";
 import { type Clip, ClipError, createClip, SkeletonAsset, validateClip } from "../mod.ts";
-import {
-  ClipFileError,
-  compactClip,
-  disposeClip,
-  loadCompactClips,
-  saveCompactClips,
-} from "../clips.ts";
+import * as files from "../clips.ts";
 import { Core } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { compactClipInternals } from "../animation/_asset_internals.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import { motionChannels } from "../animation/_keyless_clip.ts";
-import {
-  HEADER,
-  HEADER_BYTES,
-  HELD_GROUP_BYTES,
-  pad4,
-  RECORD,
-  RECORD_BYTES,
-  RECORD_SHARED,
-  xxhash32,
-} from "../animation/_clip_file_format.ts";
+import * as format from "../animation/_clip_file_format.ts";
 import { firstBeyond } from "../animation/_clip_file_scan.ts";
 import { assertCovering, fcParams } from "./_arbitrary_numbers.ts";
 import { random, wander } from "./_scene.ts";
@@ -73,12 +58,12 @@ interface MotionSection {
 function motionSections(file: Uint8Array, joints: number): MotionSection[] {
   const view = new DataView(file.buffer, file.byteOffset, file.length);
   const groups = Math.ceil(joints / 4);
-  let at = HEADER_BYTES + pad4(joints * 2);
-  const shared = view.getUint32(at + RECORD.flags, true) & RECORD_SHARED;
-  const imageBytes = view.getUint32(at + RECORD.imageBytes, true);
-  at += RECORD_BYTES + pad4(view.getUint32(at + RECORD.nameBytes, true));
-  if (!shared) at += groups * HELD_GROUP_BYTES + pad4(groups * 2);
-  at += imageBytes + pad4(groups * 2);
+  let at = format.HEADER_BYTES + format.pad4(joints * 2);
+  const shared = view.getUint32(at + format.RECORD.flags, true) & format.RECORD_SHARED;
+  const imageBytes = view.getUint32(at + format.RECORD.imageBytes, true);
+  at += format.RECORD_BYTES + format.pad4(view.getUint32(at + format.RECORD.nameBytes, true));
+  if (!shared) at += groups * format.HELD_GROUP_BYTES + format.pad4(groups * 2);
+  at += imageBytes + format.pad4(groups * 2);
   assertEquals(view.getUint32(at, true), 0, "no markers");
   const count = view.getUint32(at + 4, true);
   at += 8;
@@ -142,7 +127,7 @@ Deno.test("clip file: root motion keys are refused exactly when validateClip ref
     createCylinder({ joints: JOINTS }).skeleton,
     Core.create("scalar"),
   );
-  const file = saveCompactClips(skeleton, [rootClip()]);
+  const file = files.saveCompactClips(skeleton, [rootClip()]);
   const sections = motionSections(file, JOINTS);
   assertEquals(sections.length, 2, "the root's translation and rotation");
   let refused = 0, loaded = 0;
@@ -173,7 +158,11 @@ Deno.test("clip file: root motion keys are refused exactly when validateClip ref
           view.setFloat32(at + 20, interval, true);
         } else view.setFloat32(at + 16 + i * 4, value, true);
       }
-      view.setUint32(HEADER.checksum, xxhash32(bad.subarray(HEADER.jointCount)), true);
+      view.setUint32(
+        format.HEADER.checksum,
+        format.xxhash32(bad.subarray(format.HEADER.jointCount)),
+        true,
+      );
       let valid = true;
       try {
         validateClip(clipOfSections(bad, sections));
@@ -183,13 +172,13 @@ Deno.test("clip file: root motion keys are refused exactly when validateClip ref
       }
       let clips: Clip[] | undefined;
       try {
-        clips = loadCompactClips(skeleton, bad);
+        clips = files.loadCompactClips(skeleton, bad);
       } catch (e) {
-        assertInstanceOf(e, ClipFileError);
+        assertInstanceOf(e, files.ClipFileError);
         assert(e.field.startsWith("clips[0].motion["), e.message);
       }
       assertEquals(clips !== undefined, valid, `validateClip ${valid ? "passes" : "refuses"}`);
-      if (clips) loaded++, clips.forEach(disposeClip);
+      if (clips) loaded++, clips.forEach(files.disposeClip);
       else refused++;
     }),
     300,
@@ -225,14 +214,14 @@ Deno.test("clip file: a file at an unaligned offset of its buffer loads as the s
   const { skeleton: definition } = createCylinder({ joints: 6 });
   using skeleton = new SkeletonAsset(definition, Core.create("scalar"));
   const clips = [wander("a", 3, 1), wander("b", 5, 2), rootClip()];
-  const file = saveCompactClips(skeleton, clips);
+  const file = files.saveCompactClips(skeleton, clips);
   const buffer = new Uint8Array(file.length + 3);
   buffer.set(file, 1);
   const unaligned = buffer.subarray(1, 1 + file.length);
-  const a = loadCompactClips(skeleton, file), b = loadCompactClips(skeleton, unaligned);
+  const a = files.loadCompactClips(skeleton, file), b = files.loadCompactClips(skeleton, unaligned);
   const memory = coreMemory(skeleton.core);
   a.forEach((clip, i) => {
-    const ca = compactClip(clip, skeleton), cb = compactClip(b[i], skeleton);
+    const ca = files.compactClip(clip, skeleton), cb = files.compactClip(b[i], skeleton);
     const ia = compactClipInternals(ca), ib = compactClipInternals(cb);
     const u8 = memory.views().u8;
     assertEquals(
@@ -249,15 +238,16 @@ Deno.test("clip file: what a file's clips keep outside the core stays theirs whi
   using skeleton = new SkeletonAsset(definition, Core.create("scalar"));
   const first = [wander("a", 3, 1), rootClip()];
   const other = [wander("c", 7, 0), wander("d", 9, 2)];
-  const fileA = saveCompactClips(skeleton, first), fileB = saveCompactClips(skeleton, other);
+  const fileA = files.saveCompactClips(skeleton, first),
+    fileB = files.saveCompactClips(skeleton, other);
   // Read only after the other loads: a loaded clip's cache and root keys are made on first use.
-  const loaded = loadCompactClips(skeleton, fileA);
+  const loaded = files.loadCompactClips(skeleton, fileA);
   const next = random(5);
   // Enough loads of another file to pass the shared buffers' size many times; some kept a while.
   const held: Clip[][] = [];
   for (let i = 0; i < 400; i++) {
-    held.push(loadCompactClips(skeleton, fileB));
-    if (held.length > 8 || next() < 0.5) held.shift()!.forEach(disposeClip);
+    held.push(files.loadCompactClips(skeleton, fileB));
+    if (held.length > 8 || next() < 0.5) held.shift()!.forEach(files.disposeClip);
   }
   first.forEach((clip, i) => {
     const motion = motionChannels(loaded[i]);
@@ -267,9 +257,9 @@ Deno.test("clip file: what a file's clips keep outside the core stays theirs whi
       assertEquals([channel.times, channel.values], [saved?.times, saved?.values]);
     }
     assertEquals(
-      compactClipInternals(compactClip(loaded[i], skeleton)).cacheTemplate,
-      compactClipInternals(compactClip(clip, skeleton)).cacheTemplate,
+      compactClipInternals(files.compactClip(loaded[i], skeleton)).cacheTemplate,
+      compactClipInternals(files.compactClip(clip, skeleton)).cacheTemplate,
     );
   });
-  held.flat().forEach(disposeClip);
+  held.flat().forEach(files.disposeClip);
 });

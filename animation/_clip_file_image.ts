@@ -70,6 +70,147 @@ function formatFits(format: number, path: number): boolean {
     : format === TRACK_RAW || format === TRACK_RANGED;
 }
 
+/** No file: what {@linkcode site} holds between images. */
+const NO_FILE: FileViews = {
+  bytes: new Uint8Array(0),
+  view: new DataView(new ArrayBuffer(0)),
+  f32: new Float32Array(0),
+  words: new Int32Array(0),
+  beyond: undefined,
+};
+
+/**
+ * The image being checked, and what its key checks share: kept between
+ * images, so that a check of a small image makes no closures.
+ */
+const site = {
+  file: NO_FILE,
+  /** Byte of the image in the file, its bytes, and its clip's index. */
+  at: 0,
+  length: 0,
+  c: 0,
+  /** Bytes of key arrays that may still be read (arrays that overlap otherwise are refused). */
+  budget: 0,
+  checkedTimes: checkedOffsets(0, 0),
+  checkedValues: checkedOffsets(1, 0),
+};
+
+/** Throws the ClipFileError of field `name` of the image, at byte `offset` of it. */
+function fail(name: string, offset: number, message: string): never {
+  throw new ClipFileError(`clips[${site.c}].image.${name}`, site.at + offset, message);
+}
+
+/** The u32 at byte `offset` of the image. */
+function u32(offset: number): number {
+  return site.file.view.getUint32(site.at + offset, true);
+}
+
+/** Checks that `count` items of `size` bytes at the offset held at header byte `h` lie in the image. */
+function table(name: string, h: number, count: number, size: number): number {
+  const offset = u32(h), length = site.length;
+  if (count === 0) return offset;
+  if (offset < CLIP_HEADER_BYTES || offset + count * size > length) {
+    fail(name, h, `${count} × ${size} bytes at ${offset} do not fit the image of ${length} bytes`);
+  }
+  return offset;
+}
+
+/**
+ * Counts `bytes` more bytes of key arrays read for record `index` of
+ * `kind` (its name made only for an error, not for each record).
+ */
+function spend(kind: string, index: number, field: string, byte: number, bytes: number): void {
+  site.budget -= bytes;
+  if (site.budget < 0) {
+    fail(
+      `${kind}[${index}].${field}`,
+      byte,
+      "key arrays overlap: more bytes read than the image holds",
+    );
+  }
+}
+
+/** Checks the `n` key times at image byte `offset` of record `index` of `kind` (at image byte `byte`). */
+function checkTimes(kind: string, index: number, byte: number, offset: number, n: number): void {
+  const { file, at, length } = site, view = file.view;
+  if (n === 0) {
+    fail(`${record(kind, index)}.keyCount`, byte + 8, "a track needs at least one key");
+  }
+  if (offset < CLIP_HEADER_BYTES || offset + n * 4 > length) {
+    fail(`${record(kind, index)}.times`, byte, `${n} key times at ${offset} do not fit the image`);
+  }
+  if (site.checkedTimes.checked(offset, n)) return;
+  spend(kind, index, "times", byte, n * 4);
+  const k = badTime(file, at + offset, n);
+  if (k >= 0) {
+    const t = view.getFloat32(at + offset + k * 4, true);
+    const previous = k > 0 ? view.getFloat32(at + offset + k * 4 - 4, true) : -Infinity;
+    if (!(Math.abs(t) <= MAX_KEY_TIME)) {
+      fail(
+        `${record(kind, index)}.times`,
+        offset + k * 4,
+        `key ${k}: time ${t} is not finite within ±1e18`,
+      );
+    }
+    if (!(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
+      fail(
+        `${record(kind, index)}.times`,
+        offset + k * 4,
+        `key ${k}: time ${t} is not 1e-30 after ${previous}`,
+      );
+    }
+  }
+}
+
+/**
+ * Checks the key values at image byte `offset` of record `index` of
+ * `kind`: `head` bytes of ranges, then `bytes` of keys of `format`.
+ */
+function checkValues(
+  kind: string,
+  index: number,
+  byte: number,
+  offset: number,
+  head: number,
+  bytes: number,
+  format: number,
+): void {
+  const { file, at, length } = site, view = file.view;
+  const end = offset + head + bytes;
+  if (offset < CLIP_HEADER_BYTES || end > length) {
+    fail(
+      `${record(kind, index)}.values`,
+      byte + 4,
+      `${head + bytes} bytes at ${offset} do not fit the image`,
+    );
+  }
+  if (site.checkedValues.checked(offset, end)) return;
+  if (format === TRACK_RANGED) {
+    // min[3] then scale[3]: per track one float each, per block four lanes each.
+    spend(kind, index, "values", byte + 4, head);
+    const half = head / 2;
+    for (let i = 0; i < half; i += 4) {
+      const min = view.getFloat32(at + offset + i, true);
+      const scale = view.getFloat32(at + offset + half + i, true);
+      if (!(Math.abs(min) <= MAX_VALUE) || !(scale >= 0 && scale <= MAX_RANGE_SCALE)) {
+        fail(
+          `${record(kind, index)}.values`,
+          offset + i,
+          `range min ${min}, scale ${scale} out of bounds`,
+        );
+      }
+    }
+  } else if (format === TRACK_RAW) {
+    spend(kind, index, "values", byte + 4, bytes);
+    const k = badValue(file, at + offset, bytes >> 2);
+    if (k >= 0) {
+      const v = view.getFloat32(at + offset + k * 4, true);
+      fail(`${record(kind, index)}.values`, offset + k * 4, `key value ${v} out of bounds`);
+    }
+  }
+  // Smallest-three keys: every bit pattern decodes to a finite rotation.
+}
+
 /** What {@linkcode checkImage} found, kept between images (valid until the next is checked). */
 const found: { shared: boolean; unheld: Uint16Array } = {
   shared: false,
@@ -91,27 +232,21 @@ export function checkImage(
   c: number,
   groups: number,
 ): { readonly shared: boolean; readonly unheld: Uint16Array } {
-  const view = file.view;
-  const fail = (name: string, offset: number, message: string): never => {
-    throw new ClipFileError(`clips[${c}].image.${name}`, at + offset, message);
-  };
-  const u32 = (offset: number) => view.getUint32(at + offset, true);
+  site.file = file, site.at = at, site.length = length, site.c = c;
+  try {
+    return checkSite(groups);
+  } finally {
+    // Not kept: the file may be large, and the caller's to drop.
+    site.file = NO_FILE;
+  }
+}
+
+/** {@linkcode checkImage} of the image at `site`. */
+function checkSite(groups: number): { readonly shared: boolean; readonly unheld: Uint16Array } {
+  const { file, at, length } = site, view = file.view;
   if (length < CLIP_HEADER_BYTES || length % 16 !== 0) {
     fail("bytes", 0, `expected a multiple of 16 of at least ${CLIP_HEADER_BYTES}, got ${length}`);
   }
-  /** Checks that `count` items of `size` bytes at the offset held at header byte `h` lie in the image. */
-  const table = (name: string, h: number, count: number, size: number) => {
-    const offset = u32(h);
-    if (count === 0) return offset;
-    if (offset < CLIP_HEADER_BYTES || offset + count * size > length) {
-      fail(
-        name,
-        h,
-        `${count} × ${size} bytes at ${offset} do not fit the image of ${length} bytes`,
-      );
-    }
-    return offset;
-  };
   if (u32(0) !== groups) {
     fail("groupCount", 0, `expected ${groups} (the skeleton's), got ${u32(0)}`);
   }
@@ -168,97 +303,9 @@ export function checkImage(
 
   // Key arrays: checked once per offset; the bytes checked may not pass
   // the image's (arrays of distinct records that overlap are refused).
-  const checkedTimes = checkedOffsets(0, trackCount + syncCount);
-  const checkedValues = checkedOffsets(1, trackCount + syncCount);
-  let budget = length;
-  // A record is named `tracks[i]` or `syncs[b]` (`kind`, `index`): the
-  // name is made only for an error, not for each of a clip's records.
-  const spend = (kind: string, index: number, field: string, byte: number, bytes: number) => {
-    budget -= bytes;
-    if (budget < 0) {
-      fail(
-        `${kind}[${index}].${field}`,
-        byte,
-        "key arrays overlap: more bytes read than the image holds",
-      );
-    }
-  };
-  const checkTimes = (kind: string, index: number, byte: number, offset: number, n: number) => {
-    if (n === 0) {
-      fail(`${record(kind, index)}.keyCount`, byte + 8, "a track needs at least one key");
-    }
-    if (offset < CLIP_HEADER_BYTES || offset + n * 4 > length) {
-      fail(
-        `${record(kind, index)}.times`,
-        byte,
-        `${n} key times at ${offset} do not fit the image`,
-      );
-    }
-    if (checkedTimes.checked(offset, n)) return;
-    spend(kind, index, "times", byte, n * 4);
-    const k = badTime(file, at + offset, n);
-    if (k >= 0) {
-      const t = view.getFloat32(at + offset + k * 4, true);
-      const previous = k > 0 ? view.getFloat32(at + offset + k * 4 - 4, true) : -Infinity;
-      if (!(Math.abs(t) <= MAX_KEY_TIME)) {
-        fail(
-          `${record(kind, index)}.times`,
-          offset + k * 4,
-          `key ${k}: time ${t} is not finite within ±1e18`,
-        );
-      }
-      if (!(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
-        fail(
-          `${record(kind, index)}.times`,
-          offset + k * 4,
-          `key ${k}: time ${t} is not 1e-30 after ${previous}`,
-        );
-      }
-    }
-  };
-  const checkValues = (
-    kind: string,
-    index: number,
-    byte: number,
-    offset: number,
-    head: number,
-    bytes: number,
-    format: number,
-  ) => {
-    const end = offset + head + bytes;
-    if (offset < CLIP_HEADER_BYTES || end > length) {
-      fail(
-        `${record(kind, index)}.values`,
-        byte + 4,
-        `${head + bytes} bytes at ${offset} do not fit the image`,
-      );
-    }
-    if (checkedValues.checked(offset, end)) return;
-    if (format === TRACK_RANGED) {
-      // min[3] then scale[3]: per track one float each, per block four lanes each.
-      spend(kind, index, "values", byte + 4, head);
-      const half = head / 2;
-      for (let i = 0; i < half; i += 4) {
-        const min = view.getFloat32(at + offset + i, true);
-        const scale = view.getFloat32(at + offset + half + i, true);
-        if (!(Math.abs(min) <= MAX_VALUE) || !(scale >= 0 && scale <= MAX_RANGE_SCALE)) {
-          fail(
-            `${record(kind, index)}.values`,
-            offset + i,
-            `range min ${min}, scale ${scale} out of bounds`,
-          );
-        }
-      }
-    } else if (format === TRACK_RAW) {
-      spend(kind, index, "values", byte + 4, bytes);
-      const k = badValue(file, at + offset, bytes >> 2);
-      if (k >= 0) {
-        const v = view.getFloat32(at + offset + k * 4, true);
-        fail(`${record(kind, index)}.values`, offset + k * 4, `key value ${v} out of bounds`);
-      }
-    }
-    // Smallest-three keys: every bit pattern decodes to a finite rotation.
-  };
+  site.checkedTimes = checkedOffsets(0, trackCount + syncCount);
+  site.checkedValues = checkedOffsets(1, trackCount + syncCount);
+  site.budget = length;
 
   for (let i = 0; i < trackCount; i++) {
     const byte = tracks + i * TRACK_BYTES;

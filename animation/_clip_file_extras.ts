@@ -14,12 +14,14 @@
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
 import { type ClipMarker, getClipMarkers, MAX_MARKERS } from "./markers.ts";
 import { animatedProperties, type AnimatedProperty, motionChannels } from "./_keyless_clip.ts";
-import { ClipError, validateClip } from "./clip_validation.ts";
+import { MIN_KEY_INTERVAL } from "./clip_validation.ts";
+import { badMotionTime, type FileViews, firstBeyondIn, notUnit } from "./_clip_file_scan.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { pad4 } from "./_clip_file_format.ts";
+import type { KeptParts } from "./_clip_file_read.ts";
 
 /** What a record keeps of a clip after its image. */
-export interface ClipExtras {
+interface ClipExtras {
   readonly animated: readonly AnimatedProperty[];
   readonly markers: readonly ClipMarker[];
   readonly motion: readonly ClipChannel[];
@@ -119,41 +121,51 @@ export function writeExtras(
   return at;
 }
 
-/** Where a record's extras are read from, and how a read past the file is refused. */
-interface ExtrasInput {
-  readonly bytes: Uint8Array;
-  readonly view: DataView;
-  /** The record's field name (`clips[2]`). */
-  readonly field: string;
-  readonly jointCount: number;
-  /** The clip's checked name and duration. */
-  readonly name: string;
-  readonly duration: number;
-  /** Throws a ClipFileError when `bytes` bytes from `at` pass the end of the file. */
-  readonly need: (field: string, at: number, bytes: number) => void;
+/** Where a record's extras are in a checked file (`checkExtras`). */
+export interface ExtrasSections {
+  /** Byte offset of the animated lanes (u16 per group, padded). */
+  readonly animatedAt: number;
+  readonly markers: readonly ClipMarker[];
+  /** Byte offset of the first root motion channel's header; the channels follow each other. */
+  readonly motionAt: number;
+  readonly motionCount: number;
+  /** 4-byte words of the root motion channels (headers, times and values). */
+  readonly motionWords: number;
+  /** Byte offset after the extras. */
+  readonly end: number;
 }
 
+const NO_MARKERS: readonly ClipMarker[] = Object.freeze([]);
+
+/** Lanes of each group seen in a record's root motion channels (one per joint and path), reused. */
+let motionSeen = new Uint16Array(64);
+
 /**
- * Reads and checks the extras of a record at `at`: them, the offset after
- * them, and the array their root keys were copied to, after `reserve`
- * floats kept for the reader.
+ * Checks the extras of record `c` at byte `at` of the file, of a clip of `duration` for a skeleton of `jointCount` joints:
+ * where they are, and its markers. Root motion keys pass the checks
+ * `validateClip` makes of a clip's channels (increasing times at least
+ * `MIN_KEY_INTERVAL` apart, values within ±1e18, unit `LINEAR`/`STEP`
+ * rotations, one channel per joint and path), read in place: a clip made
+ * of them to validate cost more than a small clip's load.
  */
-export function readExtras(
-  input: ExtrasInput,
+export function checkExtras(
+  file: FileViews,
+  c: number,
+  jointCount: number,
+  duration: number,
   at: number,
-  reserve: number,
-): [ClipExtras, number, Float32Array] {
-  const { bytes, view, field, jointCount, duration, need } = input;
-  const groups = Math.ceil(jointCount / 4);
-  need(`${field}.animated`, at, pad4(groups * 2) + 4);
-  const animatedBits = new Uint16Array(groups);
+): ExtrasSections {
+  const { bytes, view } = file;
+  const length = bytes.length, groups = Math.ceil(jointCount / 4);
+  const animatedAt = at;
+  need(c, ".animated", at, pad4(groups * 2) + 4, length);
   for (let g = 0; g < groups; g++) {
-    const bits = animatedBits[g] = view.getUint16(at + g * 2, true);
+    const bits = view.getUint16(at + g * 2, true);
     const lanes = Math.min(4, jointCount - g * 4), lanesMask = (1 << lanes) - 1;
     const allowed = lanesMask | (lanesMask << 4) | (lanesMask << 8);
     if (bits & ~allowed) {
       throw new ClipFileError(
-        `${field}.animated[${g}]`,
+        `clips[${c}].animated[${g}]`,
         at + g * 2,
         `${bits} marks lanes past the skeleton's joints`,
       );
@@ -161,23 +173,23 @@ export function readExtras(
   }
   at += groups * 2;
   for (; at % 4 !== 0; at++) {
-    if (bytes[at] !== 0) throw new ClipFileError(`${field}.animated.padding`, at, "not 0");
+    if (bytes[at] !== 0) throw new ClipFileError(`clips[${c}].animated.padding`, at, "not 0");
   }
   const markerCount = view.getUint32(at, true);
   if (markerCount > MAX_MARKERS) {
-    throw new ClipFileError(`${field}.markerCount`, at, `${markerCount} is over ${MAX_MARKERS}`);
+    throw new ClipFileError(`clips[${c}].markerCount`, at, `${markerCount} is over ${MAX_MARKERS}`);
   }
   at += 4;
-  const markers: ClipMarker[] = [];
+  const markers: ClipMarker[] | readonly ClipMarker[] = markerCount > 0 ? [] : NO_MARKERS;
   for (let m = 0; m < markerCount; m++) {
-    const where = `${field}.markers[${m}]`;
-    need(where, at, 12);
+    const where = `clips[${c}].markers[${m}]`;
+    if (at + 12 > length) need(c, `.markers[${m}]`, at, 12, length);
     const time = view.getFloat64(at, true), nameBytes = view.getUint32(at + 8, true);
     if (!(time >= 0 && time <= duration)) {
       throw new ClipFileError(`${where}.time`, at, `${time} is not in [0, ${duration}]`);
     }
     at += 12;
-    need(`${where}.name`, at, pad4(nameBytes));
+    need(c, `.markers[${m}].name`, at, pad4(nameBytes), length);
     let name: string;
     try {
       name = utf8.decode(bytes.subarray(at, at + nameBytes));
@@ -187,113 +199,146 @@ export function readExtras(
     for (at += nameBytes; at % 4 !== 0; at++) {
       if (bytes[at] !== 0) throw new ClipFileError(`${where}.name.padding`, at, "not 0");
     }
-    markers.push({ name, time });
+    (markers as ClipMarker[]).push({ name, time });
   }
-  need(`${field}.motionCount`, at, 4);
+  need(c, ".motionCount", at, 4, length);
   const motionCount = view.getUint32(at, true);
   at += 4;
-  const motionAt: number[] = [];
-  // Headers first, then one array for the clip's keys and what the reader
-  // keeps before them (`reserve`): an array, or a view, per channel cost
-  // most of a small file's load.
-  let floats = reserve;
-  for (let c = 0; c < motionCount; c++) {
-    const where = `${field}.motion[${c}]`;
-    need(where, at, MOTION_HEADER_BYTES);
-    const joint = view.getUint16(at, true), path = PATHS[view.getUint8(at + 2)];
-    const interpolation = INTERPOLATIONS[view.getUint8(at + 3)];
-    const keys = view.getUint32(at + 4, true), node = view.getInt32(at + 8, true);
-    const fail = (offset: number, message: string): never => {
-      throw new ClipFileError(where, at + offset, message);
-    };
-    if (joint >= jointCount) fail(0, `joint ${joint}: the skeleton has ${jointCount}`);
-    if (path !== "translation" && path !== "rotation") fail(2, `path ${view.getUint8(at + 2)}`);
-    if (!interpolation) fail(3, `interpolation ${view.getUint8(at + 3)}`);
-    if (!(animatedBits[joint >> 2] & (1 << (PATHS.indexOf(path) * 4 + (joint & 3))))) {
-      fail(0, `joint ${joint}'s ${path} is not animated`);
-    }
-    if (keys === 0 || keys > (bytes.length - at) / 4) fail(4, `${keys} keys cannot fit`);
-    if (node < -1) fail(8, `node ${node}`);
-    if (view.getUint32(at + 12, true) !== 0) fail(12, "reserved: not 0");
-    motionAt.push(at);
-    at += MOTION_HEADER_BYTES;
-    const values = keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1);
-    need(where, at, keys * 4);
-    need(where, at + keys * 4, values * 4);
-    at += (keys + values) * 4;
-    floats += keys + values;
+  const motionAt = at;
+  if (motionSeen.length < groups) motionSeen = new Uint16Array(groups);
+  motionSeen.fill(0, 0, groups);
+  for (let m = 0; m < motionCount; m++) {
+    at = checkMotion(file, c, m, jointCount, animatedAt, at);
   }
-  const kept = new Float32Array(floats);
-  const motion: ClipChannel[] = [];
-  for (let c = 0, to = reserve; c < motionCount; c++) {
-    const from = motionAt[c];
-    const joint = view.getUint16(from, true), path = PATHS[view.getUint8(from + 2)];
-    const interpolation = INTERPOLATIONS[view.getUint8(from + 3)];
-    const keys = view.getUint32(from + 4, true), node = view.getInt32(from + 8, true);
-    const values = keys * (path === "rotation" ? 4 : 3) * (interpolation === "CUBICSPLINE" ? 3 : 1);
-    // The clip outlives the file's bytes: its keys are copied.
-    copyFloats(view, from + MOTION_HEADER_BYTES, keys + values, kept, to);
-    const times = kept.subarray(to, to + keys);
-    motion.push(
-      Object.freeze({
-        joint,
-        path,
-        interpolation,
-        times,
-        values: kept.subarray(to + keys, to += keys + values),
-        node,
-      }),
-    );
-  }
-  // Without keys there is nothing the clip's own checks (name, duration: the record's) add.
-  if (motion.length > 0) {
-    try {
-      validateClip({ name: input.name, animation: -1, start: 0, duration, channels: motion });
-    } catch (e) {
-      if (!(e instanceof ClipError)) throw e;
-      const c = Math.max(e.channel, 0);
-      throw new ClipFileError(`${field}.motion[${c}]`, motionAt[c] ?? at, e.message);
-    }
-  }
-  // Listed when first asked for (a layer's mask): an object per property
-  // and clip was much of a small file's load.
-  let animated: readonly AnimatedProperty[] | undefined;
-  const extras: ClipExtras = {
-    get animated() {
-      return animated ??= animatedList(animatedBits);
-    },
-    markers,
-    motion: Object.freeze(motion),
-  };
-  return [extras, at, kept];
+  return { animatedAt, markers, motionAt, motionCount, motionWords: (at - motionAt) >> 2, end: at };
 }
 
 /**
- * Copies `count` little-endian floats at byte `from` of `view` to `out`
- * from `to`: through a view of them where they are 4-aligned (a copy of
- * memory), else one by one. The core's views are little-endian too.
+ * Throws a ClipFileError on field `section` of record `c` (`.animated`)
+ * when `n` bytes from `from` pass `length`. The field's name is made only
+ * for the error, not for each section of each clip.
  */
-function copyFloats(
-  view: DataView,
-  from: number,
-  count: number,
-  out: Float32Array,
-  to: number,
-): void {
-  if ((view.byteOffset + from) % 4 === 0) {
-    out.set(new Float32Array(view.buffer, view.byteOffset + from, count), to);
-  } else {
-    for (let i = 0; i < count; i++) out[to + i] = view.getFloat32(from + i * 4, true);
+export function need(c: number, section: string, from: number, n: number, length: number): void {
+  if (from + n > length) {
+    throw new ClipFileError(
+      `clips[${c}]${section}`,
+      from,
+      `${n} bytes past the end of the file (${length})`,
+    );
   }
 }
 
-/** The properties marked in `bits`, 12 per group (translation, rotation, scale of 4 joints). */
-function animatedList(bits: Uint16Array): readonly AnimatedProperty[] {
+/** The error of root motion channel `m` of record `c`, at `offset` from its header at `at`. */
+function motionError(c: number, m: number, at: number, offset: number, message: string) {
+  return new ClipFileError(`clips[${c}].motion[${m}]`, at + offset, message);
+}
+
+/** Checks root motion channel `m` of record `c`, at byte `at`; returns the offset after it. */
+function checkMotion(
+  file: FileViews,
+  c: number,
+  m: number,
+  jointCount: number,
+  animatedAt: number,
+  at: number,
+): number {
+  const { bytes, view } = file, length = bytes.length;
+  if (at + MOTION_HEADER_BYTES > length) need(c, `.motion[${m}]`, at, MOTION_HEADER_BYTES, length);
+  const joint = view.getUint16(at, true), path = view.getUint8(at + 2);
+  const interpolation = view.getUint8(at + 3);
+  const keys = view.getUint32(at + 4, true), node = view.getInt32(at + 8, true);
+  if (joint >= jointCount) {
+    throw motionError(c, m, at, 0, `joint ${joint}: the skeleton has ${jointCount}`);
+  }
+  if (path > 1) throw motionError(c, m, at, 2, `path ${path}`);
+  if (interpolation > 2) throw motionError(c, m, at, 3, `interpolation ${interpolation}`);
+  const lane = 1 << (path * 4 + (joint & 3));
+  if (!(view.getUint16(animatedAt + (joint >> 2) * 2, true) & lane)) {
+    throw motionError(c, m, at, 0, `joint ${joint}'s ${PATHS[path]} is not animated`);
+  }
+  if (keys === 0 || keys > (length - at) / 4) {
+    throw motionError(c, m, at, 4, `${keys} keys cannot fit`);
+  }
+  if (node < -1) throw motionError(c, m, at, 8, `node ${node}`);
+  if (view.getUint32(at + 12, true) !== 0) throw motionError(c, m, at, 12, "reserved: not 0");
+  const header = at;
+  at += MOTION_HEADER_BYTES;
+  const size = path === 1 ? 4 : 3, perKey = interpolation === 2 ? 3 : 1;
+  const values = keys * size * perKey;
+  if (at + (keys + values) * 4 > length) {
+    need(c, `.motion[${m}]`, at, keys * 4, length);
+    need(c, `.motion[${m}]`, at + keys * 4, values * 4, length);
+  }
+  if (motionSeen[joint >> 2] & lane) {
+    throw motionError(c, m, header, 0, `joint ${joint} has a second ${PATHS[path]} channel`);
+  }
+  motionSeen[joint >> 2] |= lane;
+  const k = badMotionTime(file.f32, at >> 2, keys);
+  if (k >= 0) {
+    const t = file.f32[(at >> 2) + k];
+    throw motionError(
+      c,
+      m,
+      header,
+      0,
+      `key ${k}: time ${t} is not finite, or not ${MIN_KEY_INTERVAL} s after the one before`,
+    );
+  }
+  const v = firstBeyondIn(file, (at >> 2) + keys, values);
+  if (v >= 0) {
+    const key = Math.floor(v / (size * perKey));
+    throw motionError(c, m, header, 0, `key ${key}: a value is not finite or beyond ±1e18`);
+  }
+  if (path === 1 && perKey === 1) {
+    const q = notUnit(file.f32, (at >> 2) + keys, keys);
+    if (q >= 0) throw motionError(c, m, header, 0, `key ${q}: rotation is not a unit quaternion`);
+  }
+  return at + (keys + values) * 4;
+}
+
+/**
+ * The properties marked in the animated lanes of a loaded clip (`groups`
+ * u16 from word `from` of its file's kept parts), 12 per group
+ * (translation, rotation, scale of 4 joints).
+ */
+export function keptAnimated(
+  kept: KeptParts,
+  from: number,
+  groups: number,
+): readonly AnimatedProperty[] {
   const animated: AnimatedProperty[] = [];
-  for (let g = 0; g < bits.length; g++) {
+  const lanes = kept.lanes;
+  for (let g = 0; g < groups; g++) {
     for (let i = 0; i < 12; i++) {
-      if (bits[g] & (1 << i)) animated.push({ joint: g * 4 + (i & 3), path: PATHS[i >> 2] });
+      if (lanes[from * 2 + g] & (1 << i)) {
+        animated.push({ joint: g * 4 + (i & 3), path: PATHS[i >> 2] });
+      }
     }
   }
   return Object.freeze(animated);
+}
+
+/**
+ * The `count` root motion channels of a loaded clip from word `from` of
+ * its file's kept parts, viewing the kept keys.
+ */
+export function keptMotion(kept: KeptParts, from: number, count: number): readonly ClipChannel[] {
+  const { words, floats } = kept;
+  const motion: ClipChannel[] = [];
+  for (let m = 0, at = from; m < count; m++) {
+    const head = words[at], keys = words[at + 1], node = words[at + 2];
+    const path = (head >>> 16) & 0xff, interpolation = head >>> 24;
+    const values = keys * (path === 1 ? 4 : 3) * (interpolation === 2 ? 3 : 1);
+    at += MOTION_HEADER_BYTES >> 2;
+    motion.push(Object.freeze({
+      joint: head & 0xffff,
+      path: PATHS[path],
+      interpolation: INTERPOLATIONS[interpolation],
+      times: floats.subarray(at, at + keys),
+      values: floats.subarray(at + keys, at + keys + values),
+      node,
+    }));
+    at += keys + values;
+  }
+  return Object.freeze(motion);
 }

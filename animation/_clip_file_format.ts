@@ -14,6 +14,7 @@ import {
   SHARED_CACHE_BYTES,
   TIME_BOUND,
 } from "../simd/wasm/assembly/abi.ts";
+import { MAX_VALUE } from "./clip_validation.ts";
 
 /** "MRWC", little-endian. */
 export const FILE_MAGIC = 0x4357524d;
@@ -76,35 +77,85 @@ function rotl(x: number, r: number): number {
  * run at memory speed.
  */
 export function xxhash32(bytes: Uint8Array): number {
-  const n = bytes.length, words = n >>> 2;
-  const aligned = LITTLE_ENDIAN && bytes.byteOffset % 4 === 0;
-  const u32 = aligned ? new Uint32Array(bytes.buffer, bytes.byteOffset, words) : undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, n);
-  const word = (i: number) => (u32 ? u32[i] : view.getUint32(i * 4, true));
-  let h: number, i = 0;
+  let words: Int32Array;
+  if (LITTLE_ENDIAN && bytes.byteOffset % 4 === 0) {
+    words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  } else {
+    words = new Int32Array(bytes.length >> 2);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    for (let i = 0; i < words.length; i++) words[i] = view.getInt32(i * 4, true);
+  }
+  return xxhash32Words(words, 0, bytes, 0, bytes.length);
+}
+
+/**
+ * The bits of the largest float32 within ±{@linkcode MAX_VALUE} (1e18 is
+ * none): a float32 is within it, finite, when its bits without the sign
+ * are at most these (positive floats order as their bits; NaN and
+ * infinities come after).
+ */
+export const MAX_VALUE_BITS = new Int32Array(Float32Array.of(MAX_VALUE).buffer)[0];
+
+/** Words per flag of {@linkcode xxhash32Words}'s `beyond`. */
+export const BEYOND_CHUNK = 32;
+
+/**
+ * xxHash32 (seed 0) of the `n` bytes of `bytes` from byte `from` (a
+ * multiple of 4), whose 4-byte words, little-endian, are `words` from
+ * word `wordFrom`: a file's words read by its checks, no view made.
+ *
+ * With `beyond`, the same pass also sets `beyond[k]` to 0 when none of
+ * the {@linkcode BEYOND_CHUNK} words from `wordFrom + k * BEYOND_CHUNK`,
+ * read as float32, is beyond ±{@linkcode MAX_VALUE} or not finite, else 1
+ * (1 for every chunk past the last whole one, to the end of `beyond`): the
+ * checks of the key values then read only the chunks flagged. Each word is
+ * read once for both, where two passes cost twice.
+ */
+export function xxhash32Words(
+  words: Int32Array,
+  wordFrom: number,
+  bytes: Uint8Array,
+  from: number,
+  n: number,
+  beyond?: Uint8Array,
+): number {
+  const count = n >>> 2, end = wordFrom + count;
+  let h: number, i = wordFrom;
   if (n >= 16) {
     let v1 = (P1 + P2) | 0, v2 = P2 | 0, v3 = 0, v4 = -P1 | 0;
-    const end = words - (words & 3);
-    if (u32) {
-      for (; i < end; i += 4) {
-        v1 = Math.imul(rotl((v1 + Math.imul(u32[i], P2)) | 0, 13), P1);
-        v2 = Math.imul(rotl((v2 + Math.imul(u32[i + 1], P2)) | 0, 13), P1);
-        v3 = Math.imul(rotl((v3 + Math.imul(u32[i + 2], P2)) | 0, 13), P1);
-        v4 = Math.imul(rotl((v4 + Math.imul(u32[i + 3], P2)) | 0, 13), P1);
+    const last = end - (count & 3);
+    if (beyond) {
+      let chunk = 0;
+      for (; i + BEYOND_CHUNK <= last; chunk++) {
+        // `MAX_VALUE_BITS - magnitude` is negative for a float beyond, and cannot overflow.
+        let over = 0;
+        for (const stop = i + BEYOND_CHUNK; i < stop; i += 4) {
+          const a = words[i], b = words[i + 1], c = words[i + 2], d = words[i + 3];
+          over |= (MAX_VALUE_BITS - (a & 0x7fffffff)) | (MAX_VALUE_BITS - (b & 0x7fffffff)) |
+            (MAX_VALUE_BITS - (c & 0x7fffffff)) | (MAX_VALUE_BITS - (d & 0x7fffffff));
+          v1 = Math.imul(rotl((v1 + Math.imul(a, P2)) | 0, 13), P1);
+          v2 = Math.imul(rotl((v2 + Math.imul(b, P2)) | 0, 13), P1);
+          v3 = Math.imul(rotl((v3 + Math.imul(c, P2)) | 0, 13), P1);
+          v4 = Math.imul(rotl((v4 + Math.imul(d, P2)) | 0, 13), P1);
+        }
+        beyond[chunk] = over >>> 31;
       }
-    } else {
-      for (; i < end; i += 4) {
-        v1 = Math.imul(rotl((v1 + Math.imul(word(i), P2)) | 0, 13), P1);
-        v2 = Math.imul(rotl((v2 + Math.imul(word(i + 1), P2)) | 0, 13), P1);
-        v3 = Math.imul(rotl((v3 + Math.imul(word(i + 2), P2)) | 0, 13), P1);
-        v4 = Math.imul(rotl((v4 + Math.imul(word(i + 3), P2)) | 0, 13), P1);
-      }
+      beyond.fill(1, chunk);
+    }
+    for (; i < last; i += 4) {
+      v1 = Math.imul(rotl((v1 + Math.imul(words[i], P2)) | 0, 13), P1);
+      v2 = Math.imul(rotl((v2 + Math.imul(words[i + 1], P2)) | 0, 13), P1);
+      v3 = Math.imul(rotl((v3 + Math.imul(words[i + 2], P2)) | 0, 13), P1);
+      v4 = Math.imul(rotl((v4 + Math.imul(words[i + 3], P2)) | 0, 13), P1);
     }
     h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0;
-  } else h = P5 | 0;
+  } else {
+    beyond?.fill(1);
+    h = P5 | 0;
+  }
   h = (h + n) | 0;
-  for (; i < words; i++) h = Math.imul(rotl((h + Math.imul(word(i), P3)) | 0, 17), P4);
-  for (let k = words * 4; k < n; k++) {
+  for (; i < end; i++) h = Math.imul(rotl((h + Math.imul(words[i], P3)) | 0, 17), P4);
+  for (let k = from + count * 4; k < from + n; k++) {
     h = Math.imul(rotl((h + Math.imul(bytes[k], P5)) | 0, 11), P1);
   }
   h = Math.imul(h ^ (h >>> 15), P2);
@@ -122,24 +173,29 @@ export function restPoseHash(restPose: Float32Array): number {
 
 /**
  * A playback's starting cache (`_clip_image.ts`) from what a file keeps of
- * it: per group the held values (left keys; the right keys are the same)
- * and a bit per lane whose track or block has keys (`path * 4 + lane`:
- * its interval starts empty at `TIME_BOUND`, so the first sample refills
- * it; other lanes hold `[-TIME_BOUND, TIME_BOUND)`). Shared clips: the
- * zero cursor.
+ * it: per group the held values (left keys; the right keys are the same),
+ * 40 floats of `held` from `heldFrom`, and a bit per lane whose track or
+ * block has keys (`path * 4 + lane`, `keyedLanes` from `keyedFrom`: its
+ * interval starts empty at `TIME_BOUND`, so the first sample refills it;
+ * other lanes hold `[-TIME_BOUND, TIME_BOUND)`). Shared clips (no `held`):
+ * the zero cursor.
  */
 export function cacheTemplate(
   groups: number,
   held: Float32Array | undefined,
+  heldFrom: number,
   keyedLanes: ArrayLike<number>,
+  keyedFrom: number,
 ): Uint8Array {
   if (!held) return new Uint8Array(SHARED_CACHE_BYTES);
   // Little-endian typed arrays, as the core's memory is (its views are these).
   const f32 = new Float32Array((groups * CACHE_GROUP_BYTES) >> 2);
   const right = CACHE_RIGHT >> 2, timing = CACHE_TIMING >> 2;
   for (let g = 0, base = 0; g < groups; g++, base += CACHE_GROUP_BYTES >> 2) {
-    for (let i = 0; i < 40; i++) f32[base + i] = f32[base + right + i] = held[g * 40 + i];
-    const keyed = keyedLanes[g];
+    for (let i = 0; i < 40; i++) {
+      f32[base + i] = f32[base + right + i] = held[heldFrom + g * 40 + i];
+    }
+    const keyed = keyedLanes[keyedFrom + g];
     for (let i = 0; i < 12; i++) {
       const lane = base + timing + (i >> 2) * 12 + (i & 3);
       f32[lane] = keyed & (1 << i) ? TIME_BOUND : -TIME_BOUND;

@@ -16,56 +16,58 @@
 
 import type { Clip, ClipChannel } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
-import type { ClipFileEntry } from "./_clip_file_read.ts";
+import { type ClipFileEntry, keepClipParts, type KeptParts } from "./_clip_file_read.ts";
+import { keptAnimated, keptMotion } from "./_clip_file_extras.ts";
 import { adoptCompactClip, CompactClip } from "./compact_clip.ts";
-import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
+import { attachLifetime, type Lifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
-import { describeKeylessClip } from "./_keyless_clip.ts";
+import { type AnimatedProperty, describeKeylessClip } from "./_keyless_clip.ts";
 import { setClipMarkers } from "./markers.ts";
-import { cacheTemplate } from "./_clip_file_format.ts";
+import { cacheTemplate, pad4 } from "./_clip_file_format.ts";
 import { type CoreMemory, coreMemory } from "../simd/memory/internal.ts";
 
 /** A loaded clip's channels: none (its keys are in the core), one frozen array for all. */
 const NO_CHANNELS: readonly ClipChannel[] = Object.freeze([]);
 
-/**
- * The blocks of a group's clips: what its finalization frees (it must not
- * reference the group, its target).
- */
 /** A core's clip budget (`budgetOf`). */
 type ClipBudget = ReturnType<typeof budgetOf>;
 
+/**
+ * The blocks of a group's clips and their lifetimes: what its
+ * finalization frees and the skeleton's release disposes (neither may
+ * reference the group, or it would never be collected).
+ */
 class GroupBlocks {
   readonly #memory: CoreMemory;
   readonly #budget: ClipBudget;
+  /** Per clip, its block's offset and size; the size is 0 once the block is back. */
   readonly #blocks: Uint32Array;
-  readonly #sizes: Uint32Array;
-  readonly #released: Uint8Array;
   #live: number;
+  /** The clips' lifetimes (which reference these blocks, not the group). */
+  readonly lifetimes: Lifetime[] = [];
   /** Cancels the skeleton's registration, once every block is back. */
   cancel: (() => void) | undefined;
 
-  constructor(memory: CoreMemory, budget: ClipBudget, blocks: Uint32Array, sizes: Uint32Array) {
+  constructor(memory: CoreMemory, budget: ClipBudget, blocks: Uint32Array) {
     this.#memory = memory;
     this.#budget = budget;
     this.#blocks = blocks;
-    this.#sizes = sizes;
-    this.#released = new Uint8Array(blocks.length);
-    this.#live = blocks.length;
+    this.#live = blocks.length >> 1;
   }
 
   /** Byte offset of clip `i`'s image in the core. */
   blockOf(i: number): number {
-    return this.#blocks[i];
+    return this.#blocks[i * 2];
   }
 
   /** Gives back the block of clip `i`, once. */
   release(i: number): void {
-    if (this.#released[i]) return;
-    this.#released[i] = 1;
-    this.#memory.free(this.#blocks[i]);
-    this.#budget.used -= this.#sizes[i];
+    const size = this.#blocks[i * 2 + 1];
+    if (size === 0) return;
+    this.#blocks[i * 2 + 1] = 0;
+    this.#memory.free(this.#blocks[i * 2]);
+    this.#budget.used -= size;
     if (--this.#live === 0) {
       groups.unregister(this);
       this.cancel?.();
@@ -74,15 +76,19 @@ class GroupBlocks {
 
   /** Gives back every block not given back yet. */
   releaseAll(): void {
-    for (let i = 0; i < this.#blocks.length; i++) this.release(i);
+    for (let i = 0; i < this.#blocks.length >> 1; i++) this.release(i);
   }
 }
 
 const groups = new FinalizationRegistry<GroupBlocks>((blocks) => blocks.releaseAll());
 
-/** One file's clips, as loaded: the target of their finalization. */
+/**
+ * One file's clips, as loaded: the target of their finalization, which
+ * each of their compact forms references (`LoadedParts`), and so each
+ * clip (through its compact form).
+ */
 class ClipFileGroup {
-  constructor(readonly blocks: GroupBlocks, readonly compacts: readonly CompactClip[]) {}
+  constructor(readonly blocks: GroupBlocks) {}
 }
 
 /**
@@ -97,28 +103,30 @@ function allocateImages(skeleton: SkeletonAsset, bytes: Uint8Array, entries: Cli
     throw new ClipBudgetError(`${entries.length} clips of a file`, skeleton, total, false, budget);
   }
   const memory = coreMemory(skeleton.core);
-  const blocks = new Uint32Array(entries.length), sizes = new Uint32Array(entries.length);
+  const blocks = new Uint32Array(entries.length * 2);
   let made = 0;
   try {
     for (; made < entries.length; made++) {
-      blocks[made] = memory.alloc(sizes[made] = entries[made].imageBytes);
+      const size = blocks[made * 2 + 1] = entries[made].imageBytes;
+      blocks[made * 2] = memory.alloc(size);
     }
   } catch (e) {
-    for (let i = 0; i < made; i++) memory.free(blocks[i]);
+    for (let i = 0; i < made; i++) memory.free(blocks[i * 2]);
     throw e;
   }
   const u8 = memory.views().u8;
   for (let i = 0; i < entries.length; i++) {
     const { imageAt, imageBytes } = entries[i];
-    u8.set(bytes.subarray(imageAt, imageAt + imageBytes), blocks[i]);
+    u8.set(bytes.subarray(imageAt, imageAt + imageBytes), blocks[i * 2]);
   }
   budget.used += total;
-  return new GroupBlocks(memory, budget, blocks, sizes);
+  return new GroupBlocks(memory, budget, blocks);
 }
 
 /**
  * The clips of the checked file `bytes` (its `entries`) for `skeleton`:
- * their images copied into the core, their compact forms made.
+ * their images copied into the core, what they keep outside it copied out
+ * of the file, their compact forms made.
  */
 export function loadClipGroup(
   skeleton: SkeletonAsset,
@@ -127,12 +135,26 @@ export function loadClipGroup(
 ): Clip[] {
   const blocks = allocateImages(skeleton, bytes, entries);
   const groupCount = Math.ceil(skeleton.jointCount / 4);
-  const compacts: CompactClip[] = [];
-  const group = new ClipFileGroup(blocks, compacts);
-  const skeletonRef = new WeakRef(skeleton);
-  const clips = entries.map((entry, i) => {
-    const compact = compactForm(group, i, entry, groupCount);
-    compacts.push(compact);
+  const kept = keepClipParts(bytes, entries, groupCount);
+  const heldWords = groupCount * 40, laneWords = pad4(groupCount * 2) >> 2;
+  const group = new ClipFileGroup(blocks);
+  const skeletonRef = weakRefOf(skeleton);
+  const clips: Clip[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i], from = kept.from[i];
+    const held = entry.heldAt >= 0;
+    const extras = entry.extras;
+    const parts = new LoadedParts(
+      group,
+      i,
+      entry.steps,
+      groupCount,
+      kept,
+      held ? from : -1,
+      held ? from + heldWords + laneWords : from,
+      extras.motionCount,
+    );
+    const compact = compactForm(entry, groupCount, parts);
     const clip: Clip = Object.freeze({
       name: entry.name,
       animation: entry.animation,
@@ -141,60 +163,121 @@ export function loadClipGroup(
       channels: NO_CHANNELS,
     });
     adoptCompactClip(clip, skeletonRef, compact);
-    describeKeylessClip(clip, entry.extras);
-    if (entry.extras.markers.length > 0) setClipMarkers(clip, entry.extras.markers);
-    return clip;
-  });
+    describeKeylessClip(clip, parts);
+    if (extras.markers.length > 0) setClipMarkers(clip, extras.markers);
+    clips.push(clip);
+  }
   groups.register(group, blocks, blocks);
-  tieToSkeleton(group, skeleton);
+  tieToSkeleton(blocks, skeleton);
   return clips;
 }
 
 /**
- * Disposes the clips of `group` when `skeleton`'s memory goes. Made here,
- * not in {@linkcode loadClipGroup}: a closure holds every variable its
- * function's closures capture, and the skeleton's would have held the
- * group, never collected.
+ * A weak reference to each skeleton files were loaded for, made once: a
+ * weak reference made holds its target until the end of the current task,
+ * and one per load kept every file's clips alive through a game's loop of
+ * loads.
  */
-function tieToSkeleton(group: ClipFileGroup, skeleton: SkeletonAsset): void {
-  const ref = new WeakRef(group), blocks = group.blocks;
+const weakRefs = new WeakMap<SkeletonAsset, WeakRef<SkeletonAsset>>();
+
+function weakRefOf(skeleton: SkeletonAsset): WeakRef<SkeletonAsset> {
+  let ref = weakRefs.get(skeleton);
+  if (!ref) weakRefs.set(skeleton, ref = new WeakRef(skeleton));
+  return ref;
+}
+
+/**
+ * Disposes the clips of `blocks` (their lifetimes) when `skeleton`'s
+ * memory goes. Made here, not in {@linkcode loadClipGroup}: a closure
+ * holds every variable its function's closures capture, and the
+ * skeleton's would have held the group, never collected.
+ */
+function tieToSkeleton(blocks: GroupBlocks, skeleton: SkeletonAsset): void {
   blocks.cancel = lifetimeOf(skeleton).onRelease(() => {
-    const live = ref.deref();
-    if (!live) return blocks.releaseAll();
-    for (const compact of live.compacts) lifetimeOf(compact).dispose();
+    for (const lifetime of blocks.lifetimes) lifetime.dispose();
   });
 }
 
-/** The compact form of clip `i` of `group`, from its checked `entry`. */
+/**
+ * What a loaded clip keeps out of reach, for its compact form
+ * (`CompactClipInternals`: its block, and its starting cache) and for the
+ * clip (`KeylessParts` of `_keyless_clip.ts`: its animated properties and
+ * root motion channels), all made when first used (a first play, a
+ * layer's mask, root motion) from the file's kept parts: a skeleton's
+ * caches can outweigh its clips' bytes, and an object per part and clip
+ * was much of a small file's load. It references the group: a compact
+ * form a player holds keeps every block of its file. A class, not an
+ * object with getters: their closures were more objects per clip.
+ */
+class LoadedParts {
+  #template: Uint8Array | undefined;
+  #animated: readonly AnimatedProperty[] | undefined;
+  #motion: readonly ClipChannel[] | undefined;
+  readonly byteOffset: number;
+
+  constructor(
+    readonly group: ClipFileGroup,
+    /** The clip's index in its file. */
+    readonly index: number,
+    readonly steps: boolean,
+    readonly groups: number,
+    readonly kept: KeptParts,
+    /** Word of the kept parts of its held values, or -1 on a shared timeline. */
+    readonly heldFrom: number,
+    /** Word of the kept parts of its animated lanes (the motion channels follow). */
+    readonly animatedFrom: number,
+    readonly motionCount: number,
+  ) {
+    this.byteOffset = group.blocks.blockOf(index);
+  }
+
+  get cacheTemplate(): Uint8Array {
+    if (this.#template) return this.#template;
+    const kept = this.kept, from = this.heldFrom, held = this.groups * 40;
+    return this.#template = from < 0
+      ? cacheTemplate(this.groups, undefined, 0, [], 0)
+      : cacheTemplate(this.groups, kept.floats, from, kept.lanes, (from + held) * 2);
+  }
+
+  get animated(): readonly AnimatedProperty[] {
+    return this.#animated ??= keptAnimated(this.kept, this.animatedFrom, this.groups);
+  }
+
+  get motion(): readonly ClipChannel[] {
+    const from = this.animatedFrom + (pad4(this.groups * 2) >> 2);
+    return this.#motion ??= keptMotion(this.kept, from, this.motionCount);
+  }
+}
+
+/** A compact form's fields, written once as it is made. */
+type CompactFields = { -readonly [K in keyof CompactClip]: CompactClip[K] };
+
+/** The compact form of a clip of a group (`internals`), from its checked `entry`. */
 function compactForm(
-  group: ClipFileGroup,
-  i: number,
   entry: ClipFileEntry,
   groupCount: number,
+  internals: LoadedParts,
 ): CompactClip {
-  const compact: CompactClip = Object.create(CompactClip.prototype);
-  Object.assign(compact, {
-    name: entry.name,
-    duration: entry.duration,
-    groupCount,
-    trackCount: entry.trackCount,
-    keyCount: entry.keyCount,
-    bytes: entry.imageBytes,
-    tolerance: entry.tolerance,
-    virtualDistance: entry.virtualDistance,
-    maxError: entry.maxError,
-  });
-  // The release references the group: a compact form a player holds keeps every block.
-  attachLifetime(compact, () => group.blocks.release(i), false);
-  const { held, keyed } = entry;
-  // Made on the first play: a skeleton's caches can outweigh its clips' bytes.
-  let template: Uint8Array | undefined;
-  setCompactClipInternals(compact, {
-    byteOffset: group.blocks.blockOf(i),
-    get cacheTemplate() {
-      return template ??= cacheTemplate(groupCount, held, keyed ?? []);
-    },
-    steps: entry.steps,
-  });
+  const compact: CompactFields = Object.create(CompactClip.prototype);
+  compact.name = entry.name;
+  compact.duration = entry.duration;
+  compact.groupCount = groupCount;
+  compact.trackCount = entry.trackCount;
+  compact.keyCount = entry.keyCount;
+  compact.bytes = entry.imageBytes;
+  compact.tolerance = entry.tolerance;
+  compact.virtualDistance = entry.virtualDistance;
+  compact.maxError = entry.maxError;
+  const blocks = internals.group.blocks;
+  blocks.lifetimes.push(attachLifetime(compact, releaser(blocks, internals.index), false));
+  setCompactClipInternals(compact, internals);
   return compact;
+}
+
+/**
+ * The release of clip `i`'s block: it references the blocks, not the
+ * group (the skeleton's release reaches it, and must not keep the group).
+ */
+function releaser(blocks: GroupBlocks, i: number): () => void {
+  return () => blocks.release(i);
 }

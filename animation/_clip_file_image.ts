@@ -34,26 +34,15 @@ import {
   TRACK_STEP,
 } from "../simd/wasm/assembly/abi.ts";
 import { MAX_VALUE, MIN_KEY_INTERVAL } from "./clip_validation.ts";
+import { badTime, badValue, type FileViews, MAX_KEY_TIME } from "./_clip_file_scan.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkedOffsets, laneScratch } from "./_clip_file_scratch.ts";
 
-/** Largest magnitude of a key time: far from `TIME_BOUND`, and intervals cannot overflow. */
-const MAX_KEY_TIME = 1e18;
 /** Largest step of a ranged key (`scale`): a range of at most twice {@linkcode MAX_VALUE}. */
 const MAX_RANGE_SCALE = (2 * MAX_VALUE) / 65535;
 /** Bytes past a sync block's keys that its 4-wide loads may read (the builder pads them). */
 const SYNC_OVERREAD = 16;
 const PATHS = ["translation", "rotation", "scale"] as const;
-
-/** Where an image lies in a file, and how errors name it. */
-interface ImageSite {
-  readonly view: DataView;
-  /** Byte offset of the image in the file. */
-  readonly at: number;
-  readonly length: number;
-  /** Field prefix, e.g. `clips[2].image`. */
-  readonly field: string;
-}
 
 /** The name of record `index` of table `kind` (`tracks[3]`), made for an error only. */
 function record(kind: string, index: number): string {
@@ -73,23 +62,6 @@ function keyBytes(format: number, path: number): number {
   return path === 1 ? 16 : 12;
 }
 
-/**
- * The first of `n` key times from byte `from` of `view` that is not finite
- * within ±1e18 or not 1e-30 after the one before: its index, or -1. A
- * function of its own, without closures: the loop of every key time.
- */
-function badTime(view: DataView, from: number, n: number): number {
-  let previous = -Infinity;
-  for (let k = 0; k < n; k++) {
-    const t = view.getFloat32(from + k * 4, true);
-    if (!(Math.abs(t) <= MAX_KEY_TIME) || !(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
-      return k;
-    }
-    previous = t;
-  }
-  return -1;
-}
-
 /** Whether the kernels decode `format` for path `path`. */
 function formatFits(format: number, path: number): boolean {
   return path === 1
@@ -98,37 +70,183 @@ function formatFits(format: number, path: number): boolean {
     : format === TRACK_RAW || format === TRACK_RANGED;
 }
 
+/** No file: what {@linkcode site} holds between images. */
+const NO_FILE: FileViews = {
+  bytes: new Uint8Array(0),
+  view: new DataView(new ArrayBuffer(0)),
+  f32: new Float32Array(0),
+  words: new Int32Array(0),
+  beyond: undefined,
+};
+
 /**
- * Checks the image at `site` for a skeleton of `groups` SoA×4 groups;
- * returns the keyed-lane bits it implies are allowed (lanes not held: a
- * template may mark only these keyed; valid until the next image is
- * checked) and whether it is a shared-timeline clip. Throws a {@linkcode ClipFileError} naming the field and its byte.
+ * The image being checked, and what its key checks share: kept between
+ * images, so that a check of a small image makes no closures.
+ */
+const site = {
+  file: NO_FILE,
+  /** Byte of the image in the file, its bytes, and its clip's index. */
+  at: 0,
+  length: 0,
+  c: 0,
+  /** Bytes of key arrays that may still be read (arrays that overlap otherwise are refused). */
+  budget: 0,
+  checkedTimes: checkedOffsets(0, 0),
+  checkedValues: checkedOffsets(1, 0),
+};
+
+/** Throws the ClipFileError of field `name` of the image, at byte `offset` of it. */
+function fail(name: string, offset: number, message: string): never {
+  throw new ClipFileError(`clips[${site.c}].image.${name}`, site.at + offset, message);
+}
+
+/** The u32 at byte `offset` of the image. */
+function u32(offset: number): number {
+  return site.file.view.getUint32(site.at + offset, true);
+}
+
+/** Checks that `count` items of `size` bytes at the offset held at header byte `h` lie in the image. */
+function table(name: string, h: number, count: number, size: number): number {
+  const offset = u32(h), length = site.length;
+  if (count === 0) return offset;
+  if (offset < CLIP_HEADER_BYTES || offset + count * size > length) {
+    fail(name, h, `${count} × ${size} bytes at ${offset} do not fit the image of ${length} bytes`);
+  }
+  return offset;
+}
+
+/**
+ * Counts `bytes` more bytes of key arrays read for record `index` of
+ * `kind` (its name made only for an error, not for each record).
+ */
+function spend(kind: string, index: number, field: string, byte: number, bytes: number): void {
+  site.budget -= bytes;
+  if (site.budget < 0) {
+    fail(
+      `${kind}[${index}].${field}`,
+      byte,
+      "key arrays overlap: more bytes read than the image holds",
+    );
+  }
+}
+
+/** Checks the `n` key times at image byte `offset` of record `index` of `kind` (at image byte `byte`). */
+function checkTimes(kind: string, index: number, byte: number, offset: number, n: number): void {
+  const { file, at, length } = site, view = file.view;
+  if (n === 0) {
+    fail(`${record(kind, index)}.keyCount`, byte + 8, "a track needs at least one key");
+  }
+  if (offset < CLIP_HEADER_BYTES || offset + n * 4 > length) {
+    fail(`${record(kind, index)}.times`, byte, `${n} key times at ${offset} do not fit the image`);
+  }
+  if (site.checkedTimes.checked(offset, n)) return;
+  spend(kind, index, "times", byte, n * 4);
+  const k = badTime(file, at + offset, n);
+  if (k >= 0) {
+    const t = view.getFloat32(at + offset + k * 4, true);
+    const previous = k > 0 ? view.getFloat32(at + offset + k * 4 - 4, true) : -Infinity;
+    if (!(Math.abs(t) <= MAX_KEY_TIME)) {
+      fail(
+        `${record(kind, index)}.times`,
+        offset + k * 4,
+        `key ${k}: time ${t} is not finite within ±1e18`,
+      );
+    }
+    if (!(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
+      fail(
+        `${record(kind, index)}.times`,
+        offset + k * 4,
+        `key ${k}: time ${t} is not 1e-30 after ${previous}`,
+      );
+    }
+  }
+}
+
+/**
+ * Checks the key values at image byte `offset` of record `index` of
+ * `kind`: `head` bytes of ranges, then `bytes` of keys of `format`.
+ */
+function checkValues(
+  kind: string,
+  index: number,
+  byte: number,
+  offset: number,
+  head: number,
+  bytes: number,
+  format: number,
+): void {
+  const { file, at, length } = site, view = file.view;
+  const end = offset + head + bytes;
+  if (offset < CLIP_HEADER_BYTES || end > length) {
+    fail(
+      `${record(kind, index)}.values`,
+      byte + 4,
+      `${head + bytes} bytes at ${offset} do not fit the image`,
+    );
+  }
+  if (site.checkedValues.checked(offset, end)) return;
+  if (format === TRACK_RANGED) {
+    // min[3] then scale[3]: per track one float each, per block four lanes each.
+    spend(kind, index, "values", byte + 4, head);
+    const half = head / 2;
+    for (let i = 0; i < half; i += 4) {
+      const min = view.getFloat32(at + offset + i, true);
+      const scale = view.getFloat32(at + offset + half + i, true);
+      if (!(Math.abs(min) <= MAX_VALUE) || !(scale >= 0 && scale <= MAX_RANGE_SCALE)) {
+        fail(
+          `${record(kind, index)}.values`,
+          offset + i,
+          `range min ${min}, scale ${scale} out of bounds`,
+        );
+      }
+    }
+  } else if (format === TRACK_RAW) {
+    spend(kind, index, "values", byte + 4, bytes);
+    const k = badValue(file, at + offset, bytes >> 2);
+    if (k >= 0) {
+      const v = view.getFloat32(at + offset + k * 4, true);
+      fail(`${record(kind, index)}.values`, offset + k * 4, `key value ${v} out of bounds`);
+    }
+  }
+  // Smallest-three keys: every bit pattern decodes to a finite rotation.
+}
+
+/** What {@linkcode checkImage} found, kept between images (valid until the next is checked). */
+const found: { shared: boolean; unheld: Uint16Array } = {
+  shared: false,
+  unheld: new Uint16Array(0),
+};
+
+/**
+ * Checks the image of clip `c` of a file, `length` bytes at byte
+ * `at`, for a skeleton of `groups` SoA×4 groups; returns the keyed-lane
+ * bits it implies are allowed (lanes not held: a template may mark only
+ * these keyed) and whether it is a shared-timeline clip, both valid until
+ * the next image is checked. Throws a {@linkcode ClipFileError} naming the
+ * field (`clips[c].image.…`) and its byte.
  */
 export function checkImage(
-  site: ImageSite,
+  file: FileViews,
+  at: number,
+  length: number,
+  c: number,
   groups: number,
-): { shared: boolean; unheld: Uint16Array } {
-  const { view, at, length, field } = site;
-  const fail = (name: string, offset: number, message: string): never => {
-    throw new ClipFileError(`${field}.${name}`, at + offset, message);
-  };
-  const u32 = (offset: number) => view.getUint32(at + offset, true);
+): { readonly shared: boolean; readonly unheld: Uint16Array } {
+  site.file = file, site.at = at, site.length = length, site.c = c;
+  try {
+    return checkSite(groups);
+  } finally {
+    // Not kept: the file may be large, and the caller's to drop.
+    site.file = NO_FILE;
+  }
+}
+
+/** {@linkcode checkImage} of the image at `site`. */
+function checkSite(groups: number): { readonly shared: boolean; readonly unheld: Uint16Array } {
+  const { file, at, length } = site, view = file.view;
   if (length < CLIP_HEADER_BYTES || length % 16 !== 0) {
     fail("bytes", 0, `expected a multiple of 16 of at least ${CLIP_HEADER_BYTES}, got ${length}`);
   }
-  /** Checks that `count` items of `size` bytes at the offset held at header byte `h` lie in the image. */
-  const table = (name: string, h: number, count: number, size: number) => {
-    const offset = u32(h);
-    if (count === 0) return offset;
-    if (offset < CLIP_HEADER_BYTES || offset + count * size > length) {
-      fail(
-        name,
-        h,
-        `${count} × ${size} bytes at ${offset} do not fit the image of ${length} bytes`,
-      );
-    }
-    return offset;
-  };
   if (u32(0) !== groups) {
     fail("groupCount", 0, `expected ${groups} (the skeleton's), got ${u32(0)}`);
   }
@@ -185,98 +303,9 @@ export function checkImage(
 
   // Key arrays: checked once per offset; the bytes checked may not pass
   // the image's (arrays of distinct records that overlap are refused).
-  const checkedTimes = checkedOffsets(0, trackCount + syncCount);
-  const checkedValues = checkedOffsets(1, trackCount + syncCount);
-  let budget = length;
-  // A record is named `tracks[i]` or `syncs[b]` (`kind`, `index`): the
-  // name is made only for an error, not for each of a clip's records.
-  const spend = (kind: string, index: number, field: string, byte: number, bytes: number) => {
-    budget -= bytes;
-    if (budget < 0) {
-      fail(
-        `${kind}[${index}].${field}`,
-        byte,
-        "key arrays overlap: more bytes read than the image holds",
-      );
-    }
-  };
-  const checkTimes = (kind: string, index: number, byte: number, offset: number, n: number) => {
-    if (n === 0) {
-      fail(`${record(kind, index)}.keyCount`, byte + 8, "a track needs at least one key");
-    }
-    if (offset < CLIP_HEADER_BYTES || offset + n * 4 > length) {
-      fail(
-        `${record(kind, index)}.times`,
-        byte,
-        `${n} key times at ${offset} do not fit the image`,
-      );
-    }
-    if (checkedTimes.checked(offset, n)) return;
-    spend(kind, index, "times", byte, n * 4);
-    const k = badTime(view, at + offset, n);
-    if (k >= 0) {
-      const t = view.getFloat32(at + offset + k * 4, true);
-      const previous = k > 0 ? view.getFloat32(at + offset + k * 4 - 4, true) : -Infinity;
-      if (!(Math.abs(t) <= MAX_KEY_TIME)) {
-        fail(
-          `${record(kind, index)}.times`,
-          offset + k * 4,
-          `key ${k}: time ${t} is not finite within ±1e18`,
-        );
-      }
-      if (!(Math.fround(t - previous) >= MIN_KEY_INTERVAL)) {
-        fail(
-          `${record(kind, index)}.times`,
-          offset + k * 4,
-          `key ${k}: time ${t} is not 1e-30 after ${previous}`,
-        );
-      }
-    }
-  };
-  const checkValues = (
-    kind: string,
-    index: number,
-    byte: number,
-    offset: number,
-    head: number,
-    bytes: number,
-    format: number,
-  ) => {
-    const end = offset + head + bytes;
-    if (offset < CLIP_HEADER_BYTES || end > length) {
-      fail(
-        `${record(kind, index)}.values`,
-        byte + 4,
-        `${head + bytes} bytes at ${offset} do not fit the image`,
-      );
-    }
-    if (checkedValues.checked(offset, end)) return;
-    if (format === TRACK_RANGED) {
-      // min[3] then scale[3]: per track one float each, per block four lanes each.
-      spend(kind, index, "values", byte + 4, head);
-      const half = head / 2;
-      for (let i = 0; i < half; i += 4) {
-        const min = view.getFloat32(at + offset + i, true);
-        const scale = view.getFloat32(at + offset + half + i, true);
-        if (!(Math.abs(min) <= MAX_VALUE) || !(scale >= 0 && scale <= MAX_RANGE_SCALE)) {
-          fail(
-            `${record(kind, index)}.values`,
-            offset + i,
-            `range min ${min}, scale ${scale} out of bounds`,
-          );
-        }
-      }
-    } else if (format === TRACK_RAW) {
-      spend(kind, index, "values", byte + 4, bytes);
-      for (let i = offset; i < end; i += 4) {
-        const v = view.getFloat32(at + i, true);
-        if (!(Math.abs(v) <= MAX_VALUE)) {
-          fail(`${record(kind, index)}.values`, i, `key value ${v} out of bounds`);
-        }
-      }
-    }
-    // Smallest-three keys: every bit pattern decodes to a finite rotation.
-  };
+  site.checkedTimes = checkedOffsets(0, trackCount + syncCount);
+  site.checkedValues = checkedOffsets(1, trackCount + syncCount);
+  site.budget = length;
 
   for (let i = 0; i < trackCount; i++) {
     const byte = tracks + i * TRACK_BYTES;
@@ -364,5 +393,7 @@ export function checkImage(
     const flags = u32(byte + SHARED_GROUP_FLAGS);
     if (flags & ~SHARED_SLERP) fail(`${name}.flags`, byte + SHARED_GROUP_FLAGS, `${flags}`);
   }
-  return { shared, unheld };
+  found.shared = shared;
+  found.unheld = unheld;
+  return found;
 }

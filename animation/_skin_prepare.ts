@@ -7,7 +7,12 @@
  */
 
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
-import { checkFinite, checkInfluences, MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
+import {
+  checkFinite,
+  checkInfluences,
+  MAX_MESH_MAGNITUDE,
+  readOnce,
+} from "../simd/memory/internal.ts";
 import type { SkinDefinition } from "./definitions.ts";
 
 /** Joint-space boxes of the vertices each joint influences (see `jointBounds`). */
@@ -112,9 +117,14 @@ function orderByJoints(
 
 /** One mesh, validated, with sorted and renormalized influences. */
 interface PreparedMesh {
-  readonly definition: SkinDefinition;
+  /** The bind streams, as read once and checked. */
+  readonly streams: {
+    readonly positions: Float32Array;
+    readonly normals?: Float32Array;
+    readonly tangents?: Float32Array;
+  };
   readonly vertexCount: number;
-  readonly counts: ArrayLike<number>;
+  readonly counts: Float64Array;
   /** Source vertices in output order (see `outputVertexOrder`). */
   readonly order: Uint32Array;
   /** First influence of each source vertex. */
@@ -130,18 +140,33 @@ export function prepareMesh(
   where: string,
   streams: { normals: boolean; tangents: boolean },
 ): PreparedMesh {
-  const { vertexCount, influenceCounts, joints, weights } = definition ?? {};
+  // Each field read once, and each list once: what is checked is what is used.
+  const {
+    vertexCount,
+    influenceCounts: countsGiven,
+    joints: jointsGiven,
+    weights: weightsGiven,
+    positions,
+    normals,
+    tangents,
+  } = definition ?? {};
   if (!Number.isInteger(vertexCount) || vertexCount < 0) {
     throw new RangeError(`${where}vertexCount: expected a whole number >= 0, got ${vertexCount}`);
   }
-  if (!influenceCounts || influenceCounts.length !== vertexCount) {
+  if (!countsGiven || countsGiven.length !== vertexCount) {
     throw new RangeError(
-      `${where}influenceCounts: expected ${vertexCount} counts, got ${influenceCounts?.length}`,
+      `${where}influenceCounts: expected ${vertexCount} counts, got ${countsGiven?.length}`,
     );
   }
+  const influenceCounts = readOnce(`${where}influenceCounts`, countsGiven, Float64Array, {
+    count: vertexCount,
+    exact: true,
+  });
   const floats = vertexCount * VERTEX_FLOATS;
+  const given = { positions, normals, tangents };
+  const read: { -readonly [K in keyof PreparedMesh["streams"]]?: Float32Array } = {};
   for (const name of ["positions", "normals", "tangents"] as const) {
-    const stream = definition[name];
+    const stream = given[name];
     if (name !== "positions" && !!stream !== streams[name]) {
       throw new RangeError(
         `${where}${name}: every mesh of a skin must have ${name} if the first one has, and none otherwise`,
@@ -151,12 +176,13 @@ export function prepareMesh(
       if (name === "positions") throw new RangeError(`${where}positions: required`);
       continue;
     }
-    checkFinite(`${where}${name}`, stream, VERTEX_FLOATS, floats, MAX_MESH_MAGNITUDE);
+    read[name] = readOnce(`${where}${name}`, stream, Float32Array, { count: floats });
+    checkFinite(`${where}${name}`, read[name]!, VERTEX_FLOATS, floats, MAX_MESH_MAGNITUDE);
   }
-  const { influenceCount, maxInfluences } = checkInfluences(
+  const { influenceCount, maxInfluences, joints, weights } = checkInfluences(
     influenceCounts,
-    joints,
-    weights,
+    jointsGiven,
+    weightsGiven,
     jointCount,
     { positiveSums: true, where: where.replace(/: $/, ""), countsName: "influenceCounts" },
   );
@@ -174,7 +200,7 @@ export function prepareMesh(
   }
   const order = orderByJoints(influenceCounts, joints, ranking);
   return {
-    definition,
+    streams: read as PreparedMesh["streams"],
     vertexCount,
     counts: influenceCounts,
     order,

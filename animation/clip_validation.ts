@@ -25,6 +25,7 @@
  */
 
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
+import type { MorphWeightsChannel } from "./morph.ts";
 
 /**
  * A clip that cannot be played: `clip`, `channel` and `key` say where
@@ -119,6 +120,91 @@ function validateNewClip(clip: Clip): void {
   }
   if (clip.duration < 0) fail(-1, -1, `duration must be >= 0, got ${clip.duration}`);
   validated.add(clip);
+}
+
+// A typed array's own accessors, read off the shared prototype: an
+// instance's own `length` or `buffer` cannot answer for them.
+const TYPED_PROTOTYPE = Object.getPrototypeOf(Uint8Array.prototype);
+const typedGetter = (key: PropertyKey) =>
+  Object.getOwnPropertyDescriptor(TYPED_PROTOTYPE, key)!.get! as (this: unknown) => unknown;
+const typedName = typedGetter(Symbol.toStringTag);
+const typedBuffer = typedGetter("buffer");
+const typedOffset = typedGetter("byteOffset");
+const typedLength = typedGetter("length");
+
+/** A copy of a genuine Float32Array (undefined for anything else, which validation refuses). */
+function copyFloats(values: unknown): Float32Array | undefined {
+  if (values === null || typeof values !== "object") return undefined;
+  if (typedName.call(values) !== "Float32Array") return undefined;
+  const view = new Float32Array(
+    typedBuffer.call(values) as ArrayBuffer,
+    typedOffset.call(values) as number,
+    typedLength.call(values) as number,
+  );
+  return new Float32Array(view);
+}
+
+/** A joint channel's fields read once, its keys copied. */
+function copyChannel(channel: ClipChannel): ClipChannel {
+  if (!channel || typeof channel !== "object") return channel;
+  const { joint, path, interpolation, times, values, node } = channel;
+  return {
+    joint,
+    path,
+    interpolation,
+    times: copyFloats(times)!,
+    values: copyFloats(values)!,
+    node,
+  };
+}
+
+/** A morph weights channel's fields read once, its keys copied. */
+function copyMorphChannel(channel: MorphWeightsChannel): MorphWeightsChannel {
+  if (!channel || typeof channel !== "object") return channel;
+  const { node, mesh, targetCount, interpolation, times, values } = channel;
+  return {
+    node,
+    mesh,
+    targetCount,
+    interpolation,
+    times: copyFloats(times)!,
+    values: copyFloats(values)!,
+  };
+}
+
+/** Most channels a clip may have: one per joint and path. */
+const MAX_CHANNELS = 3 * (MAX_JOINT + 1);
+
+/**
+ * @internal `clip` read once into a clip of its own (every field once, the
+ * keys copied), then validated: what a build reads is what was checked,
+ * however the caller's object or arrays answer from one read to the next.
+ * Throws a `ClipError` as {@linkcode validateClip}.
+ */
+export function readClip(clip: Clip): Clip {
+  if (!clip || typeof clip !== "object") {
+    throw new ClipError(String(clip), -1, -1, "expected a Clip object");
+  }
+  const { name, animation, start, duration, channels, morphChannels } = clip;
+  for (const [field, list] of [["channels", channels], ["morphChannels", morphChannels]] as const) {
+    if (Array.isArray(list) && list.length > MAX_CHANNELS) {
+      throw new ClipError(String(name), -1, -1, `${field}: more than ${MAX_CHANNELS} channels`);
+    }
+  }
+  const copy: Clip = {
+    name,
+    animation,
+    start,
+    duration,
+    channels: Array.isArray(channels) ? Array.from(channels, copyChannel) : channels,
+    ...(morphChannels === undefined ? {} : {
+      morphChannels: Array.isArray(morphChannels)
+        ? Array.from(morphChannels, copyMorphChannel)
+        : morphChannels,
+    }),
+  };
+  validateClip(copy);
+  return copy;
 }
 
 /**

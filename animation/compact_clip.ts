@@ -50,7 +50,7 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
-import { ClipError, revalidateClip } from "./clip_validation.ts";
+import { ClipError, readClip } from "./clip_validation.ts";
 import { geometryOf } from "./_skeleton_geometry.ts";
 import { contentHash, contentKey } from "./_clip_bytes.ts";
 import { buildCounters } from "./_build_work.ts";
@@ -131,12 +131,14 @@ export class CompactClip {
    * `ClipWorkError`). The clip must be valid for the skeleton
    * (`validateClip`; joints within the skeleton).
    */
-  constructor(clip: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
+  constructor(given: Clip, skeleton: SkeletonAsset, options: CompactClipOptions = {}) {
     // Checked here too, not only by playClip: a hand-made clip given
     // straight to compactClip must not lay out lanes past the skeleton's.
-    // In full whatever validation remembers (the build costs far more): a
-    // clip changed since it was validated is refused, not built.
-    revalidateClip(clip);
+    // Read once and checked in full, whatever validation remembers (the
+    // build costs far more): a clip changed since it was validated is
+    // refused, and one that answers differently from one read to the next
+    // is built from what was checked.
+    const clip = readClip(given);
     for (const [i, channel] of clip.channels.entries()) {
       if (channel.joint >= skeleton.jointCount) {
         throw new ClipError(

@@ -27,7 +27,7 @@
 import { Core, MatrixBuffer, ParentIndices } from "../simd/memory/core.ts";
 import { MATRIX_FLOATS, PoseField, poseFloats, poseLane } from "../simd/memory/layout.ts";
 import { findNonFinitePose } from "../simd/memory/internal.ts";
-import { checkFinite } from "../simd/memory/internal.ts";
+import { checkFinite, readOnce, readParents } from "../simd/memory/internal.ts";
 import type { SkeletonDefinition } from "./definitions.ts";
 import { CoreAsset } from "./core_asset.ts";
 import { setSkeletonInternals } from "./_asset_internals.ts";
@@ -60,10 +60,12 @@ export class SkeletonAsset extends CoreAsset {
    */
   constructor(definition: SkeletonDefinition, core: Core = Core.default) {
     const { names, parents, restPose, inverseBind } = definition ?? {};
-    const jointCount = parents?.length ?? 0;
-    if (!parents || jointCount === 0) {
+    if (!parents || !(parents.length > 0)) {
       throw new RangeError("parents: a skeleton needs at least one joint");
     }
+    // Each list read once: what is checked is what is copied.
+    const parentList = readParents(parents);
+    const jointCount = parentList.length;
     if (!names || names.length !== jointCount) {
       throw new RangeError(`names: expected ${jointCount} names, got ${names?.length}`);
     }
@@ -71,7 +73,7 @@ export class SkeletonAsset extends CoreAsset {
     if (!restPose || !(restPose.length >= poseLength)) {
       throw new RangeError(`restPose: expected ${poseLength} floats, got ${restPose?.length}`);
     }
-    const rest = Float32Array.from(restPose.subarray(0, poseLength));
+    const rest = readOnce("restPose", restPose, Float32Array, { count: poseLength });
     const bad = findNonFinitePose(rest, jointCount);
     if (bad) throw new RangeError(`restPose: joint ${bad[0]} ${bad[1]} is ${bad[2]}`);
     normalizeRotations(rest, jointCount);
@@ -80,17 +82,24 @@ export class SkeletonAsset extends CoreAsset {
         `inverseBind: expected ${jointCount * MATRIX_FLOATS} floats, got ${inverseBind?.length}`,
       );
     }
-    checkFinite("inverseBind", inverseBind, MATRIX_FLOATS, inverseBind.length);
-    const parentIndices = new ParentIndices(parents, core);
+    const inverseBinds = readOnce("inverseBind", inverseBind, Float32Array, {
+      count: jointCount * MATRIX_FLOATS,
+      exact: true,
+    });
+    checkFinite("inverseBind", inverseBinds, MATRIX_FLOATS, inverseBinds.length);
+    const jointNames = Object.freeze(
+      Array.from({ length: jointCount }, (_, i) => String(names[i])),
+    );
+    const parentIndices = new ParentIndices(parentList, core);
     const inverseBindBuffer = new MatrixBuffer(jointCount, core);
-    inverseBindBuffer.array.set(inverseBind);
+    inverseBindBuffer.array.set(inverseBinds);
     super(() => {
       parentIndices.free();
       inverseBindBuffer.free();
     });
     this.#core = core;
     this.#jointCount = jointCount;
-    this.#names = Object.freeze([...names].map(String));
+    this.#names = jointNames;
     this.#parents = parentIndices;
     this.#inverseBind = inverseBindBuffer;
     this.#restPose = rest;

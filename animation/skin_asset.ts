@@ -151,7 +151,7 @@ export class SkinAsset extends CoreAsset {
     for (let m = 0; m < built.length; m++) {
       const mesh = built[m], first = meshes[m].firstVertex;
       const { order, counts, starts } = mesh;
-      const sources = mesh.definition;
+      const sources = mesh.streams;
       for (let i = 0; i < mesh.vertexCount; i++) {
         const v = order[i], out = first + i, n = counts[v], start = starts[v];
         vertexOrder[out] = first + v;

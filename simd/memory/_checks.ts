@@ -8,6 +8,12 @@
 
 /** Most influences one vertex may have (the core stores counts as bytes). */
 export const MAX_INFLUENCES = 255;
+/** Most joints a skin's influences may name (they are stored as `u16`). */
+export const MAX_SKIN_JOINTS = 65536;
+/** Most vertices of a bind mesh: 16 bytes each per stream fill a 32-bit core at 2^28. */
+export const MAX_VERTICES = 2 ** 28;
+/** Most `[influences, vertexCount]` parts of a bind mesh. */
+export const MAX_PARTS = 2 ** 20;
 /** Most joints a skeleton may have (parents are stored as `i16`). */
 const MAX_JOINTS = 32767;
 /**
@@ -16,6 +22,64 @@ const MAX_JOINTS = 32767;
  * stays finite: `4 * 1e18 * 1e18` is far below the f32 limit of 3.4e38.
  */
 export const MAX_MESH_MAGNITUDE = 1e18;
+
+// The typed arrays' own accessors, read off the shared prototype: an
+// instance's own `length`, `buffer` or `constructor` cannot answer for them.
+const TYPED_PROTOTYPE = Object.getPrototypeOf(Uint8Array.prototype);
+const typedAccessor = (key: PropertyKey) =>
+  Object.getOwnPropertyDescriptor(TYPED_PROTOTYPE, key)!.get! as (this: unknown) => unknown;
+const typedName = typedAccessor(Symbol.toStringTag);
+const typedLength = typedAccessor("length");
+const typedBuffer = typedAccessor("buffer");
+const typedOffset = typedAccessor("byteOffset");
+
+/** What {@linkcode readOnce} reads. */
+interface ReadCount {
+  /** Read exactly this many values; `values` must hold at least as many (all of them if `exact`). */
+  readonly count?: number;
+  /** With no `count`, read them all, refusing more than this many. */
+  readonly maxLength?: number;
+  /** The length must be `count` exactly. */
+  readonly exact?: boolean;
+}
+
+/**
+ * `values` read once, into a new array of type `Out` that the caller owns:
+ * its length once (checked against `count` or `maxLength` before any element
+ * is read), then each element once. The checks and the copy that follow
+ * see one answer, however `values` answers `length`, an element, `subarray`
+ * or its species from one read to the next; a typed array is read through
+ * the typed arrays' own accessors, in one copy.
+ */
+export function readOnce<T extends Float32Array | Float64Array>(
+  name: string,
+  values: ArrayLike<number> | null | undefined,
+  Out: new (length: number) => T,
+  { count, maxLength = Infinity, exact = false }: ReadCount,
+): T {
+  const kind = values === null || (typeof values !== "object" && typeof values !== "function")
+    ? undefined
+    : typedName.call(values) as string | undefined;
+  const length = kind === undefined ? values?.length : typedLength.call(values) as number;
+  if (count === undefined) {
+    if (!Number.isInteger(length) || length! < 0 || length! > maxLength) {
+      throw new RangeError(`${name}: expected at most ${maxLength} values, got ${length}`);
+    }
+  } else if (typeof length !== "number" || !(exact ? length === count : length >= count)) {
+    throw new RangeError(
+      `${name}: expected ${exact ? "" : "at least "}${count} values, got ${length}`,
+    );
+  }
+  const n = count ?? length!, out = new Out(n);
+  if (kind !== undefined) {
+    const View =
+      (globalThis as unknown as Record<string, new (b: unknown, o: unknown, n: number) => T>)[kind];
+    out.set(new View(typedBuffer.call(values), typedOffset.call(values), n));
+  } else {
+    for (let i = 0; i < n; i++) out[i] = values![i];
+  }
+  return out;
+}
 
 /** `value` must be a whole number >= 0. */
 export function checkCount(name: string, value: number): void {
@@ -31,11 +95,22 @@ export function checkIndex(name: string, value: number, length: number): void {
   }
 }
 
-/** Parents must be -1 (a root) or an earlier joint, so one forward pass works. */
-export function checkParents(parents: ArrayLike<number>): void {
-  if (parents.length > MAX_JOINTS) {
-    throw new RangeError(`parents: at most ${MAX_JOINTS} joints, got ${parents.length}`);
+/**
+ * `parents` read once and checked: each -1 (a root) or an earlier joint,
+ * so one forward pass works.
+ */
+export function readParents(parents: ArrayLike<number>): Float64Array {
+  const length = typeof parents?.length === "number" ? parents.length : 0;
+  if (length > MAX_JOINTS) {
+    throw new RangeError(`parents: at most ${MAX_JOINTS} joints, got ${length}`);
   }
+  const list = readOnce("parents", parents, Float64Array, { maxLength: MAX_JOINTS });
+  checkParents(list);
+  return list;
+}
+
+/** Parents must be -1 (a root) or an earlier joint, so one forward pass works. */
+function checkParents(parents: Float64Array): void {
   for (let i = 0; i < parents.length; i++) {
     const p = parents[i];
     if (!Number.isInteger(p) || p < -1 || p >= i) {
@@ -82,19 +157,24 @@ interface InfluenceTotals {
   readonly jointCount: number;
   /** Most influences of any vertex. */
   readonly maxInfluences: number;
+  /** The joints as read and checked, one per influence. */
+  readonly joints: Float64Array;
+  /** The weights as read and checked, one per influence. */
+  readonly weights: Float64Array;
 }
 
 /**
- * The one validator of skin influences. `counts` gives each vertex's
- * influences (1..255); `joints` and `weights` list them vertex by vertex.
- * Joints must be whole numbers below `jointLimit`, weights finite and
+ * Checks influence lists: each vertex's count (of `counts`, already read
+ * once by the caller) must be 1..255; `joints` and `weights`, read once
+ * here, must hold at least as many values as the counts add up to; joint
+ * indices must be whole numbers below `jointLimit`; weights finite and
  * >= 0, and, with `positiveSums`, each vertex's weights must sum above 0.
  * Names use `where` (for example `"joints"` or `"mesh 2: joints"`).
  */
 export function checkInfluences(
-  counts: ArrayLike<number>,
-  joints: ArrayLike<number>,
-  weights: ArrayLike<number>,
+  counts: Float64Array | Uint8Array,
+  jointsGiven: ArrayLike<number>,
+  weightsGiven: ArrayLike<number>,
   jointLimit: number,
   options: {
     readonly positiveSums?: boolean;
@@ -104,9 +184,6 @@ export function checkInfluences(
 ): InfluenceTotals {
   const where = options.where ? `${options.where}: ` : "";
   const countsName = options.countsName ?? "counts";
-  if (!counts || typeof counts.length !== "number") {
-    throw new RangeError(`${where}influence counts: expected an array of counts`);
-  }
   let influenceCount = 0, maxInfluences = 0;
   for (let v = 0; v < counts.length; v++) {
     const n = counts[v];
@@ -118,13 +195,9 @@ export function checkInfluences(
     influenceCount += n;
     if (n > maxInfluences) maxInfluences = n;
   }
-  for (const [name, list] of [["joints", joints], ["weights", weights]] as const) {
-    if (!list || typeof list.length !== "number" || list.length < influenceCount) {
-      throw new RangeError(
-        `${where}${name}: expected at least ${influenceCount} values, got ${list?.length}`,
-      );
-    }
-  }
+  const count = { count: influenceCount };
+  const joints = readOnce(`${where}joints`, jointsGiven, Float64Array, count);
+  const weights = readOnce(`${where}weights`, weightsGiven, Float64Array, count);
   let maxJoint = -1;
   for (let v = 0, k = 0; v < counts.length; v++) {
     let sum = 0;
@@ -154,26 +227,22 @@ export function checkInfluences(
     influenceCount,
     jointCount: maxJoint + 1,
     maxInfluences,
+    joints,
+    weights,
   };
 }
 
 /**
- * Copies the first `count` values of `source` (already checked) into `target`
- * at element `at`, through a view of exactly `count` elements, so that no
- * source, however it answers `length` or `subarray`, writes past its section;
- * typed arrays copy without a boxed number per element.
+ * Copies the first `count` values of `source` (read once and checked) into
+ * `target` at element `at`, refusing a section that does not fit.
  */
 export function copyChecked(
   target: Float32Array | Uint16Array | Uint32Array,
   at: number,
-  source: ArrayLike<number>,
+  source: Float32Array | Float64Array,
   count: number,
 ): void {
   const section = target.subarray(at, at + count);
   if (section.length !== count) throw new RangeError(`copy: ${count} values do not fit at ${at}`);
-  if (ArrayBuffer.isView(source) && !(source instanceof DataView)) {
-    section.set((source as Float32Array).subarray(0, count));
-  } else {
-    for (let i = 0; i < count; i++) section[i] = source[i];
-  }
+  section.set(source.subarray(0, count));
 }

@@ -21,10 +21,14 @@ import {
   checkFinite,
   checkIndex,
   checkInfluences,
-  checkParents,
   copyChecked,
   MAX_INFLUENCES,
   MAX_MESH_MAGNITUDE,
+  MAX_PARTS,
+  MAX_SKIN_JOINTS,
+  MAX_VERTICES,
+  readOnce,
+  readParents,
 } from "./_checks.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "./layout.ts";
 import {
@@ -60,10 +64,10 @@ export class ParentIndices extends ImmutableBuffer {
    * joint whose parent is not an integer in `-1 .. joint - 1`.
    */
   constructor(parents: ArrayLike<number>, core: Core = Core.default) {
-    checkParents(parents);
-    super(Math.max(2, parents.length * 2), core);
-    this.#jointCount = parents.length;
-    this.views().i16.set(Array.from(parents), this.byteOffset >> 1);
+    const list = readParents(parents);
+    super(Math.max(2, list.length * 2), core);
+    this.#jointCount = list.length;
+    this.views().i16.set(list, this.byteOffset >> 1);
   }
 
   /** Number of joints. */
@@ -115,20 +119,26 @@ export class WeightedBases extends ImmutableBuffer {
     influences: InfluenceLists,
     core: Core = Core.default,
   ) {
-    const { vertexCount, influenceCount, jointCount } = checkInfluences(
-      influences?.counts,
-      influences?.joints,
-      influences?.weights,
-      Math.floor(inverseBind.length / MATRIX_FLOATS),
+    if (!influences?.counts || typeof influences.counts.length !== "number") {
+      throw new RangeError("influence counts: expected an array of counts");
+    }
+    const countList = readOnce("counts", influences.counts, Float64Array, {
+      maxLength: MAX_VERTICES,
+    });
+    const ib = readOnce("inverseBind", inverseBind, Float32Array, {
+      maxLength: MAX_SKIN_JOINTS * MATRIX_FLOATS,
+    });
+    const { vertexCount, influenceCount, jointCount, joints: jointList, weights } = checkInfluences(
+      countList,
+      influences.joints,
+      influences.weights,
+      Math.floor(ib.length / MATRIX_FLOATS),
     );
-    checkFinite(
-      "positions",
-      positions,
-      VERTEX_FLOATS,
-      vertexCount * VERTEX_FLOATS,
-      MAX_MESH_MAGNITUDE,
-    );
-    checkFinite("inverseBind", inverseBind, MATRIX_FLOATS, inverseBind.length);
+    const points = readOnce("positions", positions, Float32Array, {
+      count: vertexCount * VERTEX_FLOATS,
+    });
+    checkFinite("positions", points, VERTEX_FLOATS, points.length, MAX_MESH_MAGNITUDE);
+    checkFinite("inverseBind", ib, MATRIX_FLOATS, ib.length);
     const basesBytes = influenceCount * 16;
     const jointsBytes = Math.ceil(influenceCount * 2 / 16) * 16;
     super(basesBytes + jointsBytes + vertexCount, core);
@@ -143,15 +153,14 @@ export class WeightedBases extends ImmutableBuffer {
       (this.#jointsOffset >> 1) + influenceCount,
     );
     const counts = m.u8.subarray(this.#countsOffset, this.#countsOffset + vertexCount);
-    joints.set(Array.from(influences.joints).slice(0, influenceCount));
-    counts.set(Array.from(influences.counts));
-    const ib = Float32Array.from(inverseBind);
+    joints.set(jointList);
+    counts.set(countList);
     const bases = m.f32.subarray(this.byteOffset >> 2, (this.byteOffset >> 2) + influenceCount * 4);
     let k = 0;
     for (let v = 0; v < vertexCount; v++) {
-      const px = positions[v * 4], py = positions[v * 4 + 1], pz = positions[v * 4 + 2];
+      const px = points[v * 4], py = points[v * 4 + 1], pz = points[v * 4 + 2];
       for (let i = 0; i < counts[v]; i++, k++) {
-        const j = joints[k] * MATRIX_FLOATS, w = influences.weights[k];
+        const j = joints[k] * MATRIX_FLOATS, w = weights[k];
         bases[k * 4] = w * (ib[j] * px + ib[j + 1] * py + ib[j + 2] * pz + ib[j + 3]);
         bases[k * 4 + 1] = w * (ib[j + 4] * px + ib[j + 5] * py + ib[j + 6] * pz + ib[j + 7]);
         bases[k * 4 + 2] = w * (ib[j + 8] * px + ib[j + 9] * py + ib[j + 10] * pz + ib[j + 11]);
@@ -233,7 +242,9 @@ export class SkinMesh extends ImmutableBuffer {
 
   /** Copies and validates `data` into `core`. */
   constructor(data: SkinMeshData, core: Core = Core.default) {
-    const parts = Array.from(data?.parts ?? []);
+    // Each field read once, and each list once, before anything is checked.
+    const { parts: partsGiven, joints, weights, positions, normals, tangents } = data ?? {};
+    const parts = readOnce("parts", partsGiven ?? [], Float64Array, { maxLength: 2 * MAX_PARTS });
     if (parts.length % 2 !== 0) {
       throw new RangeError(
         `parts: expected [influences, vertexCount] pairs, got ${parts.length} numbers`,
@@ -247,34 +258,36 @@ export class SkinMesh extends ImmutableBuffer {
           `parts[${p}]: influences per vertex must be 1..${MAX_INFLUENCES}, got ${k}`,
         );
       }
-      if (!Number.isInteger(n) || n < 0 || n > 2 ** 28) {
+      if (!Number.isInteger(n) || n < 0) {
         throw new RangeError(`parts[${p + 1}]: vertex count must be a whole number >= 0, got ${n}`);
+      }
+      if (n > MAX_VERTICES - vertexTotal) {
+        throw new RangeError(`parts[${p + 1}]: the parts hold more than ${MAX_VERTICES} vertices`);
       }
       vertexTotal += n;
     }
     // The streams bound the vertex count before anything is sized by it.
     const floats = vertexTotal * VERTEX_FLOATS;
+    const streams = { positions, normals, tangents };
+    const read = {} as Record<keyof typeof streams, Float32Array | undefined>;
     for (const name of ["positions", "normals", "tangents"] as const) {
-      if (name === "positions" || data[name]) {
-        checkFinite(name, data[name]!, VERTEX_FLOATS, floats, MAX_MESH_MAGNITUDE);
+      if (name === "positions" || streams[name]) {
+        read[name] = readOnce(name, streams[name], Float32Array, { count: floats });
+        checkFinite(name, read[name]!, VERTEX_FLOATS, floats, MAX_MESH_MAGNITUDE);
       }
     }
     const counts = new Uint8Array(vertexTotal);
     for (let p = 0, at = 0; p < parts.length; p += 2) counts.fill(parts[p], at, at += parts[p + 1]);
-    const { vertexCount, influenceCount, jointCount, maxInfluences } = checkInfluences(
-      counts,
-      data.joints,
-      data.weights,
-      65536,
-    );
+    const influences = checkInfluences(counts, joints, weights, MAX_SKIN_JOINTS);
+    const { vertexCount, influenceCount, jointCount, maxInfluences } = influences;
     const pad = (bytes: number) => Math.ceil(bytes / 16) * 16;
     const sections = {
       parts: pad(parts.length * 4),
       joints: pad(influenceCount * 2),
       weights: pad(influenceCount * 4),
       positions: floats * 4,
-      normals: data.normals ? floats * 4 : 0,
-      tangents: data.tangents ? floats * 4 : 0,
+      normals: read.normals ? floats * 4 : 0,
+      tangents: read.tangents ? floats * 4 : 0,
     };
     super(Object.values(sections).reduce((a, b) => a + b, 0), core);
     let at = this.byteOffset;
@@ -295,15 +308,15 @@ export class SkinMesh extends ImmutableBuffer {
     this.#partCount = parts.length / 2;
     this.#jointCount = jointCount;
     this.#maxInfluences = maxInfluences;
-    this.#hasNormals = !!data.normals;
-    this.#hasTangents = !!data.tangents;
+    this.#hasNormals = !!read.normals;
+    this.#hasTangents = !!read.tangents;
     const m = this.views(), o = this.#offsets;
     m.u32.set(parts, o.parts >> 2);
-    copyChecked(m.u16, o.joints >> 1, data.joints, influenceCount);
-    copyChecked(m.f32, o.weights >> 2, data.weights, influenceCount);
-    copyChecked(m.f32, o.positions >> 2, data.positions, floats);
-    if (data.normals) copyChecked(m.f32, o.normals >> 2, data.normals, floats);
-    if (data.tangents) copyChecked(m.f32, o.tangents >> 2, data.tangents, floats);
+    copyChecked(m.u16, o.joints >> 1, influences.joints, influenceCount);
+    copyChecked(m.f32, o.weights >> 2, influences.weights, influenceCount);
+    copyChecked(m.f32, o.positions >> 2, read.positions!, floats);
+    if (read.normals) copyChecked(m.f32, o.normals >> 2, read.normals, floats);
+    if (read.tangents) copyChecked(m.f32, o.tangents >> 2, read.tangents, floats);
   }
 
   /** Number of vertices. */

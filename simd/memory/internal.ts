@@ -7,7 +7,14 @@
  * @module
  */
 
-export { checkFinite, checkInfluences, MAX_INFLUENCES, MAX_MESH_MAGNITUDE } from "./_checks.ts";
+export {
+  checkFinite,
+  checkInfluences,
+  MAX_INFLUENCES,
+  MAX_MESH_MAGNITUDE,
+  readOnce,
+  readParents,
+} from "./_checks.ts";
 export { coreFromInstance, coreKernels, coreMemory } from "./_instance.ts";
 export { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "./_memory.ts";
 export { findNonFinitePose, writeJointPose } from "./_pose.ts";

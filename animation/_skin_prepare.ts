@@ -124,7 +124,7 @@ interface PreparedMesh {
     readonly tangents?: Float32Array;
   };
   readonly vertexCount: number;
-  readonly counts: Float64Array;
+  readonly counts: ArrayLike<number>;
   /** Source vertices in output order (see `outputVertexOrder`). */
   readonly order: Uint32Array;
   /** First influence of each source vertex. */

@@ -43,20 +43,57 @@ interface ReadCount {
   readonly exact?: boolean;
 }
 
+/** A typed array of numbers (not of bigints). */
+export type NumberArray =
+  | Float64Array
+  | Float32Array
+  | Int32Array
+  | Uint32Array
+  | Int16Array
+  | Uint16Array
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray;
+
+/** Typed arrays whose every value is a whole number: copied as they are. */
+const WHOLE_KINDS = new Set([
+  "Int32Array",
+  "Uint32Array",
+  "Int16Array",
+  "Uint16Array",
+  "Int8Array",
+  "Uint8Array",
+  "Uint8ClampedArray",
+]);
+
 /**
- * `values` read once, into a new array of type `Out` that the caller owns:
- * its length once (checked against `count` or `maxLength` before any element
- * is read), then each element once. The checks and the copy that follow
- * see one answer, however `values` answers `length`, an element, `subarray`
- * or its species from one read to the next; a typed array is read through
- * the typed arrays' own accessors, in one copy.
+ * `values` read once, into a new array the caller owns: its length once
+ * (checked against `count` or `maxLength` before any element is read),
+ * then each element once. The checks and the copy that follow see one
+ * answer, however `values` answers `length`, an element, `subarray` or its
+ * species from one read to the next. A typed array is read through the
+ * typed arrays' own accessors, in one copy: into an `Out`, or of its own
+ * kind when it is an `Out` or (for a `Float64Array` asked) holds whole
+ * numbers; any other array-like into an `Out`.
  */
-export function readOnce<T extends Float32Array | Float64Array>(
+export function readOnce(
   name: string,
   values: ArrayLike<number> | null | undefined,
-  Out: new (length: number) => T,
+  Out: Float32ArrayConstructor,
+  count: ReadCount,
+): Float32Array;
+export function readOnce(
+  name: string,
+  values: ArrayLike<number> | null | undefined,
+  Out: Float64ArrayConstructor,
+  count: ReadCount,
+): NumberArray;
+export function readOnce(
+  name: string,
+  values: ArrayLike<number> | null | undefined,
+  Out: Float32ArrayConstructor | Float64ArrayConstructor,
   { count, maxLength = Infinity, exact = false }: ReadCount,
-): T {
+): NumberArray {
   const kind = values === null || (typeof values !== "object" && typeof values !== "function")
     ? undefined
     : typedName.call(values) as string | undefined;
@@ -70,14 +107,20 @@ export function readOnce<T extends Float32Array | Float64Array>(
       `${name}: expected ${exact ? "" : "at least "}${count} values, got ${length}`,
     );
   }
-  const n = count ?? length!, out = new Out(n);
+  const n = count ?? length!;
   if (kind !== undefined) {
-    const View =
-      (globalThis as unknown as Record<string, new (b: unknown, o: unknown, n: number) => T>)[kind];
-    out.set(new View(typedBuffer.call(values), typedOffset.call(values), n));
-  } else {
-    for (let i = 0; i < n; i++) out[i] = values![i];
+    const View = (globalThis as unknown as Record<
+      string,
+      new (b: unknown, o: unknown, n: number) => NumberArray
+    >)[kind];
+    const view = new View(typedBuffer.call(values), typedOffset.call(values), n);
+    if ((Out === Float64Array && WHOLE_KINDS.has(kind)) || kind === Out.name) return view.slice();
+    const out = new Out(n);
+    out.set(view);
+    return out;
   }
+  const out = new Out(n);
+  for (let i = 0; i < n; i++) out[i] = values![i];
   return out;
 }
 
@@ -99,7 +142,7 @@ export function checkIndex(name: string, value: number, length: number): void {
  * `parents` read once and checked: each -1 (a root) or an earlier joint,
  * so one forward pass works.
  */
-export function readParents(parents: ArrayLike<number>): Float64Array {
+export function readParents(parents: ArrayLike<number>): NumberArray {
   const length = typeof parents?.length === "number" ? parents.length : 0;
   if (length > MAX_JOINTS) {
     throw new RangeError(`parents: at most ${MAX_JOINTS} joints, got ${length}`);
@@ -110,7 +153,7 @@ export function readParents(parents: ArrayLike<number>): Float64Array {
 }
 
 /** Parents must be -1 (a root) or an earlier joint, so one forward pass works. */
-function checkParents(parents: Float64Array): void {
+function checkParents(parents: NumberArray): void {
   for (let i = 0; i < parents.length; i++) {
     const p = parents[i];
     if (!Number.isInteger(p) || p < -1 || p >= i) {
@@ -158,9 +201,9 @@ interface InfluenceTotals {
   /** Most influences of any vertex. */
   readonly maxInfluences: number;
   /** The joints as read and checked, one per influence. */
-  readonly joints: Float64Array;
+  readonly joints: NumberArray;
   /** The weights as read and checked, one per influence. */
-  readonly weights: Float64Array;
+  readonly weights: NumberArray;
 }
 
 /**
@@ -172,7 +215,7 @@ interface InfluenceTotals {
  * Names use `where` (for example `"joints"` or `"mesh 2: joints"`).
  */
 export function checkInfluences(
-  counts: Float64Array | Uint8Array,
+  counts: NumberArray,
   jointsGiven: ArrayLike<number>,
   weightsGiven: ArrayLike<number>,
   jointLimit: number,
@@ -239,7 +282,7 @@ export function checkInfluences(
 export function copyChecked(
   target: Float32Array | Uint16Array | Uint32Array,
   at: number,
-  source: Float32Array | Float64Array,
+  source: NumberArray,
   count: number,
 ): void {
   const section = target.subarray(at, at + count);

@@ -23,7 +23,7 @@ export class ReadRefusal extends Error {
  * a drive letter or NUL (also when percent-encoded), a query or fragment,
  * invalid percent-encoding, and a `..` that climbs above the folder.
  */
-function confineUri(uri: string): string {
+export function confineUri(uri: string): string {
   if (typeof uri !== "string" || uri.length === 0) throw new ReadRefusal("the URI is empty");
   if (/^[a-z][a-z0-9+.-]*:/i.test(uri)) {
     throw new ReadRefusal("only URIs relative to the model's folder are read");

@@ -14,6 +14,7 @@ import { readDrawAttributes, readIndices, readSkinnedPrimitive } from "./_primit
 import { clipFor, readAnimation } from "./_animations.ts";
 import { defaultWeights, readMorphTargets } from "./_morph.ts";
 import { attachedNodes, readAttachedPrimitive } from "./_attached.ts";
+import type { readAppearance } from "./_appearance.ts";
 import type {
   GltfDrawAttributes,
   GltfImport,
@@ -29,8 +30,13 @@ interface ReadPrimitive {
 }
 
 /** Converts `document`; failures name their JSON pointer. */
-export function convert(ctx: ImportContext, document: Document): GltfImport {
+export function convert(
+  ctx: ImportContext,
+  document: Document,
+  appearance: ReturnType<typeof readAppearance>,
+): GltfImport {
   const root = document.getRoot();
+  const materialOf = (m: number, p: number) => appearance.primitiveMaterials[m]?.[p] ?? -1;
   const nodes = root.listNodes();
   const meshes = root.listMeshes();
   const skins = root.listSkins();
@@ -66,7 +72,9 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
             const base = readSkinnedPrimitive(ctx, prim, built.skinJoints[k], pointer);
             read.set(prim, primitive = completePrimitive(ctx, prim, mesh, base, pointer));
           }
-          primitives.push(instance(ctx, node, nodeIndex, m, p, prim, primitive, s));
+          primitives.push(
+            instance(ctx, node, nodeIndex, m, p, prim, primitive, s, materialOf(m, p)),
+          );
         });
       }
     });
@@ -77,7 +85,7 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
         const pointer = `/meshes/${m}/primitives/${p}`;
         const base = readAttachedPrimitive(ctx, prim, joint, pointer);
         const read = completePrimitive(ctx, prim, mesh, base, pointer);
-        primitives.push(instance(ctx, node, nodeIndex, m, p, prim, read, -1));
+        primitives.push(instance(ctx, node, nodeIndex, m, p, prim, read, -1, materialOf(m, p)));
       });
     }
     const meshNodes = new Set([...group.flatMap((s) => skinnedNodes[s]), ...attached[g]]);
@@ -97,7 +105,8 @@ export function convert(ctx: ImportContext, document: Document): GltfImport {
       clips,
     };
   });
-  return { name: ctx.file, skeletons, warnings: ctx.warnings };
+  const { primitiveMaterials: _, ...looks } = appearance;
+  return { name: ctx.file, skeletons, warnings: ctx.warnings, ...looks };
 }
 
 /** A primitive's vertex data completed from its skin: morph targets, indices, draw attributes. */
@@ -126,6 +135,7 @@ function instance(
   prim: Primitive,
   read: ReadPrimitive,
   gltfSkin: number,
+  material: number,
 ): GltfSkinnedPrimitive {
   const mesh = node.getMesh()!, targetCount = prim.listTargets().length;
   ctx.spend(16 + targetCount, `/meshes/${m}/primitives/${p}`, "another instance of the primitive");
@@ -139,5 +149,6 @@ function instance(
     morphWeights: defaultWeights(node, mesh, targetCount),
     mode: prim.getMode(),
     gltfSkin,
+    material,
   };
 }

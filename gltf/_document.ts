@@ -21,6 +21,7 @@ import {
   validateNodes,
   validateSkins,
 } from "./_validate_scene.ts";
+import { readAppearance } from "./_appearance.ts";
 import type { UriResolver } from "./types.ts";
 
 /** A parser that never reads a URI: every resource is given to it. */
@@ -53,6 +54,7 @@ class CollectingLogger implements ILogger {
 interface ReadDocument {
   readonly document: Document;
   readonly accessors: readonly AccessorInfo[];
+  readonly appearance: ReturnType<typeof readAppearance>;
 }
 
 /** Validates and parses `bytes`, loading external buffers through `resolveUri`. */
@@ -113,7 +115,12 @@ export async function readDocument(
     // Validation leaves the parser nothing to object to; this names what it did.
     ctx.fail("", `the parser failed on validated data (${messageOf(e)})`, e);
   }
-  return { document, accessors: data.accessorInfo };
+  const appearance = readAppearance(ctx, root, data.bufferViews.length, (v) => {
+    const view = data.bufferViews[v];
+    const start = view.byteOffset as number;
+    return buffers[view.buffer as number].subarray(start, start + (view.byteLength as number));
+  });
+  return { document, accessors: data.accessorInfo, appearance };
 }
 
 async function resolve(

@@ -49,8 +49,12 @@
  * that).
  *
  * Rotations (rest pose, `LINEAR` and `STEP` keys) are normalized, since
- * real files are off by up to 2e-4. Not imported: cameras, materials,
- * images (never decoded), and meshes without a skin, unless
+ * real files are off by up to 2e-4. Materials, textures, samplers and
+ * images come as plain data for a renderer (`materials`, and each
+ * primitive's `material`; see `_appearance.ts`): an image is handed out as
+ * a `data:` URI, its buffer view's bytes, or a path the loader's own rule
+ * keeps inside the model's folder, never read or decoded. Not imported:
+ * cameras, extensions, and meshes without a skin, unless
  * `attachedMeshes` is set: then a mesh on a node in a skeleton's hierarchy
  * comes as a one-joint skin of it (its node a joint bound with the
  * identity), so that a face, helmet or weapon moves with the character.
@@ -86,11 +90,16 @@ export { GltfImportError, type GltfImportErrorOptions } from "./errors.ts";
 export {
   DEFAULT_GLTF_LIMITS,
   type GltfDrawAttributes,
+  type GltfImage,
   type GltfImport,
   type GltfLimits,
+  type GltfMaterial,
+  type GltfSampler,
   type GltfSkeleton,
   type GltfSkin,
   type GltfSkinnedPrimitive,
+  type GltfTexture,
+  type GltfTextureRef,
   type ImportGltfOptions,
   type ParseGltfOptions,
   type UriResolver,
@@ -132,8 +141,13 @@ export async function parseGltf(
   }
   const ctx = new ImportContext(name, limits, options.attachedMeshes === true);
   try {
-    const { document } = await readDocument(ctx, bytes, options.resolveUri, limits.maxFileBytes);
-    return convert(ctx, document);
+    const { document, appearance } = await readDocument(
+      ctx,
+      bytes,
+      options.resolveUri,
+      limits.maxFileBytes,
+    );
+    return convert(ctx, document, appearance);
   } catch (e) {
     if (e instanceof GltfImportError) throw e;
     // Every stage checks what it reads; this would be a bug, still reported as the file's error.

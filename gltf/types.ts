@@ -177,6 +177,8 @@ export interface GltfSkinnedPrimitive {
    * node's joint.
    */
   readonly gltfSkin: number;
+  /** glTF index of the primitive's material in {@linkcode GltfImport.materials}; -1 for none. */
+  readonly material: number;
 }
 
 /** One glTF skin of a {@linkcode GltfSkeleton}: its joints in the skeleton's numbering. */
@@ -255,4 +257,106 @@ export interface GltfImport {
   readonly skeletons: readonly GltfSkeleton[];
   /** Problems that did not stop the import. */
   readonly warnings: readonly string[];
+  /** The file's materials, in file order (see {@linkcode GltfSkinnedPrimitive.material}). */
+  readonly materials: readonly GltfMaterial[];
+  /** The file's textures: an image and a sampler each. */
+  readonly textures: readonly GltfTexture[];
+  /** The file's texture samplers (WebGL enums, as glTF gives them). */
+  readonly samplers: readonly GltfSampler[];
+  /** The file's images, never read or decoded by Marrow (see {@linkcode GltfImage}). */
+  readonly images: readonly GltfImage[];
+}
+
+/** The appearance part of a {@linkcode GltfImport}. */
+export type GltfAppearance = Pick<GltfImport, "materials" | "textures" | "samplers" | "images">;
+
+/** A material's use of a texture. */
+export interface GltfTextureRef {
+  /** Index in {@linkcode GltfImport.textures}. */
+  readonly texture: number;
+  /** Which `TEXCOORD_n` set it reads (only `TEXCOORD_0` is imported, as `draw.uvs`). */
+  readonly texCoord: number;
+  /** A normal texture's scale. */
+  readonly scale?: number;
+  /** An occlusion texture's strength. */
+  readonly strength?: number;
+}
+
+/**
+ * A glTF metallic-roughness material as plain data, with glTF's defaults
+ * filled in. A field of the wrong type or out of range takes its default
+ * (the import's `warnings` name its JSON pointer); extensions are left out.
+ */
+export interface GltfMaterial {
+  /** Material name (may be empty). */
+  readonly name: string;
+  /** Linear RGBA multiplier of the base colour. */
+  readonly baseColorFactor: readonly number[];
+  /** Base colour texture (sRGB). */
+  readonly baseColorTexture?: GltfTextureRef;
+  /** Metalness, 0..1. */
+  readonly metallicFactor: number;
+  /** Roughness, 0..1. */
+  readonly roughnessFactor: number;
+  /** Metalness (blue) and roughness (green) texture. */
+  readonly metallicRoughnessTexture?: GltfTextureRef;
+  /** Tangent-space normal map, with its `scale`. */
+  readonly normalTexture?: GltfTextureRef;
+  /** Ambient occlusion (red), with its `strength`. */
+  readonly occlusionTexture?: GltfTextureRef;
+  /** Emissive colour texture (sRGB). */
+  readonly emissiveTexture?: GltfTextureRef;
+  /** Linear RGB emissive multiplier. */
+  readonly emissiveFactor: readonly number[];
+  /** How alpha is used. */
+  readonly alphaMode: "OPAQUE" | "MASK" | "BLEND";
+  /** Alpha below which a `MASK` material is cut out. */
+  readonly alphaCutoff: number;
+  /** Whether back faces are drawn. */
+  readonly doubleSided: boolean;
+}
+
+/** A glTF texture: indices of its image and sampler, -1 for none. */
+export interface GltfTexture {
+  /** Index in {@linkcode GltfImport.samplers}, -1 for glTF's default (repeat, auto filtering). */
+  readonly sampler: number;
+  /** Index in {@linkcode GltfImport.images}, -1 when the texture has none. */
+  readonly image: number;
+}
+
+/** A glTF sampler: WebGL filter and wrap enums. */
+export interface GltfSampler {
+  /** 9728 (nearest) or 9729 (linear); absent: the renderer's choice. */
+  readonly magFilter?: number;
+  /** One of WebGL's six minification filters; absent: the renderer's choice. */
+  readonly minFilter?: number;
+  /** 33071 (clamp), 33648 (mirrored repeat) or 10497 (repeat). */
+  readonly wrapS: number;
+  /** As `wrapS`, for t. */
+  readonly wrapT: number;
+}
+
+/**
+ * One image of the file, as a renderer may load it; Marrow never reads or
+ * decodes images. Exactly one of `uri`, `bytes` or `refused` is present:
+ *
+ * - `uri`: a base64 `data:` URI of a PNG or JPEG, or a path relative to the
+ *   model's folder, percent-encoded and normalized by the loader's own
+ *   rule for its buffers (no scheme, no absolute path, no `..` above the
+ *   folder, no query): resolve it against the model's URL;
+ * - `bytes`: the image's buffer view (a GLB's embedded image), unread;
+ * - `refused`: why no URI is handed out (a path that leaves the folder, a
+ *   scheme such as `http:` or `file:`, another kind of `data:` URI).
+ */
+export interface GltfImage {
+  /** Image name (may be empty). */
+  readonly name: string;
+  /** `image/png` or `image/jpeg` when the file says so. */
+  readonly mimeType?: string;
+  /** Where to load the image from (see above). */
+  readonly uri?: string;
+  /** The image's bytes, from its buffer view. */
+  readonly bytes?: Uint8Array;
+  /** Why the image is not handed out. */
+  readonly refused?: string;
 }

@@ -44,7 +44,7 @@ interface ReadCount {
 }
 
 /** A typed array of numbers (not of bigints). */
-export type NumberArray =
+type NumberArray =
   | Float64Array
   | Float32Array
   | Int32Array

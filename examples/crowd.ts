@@ -22,7 +22,9 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
+import { addMorphWeights, setMorphWeights } from "../morph.ts";
 import { Core, type CoreBuild, type WorkerPool } from "../kernels.ts";
+import type { GltfImport, GltfMaterial } from "../gltf/mod.ts";
 import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import { createCylinder, waveClip } from "../procedural/cylinder.ts";
 
@@ -33,6 +35,10 @@ export interface DemoMesh {
   readonly indices?: Uint16Array | Uint32Array;
   /** glTF primitive mode (4 = triangles). */
   readonly mode: number;
+  /** `TEXCOORD_0` in the mesh's skinned output order, 2 floats per vertex. */
+  readonly uvs?: Float32Array;
+  /** The mesh's glTF material (its textures in {@linkcode DemoCharacter.appearance}). */
+  readonly material?: GltfMaterial;
 }
 
 /** What a demo scene is made of, independent of the core it runs on. */
@@ -43,6 +49,8 @@ export interface DemoCharacter {
   readonly meshes: readonly DemoMesh[];
   /** The clip every entity plays, if any. */
   readonly clip?: Clip;
+  /** The file's textures, samplers and images, which the meshes' materials name. */
+  readonly appearance?: Pick<GltfImport, "textures" | "samplers" | "images">;
   /** Called for each entity once it plays the clip (the layered mode adds layers). */
   readonly setup?: (world: object, eid: number, skeleton: SkeletonAsset) => void;
 }
@@ -75,6 +83,9 @@ export class Crowd {
   readonly skin: SkinAsset;
   readonly entities: readonly number[];
   readonly #pipeline: AnimationPipeline;
+  /** Scratch for the morph weights the demo sets each frame. */
+  readonly #weights: Float32Array;
+  #time = 0;
 
   /**
    * Builds `count` entities wearing `character` on a new core of `build`,
@@ -87,9 +98,13 @@ export class Crowd {
     this.skeleton = new SkeletonAsset(character.skeleton, this.core);
     this.skin = new SkinAsset(this.skeleton, character.meshes.map((m) => m.skin));
     const entities: number[] = [];
+    const morphs = this.skin.morphTargetNames.length;
+    this.#weights = new Float32Array(morphs);
     for (let i = 0; i < count; i++) {
       const eid = addEntity(this.world);
       addCharacter(this.world, eid, this.skeleton, this.skin);
+      // A face with blend shapes makes faces: its clips key them at 0, so the demo sets them.
+      if (morphs > 0) addMorphWeights(this.world, eid);
       if (character.clip) playClip(this.world, eid, character.clip, { time: i * PHASE });
       character.setup?.(this.world, eid, this.skeleton);
       entities.push(eid);
@@ -107,6 +122,15 @@ export class Crowd {
    * system's time in milliseconds to `times` when given.
    */
   frame(deltaSeconds: number, times?: Map<string, number>): void {
+    this.#time += deltaSeconds;
+    const weights = this.#weights;
+    for (let i = 0; weights.length > 0 && i < this.entities.length; i++) {
+      // Each target swells and fades in turn, each entity out of step.
+      for (let t = 0; t < weights.length; t++) {
+        weights[t] = Math.max(0, Math.sin(this.#time * 1.5 - t * 2.1 + i * 0.7));
+      }
+      setMorphWeights(this.world, this.entities[i], weights);
+    }
     for (const system of this.#pipeline.systems) {
       const start = performance.now();
       system.run(this.world, deltaSeconds);

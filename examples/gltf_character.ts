@@ -38,7 +38,14 @@ export function gltfCharacter(model: GltfImport, clipName?: string): DemoCharact
   // A mesh instanced twice with the same skin is skinned (and drawn) once.
   const meshes = new Map<object, DemoMesh>();
   for (const p of skeleton.primitives) {
-    if (!meshes.has(p.skin)) meshes.set(p.skin, { skin: p.skin, indices: p.indices, mode: p.mode });
+    if (meshes.has(p.skin)) continue;
+    meshes.set(p.skin, {
+      skin: p.skin,
+      indices: p.indices,
+      mode: p.mode,
+      uvs: p.draw.uvs,
+      material: p.material >= 0 ? model.materials[p.material] : undefined,
+    });
   }
   return {
     name: `${model.name}${
@@ -47,5 +54,6 @@ export function gltfCharacter(model: GltfImport, clipName?: string): DemoCharact
     skeleton: skeleton.skeleton,
     meshes: [...meshes.values()],
     clip,
+    appearance: model,
   };
 }

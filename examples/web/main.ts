@@ -20,6 +20,8 @@ import { parseGltf } from "../../gltf/mod.ts";
 import { Core, type CoreBuild } from "../../kernels.ts";
 import { Crowd, cylinderCharacter, type DemoCharacter } from "../crowd.ts";
 import { gltfCharacter } from "../gltf_character.ts";
+import { plainMaterial, threeMaterial, uvAttribute } from "./_materials.ts";
+import { canvasPixels, colourFamilies } from "./_pixels.ts";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const canvas = $<HTMLCanvasElement>("view");
@@ -70,6 +72,12 @@ function refresh(buffer: THREE.InterleavedBuffer, view: Float32Array, direct: bo
   buffer.needsUpdate = true;
 }
 
+/** The model the page opens on: freely licensed, textured, animated. */
+const OPENING_MODEL = "CesiumMan.glb";
+
+/** Where the shown model was fetched from (its textures' folder), if from the server. */
+let modelUrl: URL | undefined;
+
 function show(character: DemoCharacter, count: number): void {
   hide();
   const crowd = new Crowd(character, count, build);
@@ -89,12 +97,11 @@ function show(character: DemoCharacter, count: number): void {
   const size = bounds.getSize(new THREE.Vector3());
   const spacing = 1.4 * Math.max(size.x, size.z, size.y * 0.35, 1e-3);
   const columns = Math.ceil(Math.sqrt(count));
-  const material = new THREE.MeshStandardMaterial({
-    color: 0xd8a878,
-    roughness: 0.6,
-    side: THREE.DoubleSide,
-    flatShading: !crowd.skin.hasNormals,
-  });
+  const flat = !crowd.skin.hasNormals;
+  const materials = character.meshes.map((mesh) =>
+    mesh.material ? threeMaterial(character, mesh.material, modelUrl, flat) : plainMaterial(flat)
+  );
+  const uvs = uvAttribute(character, crowd.skin);
   const buffers: Shown["buffers"] = [];
   // Views of a resizable buffer (those that survive growth) are refused by WebGL.
   const direct = !crowd.core.viewsSurviveGrowth;
@@ -110,8 +117,9 @@ function show(character: DemoCharacter, count: number): void {
       if (normals) {
         geometry.setAttribute("normal", new THREE.InterleavedBufferAttribute(normals, 3, 0));
       }
+      if (uvs) geometry.setAttribute("uv", uvs);
       geometry.setIndex(indices[m]);
-      const object = new THREE.Mesh(geometry, material);
+      const object = new THREE.Mesh(geometry, materials[m]);
       object.userData = { entity: i, mesh: m };
       object.frustumCulled = false; // skinned output moves; bounds would go stale
       object.position.set(
@@ -145,7 +153,17 @@ function show(character: DemoCharacter, count: number): void {
 function hide(): void {
   if (!shown) return;
   scene.remove(shown.group);
-  shown.group.traverse((o: THREE.Object3D) => o instanceof THREE.Mesh && o.geometry.dispose());
+  const materials = new Set<THREE.MeshStandardMaterial>();
+  shown.group.traverse((o: THREE.Object3D) => {
+    if (!(o instanceof THREE.Mesh)) return;
+    o.geometry.dispose();
+    materials.add(o.material);
+  });
+  for (const material of materials) {
+    material.map?.dispose();
+    material.emissiveMap?.dispose();
+    material.dispose();
+  }
   shown.crowd.dispose();
   shown = undefined;
 }
@@ -207,10 +225,12 @@ function count(): number {
   return Number.isInteger(n) && n >= 1 && n <= 1024 ? n : 16;
 }
 
-async function load(bytes: Uint8Array, name: string): Promise<void> {
+async function load(bytes: Uint8Array, name: string, url?: URL): Promise<void> {
   status.textContent = `loading ${name}…`;
   try {
-    const character = gltfCharacter(await parseGltf(bytes, { name }));
+    // Meshes hung on the skeleton's nodes (a face, a helmet) come with the character.
+    const character = gltfCharacter(await parseGltf(bytes, { name, attachedMeshes: true }));
+    modelUrl = url;
     $<HTMLInputElement>("count").value = String(Math.min(count(), 25));
     show(character, count());
   } catch (error) {
@@ -220,12 +240,13 @@ async function load(bytes: Uint8Array, name: string): Promise<void> {
 
 async function choose(model: string): Promise<void> {
   if (model === "") return show(cylinderCharacter(), count());
-  const response = await fetch(`/models/${model}`);
+  const url = new URL(`/models/${model}`, location.href);
+  const response = await fetch(url);
   if (!response.ok) {
     status.textContent = `error: /models/${model}: HTTP ${response.status}`;
     return;
   }
-  await load(new Uint8Array(await response.arrayBuffer()), model);
+  await load(new Uint8Array(await response.arrayBuffer()), model, url);
 }
 
 const select = $<HTMLSelectElement>("model");
@@ -271,11 +292,7 @@ document.body.ondrop = async (event) => {
 
 /** Renders now and reads the canvas back as grey levels, one of every `step` × `step` pixels. */
 function renderGrey(step: number): { width: number; height: number; grey: number[] } {
-  renderer.render(scene, camera);
-  const gl = renderer.getContext();
-  const { drawingBufferWidth: w, drawingBufferHeight: h } = gl;
-  const rgba = new Uint8Array(w * h * 4);
-  gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+  const { width: w, height: h, rgba } = canvasPixels(renderer, scene, camera);
   const grey: number[] = [];
   for (let y = 0; y < h; y += step) {
     for (let x = 0; x < w; x += step) {
@@ -297,12 +314,16 @@ function sourceOrderGeometry(i: number, m: number): THREE.BufferGeometry {
   const positions = crowd.positions(i), normals = crowd.normals(i);
   const sourcePositions = new Float32Array(range.vertexCount * 3);
   const sourceNormals = new Float32Array(range.vertexCount * 3);
+  const uvs = uvAttribute(character, crowd.skin)?.array as Float32Array | undefined;
+  const sourceUvs = new Float32Array(range.vertexCount * 2);
   for (let v = 0; v < range.vertexCount; v++) {
-    const o = crowd.skin.outputIndex[range.firstVertex + v] * 4;
+    const out = crowd.skin.outputIndex[range.firstVertex + v], o = out * 4;
     sourcePositions.set(positions.subarray(o, o + 3), v * 3);
     if (normals) sourceNormals.set(normals.subarray(o, o + 3), v * 3);
+    if (uvs) sourceUvs.set(uvs.subarray(out * 2, out * 2 + 2), v * 2);
   }
   const geometry = new THREE.BufferGeometry();
+  if (uvs) geometry.setAttribute("uv", new THREE.BufferAttribute(sourceUvs, 2));
   geometry.setAttribute("position", new THREE.BufferAttribute(sourcePositions, 3));
   if (normals) geometry.setAttribute("normal", new THREE.BufferAttribute(sourceNormals, 3));
   const indices = character.meshes[m].indices ??
@@ -323,6 +344,12 @@ Object.assign(globalThis, {
     get entities(): number {
       return shown?.crowd.entities.length ?? 0;
     },
+    /**
+     * Shares of the drawn pixels by colour family: "grey" (saturation below
+     * 0.25) or one of six 60° hue sectors; background pixels left out.
+     */
+    colourFamilies: (): Record<string, number> =>
+      colourFamilies(canvasPixels(renderer, scene, camera)),
     /** The canvas' pixels as grey levels, one of every `step` × `step` (bottom row first). */
     pixels: (step = 4) => renderGrey(step),
     /**
@@ -352,5 +379,8 @@ Object.assign(globalThis, {
 });
 
 const start = performance.now();
-show(cylinderCharacter(), count());
+// The page opens on a real, textured character when the server offers one.
+const opening = models.includes(OPENING_MODEL) ? OPENING_MODEL : "";
+select.value = opening;
+await choose(opening);
 requestAnimationFrame(frame);

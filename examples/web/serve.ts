@@ -20,10 +20,16 @@ import {
 
 const FIXTURES = new URL("../../tests/fixtures/gltf/", import.meta.url);
 /**
- * Models offered in the page's list (files of `tests/fixtures/gltf/`).
- * RobotExpressive is left out: only its hands are skinned.
+ * Models offered in the page's list (files of `tests/fixtures/gltf/`). The
+ * page imports meshes hung on a skeleton's nodes too (`attachedMeshes`):
+ * RobotExpressive's body and face, the face making faces (morph targets).
  */
-export const DEMO_MODELS: readonly string[] = ["CesiumMan.glb", "Fox.glb", "RiggedFigure.glb"];
+export const DEMO_MODELS: readonly string[] = [
+  "CesiumMan.glb",
+  "Fox.glb",
+  "RobotExpressive.glb",
+  "RiggedFigure.glb",
+];
 
 /** The demo's routes: the page, its bundled script, the model list and the models. */
 export async function demoRoutes(): Promise<Routes> {

@@ -1,6 +1,7 @@
 /**
  * Browser suite, web demo part: `deno task serve`'s page in headless
- * Chromium (WebGL on SwiftShader) must draw an animated crowd from
+ * Chromium (WebGL on SwiftShader) must open on a real character drawn with
+ * its texture (more than one colour family), draw an animated crowd from
  * Marrow's skinned output (pixels drawn, pixels changing between frames),
  * in the right vertex order (pixel-identical to a drawing of the same
  * frame in the file's vertex order), show its time table and core build,
@@ -71,6 +72,25 @@ async function checkAnimatedCrowd(page: Page, scene: string): Promise<void> {
   assert.ok(changed > 0.003, `${scene}: only ${(changed * 100).toFixed(2)}% of pixels changed`);
 }
 
+/**
+ * A textured drawing: at least two colour families (hue sectors or grey)
+ * each hold 5 % of the drawn pixels once the texture has loaded; a plain
+ * material, lit, stays in one.
+ */
+async function checkTextured(page: Page, scene: string): Promise<void> {
+  let families: Record<string, number> = {};
+  const deadline = Date.now() + 30_000;
+  do {
+    await pixelsAfter(page, 2);
+    families = await page.evaluate<Record<string, number>>("marrowDemo.colourFamilies()");
+    if (Object.values(families).filter((share) => share >= 0.05).length >= 2) break;
+  } while (Date.now() < deadline);
+  const shown = Object.entries(families).map(([k, v]) => `${k} ${(v * 100).toFixed(1)}%`);
+  console.log(`  ${scene}: colour families of the drawn pixels: ${shown.join(", ")}`);
+  const wide = Object.values(families).filter((share) => share >= 0.05).length;
+  assert.ok(wide >= 2, `${scene}: not textured (${shown.join(", ")})`);
+}
+
 /** The zero-copy drawing must equal the file-order drawing of the same frame, pixel for pixel. */
 async function checkVertexOrder(page: Page, scene: string): Promise<void> {
   const { differing, drawn, total } = await page.evaluate<
@@ -111,6 +131,17 @@ Deno.test("the web demo draws an animated skinned crowd with its time table", as
   try {
     await using browser = await Chromium.launch({ timeoutMs: 120_000 });
     const page = await browser.open(`${server.origin}/`);
+    // It opens on a real character, drawn with its texture, then shows the generated crowd.
+    await until(
+      page,
+      "document.getElementById('status').textContent.startsWith('CesiumMan.glb')",
+      "the opening character",
+    );
+    await checkTextured(page, "CesiumMan.glb, the opening model");
+    await checkAnimatedCrowd(page, "CesiumMan.glb, the opening model");
+    await page.evaluate(`(() => { document.getElementById("count").value = "64";
+      const s = document.getElementById("model");
+      s.value = ""; s.dispatchEvent(new Event("change")); })()`);
     await until(page, "globalThis.marrowDemo?.entities === 64", "64 entities on screen");
     await checkAnimatedCrowd(page, "generated crowd, relaxed-simd");
     await checkVertexOrder(page, "generated crowd");
@@ -157,6 +188,14 @@ Deno.test("the web demo draws an animated skinned crowd with its time table", as
     });
     await page.send("DOM.setFileInputFiles", { nodeId, files: [CESIUM_MAN] });
     await checkModel(page, "CesiumMan.glb", "file input, indexed", `${folder}/web_demo_cesium.png`);
+    await page.evaluate(`(() => { const s = document.getElementById("model");
+      s.value = "RobotExpressive.glb"; s.dispatchEvent(new Event("change")); })()`);
+    await checkModel(
+      page,
+      "RobotExpressive.glb",
+      "from the list, attached meshes and a face with morph targets",
+      `${folder}/web_demo_robot.png`,
+    );
     assert.deepEqual(page.log.filter((line) => line.startsWith("uncaught")), []);
     await page.close();
   } finally {

@@ -26,6 +26,7 @@
 
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
 import type { MorphWeightsChannel } from "./morph.ts";
+import { readOnce, typedArrayKind } from "../simd/memory/internal.ts";
 
 /**
  * A clip that cannot be played: `clip`, `channel` and `key` say where
@@ -122,26 +123,11 @@ function validateNewClip(clip: Clip): void {
   validated.add(clip);
 }
 
-// A typed array's own accessors, read off the shared prototype: an
-// instance's own `length` or `buffer` cannot answer for them.
-const TYPED_PROTOTYPE = Object.getPrototypeOf(Uint8Array.prototype);
-const typedGetter = (key: PropertyKey) =>
-  Object.getOwnPropertyDescriptor(TYPED_PROTOTYPE, key)!.get! as (this: unknown) => unknown;
-const typedName = typedGetter(Symbol.toStringTag);
-const typedBuffer = typedGetter("buffer");
-const typedOffset = typedGetter("byteOffset");
-const typedLength = typedGetter("length");
-
 /** A copy of a genuine Float32Array (undefined for anything else, which validation refuses). */
 function copyFloats(values: unknown): Float32Array | undefined {
-  if (values === null || typeof values !== "object") return undefined;
-  if (typedName.call(values) !== "Float32Array") return undefined;
-  const view = new Float32Array(
-    typedBuffer.call(values) as ArrayBuffer,
-    typedOffset.call(values) as number,
-    typedLength.call(values) as number,
-  );
-  return new Float32Array(view);
+  return typedArrayKind(values) === "Float32Array"
+    ? readOnce("keys", values as Float32Array, Float32Array, {})
+    : undefined;
 }
 
 /** A joint channel's fields read once, its keys copied. */

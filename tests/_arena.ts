@@ -20,12 +20,26 @@ import {
   MatrixBuffer,
   ParentIndices,
   PoseBuffer,
+  PoseField,
+  poseFloats,
+  poseIndex,
   SkinMesh,
   type SkinMeshData,
   VERTEX_FLOATS,
   VertexBuffer,
   WeightedBases,
 } from "../kernels.ts";
+
+/** The rest pose of `joints` joints at the origin, unrotated, unit scale. */
+export function identityPose(joints: number): Float32Array {
+  const pose = new Float32Array(poseFloats(joints));
+  for (let j = 0; j < joints; j++) {
+    for (const field of [PoseField.QW, PoseField.SX, PoseField.SY, PoseField.SZ]) {
+      pose[poseIndex(j, field)] = 1;
+    }
+  }
+  return pose;
+}
 
 // ------------------------------------------------------------------- cores
 

@@ -13,7 +13,7 @@
 
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
-import { PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
+import { identityPose } from "./_arena.ts";
 import { Core, ParentIndices, SkinMesh, WeightedBases } from "../kernels.ts";
 import { SkeletonAsset, type SkeletonDefinition, SkinAsset, type SkinDefinition } from "../mod.ts";
 import { skinInternals } from "../animation/internal.ts";
@@ -308,14 +308,3 @@ Deno.test("hostile array-likes: SkinAsset's influences are the ones it checked",
     { seed: 3705, numRuns: 400 },
   );
 });
-
-/** The rest pose of `joints` joints at the origin, unrotated, unit scale. */
-function identityPose(joints: number): Float32Array {
-  const pose = new Float32Array(poseFloats(joints));
-  for (let j = 0; j < joints; j++) {
-    for (const field of [PoseField.QW, PoseField.SX, PoseField.SY, PoseField.SZ]) {
-      pose[poseIndex(j, field)] = 1;
-    }
-  }
-  return pose;
-}

@@ -9,7 +9,7 @@
 
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
-import { PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
+import { identityPose } from "./_arena.ts";
 import { Core } from "../kernels.ts";
 import { type Clip, ClipError, SkeletonAsset } from "../mod.ts";
 import { CompactClip } from "../animation/compact_clip.ts";
@@ -109,14 +109,3 @@ Deno.test("hostile clip reads: a clip that answers differently each read builds 
     { seed: 3706, numRuns: 300 },
   );
 });
-
-/** The rest pose of `joints` joints at the origin, unrotated, unit scale. */
-function identityPose(joints: number): Float32Array {
-  const pose = new Float32Array(poseFloats(joints));
-  for (let j = 0; j < joints; j++) {
-    for (const field of [PoseField.QW, PoseField.SX, PoseField.SY, PoseField.SZ]) {
-      pose[poseIndex(j, field)] = 1;
-    }
-  }
-  return pose;
-}

@@ -33,6 +33,13 @@ const typedLength = typedAccessor("length");
 const typedBuffer = typedAccessor("buffer");
 const typedOffset = typedAccessor("byteOffset");
 
+/** The kind of typed array `values` is ("Float32Array", …), by its own slots; undefined for anything else. */
+export function typedArrayKind(values: unknown): string | undefined {
+  return values === null || (typeof values !== "object" && typeof values !== "function")
+    ? undefined
+    : typedName.call(values) as string | undefined;
+}
+
 /** What {@linkcode readOnce} reads. */
 interface ReadCount {
   /** Read exactly this many values; `values` must hold at least as many (all of them if `exact`). */
@@ -94,9 +101,7 @@ export function readOnce(
   Out: Float32ArrayConstructor | Float64ArrayConstructor,
   { count, maxLength = Infinity, exact = false }: ReadCount,
 ): NumberArray {
-  const kind = values === null || (typeof values !== "object" && typeof values !== "function")
-    ? undefined
-    : typedName.call(values) as string | undefined;
+  const kind = typedArrayKind(values);
   const length = kind === undefined ? values?.length : typedLength.call(values) as number;
   if (count === undefined) {
     if (!Number.isInteger(length) || length! < 0 || length! > maxLength) {

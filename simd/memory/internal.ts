@@ -14,6 +14,7 @@ export {
   MAX_MESH_MAGNITUDE,
   readOnce,
   readParents,
+  typedArrayKind,
 } from "./_checks.ts";
 export { coreFromInstance, coreKernels, coreMemory } from "./_instance.ts";
 export { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "./_memory.ts";

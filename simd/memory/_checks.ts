@@ -10,12 +10,9 @@
 export const MAX_INFLUENCES = 255;
 /** Most joints a skeleton may have (parents are stored as `i16`). */
 const MAX_JOINTS = 32767;
-/**
- * Largest magnitude of a bind-mesh coordinate. With skinning palettes held
- * below the same bound (the skinning systems check), every skinned value
- * stays finite: `4 * 1e18 * 1e18` is far below the f32 limit of 3.4e38.
- */
-export const MAX_MESH_MAGNITUDE = 1e18;
+// The largest magnitude of a bind-mesh coordinate is the core's (the morph
+// kernel clamps to it), so it is defined with the core's constants.
+export { MAX_MESH_MAGNITUDE } from "../abi.ts";
 
 /** `value` must be a whole number >= 0. */
 export function checkCount(name: string, value: number): void {

@@ -36,9 +36,11 @@ const weight = fc.oneof(
 );
 
 /** One target stream of a skin of `n` vertices: none, a range or a vertex list. */
-const targetStream = (n: number) =>
+const targetStream = (n: number, dense: { first: number; count: number }) =>
   fc.oneof(
     fc.constant(undefined),
+    // The mesh's range, so that runs of targets over one range come often.
+    { weight: 3, arbitrary: fc.constant({ ...dense, indices: undefined as number[] | undefined }) },
     fc.nat(n - 1).chain((first) =>
       fc.nat(n - first).map((count) => ({
         first,
@@ -65,13 +67,22 @@ const targetStream = (n: number) =>
   );
 
 const morphCase = fc.integer({ min: 1, max: 24 }).chain((n) =>
-  fc.integer({ min: 0, max: 9 }).chain((targets) =>
+  fc.record({
+    targets: fc.integer({ min: 0, max: 11 }),
+    first: fc.nat(n - 1),
+  }).chain(({ targets, first }) =>
     fc.record({
       n: fc.constant(n),
-      streams: fc.array(fc.array(targetStream(n), { minLength: targets, maxLength: targets }), {
-        minLength: 3,
-        maxLength: 3,
-      }),
+      streams: fc.array(
+        fc.array(targetStream(n, { first, count: n - first }), {
+          minLength: targets,
+          maxLength: targets,
+        }),
+        {
+          minLength: 3,
+          maxLength: 3,
+        },
+      ),
       bases: fc.array(fc.array(value, { minLength: n * 4, maxLength: n * 4 }), {
         minLength: 3,
         maxLength: 3,
@@ -95,9 +106,31 @@ function meshOf(core: Core, n: number, bases: number[][]): SkinMesh {
 
 const bitsOf = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
 
+/**
+ * The longest run of active targets of `targets` over one range (the
+ * kernel applies up to four such in one pass), so that a test can see the
+ * runs were drawn.
+ */
+function longestRun(
+  targets: readonly (MorphTargetStream | undefined)[],
+  weights: number[],
+): number {
+  let longest = 0, run = 0, last: MorphTargetStream | undefined;
+  targets.forEach((t, i) => {
+    if (t === undefined || weights[i] === 0 || t.count === 0) return;
+    const same = last !== undefined && !t.indices && !last.indices && t.first === last.first &&
+      t.count === last.count;
+    run = same ? run + 1 : t.indices ? 0 : 1;
+    last = t;
+    longest = Math.max(longest, run);
+  });
+  return longest;
+}
+
 for (const build of BUILDS) {
   Deno.test(`morph kernel (${build}): every stream is the scalar twin's, bit for bit`, () => {
     const core = coreFor(build);
+    const runs = [0, 0, 0, 0, 0, 0];
     fc.assert(
       fc.property(morphCase, ({ n, streams, bases, weights }) => {
         const mesh = meshOf(core, n, bases);
@@ -111,6 +144,7 @@ for (const build of BUILDS) {
             const at = out.byteOffset + s * n * 16;
             targets.morph(s, mesh, at, out.byteOffset, w);
             const got = out.array.slice(s * n * 4, (s + 1) * n * 4);
+            runs[Math.min(5, longestRun(streams[s], weights))]++;
             const expected = new Float32Array(n * 4);
             morphVertices(Float32Array.from(bases[s]), expected, n, streams[s], w);
             const i = bitsOf(got).findIndex((word, k) => word !== bitsOf(expected)[k]);
@@ -125,6 +159,8 @@ for (const build of BUILDS) {
       }),
       fcParams(build === "scalar" ? 150 : 400),
     );
+    // Runs of two, three, four and more than four targets over one range came.
+    assert(runs.slice(2).every((count) => count > 0), `runs drawn: ${runs}`);
   });
 }
 

@@ -2,16 +2,18 @@
  * A skin's morph targets checked and laid out for the morph kernel: every
  * mesh's targets one after the other (mesh 0's first), each stream of each
  * target in the skin's output vertex order, with 4 floats per displaced
- * vertex.
+ * vertex, and copied once into the skin's core (a {@linkcode MorphTargetBuffer}
+ * the skin frees with its mesh), where the kernel reads them.
  *
  * @module
  */
 
-import { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
+import { checkVertexList, MAX_MESH_MAGNITUDE, MorphTargetBuffer } from "../simd/memory/internal.ts";
+import type { Core } from "../simd/memory/core.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
+import type { MorphTargetStream as MorphStream } from "../simd/scalar/morph.ts";
 import type { SkinDefinition } from "./definitions.ts";
 import type { MorphDisplacements, MorphTargetDefinition } from "./morph.ts";
-import type { MorphStream } from "./_morph_apply.ts";
 
 /** The morph streams' names, in the order of {@linkcode PreparedMorph.streams}. */
 const STREAMS = ["positions", "normals", "tangents"] as const;
@@ -37,8 +39,8 @@ export interface PreparedMorph {
    * when a target displaces it, else undefined: the stream is not morphed.
    */
   readonly bases: readonly (Float32Array | undefined)[];
-  /** Where the kernel morphs one stream before it is copied to an entity's: 4 floats per vertex. */
-  readonly scratch: Float32Array;
+  /** The targets in the skin's core, where the kernel reads them; freed with the skin. */
+  readonly targets: MorphTargetBuffer;
 }
 
 /** The skin's influences in output order, for {@linkcode prepareMorph}'s joint boxes. */
@@ -56,8 +58,8 @@ interface MorphInfluences {
 /**
  * The targets of `definitions` (meshes starting at `firstVertices`, output
  * vertex `outputIndex[first + v]` for source vertex `v`), checked; undefined
- * when no mesh has any. Throws a `RangeError` naming the mesh, target, field
- * and index of the first problem.
+ * when no mesh has any, copied into `core` once all are checked. Throws a
+ * `RangeError` naming the mesh, target, field and index of the first problem.
  */
 export function prepareMorph(
   definitions: readonly SkinDefinition[],
@@ -65,6 +67,7 @@ export function prepareMorph(
   outputIndex: Uint32Array,
   has: { readonly normals: boolean; readonly tangents: boolean },
   influences: MorphInfluences,
+  core: Core,
 ): PreparedMorph | undefined {
   if (!definitions.some((d) => d.morphTargets !== undefined && d.morphTargets.length > 0)) {
     return undefined;
@@ -108,8 +111,8 @@ export function prepareMorph(
   const bases = streams.map((targets, s) =>
     targets.some((t) => t !== undefined) ? influences.streams[s] : undefined
   );
-  const scratch = new Float32Array(outputIndex.length * 4);
-  return { names, meshes: Uint32Array.from(meshOf), streams, jointBoxes, bases, scratch };
+  const targets = new MorphTargetBuffer(core, outputIndex.length, streams);
+  return { names, meshes: Uint32Array.from(meshOf), streams, jointBoxes, bases, targets };
 }
 
 /** {@linkcode PreparedMorph.jointBoxes} of the position streams `positions`. */
@@ -177,15 +180,7 @@ function layOut(
     }
     return { first, count, deltas: out };
   }
-  for (let k = 0; k < count; k++) {
-    if (!(vertices[k] < vertexCount) || (k > 0 && !(vertices[k] > vertices[k - 1]))) {
-      throw new RangeError(
-        `${at}.vertices[${k}] is ${
-          vertices[k]
-        }: vertices must increase and stay below ${vertexCount}`,
-      );
-    }
-  }
+  checkVertexList(`${at}.vertices`, vertices, count, vertexCount);
   // Sorted by output vertex, so that the kernel's writes move forward.
   const order = Uint32Array.from({ length: count }, (_, k) => k)
     .sort((a, b) => outputIndex[first + vertices[a]] - outputIndex[first + vertices[b]]);

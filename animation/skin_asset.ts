@@ -174,16 +174,21 @@ export class SkinAsset extends CoreAsset {
       outputIndex,
       { normals: hasNormals, tangents: hasTangents },
       { parts, joints, inverseBind: skeleton.inverseBind, streams: [positions, normals, tangents] },
-    );
-    const jointBoxes = jointSpaceBoxes(skeleton.inverseBind, parts, joints, positions);
-    const mesh = new SkinMesh(
-      { parts, joints, weights, positions, normals, tangents },
       skeleton.core,
     );
+    const jointBoxes = jointSpaceBoxes(skeleton.inverseBind, parts, joints, positions);
+    let mesh: SkinMesh;
+    try {
+      mesh = new SkinMesh({ parts, joints, weights, positions, normals, tangents }, skeleton.core);
+    } catch (error) {
+      morph?.targets.free();
+      throw error;
+    }
     const skeletonLifetime = lifetimeOf(skeleton);
     skeletonLifetime.acquire();
     super(() => {
       mesh.free();
+      morph?.targets.free();
       skeletonLifetime.release();
     });
     this.#skeleton = skeleton;

@@ -217,12 +217,10 @@ export function getMorphWeights(world: object, eid: number, out?: Float32Array):
  */
 export function updateMorphs(state: WorldBase, eids: ArrayLike<number>): void {
   const o = MORPH_WEIGHTS.recordOf(state), dirty = o.morphDirty;
-  let f32: Float32Array | undefined;
   for (let i = 0; i < eids.length; i++) {
     const eid = eids[i];
     if (dirty[eid] === 0) continue;
-    f32 ??= state.memory.f32;
-    applyMorphToStreams(f32, o.morph[eid]!);
+    applyMorphToStreams(o.morph[eid]!);
     dirty[eid] = 0;
   }
 }

@@ -38,6 +38,9 @@
  * | skinDualQuaternions-  | as skinVerticesBatch, a dual-quaternion table (12     |
  * | Batch                 | floats per joint) in place of the palette             |
  *
+ * `morphVertices` takes a table of target entries ({@linkcode MORPH_ENTRY_BYTES}
+ * each: deltas, indices (0 for a range), first, count, weight (f32 bits)).
+ *
  * @module
  */
 
@@ -141,6 +144,17 @@ export interface CoreKernels {
     bounds: number,
   ): void;
   solveIKBatch(jobs: number, jobCount: number): void;
+  /**
+   * Writes `vertexCount` vertices at `out`: those at `base` displaced by
+   * the `entryCount` target entries at `entries` (`simd/scalar/morph.ts`).
+   */
+  morphVertices(
+    base: number,
+    out: number,
+    vertexCount: number,
+    entries: number,
+    entryCount: number,
+  ): void;
   copyVertices(
     parts: number,
     partCount: number,

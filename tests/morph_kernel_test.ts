@@ -1,5 +1,5 @@
 /**
- * The scalar morph kernel (`animation/_morph_apply.ts`) against three.js's
+ * The scalar morph kernel (`simd/scalar/morph.ts`, the core's twin) against three.js's
  * own CPU morph, `Mesh.getVertexPosition` (relative targets: `base + sum
  * w_i * d_i`), on random meshes: random dense and sparse targets, some
  * streams missing, weights of which some are 0, meshes of one or two
@@ -16,7 +16,7 @@ import type { MorphTargetDefinition } from "../morph.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { Core } from "../kernels.ts";
 import { skinInternals } from "../animation/internal.ts";
-import { applyMorphTargets } from "../animation/_morph_apply.ts";
+import { morphVertices } from "../simd/scalar/morph.ts";
 
 const core = Core.create("scalar");
 const cylinder = createCylinder({ joints: 3, segments: 3, rings: 4 });
@@ -153,7 +153,7 @@ Deno.test("morph kernel: base + sum w * d of the active targets, as three.js's g
             }
           });
           const out = new Float32Array(count * 4).fill(NaN);
-          applyMorphTargets(base, out, morph.streams[s], w);
+          morphVertices(base, out, count, morph.streams[s], w);
           let offset = 0;
           definitions.forEach((d, m) => {
             const first = skin.meshes[m].firstVertex;
@@ -190,7 +190,7 @@ Deno.test("morph kernel: sums are clamped to ±1e18", () => {
   for (let i = 0; i < 2; i++) {
     base.set(definition.positions.subarray(i * 4, i * 4 + 4), skin.outputIndex[i] * 4);
   }
-  applyMorphTargets(base, out, morph.streams[0], Float32Array.of(1e6));
+  morphVertices(base, out, 2, morph.streams[0], Float32Array.of(1e6));
   for (const v of out) assert(Number.isFinite(v) && Math.abs(v) <= 1e18, `${out}`);
   assert(Math.max(...out) >= 0.99e18 && Math.min(...out) <= -0.99e18, `${out}`);
 });

@@ -16,12 +16,9 @@ export const MAX_VERTICES = 2 ** 28;
 export const MAX_PARTS = 2 ** 20;
 /** Most joints a skeleton may have (parents are stored as `i16`). */
 const MAX_JOINTS = 32767;
-/**
- * Largest magnitude of a bind-mesh coordinate. With skinning palettes held
- * below the same bound (the skinning systems check), every skinned value
- * stays finite: `4 * 1e18 * 1e18` is far below the f32 limit of 3.4e38.
- */
-export const MAX_MESH_MAGNITUDE = 1e18;
+// The largest magnitude of a bind-mesh coordinate is the core's (the morph
+// kernel clamps to it), so it is defined with the core's constants.
+export { MAX_MESH_MAGNITUDE } from "../abi.ts";
 
 // The typed arrays' own accessors, read off the shared prototype: an
 // instance's own `length`, `buffer` or `constructor` cannot answer for them.

@@ -20,3 +20,4 @@ export { coreFromInstance, coreKernels, coreMemory } from "./_instance.ts";
 export { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "./_memory.ts";
 export { findNonFinitePose, writeJointPose } from "./_pose.ts";
 export { MemoryViews } from "./_views.ts";
+export { checkVertexList, MorphTargetBuffer } from "./_morph_targets.ts";

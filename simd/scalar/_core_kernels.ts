@@ -17,6 +17,7 @@ import { blendPosesByWeight, poseWeight } from "./_blend_poses.ts";
 import { MemoryViews } from "../memory/internal.ts";
 import { solveIKJobs } from "./ik.ts";
 import * as refSample from "./sample.ts";
+import { addMorphTarget } from "./morph.ts";
 import { MATRIX_FLOATS, POSE_GROUP_FLOATS, VERTEX_FLOATS } from "../memory/layout.ts";
 
 /** The result of {@linkcode partSizes}, rewritten by every call (no object a call). */
@@ -58,6 +59,9 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
     reference?: Float32Array;
   }[][] = [];
   const noFloats = new Float32Array(0);
+  // The morph entry being applied, rewritten per entry (no object an entry).
+  const morphEntry: { deltas: Float32Array; indices?: Uint32Array; first: number; count: number } =
+    { deltas: noFloats, indices: undefined, first: 0, count: 0 };
   const poseFloats = (count: number) => Math.ceil(count / 4) * POSE_GROUP_FLOATS;
   const job = (jobs: number, index: number) => u32(jobs + index * abi.JOB_BYTES, abi.JOB_WORDS);
   /** Blends poses at byte offsets at the weight in `poseWeight` (no double argument). */
@@ -357,6 +361,19 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
       solveIKJobs(views.f32, views.u32, views.i16, jobs, jobCount);
     },
     skinVerticesBatch: batchOf("skinVertices"),
+    morphVertices(base, out, vertexCount, entries, entryCount) {
+      const floats = vertexCount * VERTEX_FLOATS, into = f32(out, floats);
+      if (out !== base) into.set(f32(base, floats));
+      for (let e = 0; e < entryCount; e++) {
+        const at = entries + e * abi.MORPH_ENTRY_BYTES, row = u32(at, 5);
+        const count = row[abi.MORPH_COUNT], indices = row[abi.MORPH_INDICES];
+        morphEntry.deltas = f32(row[abi.MORPH_DELTAS], count * VERTEX_FLOATS);
+        morphEntry.indices = indices === 0 ? undefined : u32(indices, count);
+        morphEntry.first = row[abi.MORPH_FIRST];
+        morphEntry.count = count;
+        addMorphTarget(into, vertexCount, morphEntry, f32(at, 5)[abi.MORPH_WEIGHT]);
+      }
+    },
     skinDualQuaternionsBatch: batchOf("skinDualQuaternions"),
   };
   return kernels;

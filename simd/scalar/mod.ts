@@ -33,6 +33,7 @@ export {
 } from "./dual_quaternions.ts";
 export { blendLayers, type LayerInput } from "./layers.ts";
 export { localToModel, modelToLocal, multiplyMatrices } from "./hierarchy.ts";
+export { addMorphTarget, type MorphTargetStream, morphVertices } from "./morph.ts";
 
 /**
  * Joint poses (SoA×4 translation, rotation, scale) to 3x4 joint matrices,

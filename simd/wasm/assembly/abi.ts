@@ -352,3 +352,24 @@ export const SMALLEST_THREE_RANGE = 0.7071067811865476;
 export const SMALLEST_THREE_MAX = 1048575;
 /** Cursor of a lane that holds no LINEAR interval (held, clamped, STEP). */
 export const NO_CURSOR = 0xffffffff;
+
+// Morph targets (`simd/wasm/assembly/morph.ts`, `simd/scalar/morph.ts`).
+/**
+ * Largest magnitude of a bind-mesh coordinate, and the bound the morph
+ * kernel clamps its sums to. With skinning palettes held below the same
+ * bound (the skinning systems check), every skinned value stays finite:
+ * `4 * 1e18 * 1e18` is far below the f32 limit of 3.4e38.
+ */
+export const MAX_MESH_MAGNITUDE = 1e18;
+/** `morphVertices` target entry: the displacements (4 f32 per vertex moved: x, y, z, 0). */
+export const MORPH_DELTAS = 0;
+/** `morphVertices` target entry: the vertices moved (`u32` each, increasing), or 0 for a range. */
+export const MORPH_INDICES = 1;
+/** `morphVertices` target entry: the range's first vertex (when there are no indices). */
+export const MORPH_FIRST = 2;
+/** `morphVertices` target entry: how many vertices the target moves. */
+export const MORPH_COUNT = 3;
+/** `morphVertices` target entry: the target's weight (f32 bits). */
+export const MORPH_WEIGHT = 4;
+/** Bytes per `morphVertices` target entry (five words, padded to 16 bytes). */
+export const MORPH_ENTRY_BYTES = 32;

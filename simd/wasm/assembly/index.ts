@@ -20,3 +20,4 @@ export {
 export { copyVertices } from "./copy";
 export { solveIKBatch } from "./ik";
 export { sampleCompact, sampleCompactBatch } from "./sample";
+export { morphVertices } from "./morph";

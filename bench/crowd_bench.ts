@@ -9,7 +9,9 @@
  * untimed, through `b.start()`/`b.end()`), so that the two rows of a pair
  * see the same caches and the same machine: (system − kernels) / entities
  * is the system's JavaScript per entity (issue #30's target: at most
- * 100 ns for the whole pipeline).
+ * 100 ns for the whole pipeline). Every iteration of both rows times both
+ * runs: at the end, the bench prints each pair's (system − kernels) /
+ * entities from the medians of those times.
  *
  * `CROWD_BEFORE=<another checkout of Marrow>` adds the same rows for that
  * checkout's systems, in the same run (before/after on one machine state;
@@ -32,22 +34,37 @@ import { crowdScene, DELTA, type Modules, SMALL_CHARACTER } from "./_crowd.ts";
 import * as mine from "./_crowd_modules.ts";
 import { setLevelOfDetail } from "../lod.ts";
 
-/** Two rows, `a` timed with `b` run untimed before it, and the other way round. */
+/** Per pair of rows: its label, its entities, and every time (ms) of its kernels and of its system. */
+const overheads: { label: string; entities: number; kernels: number[]; system: number[] }[] = [];
+
+/**
+ * Two rows, `a` (the kernels) timed with `b` (the system) run untimed
+ * before it, and the other way round; both timed on every iteration for
+ * the per-entity summary printed at the end.
+ */
 function pair(
   group: string,
   names: readonly [string, string],
   a: () => void,
   b: () => void,
   baseline: boolean,
+  entities: number,
 ) {
+  const times = { label: `${group}: ${names[1]}`, entities, kernels: [] as number[], system: [] };
+  overheads.push(times);
+  const timed = (run: () => void, into: number[]) => {
+    const start = performance.now();
+    run();
+    into.push(performance.now() - start);
+  };
   Deno.bench({
     name: names[0],
     group,
     baseline,
     fn: (t) => {
-      b();
+      timed(b, times.system);
       t.start();
-      a();
+      timed(a, times.kernels);
       t.end();
     },
   });
@@ -55,13 +72,28 @@ function pair(
     name: names[1],
     group,
     fn: (t) => {
-      a();
+      timed(a, times.kernels);
       t.start();
-      b();
+      timed(b, times.system);
       t.end();
     },
   });
 }
+
+function median(values: number[]): number {
+  const sorted = values.toSorted((x, y) => x - y);
+  return sorted[sorted.length >> 1] ?? NaN;
+}
+
+// (system − kernels) / entities from the medians of every iteration of
+// both rows of a pair (each runs both), once every group has run.
+globalThis.addEventListener("unload", () => {
+  console.log("\n(system − kernels) / entity, medians of both rows' iterations:");
+  for (const { label, entities, kernels, system } of overheads) {
+    const ns = (median(system) - median(kernels)) * 1e6 / entities;
+    console.log(`${ns.toFixed(0).padStart(7)} ns  ${label}`);
+  }
+});
 
 const counts = (Deno.env.get("CROWD_COUNT") ?? "1000,10000").split(",").map(Number);
 const before = Deno.env.get("CROWD_BEFORE");
@@ -91,6 +123,7 @@ for (const count of counts) {
         scene.frameKernels,
         () => scene.pipeline(scene.world, DELTA),
         prefix === checkouts[0][0],
+        count,
       );
       for (const system of scene.pipeline.systems) {
         const kernels = scene.kernelsOf[system.name];
@@ -101,6 +134,7 @@ for (const count of counts) {
           kernels,
           () => system.run(scene.world, DELTA),
           prefix === checkouts[0][0],
+          count,
         );
       }
     }

@@ -11,7 +11,7 @@
  * is the system's JavaScript per entity (issue #30's target: at most
  * 100 ns for the whole pipeline). Every iteration of both rows times both
  * runs: at the end, the bench prints each pair's (system − kernels) /
- * entities from the medians of those times.
+ * entities from the medians and the lowest deciles of those times.
  *
  * `CROWD_BEFORE=<another checkout of Marrow>` adds the same rows for that
  * checkout's systems, in the same run (before/after on one machine state;
@@ -80,18 +80,22 @@ function pair(
   });
 }
 
-function median(values: number[]): number {
+/** The value `fraction` of the way up `values` sorted. */
+function quantile(values: number[], fraction: number): number {
   const sorted = values.toSorted((x, y) => x - y);
-  return sorted[sorted.length >> 1] ?? NaN;
+  return sorted[Math.floor(sorted.length * fraction)] ?? NaN;
 }
 
-// (system − kernels) / entities from the medians of every iteration of
-// both rows of a pair (each runs both), once every group has run.
+// (system − kernels) / entity of each pair, from every iteration of both
+// its rows (each runs both), once every group has run: of the medians, and
+// of the lowest deciles (a shared machine deschedules a frame now and then).
 globalThis.addEventListener("unload", () => {
-  console.log("\n(system − kernels) / entity, medians of both rows' iterations:");
+  console.log("\n(system − kernels) / entity: medians, lowest deciles");
   for (const { label, entities, kernels, system } of overheads) {
-    const ns = (median(system) - median(kernels)) * 1e6 / entities;
-    console.log(`${ns.toFixed(0).padStart(7)} ns  ${label}`);
+    const [median, decile] = [0.5, 0.1].map((f) =>
+      ((quantile(system, f) - quantile(kernels, f)) * 1e6 / entities).toFixed(0).padStart(7)
+    );
+    console.log(`${median} ns ${decile} ns  ${label}`);
   }
 });
 

@@ -248,7 +248,7 @@ export function writeSkinJobs(
   // are while every entity has that key and its checks cannot fail.
   const variant = firstKey * 2 + (options.renormalize ? 1 : 0);
   if (keepable && table.holds(skinned, variant)) {
-    const maxEid = maxEidOfKey(cap, lods, skins, skinned, firstKey);
+    const maxEid = maxEidOfInfluences(cap, lods, skinned, firstKey >> 1);
     if (
       maxEid >= 0 &&
       firstUnchecked(state, skinned, CHECK_MATRICES | CHECK_SKIN, 0) === skinned.length
@@ -301,18 +301,21 @@ export function writeSkinJobs(
   return batchCalls(state, name, skinned, maxEid, options, bounds, table.ptr, mixed, firstKey);
 }
 
-/** The largest entity of `skinned` when all of them have batch call key `key`, else -1. */
-function maxEidOfKey(
+/**
+ * The largest entity of `skinned` when all of them skin with `influences`
+ * influences at most, else -1. Not their method: an entity's skin changes
+ * only with a component added or removed, which drops the rows.
+ */
+function maxEidOfInfluences(
   cap: number,
   lods: Uint8Array,
-  skins: readonly (SkinAsset | undefined)[],
   skinned: readonly number[],
-  key: number,
+  influences: number,
 ): number {
   let maxEid = 0;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
-    if (skinKey(cap, lods, skins, eid) !== key) return -1;
+    if (Math.min(cap, lods[eid] || MAX_INFLUENCES) !== influences) return -1;
     if (eid > maxEid) maxEid = eid;
   }
   return maxEid;

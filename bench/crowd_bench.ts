@@ -20,6 +20,10 @@
  * group is run again with 4-vertex characters, where the kernels cost
  * little and the systems' JavaScript stands out of the machine's noise.
  *
+ * Workers (this checkout only): the same crowd's frame on 2 workers of one
+ * pool, task-parallel or not, with and without level of detail, beside
+ * the frame on the calling thread.
+ *
  * Level of detail (this checkout only): the pipeline's frame of the same
  * crowd with every character at full rate, half of them at update rate 2,
  * a quarter culled, and both; and of a crowd of 4-influence characters at
@@ -33,6 +37,7 @@
 import { crowdScene, DELTA, type Modules, SMALL_CHARACTER } from "./_crowd.ts";
 import * as mine from "./_crowd_modules.ts";
 import { setLevelOfDetail } from "../lod.ts";
+import { createWorkerPool, type WorkerPool } from "../kernels.ts";
 
 /** Per pair of rows: its label, its entities, and every time (ms) of its kernels and of its system. */
 const overheads: { label: string; entities: number; kernels: number[]; system: number[] }[] = [];
@@ -162,13 +167,18 @@ function interleaved(group: string, rows: readonly (readonly [string, () => void
   });
 }
 
-/** The crowd's frame with `settings(i)` as the level of detail of its character `i`. */
+/**
+ * The crowd's frame with `settings(i)` as the level of detail of its
+ * character `i`; on `pool`'s workers (task-parallel or not) when given.
+ */
 function lodFrame(
   count: number,
   shape: typeof SMALL_CHARACTER | { joints: 20; segments: 10; rings: 30; influences: 4 },
   settings: (i: number) => Parameters<typeof setLevelOfDetail>[2] | undefined,
+  pool?: WorkerPool,
+  taskParallel = false,
 ): () => void {
-  const scene = crowdScene(mine, count, shape);
+  const scene = crowdScene(mine, count, shape, pool, taskParallel);
   scene.entities.forEach((eid, i) => {
     const lod = settings(i);
     if (lod) setLevelOfDetail(scene.world, eid, lod);
@@ -204,6 +214,37 @@ for (const count of counts) {
     [
       "half capped 4 → 2 (far away)",
       lodFrame(count, four, (i) => i % 2 ? { maxInfluences: 2 } : undefined),
+    ],
+  ]);
+}
+
+// Issue #30's done means: the crowd's frame on 2 workers, with and without
+// level of detail, beside the same frame on the calling thread alone.
+const pools: WorkerPool[] = [];
+/** A pool of 2 workers of its own: a row's frames never meet another's in a pool. */
+async function twoWorkers(): Promise<WorkerPool> {
+  const pool = await createWorkerPool({ workers: 2 });
+  pools.push(pool);
+  return pool;
+}
+// The pools' workers would keep the process alive: closed once the benches are done.
+globalThis.addEventListener("beforeunload", () => pools.forEach((pool) => pool.close()));
+for (const count of counts) {
+  const some = (i: number) => ({ updateRate: i % 2 ? 2 : 1, visible: i % 4 !== 0 });
+  interleaved(`crowd: ${count.toLocaleString("en")} small characters, 2 workers`, [
+    ["1 thread", lodFrame(count, SMALL_CHARACTER, () => undefined)],
+    ["2 workers", lodFrame(count, SMALL_CHARACTER, () => undefined, await twoWorkers())],
+    [
+      "2 workers, task-parallel",
+      lodFrame(count, SMALL_CHARACTER, () => undefined, await twoWorkers(), true),
+    ],
+    [
+      "2 workers, half at rate 2, a quarter culled",
+      lodFrame(count, SMALL_CHARACTER, some, await twoWorkers()),
+    ],
+    [
+      "2 workers, task-parallel, half at rate 2, a quarter culled",
+      lodFrame(count, SMALL_CHARACTER, some, await twoWorkers(), true),
     ],
   ]);
 }

@@ -9,7 +9,9 @@
  * untimed, through `b.start()`/`b.end()`), so that the two rows of a pair
  * see the same caches and the same machine: (system − kernels) / entities
  * is the system's JavaScript per entity (issue #30's target: at most
- * 100 ns for the whole pipeline).
+ * 100 ns for the whole pipeline). Every iteration of both rows times both
+ * runs: at the end, the bench prints each pair's (system − kernels) /
+ * entities from the medians and the lowest deciles of those times.
  *
  * `CROWD_BEFORE=<another checkout of Marrow>` adds the same rows for that
  * checkout's systems, in the same run (before/after on one machine state;
@@ -17,6 +19,10 @@
  * `CROWD_COUNT` sets the crowd's size (default 1,000 and 10,000). Each
  * group is run again with 4-vertex characters, where the kernels cost
  * little and the systems' JavaScript stands out of the machine's noise.
+ *
+ * Workers (this checkout only): the same crowd's frame on 2 workers of one
+ * pool, task-parallel or not, with and without level of detail, beside
+ * the frame on the calling thread.
  *
  * Level of detail (this checkout only): the pipeline's frame of the same
  * crowd with every character at full rate, half of them at update rate 2,
@@ -31,23 +37,39 @@
 import { crowdScene, DELTA, type Modules, SMALL_CHARACTER } from "./_crowd.ts";
 import * as mine from "./_crowd_modules.ts";
 import { setLevelOfDetail } from "../lod.ts";
+import { createWorkerPool, type WorkerPool } from "../kernels.ts";
 
-/** Two rows, `a` timed with `b` run untimed before it, and the other way round. */
+/** Per pair of rows: its label, its entities, and every time (ms) of its kernels and of its system. */
+const overheads: { label: string; entities: number; kernels: number[]; system: number[] }[] = [];
+
+/**
+ * Two rows, `a` (the kernels) timed with `b` (the system) run untimed
+ * before it, and the other way round; both timed on every iteration for
+ * the per-entity summary printed at the end.
+ */
 function pair(
   group: string,
   names: readonly [string, string],
   a: () => void,
   b: () => void,
   baseline: boolean,
+  entities: number,
 ) {
+  const times = { label: `${group}: ${names[1]}`, entities, kernels: [] as number[], system: [] };
+  overheads.push(times);
+  const timed = (run: () => void, into: number[]) => {
+    const start = performance.now();
+    run();
+    into.push(performance.now() - start);
+  };
   Deno.bench({
     name: names[0],
     group,
     baseline,
     fn: (t) => {
-      b();
+      timed(b, times.system);
       t.start();
-      a();
+      timed(a, times.kernels);
       t.end();
     },
   });
@@ -55,13 +77,32 @@ function pair(
     name: names[1],
     group,
     fn: (t) => {
-      a();
+      timed(a, times.kernels);
       t.start();
-      b();
+      timed(b, times.system);
       t.end();
     },
   });
 }
+
+/** The value `fraction` of the way up `values` sorted. */
+function quantile(values: number[], fraction: number): number {
+  const sorted = values.toSorted((x, y) => x - y);
+  return sorted[Math.floor(sorted.length * fraction)] ?? NaN;
+}
+
+// (system − kernels) / entity of each pair, from every iteration of both
+// its rows (each runs both), once every group has run: of the medians, and
+// of the lowest deciles (a shared machine deschedules a frame now and then).
+globalThis.addEventListener("unload", () => {
+  console.log("\n(system − kernels) / entity: medians, lowest deciles");
+  for (const { label, entities, kernels, system } of overheads) {
+    const [median, decile] = [0.5, 0.1].map((f) =>
+      ((quantile(system, f) - quantile(kernels, f)) * 1e6 / entities).toFixed(0).padStart(7)
+    );
+    console.log(`${median} ns ${decile} ns  ${label}`);
+  }
+});
 
 const counts = (Deno.env.get("CROWD_COUNT") ?? "1000,10000").split(",").map(Number);
 const before = Deno.env.get("CROWD_BEFORE");
@@ -91,6 +132,7 @@ for (const count of counts) {
         scene.frameKernels,
         () => scene.pipeline(scene.world, DELTA),
         prefix === checkouts[0][0],
+        count,
       );
       for (const system of scene.pipeline.systems) {
         const kernels = scene.kernelsOf[system.name];
@@ -101,6 +143,7 @@ for (const count of counts) {
           kernels,
           () => system.run(scene.world, DELTA),
           prefix === checkouts[0][0],
+          count,
         );
       }
     }
@@ -124,13 +167,18 @@ function interleaved(group: string, rows: readonly (readonly [string, () => void
   });
 }
 
-/** The crowd's frame with `settings(i)` as the level of detail of its character `i`. */
+/**
+ * The crowd's frame with `settings(i)` as the level of detail of its
+ * character `i`; on `pool`'s workers (task-parallel or not) when given.
+ */
 function lodFrame(
   count: number,
   shape: typeof SMALL_CHARACTER | { joints: 20; segments: 10; rings: 30; influences: 4 },
   settings: (i: number) => Parameters<typeof setLevelOfDetail>[2] | undefined,
+  pool?: WorkerPool,
+  taskParallel = false,
 ): () => void {
-  const scene = crowdScene(mine, count, shape);
+  const scene = crowdScene(mine, count, shape, pool, taskParallel);
   scene.entities.forEach((eid, i) => {
     const lod = settings(i);
     if (lod) setLevelOfDetail(scene.world, eid, lod);
@@ -166,6 +214,37 @@ for (const count of counts) {
     [
       "half capped 4 → 2 (far away)",
       lodFrame(count, four, (i) => i % 2 ? { maxInfluences: 2 } : undefined),
+    ],
+  ]);
+}
+
+// Issue #30's done means: the crowd's frame on 2 workers, with and without
+// level of detail, beside the same frame on the calling thread alone.
+const pools: WorkerPool[] = [];
+/** A pool of 2 workers of its own: a row's frames never meet another's in a pool. */
+async function twoWorkers(): Promise<WorkerPool> {
+  const pool = await createWorkerPool({ workers: 2 });
+  pools.push(pool);
+  return pool;
+}
+// The pools' workers would keep the process alive: closed once the benches are done.
+globalThis.addEventListener("beforeunload", () => pools.forEach((pool) => pool.close()));
+for (const count of counts) {
+  const some = (i: number) => ({ updateRate: i % 2 ? 2 : 1, visible: i % 4 !== 0 });
+  interleaved(`crowd: ${count.toLocaleString("en")} small characters, 2 workers`, [
+    ["1 thread", lodFrame(count, SMALL_CHARACTER, () => undefined)],
+    ["2 workers", lodFrame(count, SMALL_CHARACTER, () => undefined, await twoWorkers())],
+    [
+      "2 workers, task-parallel",
+      lodFrame(count, SMALL_CHARACTER, () => undefined, await twoWorkers(), true),
+    ],
+    [
+      "2 workers, half at rate 2, a quarter culled",
+      lodFrame(count, SMALL_CHARACTER, some, await twoWorkers()),
+    ],
+    [
+      "2 workers, task-parallel, half at rate 2, a quarter culled",
+      lodFrame(count, SMALL_CHARACTER, some, await twoWorkers(), true),
     ],
   ]);
 }

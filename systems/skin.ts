@@ -32,6 +32,7 @@ import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
 import { CHECK_MATRICES, CHECK_SKIN, firstUnchecked } from "./_checks.ts";
 import { DualPalettes } from "./_dual_palettes.ts";
 import { BOUNDS_FLOATS, SkinBatch } from "./_skin_batch.ts";
+import { palettesInRange } from "./_skin_scan.ts";
 import type { JobTable } from "../components/internal.ts";
 import type { WorldState } from "../components/internal.ts";
 import { NOT_SKINNED, withoutSkipped } from "./_lod.ts";
@@ -107,11 +108,15 @@ export function prepareSkinning(
   // Level of detail: entities culled, or whose palette has not moved since they were skinned.
   const skinned = withoutSkipped(state, all, NOT_SKINNED, table);
   if (skinned.length === 0) return undefined;
-  if (!palettesChecked && checkPalettes(state, skinned, caller).length === 0) return undefined;
-  const palettes = DualPalettes.of(state, tableName(table, "dual quaternions"));
   // Its palettes are the entities' own (or converted from them every frame):
   // the rows of a query's selection may be kept.
   const keepable = options.entities === undefined && skinned === all;
+  if (
+    !palettesChecked &&
+    !palettesInRange(state, skinned, state.jobs(tableName(table, "palette scan")), keepable) &&
+    checkPalettes(state, skinned, caller).length === 0
+  ) return undefined;
+  const palettes = DualPalettes.of(state, tableName(table, "dual quaternions"));
   return writeSkinJobs(state, table, skinned, options, palettes, keepable);
 }
 
@@ -234,9 +239,26 @@ export function writeSkinJobs(
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
   // Morph hook: bind streams whose weights changed are morphed before any row reads them.
   updateMorphs(state, skinned);
+  const table = state.jobs(name);
+  // Each job's positions' bounds (8 floats), computed by the kernel in registers.
+  const bounds = state.jobs(tableName(name, "bounds"));
+  const firstKey = skinKey(cap, lods, skins, skinned[0]);
+  // Rows kept for this list array of this length (a component added or
+  // removed drops them), all of one key, no palette converted: run as they
+  // are while every entity has that key and its checks cannot fail.
+  const variant = firstKey * 2 + (options.renormalize ? 1 : 0);
+  if (keepable && table.holds(skinned, variant)) {
+    const maxEid = maxEidOfInfluences(cap, lods, skinned, firstKey >> 1);
+    if (
+      maxEid >= 0 &&
+      firstUnchecked(state, skinned, CHECK_MATRICES | CHECK_SKIN, 0) === skinned.length
+    ) {
+      bounds.begin(skinned.length, BOUNDS_FLOATS);
+      return batchCalls(state, name, skinned, maxEid, options, bounds, table.ptr, false, firstKey);
+    }
+  }
   // One batch call per level of detail and method: the kernel takes it per
   // call. A frame of one key (the usual) skips the sort and the grouping.
-  const firstKey = skinKey(cap, lods, skins, skinned[0]);
   let mixed = false, dualJoints = 0;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i], key = skinKey(cap, lods, skins, eid);
@@ -246,25 +268,8 @@ export function writeSkinJobs(
   }
   palettes.size?.(dualJoints);
   if (mixed) sortByKey(skinned, cap, lods, skins);
-  const table = state.jobs(name);
-  // Each job's positions' bounds (8 floats), computed by the kernel in registers.
-  const bounds = state.jobs(tableName(name, "bounds"));
   bounds.begin(skinned.length, BOUNDS_FLOATS);
-  // Rows kept (`keepable`: the list is a query's selection and the
-  // palettes the entities' own) for this list array, of this length (it
-  // changes only with a component added or removed, which drops the rows,
-  // or shortened), not sorted by level of detail, with no palette converted
-  // (dual quaternions), while every entity's checks cannot fail.
-  const variant = options.renormalize ? 2 : 1;
   const reuse = keepable && !mixed && dualJoints === 0;
-  if (
-    reuse && table.holds(skinned, variant) &&
-    firstUnchecked(state, skinned, CHECK_MATRICES | CHECK_SKIN, 0) === skinned.length
-  ) {
-    let maxEid = 0;
-    for (let i = 0; i < skinned.length; i++) if (skinned[i] > maxEid) maxEid = skinned[i];
-    return batchCalls(state, name, skinned, maxEid, options, bounds, table.ptr, mixed, firstKey);
-  }
   table.begin(skinned.length, JOB_WORDS);
   const rows = table.staging(skinned.length * JOB_WORDS);
   const writer = SkinRowWriter.for(state, rows, options.renormalize ? SkinFlags.RENORMALIZE : 0);
@@ -294,6 +299,26 @@ export function writeSkinJobs(
   else if (reuse) table.keep(skinned, variant);
   table.commit(kept * JOB_WORDS);
   return batchCalls(state, name, skinned, maxEid, options, bounds, table.ptr, mixed, firstKey);
+}
+
+/**
+ * The largest entity of `skinned` when all of them skin with `influences`
+ * influences at most, else -1. Not their method: an entity's skin changes
+ * only with a component added or removed, which drops the rows.
+ */
+function maxEidOfInfluences(
+  cap: number,
+  lods: Uint8Array,
+  skinned: readonly number[],
+  influences: number,
+): number {
+  let maxEid = 0;
+  for (let i = 0; i < skinned.length; i++) {
+    const eid = skinned[i];
+    if (Math.min(cap, lods[eid] || MAX_INFLUENCES) !== influences) return -1;
+    if (eid > maxEid) maxEid = eid;
+  }
+  return maxEid;
 }
 
 /** Job table `name`'s batch calls over its rows at byte `rows`, one per key. */
@@ -330,12 +355,15 @@ function batchCalls(
 function tableName(table: string, part: Companion): string {
   let names = companionNames.get(table);
   if (!names) {
-    companionNames.set(table, names = { bounds: "", "dual quaternions": "", selection: "" });
+    companionNames.set(
+      table,
+      names = { bounds: "", "dual quaternions": "", "palette scan": "", selection: "" },
+    );
   }
   return names[part] ||= `${table}: ${part}`;
 }
-/** A skinning table's companions: its bounds, its palettes converted, its selection's marker. */
-type Companion = "bounds" | "dual quaternions" | "selection";
+/** A skinning table's companions: its bounds, its palettes converted, their scan, its selection's marker. */
+type Companion = "bounds" | "dual quaternions" | "palette scan" | "selection";
 const companionNames = new Map<string, Record<Companion, string>>();
 
 /** Entities per key, then where each key starts: the counting sort's scratch. */

@@ -271,3 +271,43 @@ Deno.test("kept job rows follow every change that feeds them", () => {
     for (let i = 0; i < 6; i++) add(i % 2 ? a : b, i % 3 === 0);
   });
 });
+
+Deno.test("a skinning system on its own scans, with its kept rows, the palettes of the entities it skins now", () => {
+  const core = Core.create("relaxed-simd");
+  const w = createWorld();
+  createAnimation(w, { core });
+  const [a, b] = kinds(core);
+  const entities = [0, 1, 2, 3, 4, 5].map((i) => character(w, i % 2 ? a : b, i % 3 === 0));
+  const frame = () => {
+    for (const [, system] of matrixSystems) system(w);
+    skinSystem(w), skinWithTangentsSystem(w);
+  };
+  /** Two frames (the rows kept), then a palette entry beyond range: the next call of its system must report it. */
+  const caught = (eid: number, what: string) => {
+    frame(), frame();
+    clearFaults(w);
+    const [name, system] = skinningOf(w, eid);
+    const positions = getSkinnedPositions(w, eid).slice();
+    getSkinningPalette(w, eid)[5] = 1e30;
+    system(w);
+    assert(
+      getFaults(w).some((f) => f.entity === eid && f.system === name && f.component === "JointMat"),
+      `${what}: ${name} skins entity ${eid}'s palette beyond range: ${
+        JSON.stringify(getFaults(w))
+      }`,
+    );
+    assert(
+      getSkinnedPositions(w, eid).every((v, k) => Object.is(v, positions[k])),
+      `${what}: entity ${eid}'s outputs keep their last values`,
+    );
+    clearFaults(w);
+  };
+  caught(entities[1], "rows kept");
+  caught(entities[0], "rows kept, the other system");
+  removeEntity(w, entities[2]);
+  // Of the other kind, in the removed entity's place in the query.
+  caught(character(w, a, true), "a new character after removeEntity");
+  removeSkin(w, entities[3]);
+  addSkin(w, entities[3], a.skin, { normals: false, tangents: false });
+  caught(entities[3], "removeSkin, then addSkin without normals (the other system)");
+});

@@ -14,9 +14,9 @@
  * 2. Prints one `std: ...` line naming the choice.
  * 3. Type-checks once (`deno test --no-run --doc`) every `tests/**\/*_test.ts`,
  *    the code blocks of `README.md` and the public modules ({@linkcode DOC_FILES})
- *    and the published entry points, then runs the tests without checking
- *    again, in chunks of files, each a `deno test` process, `--jobs=N` (env
- *    `MARROW_TEST_JOBS`, default one per core) at a time (`_test_jobs.ts`);
+ *    and the published entry points, and runs the tests unchecked, in chunks
+ *    of files, each a `deno test` process, the check and the chunks `--jobs=N`
+ *    (env `MARROW_TEST_JOBS`, default one per core) at a time (`_test_jobs.ts`);
  *    each chunk's output is printed whole when it ends, then the slowest
  *    files. With JSR the development import map is used unchanged; without
  *    it, a generated map (a temporary file, made from the development map)
@@ -206,11 +206,10 @@ function entryPoints(config: Config): string[] {
 
 /**
  * One type check of every test file, doc file and published entry point
- * (`deno test --no-run`), then the test files in chunks without checking
- * again (`tests/_test_jobs.ts`), at most `jobs` at a time, the doc files'
- * code blocks in a chunk of their own. `typeChecked` says whether the
- * check passed (the check steps' publish dry run then needs no check of
- * its own).
+ * (`deno test --no-run`) and the test files in chunks, unchecked
+ * (`tests/_test_jobs.ts`), at most `jobs` at a time, the doc files' code
+ * blocks in a chunk of their own. `typeChecked` says whether the check
+ * passed (the check steps' publish dry run then needs no check of its own).
  */
 async function runTests(
   std: StdChoice,
@@ -236,35 +235,35 @@ async function runTests(
     mapArg = `--import-map=${mapFile}`;
   }
   const roots = [...new Set([...tests, ...docs, ...entryPoints(config)])];
-  const checkArgs = ["test", "--no-run", "--doc", "--permit-no-files", mapArg, ...roots];
-  console.log(`\n== type check: deno ${checkArgs.slice(0, 5).join(" ")} (${roots.length} files)`);
-  let started = performance.now();
-  const checked = await new Deno.Command(DENO, {
-    args: checkArgs,
-    cwd: pathOf(ROOT),
-    env: CHILD_ENV,
-    stdin: "null",
-  }).spawn().status;
-  console.log(`type check: ${checked.success ? "passed" : "FAILED"} ${secondsSince(started)}`);
-
+  // The type check (one thread) is a job like the chunks: the other cores run tests meanwhile.
+  const check: Chunk = {
+    label: `type check of ${roots.length} files`,
+    args: ["test", "--no-run", "--doc", "--permit-no-files", mapArg, ...roots],
+    junit: `${tmp}/no-report`,
+  };
   const base = ["test", ...TEST_PERMISSIONS, "--no-check", "--permit-no-files", mapArg];
   const planned = planChunks(tests, jobs * CHUNKS_PER_JOB, await readTimes(ROOT));
-  const chunks: Chunk[] = [...planned, docs].map((files, i) => ({
-    args: [
-      ...base,
-      ...(files === docs ? ["--doc"] : []),
-      `--junit-path=${tmp}/junit-${i}.xml`,
-      ...forwarded,
-      ...files,
-    ],
-    junit: `${tmp}/junit-${i}.xml`,
-    files: files.length,
-  }));
+  const chunks: Chunk[] = [
+    check,
+    ...[...planned, docs].map((files, i) => ({
+      label: `${files.length} ${files === docs ? "doc files" : "files"}`,
+      args: [
+        ...base,
+        ...(files === docs ? ["--doc"] : []),
+        `--junit-path=${tmp}/junit-${i}.xml`,
+        ...forwarded,
+        ...files,
+      ],
+      junit: `${tmp}/junit-${i}.xml`,
+    })),
+  ];
   console.log(
-    `\n== tests: ${tests.length} files and ${docs.length} doc files in ${chunks.length} chunks, ` +
-      `${jobs} at a time: deno ${base.join(" ")} ${forwarded.join(" ")} FILES...`,
+    `\n== tests: ${tests.length} files and ${docs.length} doc files in ${planned.length + 1} ` +
+      `chunks and a type check (deno ${check.args.slice(0, 4).join(" ")}), ${jobs} at a time: ` +
+      `deno ${base.join(" ")} ${forwarded.join(" ")} FILES...`,
   );
-  started = performance.now();
+  const started = performance.now();
+  let typeChecked = false;
   let done = 0;
   const { counts, times } = await runChunks(
     DENO,
@@ -273,9 +272,10 @@ async function runTests(
     chunks,
     jobs,
     (result) => {
+      if (result.chunk === check) typeChecked = result.code === 0;
       console.log(result.output.trimEnd());
       console.log(
-        `== tests: chunk ${++done}/${chunks.length} (${result.chunk.files} files) ` +
+        `== tests: ${++done}/${chunks.length}, ${result.chunk.label}: ` +
           `${result.code === 0 ? "passed" : "FAILED"} in ${result.seconds.toFixed(1)} s`,
       );
     },
@@ -287,8 +287,7 @@ async function runTests(
     `\ntests: ${secondsSince(started)}; slowest files (their tests' time): ` +
       slowest.map(([file, s]) => `${file.replace(/^tests\//, "")} ${s.toFixed(1)} s`).join(", "),
   );
-  if (!checked.success) counts.failed++;
-  return { ...counts, typeChecked: checked.success };
+  return { ...counts, typeChecked };
 }
 
 // --- 4. Check steps ---------------------------------------------------------

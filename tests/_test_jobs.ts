@@ -21,11 +21,12 @@ export interface Counts {
   skipped: number;
 }
 
-/** One `deno test` process: its arguments (files last) and its JUnit report's path. */
+/** One `deno test` process: its arguments (files last) and its JUnit report's path (none: a failure unless it exits 0). */
 export interface Chunk {
+  /** What it runs, for its closing line. */
+  readonly label: string;
   readonly args: string[];
   readonly junit: string;
-  readonly files: number;
 }
 
 /** What a chunk did: its exit code, its output (stdout then stderr) and its wall time. */

@@ -185,17 +185,22 @@ interface TestCase {
   readonly body: string;
 }
 
+/** The test cases of a JUnit report, each with the module it ran in (its suite, not its classname). */
 function testCases(xml: string): TestCase[] {
-  return [
-    ...xml.matchAll(
-      /<testcase name="([^"]*)" classname="([^"]*)" time="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g,
-    ),
-  ].map((m) => ({
-    name: unescapeXml(m[1]),
-    file: unescapeXml(m[2]),
-    seconds: Number(m[3]) || 0,
-    body: m[5] ?? "",
-  }));
+  return [...xml.matchAll(/<testsuite name="([^"]*)"[^>]*>([\s\S]*?)<\/testsuite>/g)].flatMap((
+    suite,
+  ) =>
+    [
+      ...suite[2].matchAll(
+        /<testcase name="([^"]*)"[^>]*? time="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g,
+      ),
+    ].map((m) => ({
+      name: unescapeXml(m[1]),
+      file: unescapeXml(suite[1]),
+      seconds: Number(m[2]) || 0,
+      body: m[4] ?? "",
+    }))
+  );
 }
 
 /**

@@ -8,9 +8,10 @@
  * @module
  */
 
-import { addEntity, createWorld } from "bitecs";
+import { addEntity, createWorld, query } from "bitecs";
 import {
   addCharacter,
+  type AnimationComponents,
   type AnimationPipeline,
   type Clip,
   createAnimation,
@@ -18,6 +19,7 @@ import {
   disposeAnimation,
   getSkinnedNormals,
   getSkinnedPositions,
+  getSkinnedTangents,
   playClip,
   SkeletonAsset,
   SkinAsset,
@@ -83,6 +85,7 @@ export class Crowd {
   readonly skin: SkinAsset;
   readonly entities: readonly number[];
   readonly #pipeline: AnimationPipeline;
+  readonly #components: AnimationComponents;
   /** Scratch for the morph weights the demo sets each frame. */
   readonly #weights: Float32Array;
   #time = 0;
@@ -94,7 +97,7 @@ export class Crowd {
   constructor(character: DemoCharacter, count: number, build: CoreBuild, pool?: WorkerPool) {
     this.core = pool?.core ?? Core.create(build);
     this.#pipeline = createAnimationPipeline({ pool });
-    createAnimation(this.world, { core: this.core });
+    this.#components = createAnimation(this.world, { core: this.core });
     this.skeleton = new SkeletonAsset(character.skeleton, this.core);
     this.skin = new SkinAsset(this.skeleton, character.meshes.map((m) => m.skin));
     const entities: number[] = [];
@@ -115,6 +118,22 @@ export class Crowd {
   /** The systems in frame order. */
   get systems(): readonly string[] {
     return this.#pipeline.systems.map((s) => s.name);
+  }
+
+  /**
+   * The systems no entity of the crowd goes through (IK with no chain,
+   * the skinning system of the streams the skin does not have), which a
+   * timing table leaves out: their time is only their call.
+   */
+  idleSystems(): Set<string> {
+    const idle = new Set<string>();
+    const { IK, ClipPlayer } = this.#components;
+    if (query(this.world, [IK]).length === 0) idle.add("ik");
+    if (query(this.world, [ClipPlayer]).length === 0) idle.add("sampleClips");
+    const directions = this.entities.filter((_, i) => this.normals(i) ?? this.tangents(i));
+    if (directions.length === 0) idle.add("skinWithTangents");
+    if (directions.length === this.entities.length) idle.add("skin");
+    return idle;
   }
 
   /**
@@ -146,6 +165,11 @@ export class Crowd {
   /** Skinned normals of entity number `i`, if the skin has them (a view). */
   normals(i: number): Float32Array | undefined {
     return getSkinnedNormals(this.world, this.entities[i]);
+  }
+
+  /** Skinned tangents of entity number `i`, if the skin has them (a view). */
+  tangents(i: number): Float32Array | undefined {
+    return getSkinnedTangents(this.world, this.entities[i]);
   }
 
   /** Gives the world's and the assets' core memory back. */

@@ -14,12 +14,13 @@
  */
 
 import { parseArgs } from "node:util";
-import { importGltf } from "../gltf/mod.ts";
-import { Core, type CoreBuild } from "../kernels.ts";
+import { type GltfImport, importGltf } from "../gltf/mod.ts";
+import { Core, type CoreBuild, MAX_WORKERS } from "../kernels.ts";
 import { clipLabel, Crowd, cylinderCharacter, type DemoCharacter } from "./crowd.ts";
 import { gltfCharacter } from "./gltf_character.ts";
 import { layeredCharacter } from "./_layers.ts";
 import { runOnWorkers } from "./_workers.ts";
+import { argsErrorLine, joinDashValues } from "./cli_args.ts";
 
 const USAGE = `Marrow demo: animates a crowd through Marrow's pipeline and times each system.
 
@@ -50,6 +51,8 @@ export interface DemoOutput {
 
 interface Timings {
   readonly build: CoreBuild;
+  /** Systems no entity went through, left out of the table. */
+  readonly idle: ReadonlySet<string>;
   /** Milliseconds per frame, per system. */
   readonly perSystem: Map<string, number>;
   readonly total: number;
@@ -65,7 +68,7 @@ function run(character: DemoCharacter, count: number, frames: number, build: Cor
     for (let frame = 0; frame < frames; frame++) crowd.frame(1 / FPS, perSystem);
     let total = 0;
     for (const [name, ms] of perSystem) perSystem.set(name, ms / frames), total += ms / frames;
-    return { build, perSystem, total };
+    return { build, idle: crowd.idleSystems(), perSystem, total };
   } finally {
     crowd.dispose();
   }
@@ -84,16 +87,47 @@ function printTable(rows: string[][], out: DemoOutput["out"]): void {
   }
 }
 
-function wholeNumber(name: string, text: string | undefined, fallback: number): number {
-  const value = text === undefined ? fallback : Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 100_000) {
-    throw new UsageError(`${name}: expected a whole number from 1 to 100000, got "${text}"`);
+function wholeNumber(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  max = 100_000,
+): number {
+  const value = text === undefined || text === "" ? fallback : Number(text);
+  if (text === "" || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new UsageError(`${name}: expected a whole number from 1 to ${max}, got "${text}"`);
   }
   return value;
 }
 
+/** Options that take a value. */
+const VALUED = ["--clip", "--count", "--frames", "--workers"];
+
+/**
+ * Imports a glTF file; a JSON file that is not glTF (no `asset` object, which
+ * glTF requires) is refused as such, before the importer's field-by-field checks.
+ */
+async function importModel(path: string): Promise<GltfImport> {
+  const bytes = await Deno.readFile(path);
+  const magic = new TextDecoder().decode(bytes.subarray(0, 4));
+  if (magic !== "glTF") {
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(bytes));
+    } catch { /* not JSON: the importer says what it is */ }
+    const asset = (json as { asset?: unknown } | null)?.asset;
+    if (json !== undefined && (typeof asset !== "object" || asset === null)) {
+      throw new Error(
+        `${path}: not a glTF file: JSON without glTF's "asset" object ` +
+          `(expected a .gltf or .glb model)`,
+      );
+    }
+  }
+  return await importGltf(path);
+}
+
 async function list(path: string, out: DemoOutput["out"]): Promise<void> {
-  const model = await importGltf(path);
+  const model = await importModel(path);
   out(`${model.name}: ${model.skeletons.length} skeleton(s)`);
   for (const s of model.skeletons) {
     const more = s.skins.slice(1).map((k) => `skin ${k.skin} "${k.name}" (${k.skinJoints.length})`);
@@ -122,7 +156,7 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      args,
+      args: joinDashValues(args, VALUED),
       allowPositionals: true,
       options: {
         clip: { type: "string" },
@@ -135,7 +169,7 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
       },
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(argsErrorLine(error));
   }
   const { values, positionals } = parsed;
   if (values.help) return out(USAGE);
@@ -143,17 +177,21 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
     throw new UsageError(`expected at most one file, got ${positionals.length}`);
   }
   const path = positionals[0];
-  if (values.list) {
-    if (!path) throw new UsageError("--list needs a glTF file");
-    return await list(path, out);
-  }
+  // Every flag is checked before any work: a mistake costs no benchmark.
   const count = wholeNumber("--count", values.count, path ? 16 : 64);
   const frames = wholeNumber("--frames", values.frames, 300);
+  const workers = values.workers === undefined
+    ? undefined
+    : wholeNumber("--workers", values.workers, 1, MAX_WORKERS);
   if (!path && values.clip !== undefined) {
     throw new UsageError("--clip needs a glTF file (the generated crowd has one clip)");
   }
   if (!path && values.layers) throw new UsageError("--layers needs a glTF file");
-  const model = path ? await importGltf(path) : undefined;
+  if (values.list) {
+    if (!path) throw new UsageError("--list needs a glTF file");
+    return await list(path, out);
+  }
+  const model = path ? await importModel(path) : undefined;
   const plain = model ? gltfCharacter(model, values.clip) : cylinderCharacter();
   const character = model && values.layers ? layeredCharacter(model, plain) : plain;
   const vertices = character.meshes.reduce((n, m) => n + m.skin.vertexCount, 0);
@@ -174,7 +212,9 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
   const ratio = (scalar: number, fast: number) => `${(scalar / Math.max(1e-9, fast)).toFixed(1)}x`;
   printTable([
     ["system", ...results.map((r) => r.build), "speed-up"],
-    ...[...results[0].perSystem.keys()].map((name) => [
+    ...[...results[0].perSystem.keys()].filter((name) => !results[0].idle.has(name)).map((
+      name,
+    ) => [
       name,
       ...results.map((r) => format(r.perSystem.get(name)!)),
       ratio(results[1].perSystem.get(name)!, results[0].perSystem.get(name)!),
@@ -188,8 +228,7 @@ async function main(args: string[], out: DemoOutput["out"]): Promise<void> {
       ),
     ],
   ], out);
-  if (values.workers !== undefined) {
-    const workers = wholeNumber("--workers", values.workers, 1);
+  if (workers !== undefined) {
     await runOnWorkers(character, count, frames, workers, results[0].total, out);
   }
   const perSecond = (r: Timings) => (count * vertices) / (r.total / 1000);

@@ -30,9 +30,42 @@ export const SEED: number = readSeed();
 /** Cases per fast-check property. */
 export const RUNS = 1000;
 
-/** fast-check parameters: seeded, {@linkcode RUNS} cases unless told. */
-export function fcParams<T>(numRuns: number = RUNS): fc.Parameters<T> {
-  return { seed: SEED, numRuns, endOnFailure: true };
+/** How many cases the slow property and fuzz tests run: env `MARROW_TEST_RUNS`. */
+export type RunLevel = "fast" | "middle" | "thorough";
+
+function readRunLevel(): RunLevel {
+  let text: string | undefined;
+  try {
+    text = Deno.env.get("MARROW_TEST_RUNS");
+  } catch {
+    // No --allow-env: the fast default.
+  }
+  if (text === undefined || text === "") return "fast";
+  if (text === "fast" || text === "middle" || text === "thorough") return text;
+  throw new RangeError(`MARROW_TEST_RUNS: expected fast, middle or thorough, got ${text}`);
+}
+
+/** The run level: `fast` unless env `MARROW_TEST_RUNS` says `middle` or `thorough` (CI). */
+export const RUN_LEVEL: RunLevel = readRunLevel();
+
+/**
+ * The case count of a property or fuzz test: `thorough` at the thorough
+ * level (CI), `fast` at the default fast level (`deno task test`), their
+ * geometric mean at the middle level. Every property test takes its count
+ * from here; a cheap one gives no `fast` and runs `thorough` at every level.
+ */
+export function runs(thorough: number, fast: number = thorough): number {
+  if (RUN_LEVEL === "thorough") return thorough;
+  if (RUN_LEVEL === "fast") return Math.min(fast, thorough);
+  return Math.min(thorough, Math.ceil(Math.sqrt(fast * thorough)));
+}
+
+/**
+ * fast-check parameters: seeded, {@linkcode RUNS} cases unless told, `fast`
+ * of them at the fast level ({@linkcode runs}).
+ */
+export function fcParams<T>(numRuns: number = RUNS, fast: number = numRuns): fc.Parameters<T> {
+  return { seed: SEED, numRuns: runs(numRuns, fast), endOnFailure: true };
 }
 
 /**

@@ -12,31 +12,27 @@
  *    JSR fails fast (well under a second); when the packages are already in
  *    Deno's cache the probe succeeds without the network.
  * 2. Prints one `std: ...` line naming the choice.
- * 3. Runs `deno test --doc` on `tests/**\/*_test.ts` plus the code blocks of
- *    `mod.ts` and `README.md` (when they exist). With JSR the development
- *    import map is used unchanged. Without it, a generated import map (a
- *    temporary file, made from the development map) sends `@std/assert` to
- *    the adapter in `tests/_std/`.
- *
- *    `--import-map` REPLACES the "imports"/"scopes" of `deno.json` (Deno
- *    2.9.6, checked: an entry left out of the map no longer resolves), so the
- *    map carries every other entry of the development map too, with
- *    relative targets made absolute. A map file, unlike `deno.json`, does not get the
- *    implicit `"pkg/"` entries that let `"pkg/sub/path"` resolve for
- *    `npm:`/`jsr:` targets: they are added explicitly. The package's own
- *    name (`@marrow/anim`, `@marrow/anim/reference`) still resolves through
- *    `deno.json`'s "name"/"exports" with a map in place, and the lockfile
- *    keeps following `deno.json`.
+ * 3. Type-checks once (`deno test --no-run --doc`) every `tests/**\/*_test.ts`,
+ *    the code blocks of `README.md` and the public modules ({@linkcode DOC_FILES})
+ *    and the published entry points, and runs the tests unchecked, in chunks
+ *    of files, each a `deno test` process, the check and the chunks `--jobs=N`
+ *    (env `MARROW_TEST_JOBS`, default one per core) at a time (`_test_jobs.ts`);
+ *    each chunk's output is printed whole when it ends, then the slowest
+ *    files. With JSR the development import map is used unchanged; without
+ *    it, a generated map (a temporary file, made from the development map)
+ *    sends `@std/assert` to the adapter in `tests/_std/`: `--import-map`
+ *    REPLACES `deno.json`'s "imports"/"scopes" (Deno 2.9.6), so the map
+ *    carries every entry of the development map, relative targets made
+ *    absolute, and the `"pkg/"` entries a map file does not get implicitly
+ *    for `npm:`/`jsr:` targets. The package's own name still resolves
+ *    through `deno.json`'s "name"/"exports".
  * 4. Runs each `&&`-separated step of the `check` task from `deno.json`
- *    (fmt, lint, doc lint, publish dry run, wasm check) separately, through
- *    `deno task --eval`, so that every failing step is reported, not just
- *    the first. They run with `deno.json` as it is, whatever step 1 chose:
- *    none of them loads `@std`. In particular `deno publish --dry-run` works
- *    without jsr.io (checked with Deno 2.9.6, also with a lockfile that pins
- *    `jsr:@std/*`): it only builds the graph of the published files, which
- *    import no JSR package; unused `jsr:` entries in "imports" are not
- *    fetched. No extra flag is needed for that; `--allow-dirty` is there for
- *    uncommitted files (a fresh `deno.lock`, work in progress).
+ *    (fmt, lint, doc lint, publish dry run, wasm check, rules) separately,
+ *    through `deno task --eval`, so that every failing step is reported,
+ *    with `deno.json` as it is (none loads `@std`; `deno publish --dry-run`
+ *    needs no jsr.io: the published files import no JSR package). When
+ *    step 3's type check passed, the publish dry run gets `--no-check`: the
+ *    entry points are checked already (slow types are still checked).
  * 5. Prints one line naming the glTF models it skipped and why, when
  *    `../shared/assets/gltf/` lacks the test-only ones (`tests/_assets.ts`),
  *    then `N passed, N failed[, N skipped]` (leaf tests, from Deno's JUnit
@@ -64,6 +60,18 @@ import {
   readDevImportMap,
   stdSpecifiers,
 } from "./_import_maps.ts";
+import {
+  type Chunk,
+  type Counts,
+  defaultJobs,
+  parseJobs,
+  planChunks,
+  readReports,
+  readTimes,
+  runChunks,
+  secondsSince,
+  writeTimes,
+} from "./_test_jobs.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const DENO = Deno.execPath();
@@ -88,11 +96,16 @@ const DOC_FILES = [
   "procedural/cylinder.ts",
   "kernels.ts",
 ];
+/** Chunks per job: enough that a job freed early finds work (each chunk costs a start-up). */
+const CHUNKS_PER_JOB = 6;
+/** Test files named in the closing line of slowest files. */
+const SLOWEST_SHOWN = 10;
 /** Child processes: no update check (it would reach for the network). */
 const CHILD_ENV = { DENO_NO_UPDATE_CHECK: "1" };
 
 interface Config extends ImportMap {
   tasks?: Record<string, string | { command?: string }>;
+  exports?: Record<string, string>;
 }
 
 function pathOf(url: URL): string {
@@ -186,100 +199,105 @@ function relative(url: URL): string {
   return decodeURIComponent(url.href.slice(ROOT.href.length));
 }
 
-interface Counts {
-  passed: number;
-  failed: number;
-  skipped: number;
-}
-
-function unescapeXml(text: string): string {
-  return text.replace(
-    /&(lt|gt|quot|apos|amp);/g,
-    (_, name: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[name]!,
-  );
+/** The published entry points (`deno.json`'s "exports"), which the type check covers too. */
+function entryPoints(config: Config): string[] {
+  return Object.values(config.exports ?? {}).map((path) => path.replace(/^\.\//, ""));
 }
 
 /**
- * Counts leaf tests in Deno's JUnit report. Deno lists a test and each of its
- * steps (every bdd `it` is a step of its `describe`) as test cases named
- * `outer > inner > test`; a case with children is a group, counted only when
- * it failed for a reason of its own (a hook), not because a step failed.
+ * One type check of every test file, doc file and published entry point
+ * (`deno test --no-run`) and the test files in chunks, unchecked
+ * (`tests/_test_jobs.ts`), at most `jobs` at a time, the doc files' code
+ * blocks in a chunk of their own. `typeChecked` says whether the check
+ * passed (the check steps' publish dry run then needs no check of its own).
  */
-function countJunit(xml: string): Counts {
-  const cases = [
-    ...xml.matchAll(
-      /<testcase name="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g,
-    ),
-  ]
-    .map((m) => ({ name: unescapeXml(m[1]), body: m[3] ?? "" }));
-  const names = cases.map((c) => c.name);
-  const counts: Counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const { name, body } of cases) {
-    const group = names.some((other) => other.startsWith(`${name} > `));
-    const failure = body.match(/<failure message="([^"]*)"/)?.[1];
-    if (group) {
-      if (failure !== undefined && !/^\d+ test steps? failed/.test(failure)) {
-        counts.failed++;
-      }
-    } else if (failure !== undefined) counts.failed++;
-    else if (/<skipped/.test(body)) counts.skipped++;
-    else counts.passed++;
-  }
-  return counts;
-}
-
 async function runTests(
   std: StdChoice,
   config: Config,
   forwarded: string[],
   tmp: string,
-): Promise<Counts> {
+  jobs: number,
+): Promise<Counts & { typeChecked: boolean }> {
   const sources = await tsFiles(new URL(TEST_DIR, ROOT));
-  const tests = sources.filter((url) => url.pathname.endsWith("_test.ts"));
-  const docs: URL[] = [];
+  const tests = sources.filter((url) => url.pathname.endsWith("_test.ts")).map(relative);
+  const docs: string[] = [];
   for (const name of DOC_FILES) {
-    const url = new URL(name, ROOT);
-    if (await exists(url)) docs.push(url);
+    if (await exists(new URL(name, ROOT))) docs.push(name);
   }
-  const args = ["test", ...TEST_PERMISSIONS, "--doc", "--permit-no-files"];
-  const junit = `${tmp}/junit.xml`;
-  args.push(`--junit-path=${junit}`);
+  let mapArg = `--import-map=${DEV_IMPORT_MAP}`;
   if (std.mode === "offline") {
     const map = await offlineImportMap(
       config,
-      await stdSpecifiers([...sources, ...docs]),
+      await stdSpecifiers([...sources, ...docs.map((d) => new URL(d, ROOT))]),
     );
     const mapFile = `${tmp}/import_map.json`;
     await Deno.writeTextFile(mapFile, JSON.stringify(map, null, 2));
-    args.push(`--import-map=${mapFile}`);
-  } else {
-    args.push(`--import-map=${DEV_IMPORT_MAP}`);
+    mapArg = `--import-map=${mapFile}`;
   }
-  args.push(...forwarded, ...[...tests, ...docs].map(relative));
-  console.log(`\n== deno ${args.join(" ")}`);
-  const { code } = await new Deno.Command(DENO, {
-    args,
-    cwd: pathOf(ROOT),
-    env: CHILD_ENV,
-    stdin: "null",
-  }).spawn().status;
-  let counts: Counts = { passed: 0, failed: 0, skipped: 0 };
-  if (await exists(junit)) {
-    counts = countJunit(await Deno.readTextFile(junit));
-  } else if (code !== 0) {
-    console.log("tests: deno test stopped before running tests (see above)");
-  }
-  if (code !== 0 && counts.failed === 0) {
-    // Type errors, an `only` left in, leaks outside a test...: still a failure.
-    console.log(`tests: deno test exited with code ${code}`);
-    counts.failed = 1;
-  }
-  return counts;
+  const roots = [...new Set([...tests, ...docs, ...entryPoints(config)])];
+  // The type check (one thread) is a job like the chunks: the other cores run tests meanwhile.
+  const check: Chunk = {
+    label: `type check of ${roots.length} files`,
+    args: ["test", "--no-run", "--doc", "--permit-no-files", mapArg, ...roots],
+    junit: `${tmp}/no-report`,
+  };
+  const base = ["test", ...TEST_PERMISSIONS, "--no-check", "--permit-no-files", mapArg];
+  const planned = planChunks(tests, jobs * CHUNKS_PER_JOB, await readTimes(ROOT));
+  const chunks: Chunk[] = [
+    check,
+    ...[...planned, docs].map((files, i) => ({
+      label: `${files.length} ${files === docs ? "doc files" : "files"}`,
+      args: [
+        ...base,
+        ...(files === docs ? ["--doc"] : []),
+        `--junit-path=${tmp}/junit-${i}.xml`,
+        ...forwarded,
+        ...files,
+      ],
+      junit: `${tmp}/junit-${i}.xml`,
+    })),
+  ];
+  console.log(
+    `\n== tests: ${tests.length} files and ${docs.length} doc files in ${planned.length + 1} ` +
+      `chunks and a type check (deno ${check.args.slice(0, 4).join(" ")}), ${jobs} at a time: ` +
+      `deno ${base.join(" ")} ${forwarded.join(" ")} FILES...`,
+  );
+  const started = performance.now();
+  let typeChecked = false;
+  let done = 0;
+  const { counts, times } = await runChunks(
+    DENO,
+    pathOf(ROOT),
+    CHILD_ENV,
+    chunks,
+    jobs,
+    (result) => {
+      if (result.chunk === check) typeChecked = result.code === 0;
+      console.log(result.output.trimEnd());
+      console.log(
+        `== tests: ${++done}/${chunks.length}, ${result.chunk.label}: ` +
+          `${result.code === 0 ? "passed" : "FAILED"} in ${result.seconds.toFixed(1)} s`,
+      );
+    },
+  ).then(readReports);
+  // A filtered run's times are not its files' times.
+  if (!forwarded.length && counts.failed === 0) await writeTimes(ROOT, times);
+  const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN);
+  console.log(
+    `\ntests: ${secondsSince(started)}; slowest files (their tests' time): ` +
+      slowest.map(([file, s]) => `${file.replace(/^tests\//, "")} ${s.toFixed(1)} s`).join(", "),
+  );
+  return { ...counts, typeChecked };
 }
 
 // --- 4. Check steps ---------------------------------------------------------
 
-async function runChecks(config: Config): Promise<string[]> {
+/**
+ * Runs the `check` task's steps one by one. When the tests' type check
+ * passed, it covered every published entry point: the publish dry run then
+ * skips its own type check (`--no-check`; it still checks slow types).
+ */
+async function runChecks(config: Config, typeChecked: boolean): Promise<string[]> {
   const task = config.tasks?.check;
   const command = typeof task === "string" ? task : task?.command;
   if (!command) {
@@ -295,14 +313,19 @@ async function runChecks(config: Config): Promise<string[]> {
       );
       continue;
     }
-    console.log(`\n== check: ${step}`);
+    const run = typeChecked && /^deno publish\b/.test(step) && !/--no-check\b/.test(step)
+      ? `${step} --no-check`
+      : step;
+    console.log(`\n== check: ${run}${run === step ? "" : " (the tests' type check covered it)"}`);
+    const started = performance.now();
     const { success } = await new Deno.Command(DENO, {
-      args: ["task", "--eval", step],
+      args: ["task", "--eval", run],
       cwd: pathOf(ROOT),
       env: CHILD_ENV,
       stdin: "null",
     }).spawn().status;
     if (!success) failed.push(step);
+    console.log(`check: ${success ? "passed" : "FAILED"} ${secondsSince(started)}`);
   }
   console.log(
     `\ncheck: ${steps.length - failed.length}/${steps.length} steps passed` +
@@ -317,11 +340,14 @@ async function main(): Promise<number> {
   const forwarded: string[] = [];
   let forced = Deno.env.get("MARROW_STD");
   let testsOnly = false;
+  let jobs = defaultJobs();
   for (const arg of Deno.args) {
     if (arg === "--tests-only") testsOnly = true;
     else if (arg.startsWith("--std=")) forced = arg.slice("--std=".length);
+    else if (arg.startsWith("--jobs=")) jobs = parseJobs(arg.slice("--jobs=".length));
     else forwarded.push(arg);
   }
+  const started = performance.now();
   const config: Config = JSON.parse(
     await Deno.readTextFile(new URL("deno.json", ROOT)),
   );
@@ -335,13 +361,14 @@ async function main(): Promise<number> {
   );
 
   const tmp = await Deno.makeTempDir({ prefix: "marrow-test-" });
-  let counts: Counts;
+  let counts: Counts & { typeChecked: boolean };
   try {
-    counts = await runTests(std, config, forwarded, tmp);
+    counts = await runTests(std, config, forwarded, tmp, jobs);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
-  const failedChecks = testsOnly ? [] : await runChecks(config);
+  const failedChecks = testsOnly ? [] : await runChecks(config, counts.typeChecked);
+  console.log(`\ntotal: ${secondsSince(started)}`);
 
   const skippedModels = skippedModelsLine();
   if (skippedModels) console.log(`\n${skippedModels}`);

@@ -42,6 +42,10 @@ Deno.test("demo reports a bad argument in one line and exits 2", async () => {
       [["a.glb", "b.glb"], /^error: expected at most one file, got 2/],
       [["--list"], /^error: --list needs a glTF file/],
       [["--clip", "Run"], /^error: --clip needs a glTF file/],
+      [["--count", "-3"], /^error: --count: expected a whole number from 1 to 100000, got "-3"/],
+      [["--workers", "0"], /^error: --workers: expected a whole number from 1 to 16, got "0"/],
+      [["--workers", "abc"], /^error: --workers: expected a whole number from 1 to 16, got "abc"/],
+      [["--list", `${FIXTURES}Fox.glb`, "--frames", "0"], /^error: --frames: /],
     ] as const
   ) {
     const { code, out, err } = await demo(...args);
@@ -56,6 +60,10 @@ Deno.test("demo reports an unreadable or unusable file in one line and exits 1",
     const [args, pattern] of [
       [[`${FIXTURES}ATTRIBUTION.md`], /^error: .*ATTRIBUTION\.md: /],
       [[`${FIXTURES}missing.glb`], /^error: .*missing\.glb/],
+      [
+        [`${FIXTURES}stats.json`],
+        /^error: .*stats\.json: not a glTF file: JSON without glTF's "asset"/,
+      ],
       [
         [`${FIXTURES}Fox.glb`, "--clip", "Fly"],
         /^error: .*no clip named "Fly" \(clips: "Survey", "Walk", "Run"\)$/,
@@ -85,6 +93,18 @@ Deno.test("demo times every system of the pipeline on a crowd and on a glTF file
     for (const system of ["sampleClips", "quatToMat", "skin", "Marrow frame total"]) {
       assert(out.some((line) => line.startsWith(system)), `${system} in ${out.join("\n")}`);
     }
+    // No entity has an IK chain: the table leaves the idle system out.
+    assert(!out.some((line) => /^ik /.test(line)), out.join("\n"));
+  }
+});
+
+Deno.test("the demo's idle systems are those no entity of its crowd goes through", () => {
+  const crowd = new Crowd(cylinderCharacter(), 2, "scalar");
+  try {
+    // The cylinder has normals: its entities are skinned by skinWithTangents, not skin.
+    assertEquals([...crowd.idleSystems()].sort(), ["ik", "skin"]);
+  } finally {
+    crowd.dispose();
   }
 });
 

@@ -38,7 +38,7 @@ import {
 } from "../mod.ts";
 import { addLayer, setBlendThreshold, setLayerWeight } from "../layers.ts";
 import { setIKTarget } from "../ik.ts";
-import { BUILDS, SEED } from "./_arbitrary.ts";
+import { BUILDS, runs, SEED } from "./_arbitrary.ts";
 import { createHarness, type Harness, KIND_COUNT, published } from "./_ecs_programs.ts";
 
 /** The faulty world, its control, and which entities are victims. */
@@ -324,7 +324,7 @@ const program = fc.oneof(
   },
 );
 
-const RUNS = 30, COMMANDS = 80;
+const RUNS = runs(30, 10), COMMANDS = 80;
 for (const build of BUILDS) {
   Deno.test(`model-based programs with fault injection (${build}): healthy entities bit for bit, no frame throws`, () => {
     const totals = { frames: 0, injected: 0, faults: 0 };

@@ -24,10 +24,10 @@ import {
 } from "../mod.ts";
 import { removeLevelOfDetail, setLevelOfDetail, setLevelOfDetailByDistance } from "../lod.ts";
 import { Core, createWorkerPool, type WorkerPool } from "../kernels.ts";
-import { SEED } from "./_arbitrary.ts";
+import { runs, SEED } from "./_arbitrary.ts";
 import { createLodScene, type LodScene, type Outputs, outputsOf, sameBits } from "./_lod.ts";
 
-const PAIRS = 4, RUNS = 12, COMMANDS = 40;
+const PAIRS = 4, RUNS = runs(12, 4), COMMANDS = 40;
 
 /** The model of a twin's level of detail. */
 interface Twin {

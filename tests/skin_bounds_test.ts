@@ -38,7 +38,7 @@ import { createCylinder } from "../procedural/cylinder.ts";
 import { instantiate } from "../simd/wasm/_core.ts";
 import * as ref from "../simd/scalar/mod.ts";
 import { positionBounds } from "../simd/scalar/skinning.ts";
-import { BUILDS, fcParams } from "./_arbitrary.ts";
+import { BUILDS, fcParams, RUNS } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
 import { copyToCore, skinAt } from "./_skin_call.ts";
 
@@ -110,7 +110,7 @@ Deno.test("skinVertices bounds: every build's bounds are the box of its own outp
         }
       }
     }),
-    fcParams(),
+    fcParams(RUNS, 150),
   );
 });
 

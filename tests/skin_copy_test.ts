@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { assertEquals } from "@std/assert";
 import { instantiate } from "../simd/wasm/_core.ts";
 import { SkinFlags, VERTEX_FLOATS } from "../simd/memory/layout.ts";
-import { BUILDS, fcParams } from "./_arbitrary.ts";
+import { BUILDS, fcParams, RUNS } from "./_arbitrary.ts";
 
 const partsArb = fc.array(
   fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 7 })),
@@ -67,6 +67,6 @@ Deno.test("copyVertices: every build copies the streams and folds joints and wei
       });
       for (const r of results.slice(1)) assertEquals(r, results[0]);
     }),
-    fcParams(),
+    fcParams(RUNS, 150),
   );
 });

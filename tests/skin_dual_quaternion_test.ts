@@ -19,7 +19,7 @@ import { mat4, quat } from "gl-matrix";
 import { instantiate } from "../simd/wasm/_core.ts";
 import * as ref from "../simd/scalar/mod.ts";
 import { positionBounds } from "../simd/scalar/skinning.ts";
-import { BUILDS, fcParams } from "./_arbitrary.ts";
+import { BUILDS, fcParams, RUNS } from "./_arbitrary.ts";
 import { maxDifference, random, randomQuaternion } from "./_scene.ts";
 import { copyToCore, skinAt } from "./_skin_call.ts";
 
@@ -147,7 +147,7 @@ Deno.test("skinDualQuaternions: every build equals the reference from the paper"
         checkBuilds(table, mesh, flags, cap);
       },
     ),
-    fcParams(),
+    fcParams(RUNS, 150),
   );
 });
 
@@ -202,7 +202,7 @@ Deno.test("skinDualQuaternions: runs of joint pairs equal the reference (antipod
         checkBuilds(table, mesh, flags, cap);
       },
     ),
-    fcParams(200),
+    fcParams(200, 50),
   );
 });
 

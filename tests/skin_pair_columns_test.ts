@@ -12,7 +12,7 @@ import { assert, assertEquals } from "@std/assert";
 import { JOINT_COLUMN_BYTES, SKIN_NORMALS } from "../simd/abi.ts";
 import { instantiate } from "../simd/wasm/_core.ts";
 import { positionBounds } from "../simd/scalar/skinning.ts";
-import { BUILDS, fcParams, SIMD_BUILDS } from "./_arbitrary.ts";
+import { BUILDS, fcParams, RUNS, SIMD_BUILDS } from "./_arbitrary.ts";
 import { random } from "./_scene.ts";
 import { copyToCore, paletteColumns, referenceOutputs, skinAt } from "./_skin_call.ts";
 
@@ -137,7 +137,7 @@ Deno.test("skinVertices with a columns scratch: every build equals the reference
         }
       }
     }),
-    fcParams(),
+    fcParams(RUNS, 150),
   );
   // Both paths were taken: the SIMD builds read columns on random
   // two-influence parts long enough to pay for them, rows otherwise.

@@ -14,7 +14,7 @@ import { assert, assertEquals } from "@std/assert";
 import { instantiate } from "../simd/wasm/_core.ts";
 import * as ref from "../simd/scalar/mod.ts";
 import { positionBounds } from "../simd/scalar/skinning.ts";
-import { BUILDS, fcParams } from "./_arbitrary.ts";
+import { BUILDS, fcParams, RUNS } from "./_arbitrary.ts";
 import { random, randomQuaternion } from "./_scene.ts";
 import { copyToCore, referenceOutputs, skinAt } from "./_skin_call.ts";
 
@@ -111,7 +111,7 @@ Deno.test("skinVertices, skinDualQuaternions one- and two-influence loops: every
         );
       }
     }),
-    fcParams(),
+    fcParams(RUNS, 150),
   );
 });
 

@@ -26,6 +26,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { BUILDS } from "./_scene.ts";
 import { FRAMES } from "./_zero_allocation_scene.ts";
+import { RUN_LEVEL } from "./_arbitrary_numbers.ts";
 
 /**
  * Heap growth over the measured frames still taken for noise: under 44 bytes a frame (measured
@@ -99,8 +100,10 @@ const SCALAR_WARMUP = 6_000;
 /** Split calls: a worker's garbage of about 100 bytes a frame shows in so many frames. */
 const SPLIT_FRAMES = FRAMES * 5;
 
+// The fast level (`runs`) keeps the simd build's modes: relaxed-simd runs the same JavaScript.
+const RUN_MODES = MODES.filter((m) => RUN_LEVEL !== "fast" || m.build === "simd");
 for (
-  const { build, threads, lod } of MODES as { build: string; threads: string; lod?: boolean }[]
+  const { build, threads, lod } of RUN_MODES as { build: string; threads: string; lod?: boolean }[]
 ) {
   const frames = build === "scalar" ? SCALAR_FRAMES : threads === "split" ? SPLIT_FRAMES : FRAMES;
   const warmup = build === "scalar" ? SCALAR_WARMUP : WARMUP;

@@ -17,6 +17,7 @@ import {
   type Routes,
   serveRoutes,
 } from "./_server.ts";
+import { argsErrorLine, joinDashValues } from "../cli_args.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/gltf/", import.meta.url);
 /**
@@ -43,20 +44,80 @@ export async function demoRoutes(): Promise<Routes> {
   return routes;
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: { port: { type: "string" }, "no-isolation": { type: "boolean" } },
-  });
-  const port = Number(values.port ?? 8000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`error: --port: expected a port number, got "${values.port}"`);
-    Deno.exit(2);
+/** What `deno task serve` was asked for. */
+export interface ServeArgs {
+  readonly port: number;
+  readonly crossOriginIsolated: boolean;
+}
+
+/** `deno task serve`'s arguments, or a one-line message saying what is wrong with them. */
+export function parseServeArgs(args: string[]): ServeArgs | string {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: joinDashValues(args, ["--port"]),
+      options: { port: { type: "string" }, "no-isolation": { type: "boolean" } },
+    }));
+  } catch (error) {
+    return argsErrorLine(error);
+  }
+  const text = values.port;
+  const port = Number(text ?? 8000);
+  if (text === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
+    return `--port: expected a port number from 0 to 65535, got "${text}"`;
+  }
+  return { port, crossOriginIsolated: !values["no-isolation"] };
+}
+
+/** A one-line message when 127.0.0.1:`port` cannot be listened on, else undefined. */
+export function portProblem(port: number, error: unknown): string | undefined {
+  if (error instanceof Deno.errors.AddrInUse) {
+    return `port ${port} is in use on 127.0.0.1: stop what serves there or choose another with --port N`;
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return `cannot listen on 127.0.0.1:${port} (${
+      error.message.split("\n")[0]
+    }): choose another with --port N`;
+  }
+  return undefined;
+}
+
+async function main(): Promise<number> {
+  const args = parseServeArgs(Deno.args);
+  if (typeof args === "string") {
+    console.error(`error: ${args} (usage: deno task serve [--port N] [--no-isolation])`);
+    return 2;
+  }
+  // The port first: bundling takes seconds, a busy port is known at once.
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port: args.port }).close();
+  } catch (error) {
+    const problem = portProblem(args.port, error);
+    if (!problem) throw error;
+    console.error(`error: ${problem}`);
+    return 1;
   }
   console.log("bundling examples/web/main.ts …");
-  const served = serveRoutes(await demoRoutes(), {
-    port,
-    crossOriginIsolated: !values["no-isolation"],
-  });
-  console.log(`Marrow web demo: ${served.origin}/ (Ctrl-C stops it)`);
+  let routes: Routes;
+  try {
+    routes = await demoRoutes();
+  } catch (error) {
+    console.error(`error: ${error instanceof Error ? error.message : error}`);
+    return 1;
+  }
+  try {
+    const served = serveRoutes(routes, args);
+    console.log(`Marrow web demo: ${served.origin}/ (Ctrl-C stops it)`);
+  } catch (error) {
+    const problem = portProblem(args.port, error);
+    if (!problem) throw error;
+    console.error(`error: ${problem}`);
+    return 1;
+  }
+  return 0;
+}
+
+if (import.meta.main) {
+  const code = await main();
+  if (code !== 0) Deno.exit(code);
 }

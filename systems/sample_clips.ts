@@ -19,7 +19,9 @@
  * own sampler, whose cache it frees when its layer or player goes. The
  * system also records the markers every
  * playback crossed (`getCrossedMarkers`) and, where enabled, takes root
- * motion out of the pose (`getRootMotion`).
+ * motion out of the pose (`getRootMotion`). An entity with MorphWeights
+ * has its clips' morph channels sampled and blended into its weights by the
+ * same rules (`_morph_layers.ts`), in TypeScript: a few floats an entity.
  *
  * @module
  */
@@ -41,6 +43,8 @@ import type { WorldState } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
 import { retirePlayback } from "../components/internal.ts";
 import { beginLodFrame, NOT_ANIMATED } from "./_lod.ts";
+import { morphRecord } from "../components/internal.ts";
+import { writeMorphWeights } from "./_morph_layers.ts";
 
 /** Each world's outputs, begun again every frame: the frame allocates nothing. */
 const outputs = new WeakMap<WorldState, LayerOutput>();
@@ -162,6 +166,7 @@ export function sampleClipsSystem(
   out.entries.begin(entryCapacity, LAYER_ENTRY_BYTES / 4);
   out.jobs.begin(layered, JOB_WORDS);
   let extended = false;
+  const morphs = morphRecord(state), morphPlays = morphs.play;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     if (skipped && quarantine[eid] & Quarantine.Clip) continue;
@@ -213,6 +218,11 @@ export function sampleClipsSystem(
         rows.time = player.next.time, rows.weight = player.fade;
         samplePlayback(rows, player.next, player.scratch, pose);
       }
+    }
+    const morph = morphPlays[eid];
+    if (morph !== undefined && animated) {
+      morph.time = c.time[eid];
+      if (writeMorphWeights(morph, player)) morphs.morphDirty[eid] = 1;
     }
     if (track) extended = recordSteps(memory, player, steps) || extended;
   }

@@ -12,8 +12,8 @@ import type { Clip } from "../animation/clip.ts";
 import { type MorphWeightsChannel, playedMorphChannels } from "../animation/morph.ts";
 import type { MorphedStreams } from "../animation/internal.ts";
 
-/** A clip's morph channels bound to one entity's skin targets. */
-interface MorphBinding {
+/** @internal A clip's morph channels bound to one entity's skin targets. */
+export interface MorphBinding {
   /** The channels that drive at least one target. */
   readonly channels: readonly MorphWeightsChannel[];
   /** Per channel, where its sample goes: a view of `samples`. */

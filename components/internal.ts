@@ -27,4 +27,4 @@ export {
 export { boundsFloats } from "./_skin_bounds.ts";
 export { SkinRowWriter } from "./_skin_rows.ts";
 export { morphedStreams, morphRecord, updateMorphs } from "./morph_weights.ts";
-export { type MorphPlay } from "./_morph_play.ts";
+export { type MorphBinding, type MorphPlay } from "./_morph_play.ts";

@@ -36,6 +36,7 @@
 import type {
   Layer,
   LayerStack,
+  MorphBinding,
   MorphPlay,
   Playback,
   PlayerState,
@@ -48,9 +49,8 @@ const clock = new Float64Array(3);
 /** A clip time and the clip's duration, for `wrapTimeAt`. */
 const wrapping = new Float64Array(2);
 
-/** Samples the channels `play` binds of `playback`'s clip at time `clock[k]`, wrapped. */
-function sampleChannels(play: MorphPlay, playback: Playback, k: number): Float32Array | undefined {
-  const binding = play.bindingOf(playback.clip);
+/** Samples `binding`'s channels (of `playback`'s clip) at time `clock[k]`, wrapped. */
+function sampleChannels(binding: MorphBinding | null, playback: Playback, k: number) {
   if (binding === null) return undefined;
   wrapping[0] = clock[k], wrapping[1] = playback.compact.duration;
   wrapTimeAt(wrapping, 0, 1, playback.wrap);
@@ -70,11 +70,12 @@ function sampleChannels(play: MorphPlay, playback: Playback, k: number): Float32
  * clip animates any target.
  */
 function pairWeights(play: MorphPlay, a: Playback, b: Playback | undefined, out: Float64Array) {
-  const sourceA = play.bindingOf(a.clip)?.source;
-  const sourceB = b === undefined ? undefined : play.bindingOf(b.clip)?.source;
-  if (sourceA === undefined && sourceB === undefined) return false;
+  const bindingA = play.bindingOf(a.clip),
+    bindingB = b === undefined ? null : play.bindingOf(b.clip);
+  if (bindingA === null && bindingB === null) return false;
+  const sourceA = bindingA?.source, sourceB = bindingB?.source;
   const base = play.base, animated = play.animated, max = MAX_MORPH_WEIGHT;
-  const samplesA = sampleChannels(play, a, 0);
+  const samplesA = sampleChannels(bindingA, a, 0);
   for (let t = 0; t < base.length; t++) {
     const s = sourceA === undefined ? -1 : sourceA[t];
     const w = s < 0 ? base[t] : samplesA![s];
@@ -84,7 +85,7 @@ function pairWeights(play: MorphPlay, a: Playback, b: Playback | undefined, out:
   }
   if (b === undefined) return true;
   // Sampled after `a`'s weights were read: `b` may play the same clip.
-  const samplesB = sampleChannels(play, b, 1), share = clock[2];
+  const samplesB = sampleChannels(bindingB, b, 1), share = clock[2];
   for (let t = 0; t < base.length; t++) {
     const s = sourceB === undefined ? -1 : sourceB[t];
     let w = s < 0 ? base[t] : samplesB![s];

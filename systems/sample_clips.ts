@@ -75,6 +75,27 @@ function storableTime(time: number, playback: Playback): number {
 }
 
 /**
+ * The morph stage: the weights of the entities of `list` with MorphWeights
+ * sampled from their clips (`_morph_layers.ts`), where their poses were.
+ */
+function writeMorphs(
+  state: WorldState,
+  list: ArrayLike<number>,
+  skipped: boolean,
+  morphs: ReturnType<typeof morphRecord>,
+): void {
+  const owned = state.owned, quarantine = owned.quarantine, lodSkip = owned.lodSkip;
+  const time = state.components.ClipPlayer.time;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i], morph = morphs.play[eid];
+    if (morph === undefined || skipped && quarantine[eid] & Quarantine.Clip) continue;
+    if (lodSkip[eid] & NOT_ANIMATED) continue;
+    morph.time = time[eid];
+    if (writeMorphWeights(morph, owned.player[eid]!)) morphs.morphDirty[eid] = 1;
+  }
+}
+
+/**
  * Advances every clip player (or those of `entities`; others are skipped)
  * by `deltaSeconds` times its speed, and writes the sampled poses. Throws a
  * `RangeError` for a delta that is not a finite number >= 0 (play
@@ -166,7 +187,6 @@ export function sampleClipsSystem(
   out.entries.begin(entryCapacity, LAYER_ENTRY_BYTES / 4);
   out.jobs.begin(layered, JOB_WORDS);
   let extended = false;
-  const morphs = morphRecord(state), morphPlays = morphs.play;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     if (skipped && quarantine[eid] & Quarantine.Clip) continue;
@@ -219,16 +239,13 @@ export function sampleClipsSystem(
         samplePlayback(rows, player.next, player.scratch, pose);
       }
     }
-    const morph = morphPlays[eid];
-    if (morph !== undefined && animated) {
-      morph.time = c.time[eid];
-      if (writeMorphWeights(morph, player)) morphs.morphDirty[eid] = 1;
-    }
     if (track) extended = recordSteps(memory, player, steps) || extended;
   }
   rows.commit();
   state.kernels.sampleCompactBatch(rows.ptr, rows.count);
   if (out.jobs.count > 0) state.kernels.blendLayersBatch(0, 0, out.jobs.ptr, out.jobs.count);
+  // Apart from the loop above, which stays as it was for the worlds without MorphWeights.
+  writeMorphs(state, list, skipped, morphRecord(state));
   if (extended) {
     for (let i = 0; i < list.length; i++) {
       const eid = list[i], player = owned.player[eid]!;

@@ -244,8 +244,10 @@ export function sampleClipsSystem(
   rows.commit();
   state.kernels.sampleCompactBatch(rows.ptr, rows.count);
   if (out.jobs.count > 0) state.kernels.blendLayersBatch(0, 0, out.jobs.ptr, out.jobs.count);
-  // Apart from the loop above, which stays as it was for the worlds without MorphWeights.
-  writeMorphs(state, list, skipped, morphRecord(state));
+  // Apart from the loop above, which stays as it was; not even called in a world that never
+  // had MorphWeights (the scalar zero-allocation run counts its code settling as garbage).
+  const morphs = morphRecord(state);
+  if (morphs.play.length > 0) writeMorphs(state, list, skipped, morphs);
   if (extended) {
     for (let i = 0; i < list.length; i++) {
       const eid = list[i], player = owned.player[eid]!;

@@ -8,7 +8,11 @@
  * active targets only) for positions, normals and tangents, so that
  * skinned positions, bounds and raycasts show the morphed mesh. A clip's
  * `morphChannels` ({@linkcode MorphWeightsChannel}) key the weights of a
- * glTF animation; {@linkcode sampleMorphWeights} samples them.
+ * glTF animation: an entity with MorphWeights that plays the clip (with
+ * `playClip`, a cross-fade or layers) has them sampled and blended into
+ * its weights each frame, as its joints are; the targets no clip animates
+ * keep the weights the game set. {@linkcode sampleMorphWeights} samples a
+ * channel by itself.
  *
  * @module
  */
@@ -24,6 +28,7 @@ export {
   getMorphWeights,
   MAX_MORPH_WEIGHT,
   type MorphWeightsComponent,
+  type MorphWeightsOptions,
   removeMorphWeights,
   setMorphWeights,
 } from "./components/morph_weights.ts";

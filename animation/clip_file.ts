@@ -36,6 +36,7 @@
  */
 
 import type { Clip } from "./clip.ts";
+import { ClipError } from "./clip_validation.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
 import { type CompactClip, compactClip } from "./compact_clip.ts";
 import { lifetimeOf } from "./_lifetime.ts";
@@ -119,7 +120,10 @@ function checkedJoints(skeleton: SkeletonAsset, joints: readonly (number | strin
  * skeleton yet; a clip loaded from a file saves as it was loaded), in the
  * format of `docs/clip_file_format.md`. It loads only for a skeleton with
  * the same joint count, parents and rest pose. Throws what building throws
- * (`ClipError`, `ClipBudgetError`).
+ * (`ClipError`, `ClipBudgetError`), and a `ClipError` for a clip with morph
+ * weights channels (`morphChannels`), which the format does not carry:
+ * save the clip without them (`const { morphChannels, ...joints } = clip`)
+ * and play the imported clip where the weights matter.
  */
 export function saveCompactClips(
   skeleton: SkeletonAsset,
@@ -134,6 +138,17 @@ export function saveCompactClips(
   const parents = skeleton.parentIndices;
   const groups = Math.ceil(skeleton.jointCount / 4);
   const encoder = new TextEncoder();
+  // Refused before anything is built: a loaded clip would lose them unseen.
+  clips.forEach((clip) => {
+    if (clip?.morphChannels !== undefined && clip.morphChannels.length > 0) {
+      throw new ClipError(
+        clip.name,
+        -1,
+        -1,
+        `morphChannels: compact clip files do not carry morph weights channels (format version ${FILE_VERSION}); save the clip without them`,
+      );
+    }
+  });
   const records = clips.map((clip) => {
     const compact: CompactClip = compactClip(clip, skeleton);
     const parts = compactClipParts(compact, skeleton);

@@ -14,7 +14,8 @@
  * @module
  */
 
-import { type Interpolation, sampleKeysAt } from "./clip.ts";
+import { type Clip, type Interpolation, sampleKeysAt } from "./clip.ts";
+import { ClipError } from "./clip_validation.ts";
 
 /**
  * One attribute's displacements of one morph target, in the mesh's source
@@ -84,3 +85,102 @@ export function sampleMorphWeights(
   const { times, values, targetCount, interpolation } = channel;
   sampleKeysAt(times, values, interpolation, targetCount, false, sampledTime, 0, out);
 }
+
+/** Clips whose morph channels passed {@linkcode validateMorphChannels}. */
+const validatedMorphs = new WeakSet<Clip>();
+
+/**
+ * Throws a {@linkcode ClipError} naming the clip and `morphChannels[i]`
+ * unless every morph channel of `clip` is one the sample clips system can
+ * play: a node and mesh index, 1 to 65535 targets, a known interpolation,
+ * finite strictly increasing `Float32Array` times and a `Float32Array` of
+ * finite values, as many as the keys need. A clip that passed is not
+ * checked again.
+ */
+export function validateMorphChannels(clip: Clip): void {
+  const channels = clip.morphChannels;
+  if (channels === undefined || validatedMorphs.has(clip)) return;
+  const fail = (where: string, message: string): never => {
+    throw new ClipError(clip.name, -1, -1, `morphChannels${where}: ${message}`);
+  };
+  if (!Array.isArray(channels)) fail("", "expected an array");
+  channels.forEach((channel, i) => {
+    const problem = morphChannelProblem(channel);
+    if (problem !== undefined) fail(`[${i}]`, problem);
+  });
+  validatedMorphs.add(clip);
+}
+
+/** Each clip's morph channels as {@linkcode playedMorphChannels} copied them. */
+const playedChannels = new WeakMap<Clip, readonly (MorphWeightsChannel | undefined)[]>();
+
+/**
+ * The morph channels of `clip` that playing samples: copies made the first
+ * time it is asked (keys included, shared by every entity), so that the
+ * game changing the clip's arrays later changes nothing the frame reads;
+ * undefined in place of a channel {@linkcode validateMorphChannels} would
+ * refuse. Empty when the clip has none.
+ */
+export function playedMorphChannels(clip: Clip): readonly (MorphWeightsChannel | undefined)[] {
+  let played = playedChannels.get(clip);
+  if (played === undefined) {
+    const given: unknown = clip.morphChannels;
+    played = Array.isArray(given) ? given.map(snapshotMorphChannel) : [];
+    playedChannels.set(clip, played);
+  }
+  return played;
+}
+
+/** A copy of `channel`, keys included, or undefined when it is not a valid morph channel. */
+function snapshotMorphChannel(channel: MorphWeightsChannel): MorphWeightsChannel | undefined {
+  if (morphChannelProblem(channel) !== undefined) return undefined;
+  const { node, mesh, targetCount, interpolation } = channel;
+  return Object.freeze({
+    node,
+    mesh,
+    targetCount,
+    interpolation,
+    times: channel.times.slice(),
+    values: channel.values.slice(),
+  });
+}
+
+/** What is wrong with `channel` as a morph channel, in one sentence, or undefined. */
+function morphChannelProblem(channel: MorphWeightsChannel): string | undefined {
+  if (!channel || typeof channel !== "object") return "expected a channel object";
+  const { node, mesh, targetCount, interpolation, times, values } = channel;
+  for (const [field, value] of [["node", node], ["mesh", mesh]] as const) {
+    if (!Number.isInteger(value) || value < 0) {
+      return `${field} must be a whole number >= 0, got ${value}`;
+    }
+  }
+  if (!Number.isInteger(targetCount) || targetCount < 1 || targetCount > MAX_MORPH_TARGETS) {
+    return `targetCount must be a whole number in 1..${MAX_MORPH_TARGETS}, got ${targetCount}`;
+  }
+  if (!INTERPOLATIONS.includes(interpolation)) {
+    return `interpolation must be STEP, LINEAR or CUBICSPLINE, got ${interpolation}`;
+  }
+  if (!(times instanceof Float32Array) || times.length === 0) {
+    return "times must be a non-empty Float32Array";
+  }
+  for (let k = 0; k < times.length; k++) {
+    if (!Number.isFinite(times[k]) || (k > 0 && !(times[k] > times[k - 1]))) {
+      return `times[${k}] is ${times[k]}: times must be finite and strictly increasing`;
+    }
+  }
+  const expected = times.length * targetCount * (interpolation === "CUBICSPLINE" ? 3 : 1);
+  if (!(values instanceof Float32Array) || values.length !== expected) {
+    return `values must be a Float32Array of ${expected} weights, got ${
+      (values as Float32Array | undefined)?.length
+    }`;
+  }
+  for (let k = 0; k < values.length; k++) {
+    if (!Number.isFinite(values[k])) return `values[${k}] is ${values[k]}`;
+  }
+  return undefined;
+}
+
+/** Most targets a morph channel may key (glTF sets no limit; Marrow's skins hold far fewer). */
+const MAX_MORPH_TARGETS = 65535;
+
+const INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE"];

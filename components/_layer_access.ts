@@ -51,6 +51,7 @@ export function stackOf(
         weight: 1,
         target: 1,
         rate: 0,
+        referenceTime: 0,
         mask: undefined,
       });
       player.stack = { layers: [base], rest, threshold: 0.1 };

@@ -42,6 +42,12 @@ interface Blend1D {
   speed: number;
   /** Pose the second clip of a pair is sampled into before blending. */
   readonly scratch: number;
+  /**
+   * The pair last sampled, points `lower` and the next (or `lower` again
+   * at the end), and the second's weight in it: morph weights blend by them too.
+   */
+  lower: number;
+  alpha: number;
 }
 
 /** @internal One layer of an entity. Layer 0 plays the ClipPlayer's clips. */
@@ -55,6 +61,11 @@ export interface Layer {
   /** Weight being faded to, and the fade's rate in weight per second. */
   target: number;
   rate: number;
+  /**
+   * Additive layers: the clip time the morph weights are relative to (the
+   * reference time, or 0 for a reference pose, which holds no weights).
+   */
+  readonly referenceTime: number;
   /** The game's mask (one weight per joint), if any. */
   mask: Float32Array | undefined;
   /** Byte offsets in the core: the layer's block (its pose), mask, reference. */

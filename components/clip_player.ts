@@ -31,6 +31,7 @@ import type { Playback } from "./_playback.ts";
 import { releaseStack } from "./_layers.ts";
 import { ComponentError } from "./errors.ts";
 import { guardBuilds, settleBuilds } from "../animation/internal.ts";
+import { validateMorphChannels } from "../animation/morph.ts";
 import { type PlayerState, retirePlayback, reusePlayback } from "./_playbacks.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
 import { JOINT_QUAT } from "./joint_quat.ts";
@@ -279,6 +280,7 @@ export function makePlayback(
     throw new ComponentError(eid, "ClipPlayer", "expected a Clip");
   }
   validateClip(clip);
+  validateMorphChannels(clip);
   for (let i = 0; i < clip.channels.length; i++) {
     const channel = clip.channels[i];
     if (

@@ -26,4 +26,5 @@ export {
 } from "./_selections.ts";
 export { boundsFloats } from "./_skin_bounds.ts";
 export { SkinRowWriter } from "./_skin_rows.ts";
-export { morphedStreams, updateMorphs } from "./morph_weights.ts";
+export { morphedStreams, morphRecord, updateMorphs } from "./morph_weights.ts";
+export { type MorphBinding, type MorphPlay } from "./_morph_play.ts";

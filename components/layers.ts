@@ -169,6 +169,7 @@ function addLayerUnguarded(
     weight,
     target: weight,
     rate: 0,
+    referenceTime: referenceTime ?? 0,
     mask,
   });
   startLayer(memory, layer);

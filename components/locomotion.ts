@@ -115,11 +115,12 @@ function addLocomotionLayerUnguarded(
   try {
     layer = allocateLayer(memory, n, {
       playback: undefined,
-      blend: { points: sorted, parameter, phase: 0, speed, scratch },
+      blend: { points: sorted, parameter, phase: 0, speed, scratch, lower: 0, alpha: 0 },
       mode,
       weight,
       target: weight,
       rate: 0,
+      referenceTime: 0,
       mask,
     });
   } catch (e) {

@@ -10,6 +10,12 @@
  * (`getSkinnedBounds`) and raycasts see the morphed mesh; a frame whose
  * weights did not change costs nothing.
  *
+ * Clips drive the weights too: where a clip the entity plays has a morph
+ * channel (`Clip.morphChannels`) for a mesh of its skin, the sample clips
+ * system samples it at the playback's clock and writes the targets it
+ * animates, blended as joints blend (see `systems/_morph_layers.ts`);
+ * targets no clip animates show the weights the game set.
+ *
  * @module
  */
 
@@ -24,6 +30,7 @@ import { objects } from "./_stores.ts";
 import type { WorldBase } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
 import { SKIN } from "./skin.ts";
+import { MorphPlay } from "./_morph_play.ts";
 
 /** The largest weight magnitude: far beyond any blend shape, and a bound on the morphed values. */
 export const MAX_MORPH_WEIGHT = 1e6;
@@ -34,9 +41,24 @@ export interface MorphWeightsComponent {
   readonly targetCount: Uint32Array;
 }
 
+/** Options of {@linkcode addMorphWeights}. */
+export interface MorphWeightsOptions {
+  /**
+   * The glTF node of each mesh of the skin, in the order the skin was made
+   * of them (`primitives.map((p) => p.node)` for a skin of a model's
+   * `GltfSkinnedPrimitive`s): a clip's morph channel drives the targets of
+   * the meshes of its node. Without it, each mesh takes the clip's first
+   * morph channel that keys as many targets as the mesh has: right for a
+   * skin of one node's meshes, not for one that joins the meshes of
+   * several nodes whose weights a clip keys apart.
+   */
+  readonly nodes?: ArrayLike<number>;
+}
+
 /** What addMorphWeights hands to the add observer. */
 interface MorphData {
-  readonly weights: Float32Array;
+  readonly weights: Float32Array | undefined;
+  readonly nodes: Int32Array | undefined;
 }
 
 /** @internal The MorphWeights definition. */
@@ -47,6 +69,8 @@ export const MORPH_WEIGHTS = defineComponent({
   record: {
     /** The entity's weights, sources and morphed streams. */
     morph: objects<MorphedStreams>(),
+    /** The weights the game set and the clips' bindings. */
+    play: objects<MorphPlay>(),
     /** 1 while the morphed streams do not show the weights. */
     morphDirty: Uint8Array,
   },
@@ -71,14 +95,16 @@ export const MORPH_WEIGHTS = defineComponent({
     let at = block;
     const outputs = own.map((mine) => mine ? (at += stream) - stream : 0);
     const o = MORPH_WEIGHTS.recordOf(state);
-    o.morph[eid] = {
+    const weights = data?.weights ?? new Float32Array(morph.names.length);
+    const held = o.morph[eid] = {
       asset,
       prepared: morph,
-      weights: data?.weights ?? new Float32Array(morph.names.length),
+      weights,
       block,
       outputs,
       boxes: new Float32Array(jointBoxes.length),
     };
+    o.play[eid] = new MorphPlay(held, weights.slice(), data?.nodes);
     o.morphDirty[eid] = 1;
     (state.components.MorphWeights as MorphWeightsComponent).targetCount[eid] = morph.names.length;
   },
@@ -86,6 +112,7 @@ export const MORPH_WEIGHTS = defineComponent({
     const o = MORPH_WEIGHTS.recordOf(resources), held = o.morph[eid];
     if (held) resources.memory.free(held.block);
     o.morph[eid] = undefined;
+    o.play[eid] = undefined;
     o.morphDirty[eid] = 0;
   },
   check(state: WorldBase, eid: number): void {
@@ -98,44 +125,85 @@ export const MORPH_WEIGHTS = defineComponent({
   },
 });
 
-/** `weights` checked for entity `eid`'s skin, as a new array; nothing written on error. */
-function checkedWeights(eid: number, asset: SkinAsset, weights: ArrayLike<number>): Float32Array {
-  const count = asset.morphTargetNames.length;
-  if (weights === null || typeof weights !== "object" || weights.length !== count) {
-    throw new ComponentError(
-      eid,
-      "MorphWeights",
-      `weights: expected ${count} weights (one per morph target of the skin), got ${
-        (weights as ArrayLike<number> | null)?.length
-      }`,
-      "weights",
-    );
+/**
+ * `list` (argument `field` of entity `eid`) checked as `out.length` values
+ * that `problem` accepts (else it says what is wrong with one), copied into
+ * `out`; nothing written on error.
+ */
+function checkedList<T extends Float32Array | Int32Array>(
+  eid: number,
+  field: "weights" | "nodes",
+  list: ArrayLike<number>,
+  out: T,
+  expected: string,
+  problem: (value: unknown, i: number) => string | undefined,
+): T {
+  if (list === null || typeof list !== "object" || list.length !== out.length) {
+    const got = (list as ArrayLike<number> | null)?.length;
+    const message = `${field}: expected ${out.length} ${expected}, got ${got}`;
+    throw new ComponentError(eid, "MorphWeights", message, field);
   }
-  const out = new Float32Array(count);
-  for (let t = 0; t < count; t++) {
-    const w = weights[t];
-    if (typeof w !== "number" || !(Math.abs(w) <= MAX_MORPH_WEIGHT)) {
-      throw new ComponentError(
-        eid,
-        "MorphWeights",
-        `weights[${t}] (${asset.morphTargetNames[t] || "unnamed"}) is ${w}, ` +
-          `expected a finite number within ±${MAX_MORPH_WEIGHT}`,
-        "weights",
-      );
+  for (let i = 0; i < out.length; i++) {
+    const value = list[i], wrong = problem(value, i);
+    if (wrong !== undefined) {
+      throw new ComponentError(eid, "MorphWeights", `${field}[${i}]${wrong}`, field);
     }
-    out[t] = w;
+    out[i] = value;
   }
   return out;
+}
+
+/** `weights` checked for entity `eid`'s skin, as a new array; nothing written on error. */
+function checkedWeights(eid: number, asset: SkinAsset, weights: ArrayLike<number>): Float32Array {
+  const names = asset.morphTargetNames;
+  const out = new Float32Array(names.length);
+  return checkedList(
+    eid,
+    "weights",
+    weights,
+    out,
+    "weights (one per morph target of the skin)",
+    (w, t) =>
+      typeof w === "number" && Math.abs(w) <= MAX_MORPH_WEIGHT
+        ? undefined
+        : ` (${
+          names[t] || "unnamed"
+        }) is ${w}, expected a finite number within ±${MAX_MORPH_WEIGHT}`,
+  );
+}
+
+/** `nodes` checked for entity `eid`'s skin, as a new array; nothing written on error. */
+function checkedNodes(eid: number, asset: SkinAsset, nodes: ArrayLike<number>): Int32Array {
+  const out = new Int32Array(asset.meshes.length);
+  return checkedList(
+    eid,
+    "nodes",
+    nodes,
+    out,
+    "glTF node indices (one per mesh of the skin)",
+    (node) =>
+      Number.isInteger(node) && (node as number) >= 0 && (node as number) <= 0x7fffffff
+        ? undefined
+        : ` is ${node}, expected a glTF node index`,
+  );
 }
 
 /**
  * Gives entity `eid` a MorphWeights: its own weights of its skin's morph
  * targets, all 0 unless `weights` (one per `skin.morphTargetNames`) is
- * given. Throws a {@linkcode ComponentError} when the entity lacks a Skin,
- * already has MorphWeights, its skin has no morph targets, or a weight is
- * not a finite number within ±{@linkcode MAX_MORPH_WEIGHT}.
+ * given; `options.nodes` says which clip channels drive which mesh
+ * ({@linkcode MorphWeightsOptions}). Throws a {@linkcode ComponentError}
+ * when the entity lacks a Skin, already has MorphWeights, its skin has no
+ * morph targets, a weight is not a finite number within
+ * ±{@linkcode MAX_MORPH_WEIGHT}, or `nodes` is not one whole number >= 0
+ * per mesh of the skin.
  */
-export function addMorphWeights(world: object, eid: number, weights?: ArrayLike<number>): void {
+export function addMorphWeights(
+  world: object,
+  eid: number,
+  weights?: ArrayLike<number>,
+  options?: MorphWeightsOptions,
+): void {
   const state = stateOf(world, "addMorphWeights");
   checkEntity(world, eid, "MorphWeights");
   if (hasComponent(world, eid, state.components.MorphWeights)) {
@@ -148,7 +216,10 @@ export function addMorphWeights(world: object, eid: number, weights?: ArrayLike<
   if (asset.morphTargetNames.length === 0) {
     throw new ComponentError(eid, "MorphWeights", "the skin has no morph targets");
   }
-  const data = weights === undefined ? undefined : { weights: checkedWeights(eid, asset, weights) };
+  const data = {
+    weights: weights === undefined ? undefined : checkedWeights(eid, asset, weights),
+    nodes: options?.nodes === undefined ? undefined : checkedNodes(eid, asset, options.nodes),
+  };
   addWithData(world, state, MORPH_WEIGHTS, eid, data);
 }
 
@@ -159,7 +230,9 @@ export function removeMorphWeights(world: object, eid: number): void {
 
 /**
  * Sets entity `eid`'s morph weights, one per `skin.morphTargetNames`
- * (copied); they show from the next skinning. Throws a
+ * (copied); they show from the next skinning, except the targets a clip
+ * the entity plays animates, which the clip drives (blended with these
+ * where its weight is below the blend threshold). Throws a
  * {@linkcode ComponentError} naming the entity and the weight at fault
  * (nothing written) when the entity has no MorphWeights, the count differs
  * or a weight is not a finite number within ±{@linkcode MAX_MORPH_WEIGHT}.
@@ -184,8 +257,10 @@ export function setMorphWeights(world: object, eid: number, weights: ArrayLike<n
     checkedWeights(eid, held.asset, weights);
     throw new ComponentError(eid, "MorphWeights", "weights changed while read", "weights");
   }
+  const base = o.play[eid]!.base;
   for (let t = 0; t < count; t++) {
     const w = Math.fround(scratch[t]);
+    base[t] = w;
     if (held.weights[t] !== w) o.morphDirty[eid] = 1, held.weights[t] = w;
   }
 }
@@ -193,7 +268,11 @@ export function setMorphWeights(world: object, eid: number, weights: ArrayLike<n
 /** Scratch of setMorphWeights: the weights read, before they are written. */
 let scratch = new Float64Array(16);
 
-/** Entity `eid`'s morph weights, a copy (into `out` when given, which must hold them). */
+/**
+ * Entity `eid`'s morph weights as its mesh shows them, a copy (into `out`
+ * when given, which must hold them): the game's, and where a clip animates
+ * a target, what the last sample clips system wrote.
+ */
 export function getMorphWeights(world: object, eid: number, out?: Float32Array): Float32Array {
   const state = stateOf(world, "getMorphWeights");
   const held = MORPH_WEIGHTS.recordOf(state).morph[eid];
@@ -223,6 +302,17 @@ export function updateMorphs(state: WorldBase, eids: ArrayLike<number>): void {
     applyMorphToStreams(o.morph[eid]!);
     dirty[eid] = 0;
   }
+}
+
+/**
+ * @internal Per entity, its morph weights as its clips drive them
+ * (undefined without MorphWeights), and whether its morphed streams are
+ * stale (1 once its weights changed): what the sample clips system writes.
+ */
+export function morphRecord(
+  state: WorldBase,
+): { readonly play: readonly (MorphPlay | undefined)[]; readonly morphDirty: Uint8Array } {
+  return MORPH_WEIGHTS.recordOf(state);
 }
 
 /**

@@ -158,6 +158,7 @@ export function writeLayers(
       const alpha = span > 0
         ? Math.min(1, Math.max(0, (blend.parameter - points[k].at) / span))
         : 0;
+      blend.lower = k, blend.alpha = alpha;
       const cycle = a.clip.duration * (1 - alpha) + b.clip.duration * alpha;
       const from = blend.phase;
       blend.phase += cycle > 0 ? (dt * blend.speed) / cycle : 0;

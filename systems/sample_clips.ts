@@ -19,7 +19,9 @@
  * own sampler, whose cache it frees when its layer or player goes. The
  * system also records the markers every
  * playback crossed (`getCrossedMarkers`) and, where enabled, takes root
- * motion out of the pose (`getRootMotion`).
+ * motion out of the pose (`getRootMotion`). An entity with MorphWeights
+ * has its clips' morph channels sampled and blended into its weights by the
+ * same rules (`_morph_layers.ts`), in TypeScript: a few floats an entity.
  *
  * @module
  */
@@ -41,6 +43,8 @@ import type { WorldState } from "../components/internal.ts";
 import { Quarantine } from "../components/internal.ts";
 import { retirePlayback } from "../components/internal.ts";
 import { beginLodFrame, NOT_ANIMATED } from "./_lod.ts";
+import { morphRecord } from "../components/internal.ts";
+import { writeMorphWeights } from "./_morph_layers.ts";
 
 /** Each world's outputs, begun again every frame: the frame allocates nothing. */
 const outputs = new WeakMap<WorldState, LayerOutput>();
@@ -68,6 +72,27 @@ export function checkFrameDelta(caller: string, deltaSeconds: number): void {
  */
 function storableTime(time: number, playback: Playback): number {
   return Number.isFinite(time) ? time : wrapTime(time, playback.compact.duration, playback.wrap);
+}
+
+/**
+ * The morph stage: the weights of the entities of `list` with MorphWeights
+ * sampled from their clips (`_morph_layers.ts`), where their poses were.
+ */
+function writeMorphs(
+  state: WorldState,
+  list: ArrayLike<number>,
+  skipped: boolean,
+  morphs: ReturnType<typeof morphRecord>,
+): void {
+  const owned = state.owned, quarantine = owned.quarantine, lodSkip = owned.lodSkip;
+  const time = state.components.ClipPlayer.time;
+  for (let i = 0; i < list.length; i++) {
+    const eid = list[i], morph = morphs.play[eid];
+    if (morph === undefined || skipped && quarantine[eid] & Quarantine.Clip) continue;
+    if (lodSkip[eid] & NOT_ANIMATED) continue;
+    morph.time = time[eid];
+    if (writeMorphWeights(morph, owned.player[eid]!)) morphs.morphDirty[eid] = 1;
+  }
 }
 
 /**
@@ -219,6 +244,10 @@ export function sampleClipsSystem(
   rows.commit();
   state.kernels.sampleCompactBatch(rows.ptr, rows.count);
   if (out.jobs.count > 0) state.kernels.blendLayersBatch(0, 0, out.jobs.ptr, out.jobs.count);
+  // Apart from the loop above, which stays as it was; not even called in a world that never
+  // had MorphWeights (the scalar zero-allocation run counts its code settling as garbage).
+  const morphs = morphRecord(state);
+  if (morphs.play.length > 0) writeMorphs(state, list, skipped, morphs);
   if (extended) {
     for (let i = 0; i < list.length; i++) {
       const eid = list[i], player = owned.player[eid]!;

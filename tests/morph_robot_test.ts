@@ -22,7 +22,7 @@ import {
   SkeletonAsset,
   SkinAsset,
 } from "../mod.ts";
-import { addMorphWeights, setMorphWeights } from "../morph.ts";
+import { addMorphWeights, getMorphWeights, setMorphWeights } from "../morph.ts";
 import { importGltf } from "../gltf/mod.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
 import { assetUrl, loadThree, poseThree, readAsset } from "./_three_gltf.ts";
@@ -74,6 +74,8 @@ for (const build of BUILDS) {
     addCharacter(world, eid, skeleton, skin);
     addMorphWeights(world, eid);
     assertEquals(skin.morphTargetNames, [...FACE, ...FACE, ...FACE]);
+    // The clips' joints only: their face channel (0 throughout) would override the game's weights.
+    const bodies = robot.clips.map(({ morphChannels: _, ...body }) => body);
     const next = random(77);
     let worst = 0, moved = 0;
     for (let i = 0; i < 6; i++) {
@@ -81,16 +83,15 @@ for (const build of BUILDS) {
       const clip = Math.floor(next() * robot.clips.length);
       const time = next() * robot.clips[clip].duration;
       setMorphWeights(world, eid, [...face, ...face, ...face]);
-      playClip(world, eid, robot.clips[clip], { time, wrap: "clamp" });
+      playClip(world, eid, bodies[clip], { time, wrap: "clamp" });
       animate(world, 0);
       poseThree(three, clip, time);
       const expected: number[][] = [];
       let lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
       robot.primitives.forEach((p) => {
         const object = objects.get(`${p.node}/${p.mesh}/${p.primitive}`)!;
-        if (object.morphTargetInfluences) {
-          object.morphTargetInfluences = [...Float32Array.from(face)];
-        }
+        // In place: the mixer's bindings hold the array.
+        object.morphTargetInfluences?.splice(0, 3, ...Float32Array.from(face));
         const out: number[] = [], v3 = new THREE.Vector3();
         for (let v = 0; v < p.skin.vertexCount; v++) {
           object.getVertexPosition(v, v3).applyMatrix4(object.matrixWorld);
@@ -119,3 +120,44 @@ for (const build of BUILDS) {
     console.log(`  ${build}: max error ${worst.toExponential(2)} x size`);
   });
 }
+
+Deno.test("RobotExpressive: its clips drive the face weights (keyed 0) over the game's, as three.js", () => {
+  const world = createWorld();
+  createAnimation(world);
+  const animate = createAnimationPipeline();
+  const [robot] = model.skeletons;
+  using skeleton = new SkeletonAsset(robot.skeleton);
+  using skin = new SkinAsset(skeleton, robot.primitives.map((p) => p.skin));
+  // The default binding (each mesh takes the channel keying as many targets) and the named nodes.
+  const plain = addEntity(world), named = addEntity(world);
+  addCharacter(world, plain, skeleton, skin);
+  addCharacter(world, named, skeleton, skin);
+  addMorphWeights(world, plain);
+  addMorphWeights(world, named, undefined, { nodes: robot.primitives.map((p) => p.node) });
+  const faces = robot.primitives.filter((p) => p.meshName === "Head")
+    .map((p) => objects.get(`${p.node}/${p.mesh}/${p.primitive}`)!);
+  const next = random(5);
+  for (let i = 0; i < 5; i++) {
+    const face = FACE.map(() => next() * 0.8 + 0.1);
+    const clip = Math.floor(next() * robot.clips.length);
+    const time = next() * robot.clips[clip].duration;
+    // In place: the mixer's bindings hold the array.
+    for (const object of faces) object.morphTargetInfluences!.splice(0, 3, ...face);
+    poseThree(three, clip, time);
+    const expected = faces.flatMap((object) => [...object.morphTargetInfluences!]);
+    assertEquals(expected, [0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    for (const eid of [plain, named]) {
+      setMorphWeights(world, eid, [...face, ...face, ...face]);
+      playClip(world, eid, robot.clips[clip], { time, wrap: "clamp" });
+    }
+    animate(world, 0);
+    for (const eid of [plain, named]) assertEquals([...getMorphWeights(world, eid)], expected);
+  }
+  // A clip that keys no weights leaves the game's again.
+  const { morphChannels: _, ...body } = robot.clips[0];
+  setMorphWeights(world, plain, [0.5, 0.25, 1, 0.5, 0.25, 1, 0.5, 0.25, 1]);
+  playClip(world, plain, body);
+  animate(world, 0.1);
+  assertEquals([...getMorphWeights(world, plain)], [0.5, 0.25, 1, 0.5, 0.25, 1, 0.5, 0.25, 1]);
+  disposeAnimation(world);
+});

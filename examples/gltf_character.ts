@@ -35,6 +35,9 @@ export function gltfCharacter(model: GltfImport, clipName?: string): DemoCharact
   } else {
     clip = skeleton.clips.find((c) => c.channels.length > 0);
   }
+  // The demo makes faces itself (`Crowd` sets the morph weights); a clip that keys them
+  // (RobotExpressive's, at 0 throughout) would hold the face still.
+  if (clip?.morphChannels) clip = { ...clip, morphChannels: undefined };
   // A mesh instanced twice with the same skin is skinned (and drawn) once.
   const meshes = new Map<object, DemoMesh>();
   for (const p of skeleton.primitives) {

@@ -83,6 +83,7 @@ const TEST_DIR = "tests/";
 const DOC_FILES = [
   "README.md",
   "mod.ts",
+  "morph.ts",
   "simd/memory/layout.ts",
   "simd/scalar/mod.ts",
   "simd/memory/core.ts",

@@ -93,7 +93,8 @@ export interface ParseGltfOptions {
    * hierarchy (a face under a head joint, a helmet, a weapon) as rigidly
    * attached one-joint skins: the node becomes a joint, bound with the
    * identity, and each vertex follows it with weight 1; such a primitive's
-   * `gltfSkin` is -1. Default false: they are left out.
+   * `gltfSkin` is -1. Default true; false leaves them out (the skeleton
+   * then has only the skins' joints and their ancestors).
    */
   readonly attachedMeshes?: boolean;
 }

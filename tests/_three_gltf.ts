@@ -122,12 +122,30 @@ export interface ThreePrimitive {
   readonly object: THREE.SkinnedMesh;
 }
 
+/**
+ * A mesh primitive without a skin in a skeleton's hierarchy (under a node
+ * whose root is a root of some skin's bones), as Marrow imports it:
+ * rigidly attached, a one-joint skin of its node.
+ */
+export interface ThreeRigidPrimitive {
+  /** glTF node index. */
+  readonly node: number;
+  /** glTF mesh index. */
+  readonly mesh: number;
+  /** Primitive index in the mesh. */
+  readonly primitive: number;
+  /** The three.js object. */
+  readonly object: THREE.Mesh;
+}
+
 /** A glTF file loaded by three.js, ready to be posed. */
 export interface ThreeModel {
   /** GLTFLoader's result. */
   readonly gltf: GLTF;
   /** Every skinned primitive of the scene. */
   readonly primitives: readonly ThreePrimitive[];
+  /** Every rigidly attached primitive of the scene. */
+  readonly rigid: readonly ThreeRigidPrimitive[];
   /** Drives `gltf.animations`. */
   readonly mixer: THREE.AnimationMixer;
   /** Rest transforms of every object, restored before each pose. */
@@ -175,6 +193,7 @@ export async function loadThree(bytes: Uint8Array): Promise<ThreeModel> {
   );
   const associations = gltf.parser.associations;
   const primitives: ThreePrimitive[] = [];
+  const meshes: THREE.Mesh[] = [];
   const rest = new Map<
     THREE.Object3D,
     [THREE.Vector3, THREE.Quaternion, THREE.Vector3]
@@ -185,7 +204,10 @@ export async function loadThree(bytes: Uint8Array): Promise<ThreeModel> {
       object.quaternion.clone(),
       object.scale.clone(),
     ]);
-    if (!(object as THREE.SkinnedMesh).isSkinnedMesh) return;
+    if (!(object as THREE.SkinnedMesh).isSkinnedMesh) {
+      if ((object as THREE.Mesh).isMesh) meshes.push(object as THREE.Mesh);
+      return;
+    }
     const mesh = object as THREE.SkinnedMesh;
     const own = associations.get(mesh);
     const node = own?.nodes ?? associations.get(mesh.parent!)?.nodes;
@@ -214,9 +236,36 @@ export async function loadThree(bytes: Uint8Array): Promise<ThreeModel> {
   return {
     gltf,
     primitives,
+    rigid: rigidPrimitives(gltf, primitives, meshes),
     mixer: new THREE.AnimationMixer(gltf.scene),
     rest,
   };
+}
+
+/** The meshes among `meshes` whose root is a root of some skinned primitive's bones. */
+function rigidPrimitives(
+  gltf: GLTF,
+  skinned: readonly ThreePrimitive[],
+  meshes: readonly THREE.Mesh[],
+): ThreeRigidPrimitive[] {
+  const root = (object: THREE.Object3D) => {
+    while (object.parent && object.parent !== gltf.scene) object = object.parent;
+    return object;
+  };
+  const roots = new Set(skinned.flatMap((p) => p.object.skeleton.bones.map(root)));
+  return meshes.filter((mesh) => roots.has(root(mesh))).map((mesh) => {
+    const own = gltf.parser.associations.get(mesh);
+    const node = own?.nodes ?? gltf.parser.associations.get(mesh.parent!)?.nodes;
+    if (own?.meshes === undefined || node === undefined) {
+      throw new Error(`no glTF association for mesh "${mesh.name}"`);
+    }
+    return { node, mesh: own.meshes, primitive: own.primitives ?? 0, object: mesh };
+  });
+}
+
+/** Skinned and rigidly attached primitives: every mesh Marrow imports. */
+export function everyPrimitive(three: ThreeModel): (ThreePrimitive | ThreeRigidPrimitive)[] {
+  return [...three.primitives, ...three.rigid];
 }
 
 /**
@@ -263,10 +312,13 @@ export interface SkinnedVertices {
  * (see the module doc for the space), in vertex order.
  */
 export function threeSkinned(
-  primitive: ThreePrimitive,
+  primitive: ThreePrimitive | ThreeRigidPrimitive,
   stride = 1,
 ): SkinnedVertices {
-  const mesh = primitive.object;
+  if (!(primitive.object as THREE.SkinnedMesh).isSkinnedMesh) {
+    return threeRigid(primitive.object, stride);
+  }
+  const mesh = primitive.object as THREE.SkinnedMesh;
   const geometry = mesh.geometry;
   const position = geometry.getAttribute("position");
   const normal = geometry.getAttribute("normal");
@@ -327,10 +379,38 @@ export function threeSkinned(
   }
 }
 
-/** Diagonal of the bounding box of every skinned vertex as three.js has it posed. */
+/**
+ * A rigid mesh's vertices moved by its world matrix; directions by its 3×3
+ * part, normalized, as a one-joint skin moves them.
+ */
+function threeRigid(mesh: THREE.Mesh, stride: number): SkinnedVertices {
+  const { geometry, matrixWorld } = mesh;
+  const streams = ["position", "normal", "tangent"].map((name) => geometry.getAttribute(name));
+  const count = Math.ceil(streams[0].count / stride);
+  const out = streams.map((a) => a ? new Float64Array(count * 3) : undefined);
+  const e = matrixWorld.elements;
+  for (let i = 0, v = 0; v < streams[0].count; v += stride, i++) {
+    streams.forEach((stream, s) => {
+      if (!stream) return;
+      const x = stream.getX(v), y = stream.getY(v), z = stream.getZ(v);
+      const w = s === 0 ? 1 : 0;
+      const p = [0, 1, 2].map((c) => e[c] * x + e[4 + c] * y + e[8 + c] * z + e[12 + c] * w);
+      const len = s === 0 ? 1 : Math.hypot(p[0], p[1], p[2]);
+      for (let c = 0; c < 3; c++) out[s]![i * 3 + c] = p[c] / len;
+    });
+  }
+  const [positions, normals, tangents] = out;
+  return {
+    positions: positions!,
+    ...(normals ? { normals } : {}),
+    ...(tangents ? { tangents } : {}),
+  };
+}
+
+/** Diagonal of the bounding box of every imported vertex as three.js has it posed. */
 export function boundingDiagonal(three: ThreeModel): number {
   const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-  for (const primitive of three.primitives) {
+  for (const primitive of everyPrimitive(three)) {
     const { positions } = threeSkinned(primitive, 7);
     for (let i = 0; i < positions.length; i++) {
       min[i % 3] = Math.min(min[i % 3], positions[i]);

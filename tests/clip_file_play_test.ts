@@ -25,6 +25,7 @@ import {
   type SkeletonDefinition,
 } from "../mod.ts";
 import { importGltf } from "../gltf/mod.ts";
+import { jointChannels } from "./_clip_file.ts";
 import { addLayer, addLocomotionLayer, setLocomotionParameter } from "../layers.ts";
 import {
   clipBytes,
@@ -153,7 +154,7 @@ for (const name of listAssets()) {
         }) ?? 0;
         const { markers } = playBoth(
           character.skeleton,
-          character.clips,
+          jointChannels(character.clips),
           `${name} skeleton ${s}`,
           top,
         );

@@ -229,7 +229,7 @@ async function load(bytes: Uint8Array, name: string, url?: URL): Promise<void> {
   status.textContent = `loading ${name}…`;
   try {
     // Meshes hung on the skeleton's nodes (a face, a helmet) come with the character.
-    const character = gltfCharacter(await parseGltf(bytes, { name, attachedMeshes: true }));
+    const character = gltfCharacter(await parseGltf(bytes, { name }));
     modelUrl = url;
     $<HTMLInputElement>("count").value = String(Math.min(count(), 25));
     show(character, count());

@@ -82,6 +82,7 @@ const TEST_DIR = "tests/";
 /** Every public module whose docs carry examples, and the README. */
 const DOC_FILES = [
   "README.md",
+  "docs/retargeting.md",
   "mod.ts",
   "morph.ts",
   "simd/memory/layout.ts",

@@ -8,7 +8,7 @@
  */
 
 import { Core, createWorkerPool } from "../kernels.ts";
-import { CROWD_BANDS, CrowdScene } from "./_crowd_scene.ts";
+import { CROWD_BANDS, CrowdScene } from "./crowd_scene.ts";
 
 const DELTA = 1 / 60;
 /** Frames run before timing: each character's first bands and clips settle. */

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertGreater, assertMatch } from "@std/assert";
 import { runDemo } from "../examples/demo.ts";
-import { CROWD_BANDS, CrowdScene } from "../examples/_crowd_scene.ts";
+import { CROWD_BANDS, CrowdScene } from "../examples/crowd_scene.ts";
 
 async function demo(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [], err: string[] = [];

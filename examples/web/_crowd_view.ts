@@ -13,7 +13,7 @@
 
 import * as THREE from "three";
 import type { CoreBuild } from "../../kernels.ts";
-import { CROWD_BANDS, CROWD_SPACING, CrowdScene } from "../_crowd_scene.ts";
+import { CROWD_BANDS, CROWD_SPACING, CrowdScene } from "../crowd_scene.ts";
 import { refresh, streamBuffer } from "./_streams.ts";
 
 /** The bands' colours, nearest first. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import * as THREE from "three";
+import type * as THREE from "three";
 import type { GLTF } from "three/examples/jsm/loaders/GLTFLoader.js";
 import type { SkinnedVertices, ThreePrimitive } from "./_three_gltf.ts";
 

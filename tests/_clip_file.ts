@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { Clip } from "../mod.ts";
 import type { CompactClip } from "../clips.ts";
 import type { Core } from "../kernels.ts";
 import { ClipSampler } from "../animation/clip_sampler.ts";
@@ -64,13 +63,4 @@ export function playTimes(duration: number, next: () => number, count = 40): num
   for (let i = 0; i < count / 2; i++) times.push(next() * duration);
   for (let i = count; i >= 0; i--) times.push(i * step * 0.97);
   return times;
-}
-
-/**
- * `clips` without their morph weights channels, which compact clip files
- * do not carry (`saveCompactClips` refuses them): RobotExpressive's clips
- * key its attached face.
- */
-export function jointChannels(clips: readonly Clip[]): Clip[] {
-  return clips.map(({ morphChannels: _, ...joints }) => joints);
 }

@@ -4,7 +4,7 @@
  * validates the file itself (every index, range, size and the node tree,
  * against {@linkcode GltfLimits}) before `@gltf-transform/core` parses a
  * validated copy of it; every failure is a {@linkcode GltfImportError} with
- * the file, a JSON pointer and one sentence. See the README's "Loading
+ * the file, a JSON pointer and one sentence. See `docs/loading.md`, "Loading
  * untrusted files" for what is read from where.
  *
  * One {@linkcode GltfSkeleton} is produced per joint hierarchy, as

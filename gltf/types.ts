@@ -64,7 +64,7 @@ export interface GltfLimits {
  * test file with the most of the rest, RecursiveSkeletons, has 455 KB and
  * 46,639 values of JSON, 924 nodes, 1,769 accessors and 3,579 other objects.
  * Parsing is linear in these counts; what a file at every limit costs is
- * in the README ("Loading untrusted files").
+ * in `docs/loading.md` ("Loading untrusted files").
  */
 export const DEFAULT_GLTF_LIMITS: Readonly<Required<GltfLimits>> = Object.freeze({
   maxFileBytes: 64 * 2 ** 20,

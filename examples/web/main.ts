@@ -132,15 +132,22 @@ function show(character: DemoCharacter, count: number): void {
   camera.far = extent * 20;
   camera.updateProjectionMatrix();
   shown = { character, crowd, group, buffers, direct };
+  shownNow(
+    `${character.name}: ${count} entities; GPU buffers ${
+      direct ? "read the views" : "copy the views (resizable memory)"
+    }`,
+  );
+}
+
+/** Starts the time table and the panel over for what is now on screen, described by `what`. */
+function shownNow(what: string): void {
   times.clear();
   timedFrames = 0;
   $("build").textContent = build;
   $("core").textContent = build === "scalar"
     ? `switch to ${Core.default.build}`
     : "switch to scalar";
-  status.textContent = `${character.name}: ${count} entities; GPU buffers ${
-    direct ? "read the views" : "copy the views (resizable memory)"
-  }`;
+  status.textContent = what;
 }
 
 /** The crowd mode: `count` small characters with level of detail (`_crowd_view.ts`). */
@@ -148,15 +155,11 @@ function showCrowd(count: number): void {
   hide();
   crowdView = new CrowdView(scene, count, build);
   crowdView.placeCamera(camera);
-  times.clear();
-  timedFrames = 0;
-  $("build").textContent = build;
-  $("core").textContent = build === "scalar"
-    ? `switch to ${Core.default.build}`
-    : "switch to scalar";
-  status.textContent = `crowd: ${count} small characters; colours are level of detail bands ` +
-    "round the yellow viewpoint (near: full, blue: every 2nd frame, violet: every 4th with one " +
-    "influence; beyond: culled, not drawn)";
+  shownNow(
+    `crowd: ${count} small characters; colours are level of detail bands ` +
+      "round the yellow viewpoint (near: full, blue: every 2nd frame, violet: every 4th with one " +
+      "influence; beyond: culled, not drawn)",
+  );
 }
 
 function hide(): void {

@@ -3,63 +3,62 @@
  * core with a scalar TypeScript fallback of identical semantics.
  *
  * A game creates its bitecs world, makes it animatable with
- * {@linkcode createAnimation}, builds shared assets once
- * ({@linkcode SkeletonAsset}, {@linkcode SkinAsset}, from `importGltf`
- * or code), gives entities their components
+ * {@linkcode createAnimation}, builds shared assets once (from `importGltf`
+ * and `createCharacterAssets`, or {@linkcode SkeletonAsset} and
+ * {@linkcode SkinAsset} from code), gives entities their components
  * ({@linkcode addCharacter}, {@linkcode playClip}) and runs the frame:
  * sample clips → quat→mat → transform skeleton → IK → × inverse bind → skin,
  * one call into the core per system for all entities (or for the entities
  * of the game's own query). Skinned output is read zero-copy
  * ({@linkcode getSkinnedPositions}) for a GPU buffer or a physics engine.
  *
- * @example A crowd of skinned characters playing a clip
+ * @example Quick start: a glTF character, played, cross-faded and drawn by three.js
  * ```ts
  * import { addEntity, createWorld } from "bitecs";
+ * import * as THREE from "three";
  * import {
  *   addCharacter,
- *   type Clip,
  *   createAnimation,
  *   createAnimationPipeline,
+ *   crossFadeTo,
  *   getSkinnedPositions,
  *   playClip,
- *   SkeletonAsset,
- *   SkinAsset,
  * } from "@marrow/anim";
- * import { createCylinder } from "@marrow/anim/procedural";
+ * import { createCharacterAssets, importGltf } from "@marrow/anim/gltf";
  *
- * const world = createWorld();
- * createAnimation(world);
- * // A glTF skin instead: `const [s] = (await importGltf(file)).skeletons;` gives
- * // `s.skeleton` and, for SkinAsset, its primitives' `s.primitives.map((p) => p.skin)`.
- * const character = createCylinder({ joints: 8 });
- * using skeleton = new SkeletonAsset(character.skeleton);
- * using skin = new SkinAsset(skeleton, character.skin);
- * const bend: Clip = {
- *   name: "bend",
- *   animation: 0,
- *   start: 0,
- *   duration: 1,
- *   channels: [{
- *     joint: 1,
- *     path: "rotation",
- *     interpolation: "LINEAR",
- *     times: Float32Array.of(0, 1),
- *     values: Float32Array.of(0, 0, 0, 1, 0, 0, Math.SQRT1_2, Math.SQRT1_2),
- *     node: 1,
- *   }],
- * };
- * const crowd = Array.from({ length: 16 }, (_, i) => {
- *   const eid = addEntity(world);
- *   addCharacter(world, eid, skeleton, skin);
- *   playClip(world, eid, bend, { time: i / 16 });
- *   return eid;
+ * // A path, a file: or http(s): URL, or bytes (`parseGltf` in a browser); here a test fixture.
+ * const model = await importGltf(new URL("./tests/fixtures/gltf/Fox.glb", import.meta.url));
+ * const fox = model.skeletons[0]; // one joint hierarchy: its skeleton, meshes and clips
+ * const [survey, walk] = fox.clips; // "Survey", "Walk", "Run"
+ *
+ * const world = createWorld(); // the game's own bitecs world
+ * createAnimation(world); // Marrow's components for it
+ * // Built once, shared by every fox: the skeleton, one skin of all its meshes, its clips prepared.
+ * const { skeleton, skin, primitives } = createCharacterAssets(fox);
+ *
+ * const eid = addEntity(world);
+ * addCharacter(world, eid, skeleton, skin); // Skeleton, JointQuat, JointMat and Skin
+ * playClip(world, eid, survey, { wrap: "loop" }); // "loop" (the default) or "clamp"
+ *
+ * // three.js reads the positions where Marrow writes them: 4 floats per vertex (x, y, z, 1).
+ * // The vertices are in Marrow's order; each primitive's `draw` data is already in that order.
+ * const positions = new THREE.InterleavedBuffer(getSkinnedPositions(world, eid), 4);
+ * const meshes = primitives.map((primitive, m) => {
+ *   const geometry = new THREE.BufferGeometry();
+ *   geometry.setAttribute("position", new THREE.InterleavedBufferAttribute(positions, 3, 0));
+ *   const first = skin.meshes[m].firstVertex;
+ *   geometry.setIndex(Array.from(primitive.draw.indices, (i) => i + first));
+ *   return new THREE.Mesh(geometry, new THREE.MeshStandardMaterial());
  * });
+ *
  * const animate = createAnimationPipeline();
- * for (let frame = 0; frame < 3; frame++) {
+ * for (let frame = 0; frame < 120; frame++) {
+ *   if (frame === 60) crossFadeTo(world, eid, walk, 0.3); // a 0.3 s cross-fade into the walk
  *   animate(world, 1 / 60);
- *   const positions = getSkinnedPositions(world, crowd[0]); // upload to the GPU
- *   console.assert(positions.length === skin.vertexCount * 4);
+ *   positions.array = getSkinnedPositions(world, eid); // the same memory, seen again
+ *   positions.needsUpdate = true; // three.js uploads it when it next renders
  * }
+ * console.log(`${meshes.length} mesh, ${skin.vertexCount} vertices skinned`);
  * ```
  *
  * The rest of the package is in entries of its own: `@marrow/anim/gltf`

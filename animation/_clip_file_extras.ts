@@ -6,7 +6,8 @@
  * effective mask; not the image's keyed lanes, since a channel held
  * constant has no keys yet still masks the layers under it). `markers`:
  * its markers. `motion`: the keys, as given, of the translation and
- * rotation channels of the joints root motion may be taken from.
+ * rotation channels of the joints root motion may be taken from. `morph`:
+ * its morph weights channels (`_clip_file_morph.ts`).
  *
  * @module
  */
@@ -19,12 +20,15 @@ import { badMotionTime, type FileViews, firstBeyondIn, notUnit } from "./_clip_f
 import { ClipFileError } from "./clip_file_error.ts";
 import { pad4 } from "./_clip_file_format.ts";
 import type { KeptParts } from "./_clip_file_read.ts";
+import type { MorphWeightsChannel } from "./morph.ts";
+import { checkMorph, morphBytes, writeMorph } from "./_clip_file_morph.ts";
 
 /** What a record keeps of a clip after its image. */
 interface ClipExtras {
   readonly animated: readonly AnimatedProperty[];
   readonly markers: readonly ClipMarker[];
   readonly motion: readonly ClipChannel[];
+  readonly morph: readonly MorphWeightsChannel[];
 }
 
 const PATHS: readonly ChannelPath[] = ["translation", "rotation", "scale"];
@@ -61,6 +65,7 @@ export function clipExtras(
     animated: animatedProperties(clip),
     markers: getClipMarkers(clip),
     motion: moving.filter((c) => joints.has(c.joint)),
+    morph: clip.morphChannels ?? [],
   };
 }
 
@@ -76,7 +81,7 @@ export function extrasBytes(extras: ClipExtras, groups: number): number {
   for (const c of extras.motion) {
     bytes += MOTION_HEADER_BYTES + 4 * (c.times.length + valueFloats(c));
   }
-  return bytes;
+  return bytes + morphBytes(extras.morph);
 }
 
 /** Writes `extras` at `at` of `view`; returns the offset after them. */
@@ -118,7 +123,7 @@ export function writeExtras(
       at += floats.length * 4;
     }
   }
-  return at;
+  return writeMorph(view, at, extras.morph);
 }
 
 /** Where a record's extras are in a checked file (`checkExtras`). */
@@ -131,6 +136,9 @@ export interface ExtrasSections {
   readonly motionCount: number;
   /** 4-byte words of the root motion channels (headers, times and values). */
   readonly motionWords: number;
+  /** Byte offset of the first morph weights channel's header, and their count. */
+  readonly morphAt: number;
+  readonly morphCount: number;
   /** Byte offset after the extras. */
   readonly end: number;
 }
@@ -210,7 +218,18 @@ export function checkExtras(
   for (let m = 0; m < motionCount; m++) {
     at = checkMotion(file, c, m, jointCount, animatedAt, at);
   }
-  return { animatedAt, markers, motionAt, motionCount, motionWords: (at - motionAt) >> 2, end: at };
+  const motionWords = (at - motionAt) >> 2;
+  const morph = checkMorph(file, c, at);
+  return {
+    animatedAt,
+    markers,
+    motionAt,
+    motionCount,
+    motionWords,
+    morphAt: morph.at,
+    morphCount: morph.count,
+    end: morph.end,
+  };
 }
 
 /**

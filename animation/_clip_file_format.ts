@@ -19,7 +19,7 @@ import { MAX_VALUE } from "./clip_validation.ts";
 /** "MRWC", little-endian. */
 export const FILE_MAGIC = 0x4357524d;
 /** The version this reader reads and writes. */
-export const FILE_VERSION = 1;
+export const FILE_VERSION = 2;
 /** Header fields: byte offsets. */
 export const HEADER = {
   magic: 0,

@@ -18,6 +18,7 @@ import type { Clip, ClipChannel } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { type ClipFileEntry, keepClipParts, type KeptParts } from "./_clip_file_read.ts";
 import { keptAnimated, keptMotion } from "./_clip_file_extras.ts";
+import { loadedMorphChannels } from "./_clip_file_morph.ts";
 import { adoptCompactClip, CompactClip } from "./compact_clip.ts";
 import { attachLifetime, type Lifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
@@ -161,6 +162,9 @@ export function loadClipGroup(
       start: entry.start,
       duration: entry.duration,
       channels: NO_CHANNELS,
+      ...(extras.morphCount > 0
+        ? { morphChannels: loadedMorphChannels(bytes, extras.morphAt, extras.morphCount) }
+        : {}),
     });
     adoptCompactClip(clip, skeletonRef, compact);
     describeKeylessClip(clip, parts);

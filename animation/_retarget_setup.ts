@@ -71,20 +71,40 @@ function unprefixed(name: string): string {
   return name.slice(name.lastIndexOf(":") + 1);
 }
 
-/** Index of each name that occurs once (per `key`), -2 for names that occur more. */
-function uniqueIndex(names: readonly string[], key: (name: string) => string): Map<string, number> {
-  const index = new Map<string, number>();
+/** The joints of each non-empty `key` of their names, in joint order. */
+function jointsByKey(
+  names: readonly string[],
+  key: (name: string) => string,
+): Map<string, number[]> {
+  const index = new Map<string, number[]>();
   names.forEach((name, j) => {
     const k = key(name);
-    if (k !== "") index.set(k, index.has(k) ? -2 : j);
+    if (k === "") return;
+    const joints = index.get(k);
+    if (joints) joints.push(j);
+    else index.set(k, [j]);
   });
   return index;
 }
 
 /**
+ * The source joint of the `i`-th of `count` target joints that share a
+ * name, among the source joints of the matching name: the one there is,
+ * or the `i`-th where both have as many (a file may name a bone and the
+ * mesh hung on it alike, as RobotExpressive does); -1 otherwise.
+ */
+function occurrence(sources: readonly number[] | undefined, i: number, count: number): number {
+  if (sources === undefined) return -1;
+  if (sources.length === 1) return sources[0];
+  return sources.length === count ? sources[i] : -1;
+}
+
+/**
  * Source joint of each target joint: the explicit table first (`null`
  * leaves a joint unmapped), then the same name, then the same name
- * without its prefix; a name two source joints share maps nothing.
+ * without its prefix. A name some joints share maps them in order where
+ * source and target have as many of it, else to the one source joint of
+ * that name; any other shared name maps nothing.
  */
 function mapJoints(
   source: RestSkeleton,
@@ -92,39 +112,40 @@ function mapJoints(
   jointMap: RetargetOptions["jointMap"],
 ): Int32Array {
   const sourceOf = new Int32Array(target.names.length).fill(-1);
+  const targetNamed = jointsNamed(target);
+  const exact = jointsNamed(source);
   const explicit = new Set<string>();
   if (jointMap !== undefined) {
     if (jointMap === null || typeof jointMap !== "object") {
       throw new RetargetError("jointMap", "expected an object of target name → source name");
     }
-    const exact = uniqueIndex(source.names, (n) => n);
     for (const [targetName, sourceName] of Object.entries(jointMap)) {
-      const joints = jointsNamed(target).get(targetName);
+      const joints = targetNamed.get(targetName);
       if (!joints) {
         throw new RetargetError("jointMap", "no target joint has this name", targetName);
       }
-      let j = -1;
-      if (sourceName !== null) {
-        j = exact.get(String(sourceName)) ?? -1;
+      joints.forEach((t, i) => {
+        if (sourceName === null) return void (sourceOf[t] = -1);
+        const sources = exact.get(String(sourceName));
+        const j = occurrence(sources, i, joints.length);
         if (j < 0) {
           throw new RetargetError(
             "jointMap",
-            `source joint "${sourceName}" ${j === -2 ? "is ambiguous" : "does not exist"}`,
+            `source joint "${sourceName}" ${sources ? "is ambiguous" : "does not exist"}`,
             targetName,
           );
         }
-      }
+        sourceOf[t] = j;
+      });
       explicit.add(targetName);
-      for (const t of joints) sourceOf[t] = j;
     }
   }
-  const exact = uniqueIndex(source.names, (n) => n);
-  const bare = uniqueIndex(source.names, unprefixed);
-  target.names.forEach((name, t) => {
-    if (explicit.has(name)) return;
-    const j = exact.get(name) ?? bare.get(unprefixed(name)) ?? -1;
-    sourceOf[t] = j >= 0 ? j : -1;
-  });
+  const bare = jointsByKey(source.names, unprefixed);
+  for (const [name, joints] of targetNamed) {
+    if (name === "" || explicit.has(name)) continue;
+    const sources = exact.get(name) ?? bare.get(unprefixed(name));
+    joints.forEach((t, i) => sourceOf[t] = occurrence(sources, i, joints.length));
+  }
   return sourceOf;
 }
 

@@ -36,7 +36,6 @@
  */
 
 import type { Clip } from "./clip.ts";
-import { ClipError } from "./clip_validation.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
 import { type CompactClip, compactClip } from "./compact_clip.ts";
 import { lifetimeOf } from "./_lifetime.ts";
@@ -45,6 +44,7 @@ import { compactClipParts } from "./_compact_parts.ts";
 import { alignedFile, readClipFile } from "./_clip_file_read.ts";
 import { loadClipGroup } from "./_clip_file_group.ts";
 import { clipExtras, extrasBytes, writeExtras } from "./_clip_file_extras.ts";
+import { validateMorphChannels } from "./morph.ts";
 import {
   cacheTemplate,
   FILE_MAGIC,
@@ -120,10 +120,9 @@ function checkedJoints(skeleton: SkeletonAsset, joints: readonly (number | strin
  * skeleton yet; a clip loaded from a file saves as it was loaded), in the
  * format of `docs/clip_file_format.md`. It loads only for a skeleton with
  * the same joint count, parents and rest pose. Throws what building throws
- * (`ClipError`, `ClipBudgetError`), and a `ClipError` for a clip with morph
- * weights channels (`morphChannels`), which the format does not carry:
- * save the clip without them (`const { morphChannels, ...joints } = clip`)
- * and play the imported clip where the weights matter.
+ * (`ClipError`, `ClipBudgetError`), and a `ClipError` for morph weights
+ * channels (`morphChannels`) a clip could not play, which the file keeps
+ * as they are.
  */
 export function saveCompactClips(
   skeleton: SkeletonAsset,
@@ -138,16 +137,9 @@ export function saveCompactClips(
   const parents = skeleton.parentIndices;
   const groups = Math.ceil(skeleton.jointCount / 4);
   const encoder = new TextEncoder();
-  // Refused before anything is built: a loaded clip would lose them unseen.
+  // Checked before anything is built: the file keeps them as they are.
   clips.forEach((clip) => {
-    if (clip?.morphChannels !== undefined && clip.morphChannels.length > 0) {
-      throw new ClipError(
-        clip.name,
-        -1,
-        -1,
-        `morphChannels: compact clip files do not carry morph weights channels (format version ${FILE_VERSION}); save the clip without them`,
-      );
-    }
+    if (clip !== null && typeof clip === "object") validateMorphChannels(clip);
   });
   const records = clips.map((clip) => {
     const compact: CompactClip = compactClip(clip, skeleton);

@@ -67,8 +67,11 @@ export interface RetargetOptions {
    * joint unmapped; it takes precedence over the name rules. Joints not in
    * the table map to the source joint of the same name, else of the same
    * name after the last `:` (`mixamorig:Hips` and `Hips`, or
-   * `mixamorig1:Hips`); a name two source joints share maps nothing.
-   * Unmapped joints keep their rest pose.
+   * `mixamorig1:Hips`). A name several joints share (a file may name a
+   * bone and the mesh hung on it alike) maps them in joint order where
+   * source and target have as many of it, all to the one source joint
+   * where the source has one, else nothing. Unmapped joints keep their
+   * rest pose.
    */
   readonly jointMap?: Readonly<Record<string, string | null>>;
   /**

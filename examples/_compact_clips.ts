@@ -62,16 +62,13 @@ async function main(args: string[], output: CompactOutput): Promise<void> {
   for (const { character, index } of animated) {
     const started = performance.now();
     using skeleton = new SkeletonAsset(character.skeleton);
-    // The format carries no morph weights channels: the joints' channels are saved.
-    const clips = character.clips.map(({ morphChannels: _, ...joints }) => joints);
-    const file = saveCompactClips(skeleton, clips);
+    const file = saveCompactClips(skeleton, character.clips);
     const seconds = (performance.now() - started) / 1000;
     const path = animated.length > 1 ? indexed(base, index) : base;
     await output.writeFile(path, file);
     output.out(
       `${path}: skeleton ${index} (${skeleton.jointCount} joints), ${character.clips.length} clips, ` +
-        `${file.length} bytes, built in ${seconds.toFixed(2)} s` +
-        (character.clips.some((c) => c.morphChannels) ? " (morph weights channels not saved)" : ""),
+        `${file.length} bytes, built in ${seconds.toFixed(2)} s`,
     );
   }
 }

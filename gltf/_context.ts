@@ -29,7 +29,7 @@ export class ImportContext {
     readonly file: string,
     readonly limits: Required<GltfLimits>,
     /** Whether meshes on nodes without a skin come as one-joint skins (`gltf/_attached.ts`). */
-    readonly attachedMeshes = false,
+    readonly attachedMeshes = true,
   ) {}
 
   /** `limits.maxValues`. */

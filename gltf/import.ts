@@ -4,7 +4,7 @@
  * validates the file itself (every index, range, size and the node tree,
  * against {@linkcode GltfLimits}) before `@gltf-transform/core` parses a
  * validated copy of it; every failure is a {@linkcode GltfImportError} with
- * the file, a JSON pointer and one sentence. See the README's "Loading
+ * the file, a JSON pointer and one sentence. See `docs/loading.md`, "Loading
  * untrusted files" for what is read from where.
  *
  * One {@linkcode GltfSkeleton} is produced per joint hierarchy, as
@@ -53,11 +53,12 @@
  * images come as plain data for a renderer (`materials`, and each
  * primitive's `material`; see `_appearance.ts`): an image is handed out as
  * a `data:` URI, its buffer view's bytes, or a path the loader's own rule
- * keeps inside the model's folder, never read or decoded. Not imported:
- * cameras, extensions, and meshes without a skin, unless
- * `attachedMeshes` is set: then a mesh on a node in a skeleton's hierarchy
- * comes as a one-joint skin of it (its node a joint bound with the
- * identity), so that a face, helmet or weapon moves with the character.
+ * keeps inside the model's folder, never read or decoded. A mesh without
+ * a skin on a node in a skeleton's hierarchy comes as a one-joint skin of
+ * it (its node a joint bound with the identity), so that a face, helmet or
+ * weapon moves with the character (`attachedMeshes: false` leaves such
+ * meshes out). Not imported: cameras, extensions, and meshes outside every
+ * skeleton's hierarchy.
  *
  * @example Importing a character and its first clip
  * ```ts
@@ -139,7 +140,7 @@ export async function parseGltf(
       `the file has ${bytes.byteLength} bytes, beyond limits.maxFileBytes (${limits.maxFileBytes})`,
     );
   }
-  const ctx = new ImportContext(name, limits, options.attachedMeshes === true);
+  const ctx = new ImportContext(name, limits, options.attachedMeshes !== false);
   try {
     const { document, appearance } = await readDocument(
       ctx,

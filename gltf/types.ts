@@ -64,7 +64,7 @@ export interface GltfLimits {
  * test file with the most of the rest, RecursiveSkeletons, has 455 KB and
  * 46,639 values of JSON, 924 nodes, 1,769 accessors and 3,579 other objects.
  * Parsing is linear in these counts; what a file at every limit costs is
- * in the README ("Loading untrusted files").
+ * in `docs/loading.md` ("Loading untrusted files").
  */
 export const DEFAULT_GLTF_LIMITS: Readonly<Required<GltfLimits>> = Object.freeze({
   maxFileBytes: 64 * 2 ** 20,
@@ -93,7 +93,8 @@ export interface ParseGltfOptions {
    * hierarchy (a face under a head joint, a helmet, a weapon) as rigidly
    * attached one-joint skins: the node becomes a joint, bound with the
    * identity, and each vertex follows it with weight 1; such a primitive's
-   * `gltfSkin` is -1. Default false: they are left out.
+   * `gltfSkin` is -1. Default true; false leaves them out (the skeleton
+   * then has only the skins' joints and their ancestors).
    */
   readonly attachedMeshes?: boolean;
 }

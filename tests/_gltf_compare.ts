@@ -12,7 +12,7 @@ import { MATRIX_FLOATS, SkinFlags } from "../simd/memory/layout.ts";
 import type { SkinDefinition } from "../animation/definitions.ts";
 import type { GltfImport, GltfSkeleton } from "../gltf/import.ts";
 import { sampleClip } from "../animation/clip.ts";
-import { nodeObjects, type ThreeModel, threeSkinned } from "./_three_gltf.ts";
+import { everyPrimitive, nodeObjects, type ThreeModel, threeSkinned } from "./_three_gltf.ts";
 
 /**
  * Divides each vertex's weights by their sum, as three.js
@@ -169,7 +169,7 @@ export function compareModel(
     worst: "",
   };
   const threeByKey = new Map(
-    three.primitives.map((p) => [`${p.node}/${p.mesh}/${p.primitive}`, p]),
+    everyPrimitive(three).map((p) => [`${p.node}/${p.mesh}/${p.primitive}`, p]),
   );
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
@@ -180,7 +180,7 @@ export function compareModel(
       expected++;
       const key = `${prim.node}/${prim.mesh}/${prim.primitive}`;
       const ref = threeByKey.get(key);
-      if (!ref) throw new Error(`three.js has no skinned primitive ${key}`);
+      if (!ref) throw new Error(`three.js has no such primitive ${key}`);
       const ours = marrowSkin(prim.skin, palette);
       const theirs = threeSkinned(ref, stride);
       for (let i = 0, v = 0; v < prim.skin.vertexCount; v += stride, i++) {
@@ -221,11 +221,8 @@ export function compareModel(
       result.primitives++;
     }
   }
-  if (expected !== three.primitives.length) {
-    throw new Error(
-      `Marrow imported ${expected} skinned primitives, three.js has ` +
-        three.primitives.length,
-    );
+  if (expected !== threeByKey.size) {
+    throw new Error(`Marrow imported ${expected} primitives, three.js has ${threeByKey.size}`);
   }
   result.bboxDiagonal = Math.hypot(
     max[0] - min[0],

@@ -64,8 +64,13 @@ export function checkStructure(model: GltfImport): void {
       if (!isSkinJoint.has(j)) assert(identityAt(inverseBind, j));
     }
     for (const p of s.primitives) {
-      const skinJoints = jointsOfSkin.get(p.gltfSkin);
+      // A rigidly attached mesh (gltfSkin -1) follows its node's joint alone, with weight 1.
+      const attached = p.gltfSkin === -1;
+      const skinJoints = attached
+        ? new Set([s.nodes.indexOf(p.node)])
+        : jointsOfSkin.get(p.gltfSkin);
       assert(skinJoints, `primitive skinned with skin ${p.gltfSkin}, one of the skeleton's`);
+      if (attached) assert(!skinJoints.has(-1), `attached node ${p.node} is a joint`);
       const { vertexCount, positions, normals, tangents } = p.skin;
       assertEquals(positions.length, vertexCount * 4);
       for (let v = 0; v < vertexCount; v++) {
@@ -78,6 +83,7 @@ export function checkStructure(model: GltfImport): void {
       for (let v = 0; v < vertexCount; v++) {
         const c = influenceCounts[v];
         assertGreater(c, 0);
+        if (attached) assertEquals([c, weights[k]], [1, 1]);
         for (let i = 0; i < c; i++, k++) {
           assert(skinJoints.has(joints[k]), `vertex ${v}: a joint of its skin`);
           assertGreater(weights[k], 0);

@@ -79,9 +79,14 @@ const PROBE_TIMEOUT_MS = 30_000;
 /** Running Deno itself only: the zero-allocation test runs its scene in a child with V8 flags. */
 const TEST_PERMISSIONS = ["--allow-read", "--allow-env", `--allow-run=${DENO}`];
 const TEST_DIR = "tests/";
-/** Every public module whose docs carry examples, and the README. */
+/** Every public module whose docs carry examples, the README and the guides in `docs/`. */
 const DOC_FILES = [
   "README.md",
+  "docs/ecs.md",
+  "docs/ik.md",
+  "docs/skinning.md",
+  "docs/performance.md",
+  "docs/retargeting.md",
   "mod.ts",
   "morph.ts",
   "simd/memory/layout.ts",

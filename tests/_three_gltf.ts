@@ -55,6 +55,9 @@ import {
   TEST_ONLY_MODELS,
 } from "./_assets.ts";
 import { readDocument, writeGlb } from "./_gltf_rig.ts";
+import { rigidPrimitives, threeRigid, type ThreeRigidPrimitive } from "./_three_rigid.ts";
+
+export type { ThreeRigidPrimitive };
 
 /**
  * Names of every test model: the fixtures' `.glb`/`.gltf` files and the
@@ -128,6 +131,8 @@ export interface ThreeModel {
   readonly gltf: GLTF;
   /** Every skinned primitive of the scene. */
   readonly primitives: readonly ThreePrimitive[];
+  /** Every rigidly attached primitive of the scene. */
+  readonly rigid: readonly ThreeRigidPrimitive[];
   /** Drives `gltf.animations`. */
   readonly mixer: THREE.AnimationMixer;
   /** Rest transforms of every object, restored before each pose. */
@@ -175,6 +180,7 @@ export async function loadThree(bytes: Uint8Array): Promise<ThreeModel> {
   );
   const associations = gltf.parser.associations;
   const primitives: ThreePrimitive[] = [];
+  const meshes: THREE.Mesh[] = [];
   const rest = new Map<
     THREE.Object3D,
     [THREE.Vector3, THREE.Quaternion, THREE.Vector3]
@@ -185,7 +191,10 @@ export async function loadThree(bytes: Uint8Array): Promise<ThreeModel> {
       object.quaternion.clone(),
       object.scale.clone(),
     ]);
-    if (!(object as THREE.SkinnedMesh).isSkinnedMesh) return;
+    if (!(object as THREE.SkinnedMesh).isSkinnedMesh) {
+      if ((object as THREE.Mesh).isMesh) meshes.push(object as THREE.Mesh);
+      return;
+    }
     const mesh = object as THREE.SkinnedMesh;
     const own = associations.get(mesh);
     const node = own?.nodes ?? associations.get(mesh.parent!)?.nodes;
@@ -214,9 +223,15 @@ export async function loadThree(bytes: Uint8Array): Promise<ThreeModel> {
   return {
     gltf,
     primitives,
+    rigid: rigidPrimitives(gltf, primitives, meshes),
     mixer: new THREE.AnimationMixer(gltf.scene),
     rest,
   };
+}
+
+/** Skinned and rigidly attached primitives: every mesh Marrow imports. */
+export function everyPrimitive(three: ThreeModel): (ThreePrimitive | ThreeRigidPrimitive)[] {
+  return [...three.primitives, ...three.rigid];
 }
 
 /**
@@ -263,10 +278,13 @@ export interface SkinnedVertices {
  * (see the module doc for the space), in vertex order.
  */
 export function threeSkinned(
-  primitive: ThreePrimitive,
+  primitive: ThreePrimitive | ThreeRigidPrimitive,
   stride = 1,
 ): SkinnedVertices {
-  const mesh = primitive.object;
+  if (!(primitive.object as THREE.SkinnedMesh).isSkinnedMesh) {
+    return threeRigid(primitive.object, stride);
+  }
+  const mesh = primitive.object as THREE.SkinnedMesh;
   const geometry = mesh.geometry;
   const position = geometry.getAttribute("position");
   const normal = geometry.getAttribute("normal");
@@ -327,10 +345,10 @@ export function threeSkinned(
   }
 }
 
-/** Diagonal of the bounding box of every skinned vertex as three.js has it posed. */
+/** Diagonal of the bounding box of every imported vertex as three.js has it posed. */
 export function boundingDiagonal(three: ThreeModel): number {
   const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-  for (const primitive of three.primitives) {
+  for (const primitive of everyPrimitive(three)) {
     const { positions } = threeSkinned(primitive, 7);
     for (let i = 0; i < positions.length; i++) {
       min[i % 3] = Math.min(min[i % 3], positions[i]);

@@ -137,8 +137,11 @@ if (import.meta.main) {
     // the noise line, and 43.5 with the attached meshes alone (not traced further; the morph
     // stage is the same TypeScript on every build).
     // Nor in the level-of-detail mode: with the free models alone it grew 47.7 bytes a frame
-    // with the face and 39.6 without. At update rates above 1 about 16 bytes a frame are
-    // made under the layers' job writer (`writeJob`, heap sampling), not traced further.
+    // with the face and 39.6 without. That excess is V8's tiering, not a Marrow allocation:
+    // an entity at update rate N runs its frame code 1/N as often, so that code stays longer in
+    // V8's middle tier (Maglev), which boxes doubles; with Maglev off (`--no-maglev`) or after
+    // 80,000 frames of warm-up, 2 Foxes at rate 4 make 1.3–1.9 bytes a frame (noise), against
+    // 17–20 after 20,000 (docs/performance_notes.md, "Zero allocation at update rates").
     const attachedMeshes = file === "RobotExpressive.glb" && build !== "scalar" && !lod;
     const model = await importGltf(url, { attachedMeshes });
     const definition = model.skeletons.find((s) => s.primitives.length > 0)!;

@@ -32,6 +32,7 @@ import { random } from "./_scene.ts";
 import { randomClip, randomSkeleton, SIMD_BUILDS } from "./_compact.ts";
 import { playTimes, sampleImageBounded, samplePlayback } from "./_clip_file.ts";
 import { syncPolicy } from "../animation/_sync_blocks.ts";
+import { type MorphWeightsChannel, validateMorphChannels } from "../animation/morph.ts";
 import { sharedPolicy } from "../animation/_shared_blocks.ts";
 import {
   HEADER,
@@ -88,12 +89,28 @@ function randomSource(): Source {
   try {
     using skeleton = new SkeletonAsset(definition, Core.create("scalar"));
     const clips = [randomClip(7, next), randomClip(7, next, true), randomClip(7, next, true)];
+    // Morph weights channels, so that the files' morph sections are mutated too.
+    clips[1] = {
+      ...clips[1],
+      morphChannels: [morphChannel("LINEAR", 2), morphChannel("CUBICSPLINE", 3)],
+    };
     withMarkers(clips);
     return { name: "random clips", definition, file: saveCompactClips(skeleton, clips) };
   } finally {
     Object.assign(syncPolicy, saved);
     Object.assign(sharedPolicy, savedShared);
   }
+}
+
+/** A morph weights channel of `targets` targets keyed at 0, 0.5 and 1 s. */
+function morphChannel(
+  interpolation: "LINEAR" | "CUBICSPLINE",
+  targets: number,
+): MorphWeightsChannel {
+  const times = Float32Array.of(0, 0.5, 1);
+  const per = interpolation === "CUBICSPLINE" ? 3 : 1;
+  const values = Float32Array.from({ length: 3 * targets * per }, (_, i) => (i % 5) / 4);
+  return { node: 2, mesh: 1, targetCount: targets, interpolation, times, values };
 }
 
 /** Byte offsets of the file's u32 fields worth a hostile value: record, image header, track and block records. */
@@ -137,6 +154,14 @@ function fieldOffsets(file: Uint8Array, joints: number): number[] {
       const size = view.getUint8(at + 2) === 1 ? 4 : 3,
         perKey = view.getUint8(at + 3) === 2 ? 3 : 1;
       at += 16 + keys * 4 * (1 + size * perKey);
+    }
+    fields.push(at);
+    const morph = view.getUint32(at, true);
+    at += 4;
+    for (let c = 0; c < morph; c++) {
+      fields.push(at, at + 4, at + 8, at + 12, at + 16, at + 20);
+      const keys = view.getUint32(at + 12, true), targets = view.getUint16(at + 8, true);
+      at += 16 + keys * 4 * (1 + targets * (view.getUint8(at + 10) === 2 ? 3 : 1));
     }
   }
   return fields;
@@ -259,6 +284,8 @@ Deno.test("fuzz: every mutant of a compact clip file loads and samples finite, o
         count(`${kind}: refused at ${field.split(".").slice(0, 3).join(".")}`);
         continue;
       }
+      // Loaded morph channels are channels the frame can play.
+      for (const clip of clips) validateMorphChannels(clip);
       try {
         sampleLoaded(core, skeleton, clips, next);
       } catch (e) {

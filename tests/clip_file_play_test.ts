@@ -218,8 +218,8 @@ Deno.test("clip file: bad animated bits, markers and root keys are refused at th
   setClipMarkers(clip, [{ name: "hit", time: 0.5 }]);
   const file = saveCompactClips(skeleton, [clip]);
   // The record's last sections: animated (u16, padded), 1 marker (12 + 4 bytes), 1 motion channel
-  // (16 + 2 times + 6 values).
-  const animatedAt = file.length - (4 + 4 + 16 + 4 + 16 + 32);
+  // (16 + 2 times + 6 values), no morph channel (a count of 0).
+  const animatedAt = file.length - (4 + 4 + 16 + 4 + 16 + 32 + 4);
   const markerAt = animatedAt + 8, motionAt = markerAt + 16 + 4;
   const view = new DataView(file.buffer);
   assertEquals(
@@ -254,6 +254,7 @@ Deno.test("clip file: bad animated bits, markers and root keys are refused at th
   refused((v) => v.setUint32(motionAt + 4, 1e6, true), "clips[0].motion[0]", motionAt + 4);
   refused((v) => v.setFloat32(motionAt + 20, NaN, true), "clips[0].motion[0]", motionAt);
   refused((v) => v.setFloat32(motionAt + 24, 1e30, true), "clips[0].motion[0]", motionAt);
+  refused((v) => v.setUint32(file.length - 4, 1, true), "clips[0].morphCount", file.length - 4);
   const [loaded] = loadCompactClips(skeleton, file);
   assertEquals(getClipMarkers(loaded), [{ name: "hit", time: 0.5 }]);
 });

@@ -254,7 +254,9 @@ Deno.test("clip file: version, magic, flags, size, checksum, truncation and trai
     edit(new DataView(copy.buffer));
     return copy;
   };
-  assertRefused(skeleton, plain((v) => v.setUint16(HEADER.version, 2, true)), /^version$/, 4);
+  // Version 1 (no morph section) and any later one.
+  assertRefused(skeleton, plain((v) => v.setUint16(HEADER.version, 1, true)), /^version$/, 4);
+  assertRefused(skeleton, plain((v) => v.setUint16(HEADER.version, 3, true)), /^version$/, 4);
   assertRefused(skeleton, plain((v) => v.setUint8(0, 0x4e)), /^magic$/, 0);
   assertRefused(skeleton, plain((v) => v.setUint16(HEADER.flags, 1, true)), /^flags$/, 6);
   assertRefused(skeleton, plain((v) => v.setUint8(file.length - 1, 1)), /^checksum$/, 12);

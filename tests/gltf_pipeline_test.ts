@@ -22,6 +22,7 @@ import { Core, type CoreBuild } from "../kernels.ts";
 import {
   assetUrl,
   boundingDiagonal,
+  everyPrimitive,
   listAssets,
   loadThree,
   poseThree,
@@ -83,7 +84,7 @@ for (const file of listAssets()) {
             poseThree(three, c, time);
             const box = boundingDiagonal(three);
             for (const e of entities) {
-              const match = three.primitives.find((t) =>
+              const match = everyPrimitive(three).find((t) =>
                 t.node === e.node && t.mesh === e.mesh && t.primitive === e.primitive
               );
               if (!match) {

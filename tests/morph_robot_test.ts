@@ -1,5 +1,5 @@
 /**
- * RobotExpressive imported with `attachedMeshes`: its rigid meshes (the
+ * RobotExpressive imported as a user gets it: its rigid meshes (the
  * face under the head joint, with the Angry, Surprised and Sad targets)
  * come as one-joint skins of its skeleton, and its face moves with the
  * weights the game sets. Every vertex of every mesh, morphed and skinned
@@ -33,7 +33,7 @@ const TOLERANCE = 1e-4;
 const BUILDS: CoreBuild[] = ["relaxed-simd", "simd", "scalar"];
 const FACE = ["Angry", "Surprised", "Sad"];
 
-const model = await importGltf(assetUrl(FILE), { attachedMeshes: true });
+const model = await importGltf(assetUrl(FILE)); // attached meshes by default
 const three = await loadThree(readAsset(FILE));
 /** three.js's object of each (node, mesh, primitive). */
 const objects = new Map<string, THREE.Mesh>();

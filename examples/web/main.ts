@@ -22,6 +22,9 @@ import { Crowd, cylinderCharacter, type DemoCharacter } from "../crowd.ts";
 import { gltfCharacter } from "../gltf_character.ts";
 import { plainMaterial, threeMaterial, uvAttribute } from "./_materials.ts";
 import { canvasPixels, colourFamilies } from "./_pixels.ts";
+import { refresh, streamBuffer } from "./_streams.ts";
+import { sourceOrderGeometry } from "./_source_order.ts";
+import { CrowdView } from "./_crowd_view.ts";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const canvas = $<HTMLCanvasElement>("view");
@@ -53,24 +56,14 @@ interface Shown {
 const UPLOAD = "views to GPU buffers (demo)";
 
 let shown: Shown | undefined;
+/** The crowd mode's crowd, when it is what is on screen. */
+let crowdView: CrowdView | undefined;
+/** The model list's entry of the crowd mode. */
+const CROWD = "crowd";
 let build: CoreBuild = Core.default.build;
 const times = new Map<string, number>();
 let timedFrames = 0;
 let frames = 0;
-
-/** A GPU buffer over a skinned stream: 4 floats per vertex, xyz used. */
-function streamBuffer(view: Float32Array, direct: boolean): THREE.InterleavedBuffer {
-  return new THREE.InterleavedBuffer(direct ? view : view.slice(), 4)
-    .setUsage(THREE.DynamicDrawUsage);
-}
-
-/** Points `buffer` at this frame's `view` (or copies it) and marks it for upload. */
-function refresh(buffer: THREE.InterleavedBuffer, view: Float32Array, direct: boolean): void {
-  // Direct: the same view unless the core's memory grew (then a new view, same length).
-  if (direct) buffer.array = view;
-  else (buffer.array as Float32Array).set(view);
-  buffer.needsUpdate = true;
-}
 
 /** The model the page opens on: freely licensed, textured, animated. */
 const OPENING_MODEL = "CesiumMan.glb";
@@ -139,18 +132,39 @@ function show(character: DemoCharacter, count: number): void {
   camera.far = extent * 20;
   camera.updateProjectionMatrix();
   shown = { character, crowd, group, buffers, direct };
+  shownNow(
+    `${character.name}: ${count} entities; GPU buffers ${
+      direct ? "read the views" : "copy the views (resizable memory)"
+    }`,
+  );
+}
+
+/** Starts the time table and the panel over for what is now on screen, described by `what`. */
+function shownNow(what: string): void {
   times.clear();
   timedFrames = 0;
   $("build").textContent = build;
   $("core").textContent = build === "scalar"
     ? `switch to ${Core.default.build}`
     : "switch to scalar";
-  status.textContent = `${character.name}: ${count} entities; GPU buffers ${
-    direct ? "read the views" : "copy the views (resizable memory)"
-  }`;
+  status.textContent = what;
+}
+
+/** The crowd mode: `count` small characters with level of detail (`_crowd_view.ts`). */
+function showCrowd(count: number): void {
+  hide();
+  crowdView = new CrowdView(scene, count, build);
+  crowdView.placeCamera(camera);
+  shownNow(
+    `crowd: ${count} small characters; colours are level of detail bands ` +
+      "round the yellow viewpoint (near: full, blue: every 2nd frame, violet: every 4th with one " +
+      "influence; beyond: culled, not drawn)",
+  );
 }
 
 function hide(): void {
+  crowdView?.dispose(scene);
+  crowdView = undefined;
   if (!shown) return;
   scene.remove(shown.group);
   const materials = new Set<THREE.MeshStandardMaterial>();
@@ -193,7 +207,10 @@ let lastTable = last;
 function frame(now: number): void {
   const delta = Math.min(0.1, (now - last) / 1000);
   last = now;
-  if (shown) {
+  if (crowdView) {
+    crowdView.frame(delta, times, UPLOAD);
+    timedFrames++;
+  } else if (shown) {
     const { crowd, direct } = shown;
     crowd.frame(delta, times);
     timedFrames++;
@@ -220,16 +237,18 @@ function frame(now: number): void {
   requestAnimationFrame(frame);
 }
 
+/** The count asked for: 1 to 1,024 characters, or up to 10,000 in the crowd mode. */
 function count(): number {
   const n = Number($<HTMLInputElement>("count").value);
-  return Number.isInteger(n) && n >= 1 && n <= 1024 ? n : 16;
+  const most = select.value === CROWD ? 10_000 : 1024;
+  return Number.isInteger(n) && n >= 1 && n <= most ? n : 16;
 }
 
 async function load(bytes: Uint8Array, name: string, url?: URL): Promise<void> {
   status.textContent = `loading ${name}…`;
   try {
     // Meshes hung on the skeleton's nodes (a face, a helmet) come with the character.
-    const character = gltfCharacter(await parseGltf(bytes, { name, attachedMeshes: true }));
+    const character = gltfCharacter(await parseGltf(bytes, { name }));
     modelUrl = url;
     $<HTMLInputElement>("count").value = String(Math.min(count(), 25));
     show(character, count());
@@ -240,6 +259,7 @@ async function load(bytes: Uint8Array, name: string, url?: URL): Promise<void> {
 
 async function choose(model: string): Promise<void> {
   if (model === "") return show(cylinderCharacter(), count());
+  if (model === CROWD) return showCrowd(count());
   const url = new URL(`/models/${model}`, location.href);
   const response = await fetch(url);
   if (!response.ok) {
@@ -253,14 +273,20 @@ const select = $<HTMLSelectElement>("model");
 // The models the server offers besides the generated crowd (serve.ts).
 const models: string[] = await fetch("/models.json").then((r) => r.ok ? r.json() : []);
 for (const name of ["", ...models]) select.add(new Option(name || "generated cylinders", name));
+select.add(new Option("crowd of small characters (level of detail)", CROWD));
 select.onchange = () => {
   const file = chosenFiles.get(select.value);
   return file ? load(file.bytes, file.name) : choose(select.value);
 };
-$<HTMLInputElement>("count").onchange = () => shown && show(shown.character, count());
+/** Shows what is on screen again: after a change of count or core build. */
+function again(): void {
+  if (crowdView) showCrowd(count());
+  else if (shown) show(shown.character, count());
+}
+$<HTMLInputElement>("count").onchange = again;
 $("core").onclick = () => {
   build = build === "scalar" ? Core.default.build : "scalar";
-  if (shown) show(shown.character, count());
+  again();
 };
 /** Files the user chose or dropped, by their entry in the list. */
 const chosenFiles = new Map<string, { name: string; bytes: Uint8Array }>();
@@ -303,35 +329,6 @@ function renderGrey(step: number): { width: number; height: number; grey: number
   return { width: Math.ceil(w / step), height: Math.ceil(h / step), grey };
 }
 
-/**
- * Mesh `m` of entity `i` as a naive renderer would draw it from the file:
- * its skinned output put back in source vertex order (a copy) with the
- * file's own index buffer. Must look exactly like the zero-copy drawing.
- */
-function sourceOrderGeometry(i: number, m: number): THREE.BufferGeometry {
-  const { crowd, character } = shown!;
-  const range = crowd.skin.meshes[m];
-  const positions = crowd.positions(i), normals = crowd.normals(i);
-  const sourcePositions = new Float32Array(range.vertexCount * 3);
-  const sourceNormals = new Float32Array(range.vertexCount * 3);
-  const uvs = uvAttribute(character, crowd.skin)?.array as Float32Array | undefined;
-  const sourceUvs = new Float32Array(range.vertexCount * 2);
-  for (let v = 0; v < range.vertexCount; v++) {
-    const out = crowd.skin.outputIndex[range.firstVertex + v], o = out * 4;
-    sourcePositions.set(positions.subarray(o, o + 3), v * 3);
-    if (normals) sourceNormals.set(normals.subarray(o, o + 3), v * 3);
-    if (uvs) sourceUvs.set(uvs.subarray(out * 2, out * 2 + 2), v * 2);
-  }
-  const geometry = new THREE.BufferGeometry();
-  if (uvs) geometry.setAttribute("uv", new THREE.BufferAttribute(sourceUvs, 2));
-  geometry.setAttribute("position", new THREE.BufferAttribute(sourcePositions, 3));
-  if (normals) geometry.setAttribute("normal", new THREE.BufferAttribute(sourceNormals, 3));
-  const indices = character.meshes[m].indices ??
-    Uint32Array.from({ length: range.vertexCount }, (_, v) => v);
-  geometry.setIndex(new THREE.BufferAttribute(indices, 1));
-  return geometry;
-}
-
 /** For the browser test: frame count, build, the drawn pixels, and the vertex order check. */
 Object.assign(globalThis, {
   marrowDemo: {
@@ -342,7 +339,11 @@ Object.assign(globalThis, {
       return build;
     },
     get entities(): number {
-      return shown?.crowd.entities.length ?? 0;
+      return crowdView?.crowd.entities.length ?? shown?.crowd.entities.length ?? 0;
+    },
+    /** The crowd mode's characters drawn (not culled), and in each band then culled. */
+    get crowdBands(): { drawn: number; bands: number[] } | undefined {
+      return crowdView && { drawn: crowdView.drawn, bands: crowdView.crowd.bandCounts() };
     },
     /**
      * Shares of the drawn pixels by colour family: "grey" (saturation below
@@ -361,7 +362,8 @@ Object.assign(globalThis, {
       const meshes = shown!.group.children as THREE.Mesh[];
       const own = meshes.map((object) => object.geometry);
       meshes.forEach((object) => {
-        object.geometry = sourceOrderGeometry(object.userData.entity, object.userData.mesh);
+        const { entity, mesh } = object.userData;
+        object.geometry = sourceOrderGeometry(shown!.crowd, shown!.character, entity, mesh);
       });
       const source = renderGrey(1).grey;
       meshes.forEach((object, k) => {
@@ -379,8 +381,14 @@ Object.assign(globalThis, {
 });
 
 const start = performance.now();
-// The page opens on a real, textured character when the server offers one.
-const opening = models.includes(OPENING_MODEL) ? OPENING_MODEL : "";
+// The page opens on a real, textured character when the server offers one; `?crowd=N` on a crowd.
+const crowdParameter = new URLSearchParams(location.search).get("crowd");
+if (crowdParameter !== null) $<HTMLInputElement>("count").value = crowdParameter || "2000";
+const opening = crowdParameter !== null
+  ? CROWD
+  : models.includes(OPENING_MODEL)
+  ? OPENING_MODEL
+  : "";
 select.value = opening;
 await choose(opening);
 requestAnimationFrame(frame);

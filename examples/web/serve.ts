@@ -22,7 +22,7 @@ import { argsErrorLine, joinDashValues } from "../cli_args.ts";
 const FIXTURES = new URL("../../tests/fixtures/gltf/", import.meta.url);
 /**
  * Models offered in the page's list (files of `tests/fixtures/gltf/`). The
- * page imports meshes hung on a skeleton's nodes too (`attachedMeshes`):
+ * import brings meshes hung on a skeleton's nodes too (attached meshes):
  * RobotExpressive's body and face, the face making faces (morph targets).
  */
 export const DEMO_MODELS: readonly string[] = [

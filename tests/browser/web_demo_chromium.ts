@@ -116,6 +116,26 @@ async function checkModel(page: Page, name: string, how: string, png: string): P
   await Deno.writeFile(png, await page.screenshot());
 }
 
+/**
+ * The crowd mode: 2,000 small characters animate, in more than one level
+ * of detail band, and the culled ones are not drawn.
+ */
+async function checkCrowdMode(page: Page, png: string): Promise<void> {
+  await page.evaluate(`(() => { const s = document.getElementById("model");
+    s.value = "crowd"; document.getElementById("count").value = "2000";
+    s.dispatchEvent(new Event("change")); })()`);
+  await until(page, "globalThis.marrowDemo?.entities === 2000", "2,000 characters on screen");
+  await checkAnimatedCrowd(page, "crowd mode, 2,000 characters");
+  const { drawn, bands } = await page.evaluate<{ drawn: number; bands: number[] }>(
+    "marrowDemo.crowdBands",
+  );
+  console.log(`  crowd mode: ${drawn} drawn; per band, then culled: ${bands.join(", ")}`);
+  assert.ok(bands.slice(0, -1).filter((n) => n > 0).length >= 2, "two bands or more in use");
+  assert.ok(bands.at(-1)! > 0, "some characters culled");
+  assert.equal(drawn, 2000 - bands.at(-1)!, "the culled characters are not drawn");
+  await Deno.writeFile(png, await page.screenshot());
+}
+
 async function tableRows(page: Page): Promise<string[]> {
   return await until<string[]>(
     page,
@@ -196,6 +216,7 @@ Deno.test("the web demo draws an animated skinned crowd with its time table", as
       "from the list, attached meshes and a face with morph targets",
       `${folder}/web_demo_robot.png`,
     );
+    await checkCrowdMode(page, `${folder}/web_demo_crowd.png`);
     assert.deepEqual(page.log.filter((line) => line.startsWith("uncaught")), []);
     await page.close();
   } finally {

@@ -1,0 +1,149 @@
+/**
+ * The last section of a compact clip file's record
+ * (`docs/clip_file_format.md`, version 2): the clip's morph weights
+ * channels (`Clip.morphChannels`), kept as the clip has them, so that a
+ * loaded clip drives MorphWeights as the clip saved does. Checked in place
+ * as `validateMorphChannels` checks a clip's; made into channels only once
+ * the whole file passed.
+ *
+ * @module
+ */
+
+import type { Interpolation } from "./clip.ts";
+import type { MorphWeightsChannel } from "./morph.ts";
+import { ClipFileError } from "./clip_file_error.ts";
+import type { FileViews } from "./_clip_file_scan.ts";
+
+/** Bytes of a morph channel's header: node, mesh, target count, interpolation, reserved, key count. */
+const MORPH_HEADER_BYTES = 16;
+const INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE"];
+
+/** Weights per key of a channel: each target's, × 3 (in-tangent, value, out-tangent) for CUBICSPLINE. */
+function keyWeights(targets: number, interpolation: number): number {
+  return targets * (interpolation === 2 ? 3 : 1);
+}
+
+/** Bytes of the morph section of `channels`. */
+export function morphBytes(channels: readonly MorphWeightsChannel[]): number {
+  let bytes = 4;
+  for (const c of channels) bytes += MORPH_HEADER_BYTES + 4 * (c.times.length + c.values.length);
+  return bytes;
+}
+
+/** Writes the morph section of `channels` at `at` of `view`; returns the offset after it. */
+export function writeMorph(
+  view: DataView,
+  at: number,
+  channels: readonly MorphWeightsChannel[],
+): number {
+  view.setUint32(at, channels.length, true);
+  at += 4;
+  for (const c of channels) {
+    view.setInt32(at, c.node, true);
+    view.setInt32(at + 4, c.mesh, true);
+    view.setUint16(at + 8, c.targetCount, true);
+    view.setUint8(at + 10, INTERPOLATIONS.indexOf(c.interpolation));
+    view.setUint32(at + 12, c.times.length, true);
+    at += MORPH_HEADER_BYTES;
+    for (const floats of [c.times, c.values]) {
+      floats.forEach((v, i) => view.setFloat32(at + i * 4, v, true));
+      at += floats.length * 4;
+    }
+  }
+  return at;
+}
+
+/** Where a record's morph section is, once checked. */
+interface MorphSection {
+  /** Byte offset of the first channel's header. */
+  readonly at: number;
+  readonly count: number;
+  /** Byte offset after the section. */
+  readonly end: number;
+}
+
+/**
+ * Checks the morph section of record `c` at byte `at`: every field and
+ * key, in place, without allocating (a refusal names the field and its
+ * byte offset).
+ */
+export function checkMorph(file: FileViews, c: number, at: number): MorphSection {
+  const { view, f32 } = file, length = file.bytes.length;
+  const fail = (field: string, offset: number, message: string): never => {
+    throw new ClipFileError(`clips[${c}].${field}`, offset, message);
+  };
+  if (at + 4 > length) fail("morphCount", at, `4 bytes past the end of the file (${length})`);
+  const count = view.getUint32(at, true);
+  at += 4;
+  const first = at;
+  // Each channel takes at least its header and one key: a count the file cannot hold is refused at once.
+  if (count > (length - at) / (MORPH_HEADER_BYTES + 8)) {
+    fail("morphCount", first - 4, `${count} channels cannot fit`);
+  }
+  for (let m = 0; m < count; m++) {
+    const header = at, where = `morph[${m}]`;
+    if (at + MORPH_HEADER_BYTES > length) fail(where, at, "its header is past the end of the file");
+    const node = view.getInt32(at, true), mesh = view.getInt32(at + 4, true);
+    const targets = view.getUint16(at + 8, true), interpolation = view.getUint8(at + 10);
+    const keys = view.getUint32(at + 12, true);
+    if (node < 0) fail(`${where}.node`, at, `${node} is not a node index`);
+    if (mesh < 0) fail(`${where}.mesh`, at + 4, `${mesh} is not a mesh index`);
+    if (targets === 0) fail(`${where}.targetCount`, at + 8, "0 targets");
+    if (interpolation > 2) fail(`${where}.interpolation`, at + 10, `${interpolation}`);
+    if (view.getUint8(at + 11) !== 0) fail(`${where}.reserved`, at + 11, "not 0");
+    at += MORPH_HEADER_BYTES;
+    const values = keys * keyWeights(targets, interpolation);
+    if (keys === 0 || at + (keys + values) * 4 > length) {
+      fail(`${where}.keyCount`, header + 12, `${keys} keys cannot fit`);
+    }
+    const from = at >> 2;
+    let previous = -Infinity;
+    for (let k = 0; k < keys; k++) {
+      const t = f32[from + k];
+      if (!(Number.isFinite(t) && t > previous)) {
+        fail(`${where}.times[${k}]`, at + k * 4, `${t}: times must be finite and increasing`);
+      }
+      previous = t;
+    }
+    for (let v = from + keys, end = v + values; v < end; v++) {
+      if (!Number.isFinite(f32[v])) {
+        fail(`${where}.values[${v - from - keys}]`, v * 4, `${f32[v]} is not finite`);
+      }
+    }
+    at += (keys + values) * 4;
+  }
+  return { at: first, count, end: at };
+}
+
+const NO_MORPH_CHANNELS: readonly MorphWeightsChannel[] = Object.freeze([]);
+
+/**
+ * The `count` morph channels of the checked file `bytes` (at a multiple
+ * of 4 in its buffer) from byte `at`, their keys copied out of it.
+ */
+export function loadedMorphChannels(
+  bytes: Uint8Array,
+  at: number,
+  count: number,
+): readonly MorphWeightsChannel[] {
+  if (count === 0) return NO_MORPH_CHANNELS;
+  const { buffer, byteOffset, length } = bytes;
+  const view = new DataView(buffer, byteOffset, length);
+  const f32 = new Float32Array(buffer, byteOffset, length >> 2);
+  const channels: MorphWeightsChannel[] = [];
+  for (let m = 0; m < count; m++) {
+    const targets = view.getUint16(at + 8, true), interpolation = view.getUint8(at + 10);
+    const keys = view.getUint32(at + 12, true);
+    const from = (at + MORPH_HEADER_BYTES) >> 2, values = keys * keyWeights(targets, interpolation);
+    channels.push(Object.freeze({
+      node: view.getInt32(at, true),
+      mesh: view.getInt32(at + 4, true),
+      targetCount: targets,
+      interpolation: INTERPOLATIONS[interpolation],
+      times: f32.slice(from, from + keys),
+      values: f32.slice(from + keys, from + keys + values),
+    }));
+    at += MORPH_HEADER_BYTES + (keys + values) * 4;
+  }
+  return Object.freeze(channels);
+}

@@ -93,6 +93,25 @@ let strayTables: readonly Float64Array[] | undefined;
  * neighbours; the build measures the result anyway.
  */
 function leastDot(corrected: boolean, limit: number): number {
+  const known = leastDots[corrected ? 1 : 0], dot = known.get(limit);
+  if (dot !== undefined) return dot;
+  if (known.size >= LEAST_DOTS_KEPT) known.clear();
+  const found = bisectLeastDot(corrected, limit);
+  known.set(limit, found);
+  return found;
+}
+
+/**
+ * {@linkcode leastDot}'s answers by limit, plain and corrected: a clip's
+ * channels mostly share a few tolerances, and each answer bisects the
+ * stray at 24 points (most of a small clip's shared timeline).
+ */
+const leastDots = [new Map<number, number>(), new Map<number, number>()];
+/** Most answers {@linkcode leastDots} keeps (then it starts again). */
+const LEAST_DOTS_KEPT = 4096;
+
+/** {@linkcode leastDot}, computed. */
+function bisectLeastDot(corrected: boolean, limit: number): number {
   const lo = strayIndex(corrected, limit);
   if (lo === 0) return 0;
   if (lo === STRAY_ANGLES.length) return 1;

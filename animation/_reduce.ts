@@ -334,7 +334,10 @@ function bisectedPieceTimes(
   times: Float32Array,
   quantized: Float32Array,
 ): Float32Array {
-  const out: number[] = [], a = pieceKeys[0], b = pieceKeys[1];
+  const a = pieceKeys[0], b = pieceKeys[1];
+  // At most two times in each measured piece of each interval.
+  const out = pieceScratch.take(Math.max(0, kept.length - 1) * MEASURED_PIECES.length * 2);
+  let count = 0;
   for (let k = 0; k + 1 < kept.length; k++) {
     for (let c = 0; c < 4; c++) {
       a[c] = quantized[kept[k] * 4 + c], b[c] = quantized[kept[k + 1] * 4 + c];
@@ -343,17 +346,22 @@ function bisectedPieceTimes(
     if (pieces <= 1) continue;
     // The shares ascend: a piece holding two of them follows itself.
     let last = -1;
-    for (const share of MEASURED_PIECES) {
-      const s = Math.min(pieces - 1, Math.floor(share * pieces));
+    for (let m = 0; m < MEASURED_PIECES.length; m++) {
+      const s = Math.min(pieces - 1, Math.floor(MEASURED_PIECES[m] * pieces));
       if (s === last) continue;
       last = s;
       const start = pieceStart(times[k], times[k + 1], s, pieces);
       const end = pieceStart(times[k], times[k + 1], s + 1, pieces);
-      for (const f of NLERP_WORST) out.push(Math.fround(start + (end - start) * f));
+      for (let f = 0; f < NLERP_WORST.length; f++) {
+        out[count++] = start + (end - start) * NLERP_WORST[f];
+      }
     }
   }
-  return Float32Array.from(out);
+  return out.slice(0, count);
 }
+
+/** The piece times of one track before they are copied out (no array of numbers per track). */
+const pieceScratch = new Scratch((n) => new Float32Array(n));
 
 /** Two keys of a bisected interval (no views made per interval). */
 const pieceKeys = [new Float32Array(4), new Float32Array(4)];

@@ -185,9 +185,16 @@ function sharedTimes(
   slack: number,
   maxKeys: number,
 ): { times: Float32Array; corrected: Set<ClipChannel> } | undefined {
+  // Refused as soon as the union passes maxKeys (a clip keyed at many times
+  // is refused at every build's first layouts: the whole union was most of
+  // their cost).
   const all = new Set<number>();
-  for (const [c] of keyed) for (const time of c.times) all.add(time);
-  if (all.size > maxKeys) return undefined;
+  for (let i = 0; i < keyed.length; i++) {
+    const times = keyed[i][0].times;
+    for (let k = 0; k < times.length; k++) {
+      if (all.add(times[k]).size > maxKeys) return undefined;
+    }
+  }
   const source = [...all].sort((a, b) => a - b);
   const rotations = keyed.filter(([c]) => c.path === "rotation");
   const checks = new Map(rotations.map(([c, tolerance]) => {

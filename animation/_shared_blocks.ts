@@ -47,7 +47,7 @@ const MAX_SHARED_SPLITS = 6;
 const SHARED_CHECKS = [0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
 
 // Scratch of the curve checks and sharedBlocks (synchronous, so sharing is safe).
-const curveScratch = [0, 1].map(() => new Float64Array(4));
+const curveScratch = [new Float64Array(4)];
 const curveCursor = new ChannelCursor();
 const CHECK_TERMS = SHARED_CHECKS.map((u) => slerpTerms(Math.fround(u)));
 const canonical = [new Float64Array([1, 0, 0, 0]), new Float64Array(4)];
@@ -157,13 +157,21 @@ interface CurveCheck {
   readonly limit: number;
   readonly plain: number;
   corrected?: number;
+  /**
+   * The rotation at the last check's `t1`, which mostly is the next one's
+   * `t0` (intervals checked in order): sampled once, not twice.
+   */
+  readonly last: Float64Array;
+  lastTime: number;
 }
 
 /** Whether the check's rotation at `t0` and at `t1` are farther apart than nlerp (corrected or not) may join. */
 function offCurve(check: CurveCheck, t0: number, t1: number, corrected: boolean): boolean {
-  const [a, b] = curveScratch;
-  check.cursor.at(t0, a);
+  const a = curveScratch[0], b = check.last;
+  if (t0 === check.lastTime) a.set(b);
+  else check.cursor.at(t0, a);
   check.cursor.at(t1, b);
+  check.lastTime = t1;
   const dot = Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
   return dot < (corrected ? (check.corrected ??= leastDot(true, check.limit)) : check.plain);
 }
@@ -199,7 +207,14 @@ function sharedTimes(
   const rotations = keyed.filter(([c]) => c.path === "rotation");
   const checks = new Map(rotations.map(([c, tolerance]) => {
     const limit = slack * tolerance;
-    return [c, { cursor: new ChannelCursor(c), limit, plain: leastDot(false, limit) }];
+    const plain = leastDot(false, limit);
+    return [c, {
+      cursor: new ChannelCursor(c),
+      limit,
+      plain,
+      last: new Float64Array(4),
+      lastTime: NaN,
+    }];
   }));
   const corrected = new Set<ClipChannel>();
   for (const [channel] of rotations) {

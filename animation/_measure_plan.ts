@@ -72,8 +72,9 @@ export interface KeyTimeSource {
 
 /** The distinct values of `lists`, ascending. */
 export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array {
-  // A glTF file's channels mostly share their samplers' time arrays: each once.
-  const distinct = [...new Set(lists)];
+  // A glTF file's channels mostly share their samplers' time arrays: each
+  // once, and copies of one (a build's clip copies each channel's) once.
+  const distinct = distinctLists(lists);
   let count = 0;
   for (const times of distinct) count += times.length;
   const all = new Float64Array(count);
@@ -85,6 +86,28 @@ export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array 
     if (i === 0 || all[i] !== all[unique - 1]) all[unique++] = all[i];
   }
   return all.subarray(0, unique);
+}
+
+/** Lists of equal contents a list is compared with before it is taken as new (bounds the comparisons). */
+const SAME_LIST_CANDIDATES = 4;
+
+/** `lists` without repeats: each object once, and a list equal to one taken (of a few of its length) left out. */
+function distinctLists(lists: readonly ArrayLike<number>[]): ArrayLike<number>[] {
+  const byLength = new Map<number, ArrayLike<number>[]>(), distinct: ArrayLike<number>[] = [];
+  for (const list of new Set(lists)) {
+    const same = byLength.get(list.length);
+    if (same?.some((taken) => sameValues(taken, list))) continue;
+    if (!same) byLength.set(list.length, [list]);
+    else if (same.length < SAME_LIST_CANDIDATES) same.push(list);
+    distinct.push(list);
+  }
+  return distinct;
+}
+
+/** Whether `a` and `b` (of one length) hold the same values. */
+function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

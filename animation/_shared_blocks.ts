@@ -270,14 +270,17 @@ export function sharedBlocks(
   reduced: readonly ReducedChannel[],
   heldValue: (joint: number, path: number) => Float32Array,
 ): { blocks: SyncBlock[]; held: Set<ReducedChannel> } | undefined {
-  const keyed = reduced.flatMap((
-    r,
-    i,
-  ) => ("keys" in r ? [[r, channels[i], tolerances[i]] as const] : []));
+  // Lists grown in place: every layout of a clip of hundreds of channels
+  // made them again, and most are refused at their key times.
+  const keyed: (readonly [ReducedChannel, ClipChannel, number])[] = [];
+  for (let i = 0; i < reduced.length; i++) {
+    if ("keys" in reduced[i]) keyed.push([reduced[i], channels[i], tolerances[i]]);
+  }
   const byPath = new Map<number, (typeof keyed)[number][]>();
   for (const entry of keyed) {
-    const key = (entry[0].joint >> 2) * 3 + entry[0].path;
-    byPath.set(key, [...(byPath.get(key) ?? []), entry]);
+    const key = (entry[0].joint >> 2) * 3 + entry[0].path, list = byPath.get(key);
+    if (list) list.push(entry);
+    else byPath.set(key, [entry]);
   }
   // A key of every keyed group path: four lanes of three or four floats.
   let keyBytes = 0;

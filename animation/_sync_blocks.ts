@@ -280,8 +280,9 @@ export function syncBlocks(
   const byPath = new Map<number, ReducedChannel[]>();
   for (const r of reduced) {
     if (!("keys" in r)) continue;
-    const key = (r.joint >> 2) * 3 + r.path;
-    byPath.set(key, [...(byPath.get(key) ?? []), r]);
+    const key = (r.joint >> 2) * 3 + r.path, list = byPath.get(key);
+    if (list) list.push(r);
+    else byPath.set(key, [r]);
   }
   const timesUse = new Map<string, number>();
   for (const r of reduced) {

@@ -10,6 +10,9 @@
 
 const keys = new WeakMap<ArrayBufferView, string>();
 
+/** Units of an array passed to one `String.fromCharCode` (within engines' argument limits). */
+const KEY_CHUNK = 0x2000;
+
 /** The bytes of `array` as a string (its build-time arrays are never written after they are keyed). */
 export function arrayKey(array: ArrayBufferView): string {
   let key = keys.get(array);
@@ -19,11 +22,16 @@ export function arrayKey(array: ArrayBufferView): string {
   const units = even
     ? new Uint16Array(buffer, byteOffset, byteLength / 2)
     : new Uint8Array(buffer, byteOffset, byteLength);
-  const parts: string[] = [even ? "w" : "b"];
-  for (let i = 0; i < units.length; i += 0x2000) {
-    parts.push(String.fromCharCode(...units.subarray(i, i + 0x2000)));
+  // Most arrays are a few keys: one call, no parts to join.
+  if (units.length <= KEY_CHUNK) {
+    key = (even ? "w" : "b") + String.fromCharCode.apply(null, units as unknown as number[]);
+  } else {
+    const parts: string[] = [even ? "w" : "b"];
+    for (let i = 0; i < units.length; i += KEY_CHUNK) {
+      parts.push(String.fromCharCode(...units.subarray(i, i + KEY_CHUNK)));
+    }
+    key = parts.join("");
   }
-  key = parts.join("");
   keys.set(array, key);
   return key;
 }

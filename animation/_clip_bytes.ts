@@ -10,16 +10,28 @@ import type { Clip } from "./clip.ts";
 
 /** Bytes of `clip`'s key arrays (times and values), each distinct array once. */
 export function keyArrayBytes(clip: Clip): number {
-  const seen = new Set<string>(), buffers = new Map<ArrayBufferLike, number>();
   // Channels mostly share their samplers' arrays: each object once, then by its bytes' place.
   const arrays = new Set<Float32Array>();
   for (const { times, values } of clip.channels) arrays.add(times).add(values);
-  let bytes = 0;
+  // By buffer: a build's clip is a copy whose arrays mostly have a buffer each
+  // (a key of offset and length per array was most of a small clip's count).
+  const buffers = new Map<ArrayBufferLike, Float32Array[]>();
   for (const array of arrays) {
-    let id = buffers.get(array.buffer);
-    if (id === undefined) buffers.set(array.buffer, id = buffers.size);
-    const key = `${id};${array.byteOffset};${array.byteLength}`;
-    if (!seen.has(key)) seen.add(key), bytes += array.byteLength;
+    const list = buffers.get(array.buffer);
+    if (list) list.push(array);
+    else buffers.set(array.buffer, [array]);
+  }
+  let bytes = 0;
+  for (const list of buffers.values()) {
+    if (list.length === 1) {
+      bytes += list[0].byteLength;
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const { byteOffset, byteLength } of list) {
+      const key = `${byteOffset};${byteLength}`;
+      if (!seen.has(key)) seen.add(key), bytes += byteLength;
+    }
   }
   return bytes;
 }

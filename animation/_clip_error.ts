@@ -15,17 +15,17 @@ import type { Clip } from "./clip.ts";
 import { sampleClip } from "./clip.ts";
 import { ChannelCursor } from "./_channel_cursor.ts";
 import { MATRIX_FLOATS, PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
+import { sampleCompact, sampleMemory } from "../simd/scalar/sample.ts";
+import { type ClipImage, sameBytes } from "./_clip_image.ts";
+import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
+import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
+import { type KeyTimeSource, measurePlan, sortedUnique, withTimes } from "./_measure_plan.ts";
 
 const PATH_FIELDS = {
   translation: PoseField.TX,
   rotation: PoseField.QX,
   scale: PoseField.SX,
 } as const;
-import { sampleCompact, sampleMemory } from "../simd/scalar/sample.ts";
-import { type ClipImage, sameBytes } from "./_clip_image.ts";
-import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
-import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
-import { type KeyTimeSource, measurePlan, sortedUnique, withTimes } from "./_measure_plan.ts";
 
 /** Largest distance between the joints and virtual points of two poses. */
 export function poseDistance(
@@ -168,6 +168,8 @@ export class ExactPoses {
   #current: KeptPoses = NO_POSES;
   /** The first of `#previous`'s times not before the time asked last. */
   #walk = 0;
+  /** Whether {@linkcode at} keeps its matrices for the next measurement (see `measureError`). */
+  keep = true;
   /** The clip's channels' key times, each with its joint. */
   readonly sources: readonly KeyTimeSource[];
   /** The clip's distinct key times, ascending. */
@@ -218,7 +220,7 @@ export class ExactPoses {
       ? previous.matrices.subarray(w * floats, w * floats + floats)
       : this.#matrices(time, matricesOf, need, last);
     const slot = current.count;
-    if (slot < current.slots) {
+    if (this.keep && slot < current.slots) {
       current.times[slot] = time;
       current.matrices.set(model, slot * floats);
       if (need) current.need.set(need, slot * n);
@@ -310,13 +312,16 @@ function jointDistance(a: Float32Array, b: Float32Array, j: number, virtualDista
  * image's keys; undefined, having measured nothing, when `fits` refuses
  * its work ({@linkcode measureWork}, counted before it runs). It stops
  * once the error reaches `bound` (the caller keeps only images under it),
- * returning the error so far, at least `bound`.
+ * returning the error so far, at least `bound`. It keeps its exact matrices
+ * for the next measurement once its error passes `keepAbove` (the build's
+ * tolerance: within it, none follows).
  */
 export function measureError(
   image: ClipImage,
   exact: ExactPoses,
   fits: (units: number) => boolean = () => true,
   bound = Infinity,
+  keepAbove = 0,
 ): number | undefined {
   const { clip, geometry, virtualDistance } = exact;
   const { parents } = geometry;
@@ -345,7 +350,8 @@ export function measureError(
   for (let i = 0; i < rows.length; i++) times[i] = plan.times[rows[i]];
   exact.begin(times.length);
   let worst = 0;
-  const boundSquared = bound * bound;
+  const boundSquared = bound * bound, keepSquared = keepAbove * keepAbove;
+  exact.keep = !(keepSquared > 0);
   // The joints measured at a time and their ancestors: the channels sampled.
   const need = new Uint8Array(n);
   const visit = (sampled: Float32Array, i: number, matricesOf?: PoseMatrices) => {
@@ -363,6 +369,7 @@ export function measureError(
       if (d !== d) return (worst = NaN), false;
       if (d > worst) worst = d;
     }
+    if (worst > keepSquared) exact.keep = true;
     return worst < boundSquared;
   };
   if (!exact.player || !playImage(exact.player, image, times, visit, lasts)) {

@@ -95,29 +95,8 @@ export function clipImage(
   reduced: readonly ReducedChannel[],
   layout: ClipLayout,
 ): ClipImage | undefined {
-  const template = new Uint8Array(groups * CACHE_GROUP_BYTES);
+  const template = startingCache(groups, restPose, reduced);
   const view = new DataView(template.buffer);
-  for (let g = 0; g < groups; g++) {
-    const base = g * CACHE_GROUP_BYTES;
-    for (let i = 0; i < 40; i++) {
-      view.setFloat32(base + i * 4, restPose[g * 40 + i], true);
-      view.setFloat32(base + CACHE_RIGHT + i * 4, restPose[g * 40 + i], true);
-    }
-    // Held lanes: an interval no time leaves, weight 0 (inv stays 0).
-    for (let i = 0; i < 12; i++) {
-      const timing = base + CACHE_TIMING + (i >> 2) * 48 + (i & 3) * 4;
-      view.setFloat32(timing, -TIME_BOUND, true);
-      view.setFloat32(timing + 16, TIME_BOUND, true);
-    }
-  }
-  for (const r of reduced) {
-    if (!("constant" in r)) continue;
-    const lane = laneByte(r.joint, r.path);
-    r.constant.forEach((v, c) => {
-      view.setFloat32(lane + c * 16, v, true);
-      view.setFloat32(lane + CACHE_RIGHT + c * 16, v, true);
-    });
-  }
   const heldValue = (joint: number, path: number) => {
     const value = new Float32Array(path === 1 ? 4 : 3), lane = laneByte(joint, path);
     for (let c = 0; c < value.length; c++) value[c] = view.getFloat32(lane + c * 16, true);
@@ -143,20 +122,19 @@ export function clipImage(
       if (b.mask & (1 << l)) lanes[(b.group * 3 + b.path) * 4 + l] = -2 - i;
     }
   });
+  // Keys of a block's lanes: its times' (found by group path, not by a
+  // search of the blocks per channel, which a skeleton of hundreds of
+  // joints paid in every layout).
+  const blockKeys = new Map(blocks.map((b) => [b.group * 3 + b.path, b.times.length]));
   let keyCount = 0;
   for (const r of reduced) {
     if (!("keys" in r)) continue;
-    if (held.has(r)) {
-      keyCount += blocks.find((b) => b.group === r.joint >> 2 && b.path === r.path)!.times.length;
-    } else {
+    if (held.has(r)) keyCount += blockKeys.get((r.joint >> 2) * 3 + r.path)!;
+    else {
       lanes[((r.joint >> 2) * 3 + r.path) * 4 + (r.joint & 3)] = tracks.length;
       tracks.push(r.keys);
       keyCount += r.keys.times.length;
     }
-    // lo = hi = TIME_BOUND: every time is below, so the first sample refills the lane.
-    const timing = (r.joint >> 2) * CACHE_GROUP_BYTES + CACHE_TIMING + r.path * 48 +
-      (r.joint & 3) * 4;
-    view.setFloat32(timing, TIME_BOUND, true);
   }
   return {
     bytes: layOut(
@@ -185,6 +163,62 @@ export function clipImage(
       t.pieceTimes ? [{ times: t.pieceTimes, joints: [t.joint] }] : []
     ),
   };
+}
+
+/**
+ * Starting caches by the reduced channels they were made for: an
+ * attempt's layouts share them (they depend on the rest pose and the
+ * reduction only), and a skeleton of hundreds of joints wrote one for
+ * every layout. Never written once made (an image's `template`).
+ */
+const startingCaches = new WeakMap<
+  readonly ReducedChannel[],
+  { groups: number; restPose: Float32Array; template: Uint8Array }
+>();
+
+/**
+ * A playback's cache before its first sample for `reduced`: the rest
+ * pose, the held channels' values, held lanes' timing that no time leaves,
+ * and keyed lanes' that the first sample refills.
+ */
+function startingCache(
+  groups: number,
+  restPose: Float32Array,
+  reduced: readonly ReducedChannel[],
+): Uint8Array {
+  const known = startingCaches.get(reduced);
+  if (known && known.groups === groups && known.restPose === restPose) return known.template;
+  const template = new Uint8Array(groups * CACHE_GROUP_BYTES);
+  const view = new DataView(template.buffer);
+  for (let g = 0; g < groups; g++) {
+    const base = g * CACHE_GROUP_BYTES;
+    for (let i = 0; i < 40; i++) {
+      view.setFloat32(base + i * 4, restPose[g * 40 + i], true);
+      view.setFloat32(base + CACHE_RIGHT + i * 4, restPose[g * 40 + i], true);
+    }
+    // Held lanes: an interval no time leaves, weight 0 (inv stays 0).
+    for (let i = 0; i < 12; i++) {
+      const timing = base + CACHE_TIMING + (i >> 2) * 48 + (i & 3) * 4;
+      view.setFloat32(timing, -TIME_BOUND, true);
+      view.setFloat32(timing + 16, TIME_BOUND, true);
+    }
+  }
+  for (const r of reduced) {
+    if ("constant" in r) {
+      const lane = laneByte(r.joint, r.path);
+      r.constant.forEach((v, c) => {
+        view.setFloat32(lane + c * 16, v, true);
+        view.setFloat32(lane + CACHE_RIGHT + c * 16, v, true);
+      });
+      continue;
+    }
+    // lo = hi = TIME_BOUND: every time is below, so the first sample refills the lane.
+    const timing = (r.joint >> 2) * CACHE_GROUP_BYTES + CACHE_TIMING + r.path * 48 +
+      (r.joint & 3) * 4;
+    view.setFloat32(timing, TIME_BOUND, true);
+  }
+  startingCaches.set(reduced, { groups, restPose, template });
+  return template;
 }
 
 /**

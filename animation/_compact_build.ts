@@ -120,6 +120,7 @@ export function buildImage(
           exact,
           (units) => (work.spend(units), true),
           error,
+          tolerance,
         )!;
         if (candidateError < error) image = candidate, error = candidateError;
         if (error <= tolerance || error > LAYOUT_RESCUE * tolerance) break;

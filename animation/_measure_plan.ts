@@ -72,8 +72,9 @@ export interface KeyTimeSource {
 
 /** The distinct values of `lists`, ascending. */
 export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array {
-  // A glTF file's channels mostly share their samplers' time arrays: each once.
-  const distinct = [...new Set(lists)];
+  // A glTF file's channels mostly share their samplers' time arrays: each
+  // once, and copies of one (a build's clip copies each channel's) once.
+  const distinct = distinctLists(lists);
   let count = 0;
   for (const times of distinct) count += times.length;
   const all = new Float64Array(count);
@@ -85,6 +86,28 @@ export function sortedUnique(lists: readonly ArrayLike<number>[]): Float64Array 
     if (i === 0 || all[i] !== all[unique - 1]) all[unique++] = all[i];
   }
   return all.subarray(0, unique);
+}
+
+/** Lists of equal contents a list is compared with before it is taken as new (bounds the comparisons). */
+const SAME_LIST_CANDIDATES = 4;
+
+/** `lists` without repeats: each object once, and a list equal to one taken (of a few of its length) left out. */
+function distinctLists(lists: readonly ArrayLike<number>[]): ArrayLike<number>[] {
+  const byLength = new Map<number, ArrayLike<number>[]>(), distinct: ArrayLike<number>[] = [];
+  for (const list of new Set(lists)) {
+    const same = byLength.get(list.length);
+    if (same?.some((taken) => sameValues(taken, list))) continue;
+    if (!same) byLength.set(list.length, [list]);
+    else if (same.length < SAME_LIST_CANDIDATES) same.push(list);
+    distinct.push(list);
+  }
+  return distinct;
+}
+
+/** Whether `a` and `b` (of one length) hold the same values. */
+function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -136,15 +159,21 @@ export function measurePlan(
 ): MeasurePlan {
   const u = unique.length, n = parents.length;
   const count = u > 0 ? PARTS * (u - 1) + 1 : 0;
-  const grid = new Float64Array(count);
-  for (let k = 0; k < u; k++) {
-    const t = unique[k];
-    grid[PARTS * k] = t;
-    if (k + 1 < u) {
-      const d = unique[k + 1] - t;
-      for (let f = 1; f < PARTS; f++) grid[PARTS * k + f] = t + d * BETWEEN[f - 1];
-    }
+  // The grid's time g: a key time, or a time between it and the next.
+  const gridTime = (g: number) => {
+    const k = Math.floor(g / PARTS), f = g - PARTS * k, t = unique[k];
+    return f === 0 ? t : t + (unique[k + 1] - t) * BETWEEN[f - 1];
+  };
+  // The grid alone fills the limit (a long clip keyed at many times):
+  // its times evenly picked, without the whole grid (up to tens of
+  // thousands of times, most of such a build's garbage).
+  if (count > limit) {
+    const times = new Float64Array(limit);
+    for (let i = 0; i < limit; i++) times[i] = gridTime(Math.floor((i * count) / limit));
+    return { times };
   }
+  const grid = new Float64Array(count);
+  for (let g = 0; g < count; g++) grid[g] = gridTime(g);
   // The points' distinct times, ascending; none when the grid alone fills
   // the limit (sorting them was a tenth of a long clip's build).
   const extra = count >= limit ? new Float64Array(0) : sortedUnique(points.map((p) => p.times));
@@ -158,24 +187,42 @@ export function measurePlan(
     } else merged[extraAt[e] = g + e] = extra[e++];
   }
   if (total > limit) {
-    return {
-      times: Float64Array.from(
-        { length: limit },
-        (_, i) => merged[Math.floor((i * total) / limit)],
-      ),
-    };
+    const times = new Float64Array(limit);
+    for (let i = 0; i < limit; i++) times[i] = merged[Math.floor((i * total) / limit)];
+    return { times };
   }
   if ((u + 2 * total) * n > MAX_MASK_BYTES) return { times: merged };
   // touch[k * n + j]: a time of joint j's chain is unique[k].
+  const touch = touchedChains(unique, sources, parents);
+  // Every joint's chain keyed at every time (a motion capture's), and no
+  // points: every joint at every time.
+  if (!points.length && touch.indexOf(0) < 0) return { times: merged };
+  const mask = zeroed(u * n, total * n);
+  markChains(mask, touch, unique, gridAt, count, n);
+  markPoints(mask, points, extra, extraAt, parents);
+  return { times: merged, mask };
+}
+
+// The plan's passes, each a function of its own: one function holding
+// them all was compiled again at most measurements (a pass that one clip
+// runs and the next skips left it without type feedback).
+
+/** Per key time `k` of `unique` and joint `j`, byte `k * n + j`: 1 when a time of `j`'s chain is `unique[k]`. */
+function touchedChains(
+  unique: Float64Array,
+  sources: readonly KeyTimeSource[],
+  parents: Int16Array,
+): Uint8Array {
+  const u = unique.length, n = parents.length;
   const touch = zeroed(0, u * n);
-  for (const { times: keyTimes, joints } of sources) {
+  for (let s = 0; s < sources.length; s++) {
+    const { times: keyTimes, joints } = sources[s];
     let k = 0;
     for (let i = 0; i < keyTimes.length; i++) {
+      const t = keyTimes[i];
       // Sorted: search only from the previous hit on.
-      if (keyTimes[i] !== unique[k]) {
-        k = lowerBound(unique, keyTimes[i], keyTimes[i] > unique[k] ? k : 0);
-      }
-      for (const j of joints) if (j < n) touch[k * n + j] = 1;
+      if (t !== unique[k]) k = lowerBound(unique, t, t > unique[k] ? k : 0);
+      for (let c = 0; c < joints.length; c++) if (joints[c] < n) touch[k * n + joints[c]] = 1;
     }
   }
   for (let k = 0; k < u; k++) {
@@ -185,10 +232,23 @@ export function measurePlan(
       if (p >= 0 && touch[row + p]) touch[row + j] = 1;
     }
   }
-  // Every joint's chain keyed at every time (a motion capture's), and no
-  // points: every joint at every time.
-  if (!points.length && touch.indexOf(0) < 0) return { times: merged };
-  const mask = zeroed(u * n, total * n);
+  return touch;
+}
+
+/**
+ * Marks in `mask` each joint at its chain's key times, in the grid's
+ * intervals beside them, and in those holding the quarters of its chain's
+ * longer intervals (grid time `g` is row `gridAt[g]`).
+ */
+function markChains(
+  mask: Uint8Array,
+  touch: Uint8Array,
+  unique: Float64Array,
+  gridAt: Int32Array,
+  count: number,
+  n: number,
+): void {
+  const u = unique.length;
   const interval = (k: number, j: number) => {
     for (let f = 0; f <= PARTS && PARTS * k + f < count; f++) {
       mask[gridAt[PARTS * k + f] * n + j] = 1;
@@ -214,6 +274,17 @@ export function measurePlan(
       last = k;
     }
   }
+}
+
+/** Marks in `mask` each point's joints at its times (`extra[e]` is row `extraAt[e]`), and the joints below them. */
+function markPoints(
+  mask: Uint8Array,
+  points: readonly KeyTimeSource[],
+  extra: Float64Array,
+  extraAt: Int32Array,
+  parents: Int16Array,
+): void {
+  const n = parents.length;
   for (const { times: pointTimes, joints } of points) {
     let e = 0;
     for (let i = 0; i < pointTimes.length; i++) {
@@ -231,5 +302,4 @@ export function measurePlan(
       if (p >= 0 && mask[row + p]) mask[row + j] = 1;
     }
   }
-  return { times: merged, mask };
 }

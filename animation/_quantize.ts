@@ -18,6 +18,9 @@ import {
   SMALLEST_THREE_MAX,
   SMALLEST_THREE_RANGE,
   SMALLEST_THREE_WIDE_MAX,
+  TRACK_RANGED,
+  TRACK_SMALLEST_THREE,
+  TRACK_SMALLEST_THREE_WIDE,
 } from "../simd/wasm/assembly/abi.ts";
 import { decodeSmallestThree, decodeSmallestThreeWide } from "../simd/scalar/sample.ts";
 
@@ -140,4 +143,35 @@ export function roundTripSmallestThreeWide(
 ): void {
   encodeSmallestThreeWide(q, at, word, 0);
   decodeSmallestThreeWide(word[0], word[1], word[2], out);
+}
+
+/** The values of keys `kept` (indices into `exact` and `quantized`, `n` floats each) in `format`. */
+export function encodeKeys(
+  kept: number[],
+  quantized: Float32Array,
+  exact: Float64Array,
+  n: number,
+  format: number,
+  range: VectorRange | undefined,
+): Uint8Array {
+  if (format === TRACK_SMALLEST_THREE) {
+    const words = new Uint32Array(kept.length * 2);
+    kept.forEach((i, k) => encodeSmallestThree(exact, i * 4, words, k * 2));
+    return new Uint8Array(words.buffer);
+  }
+  if (format === TRACK_SMALLEST_THREE_WIDE) {
+    const words = new Uint32Array(kept.length * 3);
+    kept.forEach((i, k) => encodeSmallestThreeWide(exact, i * 4, words, k * 3));
+    return new Uint8Array(words.buffer);
+  }
+  if (format === TRACK_RANGED) {
+    const codes = new Uint16Array(kept.length * 3);
+    kept.forEach((i, k) => {
+      for (let c = 0; c < 3; c++) codes[k * 3 + c] = encodeRanged(exact[i * 3 + c], c, range!);
+    });
+    return new Uint8Array(codes.buffer);
+  }
+  const floats = new Float32Array(kept.length * n);
+  kept.forEach((i, k) => floats.set(quantized.subarray(i * n, i * n + n), k * n));
+  return new Uint8Array(floats.buffer);
 }

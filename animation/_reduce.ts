@@ -18,9 +18,8 @@ import type { ClipChannel } from "./clip.ts";
 import { ChannelCursor } from "./_channel_cursor.ts";
 import {
   decodeRanged,
+  encodeKeys,
   encodeRanged,
-  encodeSmallestThree,
-  encodeSmallestThreeWide,
   roundTripSmallestThree,
   roundTripSmallestThreeWide,
   type VectorRange,
@@ -206,7 +205,8 @@ export function reduceChannel(
   const exact = exactScratch.take(m * n);
   const halfway = linearVector ? undefined : halfwayScratch.take(Math.max(0, m - 1) * n);
   const value = reduceScratch, cursor = reduceCursor.reset(channel);
-  for (let i = 0; i < m; i++) {
+  if (linearVector) linearVectorKeys(channel.values, m, exact);
+  for (let i = 0; i < m && !linearVector; i++) {
     cursor.at(candidates[i], value);
     for (let c = 0; c < n; c++) exact[i * n + c] = value[c];
     if (halfway && i + 1 < m) {
@@ -306,10 +306,26 @@ export function reduceChannel(
       format,
       times,
       ...(pieceTimes ? { pieceTimes } : {}),
-      bytes: encode(kept, quantized, exact, n, format, range),
+      bytes: encodeKeys(kept, quantized, exact, n, format, range),
       range,
     },
   };
+}
+
+/**
+ * A LINEAR vector's values at its `m` keys (its candidates), into `exact`,
+ * as `sampleChannel` gives them there: the first and last as they are, the
+ * others lerped at weight 0 from their interval (`-0` becomes `0`), without
+ * a search or a call per key (most of a character's channels are these).
+ */
+function linearVectorKeys(values: Float32Array, m: number, exact: Float64Array): void {
+  for (let c = 0; c < 3; c++) exact[c] = values[c];
+  for (let i = 1; i + 1 < m; i++) {
+    for (let c = 0; c < 3; c++) {
+      exact[i * 3 + c] = values[i * 3 + c] * 1 + values[i * 3 + 3 + c] * 0;
+    }
+  }
+  for (let c = 0; c < 3 && m > 1; c++) exact[(m - 1) * 3 + c] = values[(m - 1) * 3 + c];
 }
 
 /**
@@ -334,7 +350,10 @@ function bisectedPieceTimes(
   times: Float32Array,
   quantized: Float32Array,
 ): Float32Array {
-  const out: number[] = [], a = pieceKeys[0], b = pieceKeys[1];
+  const a = pieceKeys[0], b = pieceKeys[1];
+  // At most two times in each measured piece of each interval.
+  const out = pieceScratch.take(Math.max(0, kept.length - 1) * MEASURED_PIECES.length * 2);
+  let count = 0;
   for (let k = 0; k + 1 < kept.length; k++) {
     for (let c = 0; c < 4; c++) {
       a[c] = quantized[kept[k] * 4 + c], b[c] = quantized[kept[k + 1] * 4 + c];
@@ -343,48 +362,22 @@ function bisectedPieceTimes(
     if (pieces <= 1) continue;
     // The shares ascend: a piece holding two of them follows itself.
     let last = -1;
-    for (const share of MEASURED_PIECES) {
-      const s = Math.min(pieces - 1, Math.floor(share * pieces));
+    for (let m = 0; m < MEASURED_PIECES.length; m++) {
+      const s = Math.min(pieces - 1, Math.floor(MEASURED_PIECES[m] * pieces));
       if (s === last) continue;
       last = s;
       const start = pieceStart(times[k], times[k + 1], s, pieces);
       const end = pieceStart(times[k], times[k + 1], s + 1, pieces);
-      for (const f of NLERP_WORST) out.push(Math.fround(start + (end - start) * f));
+      for (let f = 0; f < NLERP_WORST.length; f++) {
+        out[count++] = start + (end - start) * NLERP_WORST[f];
+      }
     }
   }
-  return Float32Array.from(out);
+  return out.slice(0, count);
 }
+
+/** The piece times of one track before they are copied out (no array of numbers per track). */
+const pieceScratch = new Scratch((n) => new Float32Array(n));
 
 /** Two keys of a bisected interval (no views made per interval). */
 const pieceKeys = [new Float32Array(4), new Float32Array(4)];
-
-/** The kept keys' values in `format`. */
-function encode(
-  kept: number[],
-  quantized: Float32Array,
-  exact: Float64Array,
-  n: number,
-  format: number,
-  range: VectorRange | undefined,
-): Uint8Array {
-  if (format === TRACK_SMALLEST_THREE) {
-    const words = new Uint32Array(kept.length * 2);
-    kept.forEach((i, k) => encodeSmallestThree(exact, i * 4, words, k * 2));
-    return new Uint8Array(words.buffer);
-  }
-  if (format === TRACK_SMALLEST_THREE_WIDE) {
-    const words = new Uint32Array(kept.length * 3);
-    kept.forEach((i, k) => encodeSmallestThreeWide(exact, i * 4, words, k * 3));
-    return new Uint8Array(words.buffer);
-  }
-  if (format === TRACK_RANGED) {
-    const codes = new Uint16Array(kept.length * 3);
-    kept.forEach((i, k) => {
-      for (let c = 0; c < 3; c++) codes[k * 3 + c] = encodeRanged(exact[i * 3 + c], c, range!);
-    });
-    return new Uint8Array(codes.buffer);
-  }
-  const floats = new Float32Array(kept.length * n);
-  kept.forEach((i, k) => floats.set(quantized.subarray(i * n, i * n + n), k * n));
-  return new Uint8Array(floats.buffer);
-}

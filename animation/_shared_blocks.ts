@@ -47,7 +47,7 @@ const MAX_SHARED_SPLITS = 6;
 const SHARED_CHECKS = [0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
 
 // Scratch of the curve checks and sharedBlocks (synchronous, so sharing is safe).
-const curveScratch = [0, 1].map(() => new Float64Array(4));
+const curveScratch = [new Float64Array(4)];
 const curveCursor = new ChannelCursor();
 const CHECK_TERMS = SHARED_CHECKS.map((u) => slerpTerms(Math.fround(u)));
 const canonical = [new Float64Array([1, 0, 0, 0]), new Float64Array(4)];
@@ -93,6 +93,25 @@ let strayTables: readonly Float64Array[] | undefined;
  * neighbours; the build measures the result anyway.
  */
 function leastDot(corrected: boolean, limit: number): number {
+  const known = leastDots[corrected ? 1 : 0], dot = known.get(limit);
+  if (dot !== undefined) return dot;
+  if (known.size >= LEAST_DOTS_KEPT) known.clear();
+  const found = bisectLeastDot(corrected, limit);
+  known.set(limit, found);
+  return found;
+}
+
+/**
+ * {@linkcode leastDot}'s answers by limit, plain and corrected: a clip's
+ * channels mostly share a few tolerances, and each answer bisects the
+ * stray at 24 points (most of a small clip's shared timeline).
+ */
+const leastDots = [new Map<number, number>(), new Map<number, number>()];
+/** Most answers {@linkcode leastDots} keeps (then it starts again). */
+const LEAST_DOTS_KEPT = 4096;
+
+/** {@linkcode leastDot}, computed. */
+function bisectLeastDot(corrected: boolean, limit: number): number {
   const lo = strayIndex(corrected, limit);
   if (lo === 0) return 0;
   if (lo === STRAY_ANGLES.length) return 1;
@@ -138,13 +157,21 @@ interface CurveCheck {
   readonly limit: number;
   readonly plain: number;
   corrected?: number;
+  /**
+   * The rotation at the last check's `t1`, which mostly is the next one's
+   * `t0` (intervals checked in order): sampled once, not twice.
+   */
+  readonly last: Float64Array;
+  lastTime: number;
 }
 
 /** Whether the check's rotation at `t0` and at `t1` are farther apart than nlerp (corrected or not) may join. */
 function offCurve(check: CurveCheck, t0: number, t1: number, corrected: boolean): boolean {
-  const [a, b] = curveScratch;
-  check.cursor.at(t0, a);
+  const a = curveScratch[0], b = check.last;
+  if (t0 === check.lastTime) a.set(b);
+  else check.cursor.at(t0, a);
   check.cursor.at(t1, b);
+  check.lastTime = t1;
   const dot = Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
   return dot < (corrected ? (check.corrected ??= leastDot(true, check.limit)) : check.plain);
 }
@@ -166,14 +193,28 @@ function sharedTimes(
   slack: number,
   maxKeys: number,
 ): { times: Float32Array; corrected: Set<ClipChannel> } | undefined {
+  // Refused as soon as the union passes maxKeys (a clip keyed at many times
+  // is refused at every build's first layouts: the whole union was most of
+  // their cost).
   const all = new Set<number>();
-  for (const [c] of keyed) for (const time of c.times) all.add(time);
-  if (all.size > maxKeys) return undefined;
+  for (let i = 0; i < keyed.length; i++) {
+    const times = keyed[i][0].times;
+    for (let k = 0; k < times.length; k++) {
+      if (all.add(times[k]).size > maxKeys) return undefined;
+    }
+  }
   const source = [...all].sort((a, b) => a - b);
   const rotations = keyed.filter(([c]) => c.path === "rotation");
   const checks = new Map(rotations.map(([c, tolerance]) => {
     const limit = slack * tolerance;
-    return [c, { cursor: new ChannelCursor(c), limit, plain: leastDot(false, limit) }];
+    const plain = leastDot(false, limit);
+    return [c, {
+      cursor: new ChannelCursor(c),
+      limit,
+      plain,
+      last: new Float64Array(4),
+      lastTime: NaN,
+    }];
   }));
   const corrected = new Set<ClipChannel>();
   for (const [channel] of rotations) {
@@ -229,14 +270,17 @@ export function sharedBlocks(
   reduced: readonly ReducedChannel[],
   heldValue: (joint: number, path: number) => Float32Array,
 ): { blocks: SyncBlock[]; held: Set<ReducedChannel> } | undefined {
-  const keyed = reduced.flatMap((
-    r,
-    i,
-  ) => ("keys" in r ? [[r, channels[i], tolerances[i]] as const] : []));
+  // Lists grown in place: every layout of a clip of hundreds of channels
+  // made them again, and most are refused at their key times.
+  const keyed: (readonly [ReducedChannel, ClipChannel, number])[] = [];
+  for (let i = 0; i < reduced.length; i++) {
+    if ("keys" in reduced[i]) keyed.push([reduced[i], channels[i], tolerances[i]]);
+  }
   const byPath = new Map<number, (typeof keyed)[number][]>();
   for (const entry of keyed) {
-    const key = (entry[0].joint >> 2) * 3 + entry[0].path;
-    byPath.set(key, [...(byPath.get(key) ?? []), entry]);
+    const key = (entry[0].joint >> 2) * 3 + entry[0].path, list = byPath.get(key);
+    if (list) list.push(entry);
+    else byPath.set(key, [entry]);
   }
   // A key of every keyed group path: four lanes of three or four floats.
   let keyBytes = 0;

@@ -90,23 +90,23 @@ function valueBytes(format: number, path: number): number {
     : 16;
 }
 
+/** One decoded key (a view per key was most of a layout's garbage). */
+const decodedKey = new Float32Array(4);
+
 /** A track's kept keys decoded as the kernel decodes them (n floats each). */
 function decoded(track: KeyTrack, n: number): Float32Array {
-  const count = track.times.length, out = new Float32Array(count * n);
+  const count = track.times.length, out = new Float32Array(count * n), key = decodedKey;
   if (track.format === TRACK_SMALLEST_THREE) {
     const words = new Uint32Array(track.bytes.buffer, track.bytes.byteOffset, count * 2);
     for (let k = 0; k < count; k++) {
-      decodeSmallestThree(words[k * 2], words[k * 2 + 1], out.subarray(k * 4, k * 4 + 4));
+      decodeSmallestThree(words[k * 2], words[k * 2 + 1], key);
+      out.set(key, k * 4);
     }
   } else if (track.format === TRACK_SMALLEST_THREE_WIDE) {
     const words = new Uint32Array(track.bytes.buffer, track.bytes.byteOffset, count * 3);
     for (let k = 0; k < count; k++) {
-      decodeSmallestThreeWide(
-        words[k * 3],
-        words[k * 3 + 1],
-        words[k * 3 + 2],
-        out.subarray(k * 4, k * 4 + 4),
-      );
+      decodeSmallestThreeWide(words[k * 3], words[k * 3 + 1], words[k * 3 + 2], key);
+      out.set(key, k * 4);
     }
   } else if (track.format === TRACK_RANGED) {
     const codes = new Uint16Array(track.bytes.buffer, track.bytes.byteOffset, count * 3);
@@ -280,8 +280,9 @@ export function syncBlocks(
   const byPath = new Map<number, ReducedChannel[]>();
   for (const r of reduced) {
     if (!("keys" in r)) continue;
-    const key = (r.joint >> 2) * 3 + r.path;
-    byPath.set(key, [...(byPath.get(key) ?? []), r]);
+    const key = (r.joint >> 2) * 3 + r.path, list = byPath.get(key);
+    if (list) list.push(r);
+    else byPath.set(key, [r]);
   }
   const timesUse = new Map<string, number>();
   for (const r of reduced) {

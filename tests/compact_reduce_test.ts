@@ -107,3 +107,34 @@ Deno.test("rotation reduction: plain nlerp keeps at least the count that skips i
   }
   assert(wide >= 10, `${wide} channels of keys inside their intervals`);
 });
+
+Deno.test("LINEAR vector reduction: the kept keys are sampleChannel's values there, signed zeros too", () => {
+  const next = random(7);
+  let kept = 0;
+  for (let trial = 0; trial < 200; trial++) {
+    const keys = 2 + Math.floor(next() * 6);
+    const times = Float32Array.from({ length: keys }, (_, k) => k * 0.25 + next() * 0.1);
+    // Signed zeros beside other values: sampleChannel lerps a key's value
+    // with its next key's at weight 0, and -0 + 0 is 0.
+    const values = Float32Array.from(
+      { length: keys * 3 },
+      () => [0, -0, next() - 0.5][Math.floor(next() * 3)],
+    );
+    const channel = createClip({
+      name: "zeros",
+      channels: [{ joint: 0, path: "translation", interpolation: "LINEAR", times, values }],
+    }).channels[0];
+    // At tolerance 0 the keys mostly stay floats, every key that bends the curve kept.
+    const reduced = reduceChannel(channel, 0);
+    if (!("keys" in reduced) || reduced.keys.format !== TRACK_RAW) continue;
+    const floats = new Float32Array(reduced.keys.bytes.slice().buffer), exact = new Float64Array(3);
+    reduced.keys.times.forEach((t, k) => {
+      sampleChannel(channel, t, exact);
+      for (let c = 0; c < 3; c++) {
+        assert(Object.is(floats[k * 3 + c], Math.fround(exact[c])), `trial ${trial}, key ${k}`);
+      }
+      kept++;
+    });
+  }
+  assert(kept > 400, `${kept} keys checked`);
+});

@@ -1,17 +1,17 @@
 /**
- * How the cores are carried (`simd/wasm/_embedded.ts`): the DEFLATE decoder
- * against node:zlib's encoder (stored, fixed and dynamic blocks, every
- * level), the delta against random edits of random bytes, malformed input
- * refused with a `RangeError`, and every embedded build decoded to a valid
- * module of its stated length.
+ * How the cores are carried (`simd/wasm/_embedded.ts`): the LZMA decoder
+ * against the `lzma` package's encoder (the build's) at every mode, the
+ * delta against random edits of random bytes, malformed input refused with a
+ * `RangeError`, and every embedded build decoded to a valid module of its
+ * stated length.
  *
  * @module
  */
 
 import { assertEquals, assertThrows } from "@std/assert";
 import fc from "fast-check";
-import { constants, deflateRawSync } from "node:zlib";
-import { inflateRaw } from "../simd/wasm/_inflate.ts";
+import lzma from "lzma";
+import { decodeLzma } from "../simd/wasm/_lzma.ts";
 import { applyDelta, encodeDelta } from "../simd/wasm/_delta.ts";
 import { wasmBytes } from "../simd/wasm/_embedded.ts";
 import * as generated from "../simd/wasm/_wasm.generated.ts";
@@ -37,45 +37,47 @@ const compressible = fc.array(
   return Uint8Array.from(out);
 });
 
-const OPTIONS = [
-  { level: 0 }, // stored blocks
-  { level: 1 },
-  { level: 9 },
-  { level: 9, strategy: constants.Z_FIXED },
-  { level: 9, strategy: constants.Z_HUFFMAN_ONLY },
-  { level: 9, strategy: constants.Z_RLE },
-];
+/** `bytes` in the `.lzma` format, by the `lzma` package at `mode` (1 fastest, 9 strongest). */
+function compress(bytes: Uint8Array, mode: number): Uint8Array {
+  return Uint8Array.from(lzma.compress(bytes, mode) as number[], (b) => b & 255);
+}
 
-Deno.test("inflateRaw: gives back what node:zlib deflated, at every level and block type", () => {
+Deno.test("decodeLzma: gives back what the lzma package encoded, at every mode", () => {
   fc.assert(
-    fc.property(compressible, fc.constantFrom(...OPTIONS), (bytes, options) => {
-      assertEquals(inflateRaw(deflateRawSync(bytes, options), bytes.length), bytes);
+    fc.property(compressible, fc.integer({ min: 1, max: 9 }), (bytes, mode) => {
+      assertEquals(decodeLzma(compress(bytes, mode), bytes.length), bytes);
     }),
-    fcParams(300, 100),
+    fcParams(200, 60),
   );
 });
 
-Deno.test("inflateRaw: a truncated, damaged or mis-sized stream is a RangeError", () => {
-  const bytes = new TextEncoder().encode("the quick brown fox ".repeat(50));
-  const deflated = deflateRawSync(bytes, { level: 9 });
+Deno.test("decodeLzma: a truncated, damaged or mis-sized stream is a RangeError", () => {
+  const bytes = new TextEncoder().encode("the quick brown fox jumps ".repeat(50));
+  const encoded = compress(bytes, 9);
+  assertEquals(decodeLzma(encoded, bytes.length), bytes);
   assertThrows(
-    () => inflateRaw(deflated.subarray(0, deflated.length - 3), bytes.length),
+    () => decodeLzma(encoded.subarray(0, encoded.length >> 1), bytes.length),
     RangeError,
   );
-  assertThrows(() => inflateRaw(deflated, bytes.length - 1), RangeError);
-  assertThrows(() => inflateRaw(deflated, bytes.length + 1), RangeError);
-  assertThrows(() => inflateRaw(Uint8Array.of(0b111), 10), RangeError, "block type 3");
+  assertThrows(() => decodeLzma(encoded, bytes.length - 1), RangeError, "the header states");
+  assertThrows(() => decodeLzma(encoded.subarray(0, 12), bytes.length), RangeError);
+  const badProperties = encoded.slice();
+  badProperties[0] = 225;
+  assertThrows(() => decodeLzma(badProperties, bytes.length), RangeError, "properties");
   fc.assert(
-    fc.property(fc.nat(deflated.length - 1), fc.integer({ min: 1, max: 255 }), (at, flip) => {
-      const damaged = deflated.slice();
-      damaged[at] ^= flip;
-      try {
-        const out = inflateRaw(damaged, bytes.length);
-        assertEquals(out.length, bytes.length); // a damage that still decodes: in bounds
-      } catch (error) {
-        if (!(error instanceof RangeError)) throw error;
-      }
-    }),
+    fc.property(
+      fc.integer({ min: 13, max: encoded.length - 1 }),
+      fc.integer({ min: 1, max: 255 }),
+      (at, flip) => {
+        const damaged = encoded.slice();
+        damaged[at] ^= flip;
+        try {
+          assertEquals(decodeLzma(damaged, bytes.length).length, bytes.length); // decodes, in bounds
+        } catch (error) {
+          if (!(error instanceof RangeError)) throw error;
+        }
+      },
+    ),
     fcParams(300, 100),
   );
 });

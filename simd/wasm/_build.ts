@@ -5,9 +5,9 @@
  * `simd/wasm/_wasm.generated.ts`, which embeds them together with a hash of
  * the sources, the compiler and the flags (`SOURCE_HASH`). The plain SIMD
  * build is embedded whole, the others as deltas (`_delta.ts`) from the build
- * they differ least from, each compressed (raw DEFLATE, base64) and in a
- * constant of its own, so that a bundle carries about one build's bytes
- * (`_embedded.ts` decodes them).
+ * they differ least from, each compressed (LZMA, by the `lzma` package: the
+ * `.lzma` format, base64) and in a constant of its own, so that a bundle
+ * carries about one build's bytes (`_embedded.ts` decodes them).
  *
  * `deno task build:wasm` writes the module. `--check` (the `check` task)
  * hashes the sources, compiler and flags and compares the hash with the
@@ -18,17 +18,18 @@
  * are not what the sources compile to. `--check --full` (or env
  * `MARROW_WASM_CHECK=full`) always rebuilds and compares the bytes, which
  * also catches a hand edit of the generated file (4 builds, 1-2 minutes).
- * The comparison is of each build's decoded bytes, so another zlib's
+ * The comparison is of each build's decoded bytes, so another encoder's
  * equally valid compression is no mismatch.
  *
  * @module
  */
 
-import { deflateRawSync } from "node:zlib";
 import { encodeDelta } from "./_delta.ts";
 import { type EmbeddedWasm, wasmBytes } from "./_embedded.ts";
 
 const COMPILER = "assemblyscript@0.28.20";
+/** How the builds are embedded, in the hash: a new layout is a rebuild. */
+const EMBEDDING = "lzma@2.3.2 mode 9, deltas";
 const root = new URL("./", import.meta.url);
 const sourceDir = new URL("assembly/", root);
 const target = new URL("_wasm.generated.ts", root);
@@ -108,6 +109,13 @@ async function compile(extraFlags: readonly string[]): Promise<Uint8Array> {
   return wasm;
 }
 
+/** `bytes` in the `.lzma` format, at the `lzma` package's strongest setting. */
+async function compress(bytes: Uint8Array): Promise<Uint8Array> {
+  // Loaded only to build: the hash check needs no encoder.
+  const { default: lzma } = await import("lzma");
+  return Uint8Array.from(lzma.compress(bytes, 9) as number[], (b) => b & 255);
+}
+
 function base64(bytes: Uint8Array): string {
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
@@ -127,7 +135,9 @@ async function sha256(text: string): Promise<string> {
 
 /** SHA-256 of the sources, the compiler and the flags: the generated file's `SOURCE_HASH`. */
 async function sourceHash(files: [string, string][]): Promise<string> {
-  return await sha256(JSON.stringify({ compiler: COMPILER, COMMON_FLAGS, BUILDS, files }));
+  return await sha256(
+    JSON.stringify({ compiler: COMPILER, EMBEDDING, COMMON_FLAGS, BUILDS, files }),
+  );
 }
 
 /** Each build's description in the generated file. */
@@ -159,8 +169,8 @@ async function generate(): Promise<{ text: string; builds: Map<BuildName, Uint8A
       `export const ${name}: EmbeddedWasm = {\n` +
       ("base" in build ? `  base: ${build.base},\n` : "") +
       `  length: ${wasm.length},\n` +
-      `  inflatedLength: ${payload.length},\n` +
-      `  deflated:\n    "${base64(deflateRawSync(payload, { level: 9 }))}",\n};\n`;
+      `  payloadLength: ${payload.length},\n` +
+      `  lzma:\n    "${base64(await compress(payload))}",\n};\n`;
   }
   return { text, builds };
 }

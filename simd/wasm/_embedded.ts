@@ -1,7 +1,7 @@
 /**
  * The core builds embedded in `_wasm.generated.ts`, decoded: base64, then
- * raw DEFLATE (`_inflate.ts`), then, for a build carried as a delta from
- * another, the delta applied to the other's bytes (`_delta.ts`). A bundle
+ * LZMA (`_lzma.ts`), then, for a build carried as a delta from another, the
+ * delta applied to the other's bytes (`_delta.ts`). A bundle
  * holds the builds its code names: the plain SIMD build whole and the
  * relaxed-SIMD build as a delta from it for `Core.create`, the
  * shared-memory deltas only where the worker pool is used. Decoded once
@@ -11,18 +11,18 @@
  */
 
 import { applyDelta } from "./_delta.ts";
-import { inflateRaw } from "./_inflate.ts";
+import { decodeLzma } from "./_lzma.ts";
 
 /** A core build as `_wasm.generated.ts` embeds it. */
 export interface EmbeddedWasm {
-  /** The build this one is a delta from; absent when `deflated` holds the build itself. */
+  /** The build this one is a delta from; absent when `lzma` holds the build itself. */
   readonly base?: EmbeddedWasm;
   /** Bytes of the build. */
   readonly length: number;
-  /** Bytes `deflated` inflates to: the build, or its delta from `base`. */
-  readonly inflatedLength: number;
-  /** Raw DEFLATE, base64. */
-  readonly deflated: string;
+  /** Bytes `lzma` decodes to: the build, or its delta from `base`. */
+  readonly payloadLength: number;
+  /** The build or its delta, in the `.lzma` format, base64. */
+  readonly lzma: string;
 }
 
 /** The bytes of base64 `text`. */
@@ -39,8 +39,8 @@ const decoded = new WeakMap<EmbeddedWasm, Uint8Array<ArrayBuffer>>();
 export function wasmBytes(build: EmbeddedWasm): Uint8Array<ArrayBuffer> {
   let bytes = decoded.get(build);
   if (bytes === undefined) {
-    const inflated = inflateRaw(decode(build.deflated), build.inflatedLength);
-    bytes = build.base ? applyDelta(wasmBytes(build.base), inflated, build.length) : inflated;
+    const payload = decodeLzma(decode(build.lzma), build.payloadLength);
+    bytes = build.base ? applyDelta(wasmBytes(build.base), payload, build.length) : payload;
     decoded.set(build, bytes);
   }
   return bytes;

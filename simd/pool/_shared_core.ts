@@ -14,9 +14,8 @@
  */
 
 import type { CoreBuild, CoreInstance } from "../wasm/internal.ts";
-import { decode } from "../wasm/internal.ts";
 import { CoreMemory, type MemoryLimits } from "../memory/internal.ts";
-import { SHARED_RELAXED_SIMD_WASM, SHARED_SIMD_WASM } from "../wasm/internal.ts";
+import { SHARED_RELAXED_SIMD_WASM, SHARED_SIMD_WASM, wasmBytes } from "../wasm/internal.ts";
 import type { CoreKernels } from "../abi.ts";
 
 const PAGE = 65536;
@@ -24,9 +23,9 @@ const PAGE = 65536;
 /** The WebAssembly builds, each with its shared-memory twin. */
 export type WasmBuild = Exclude<CoreBuild, "scalar">;
 
-const sharedBytes: Record<WasmBuild, string> = {
-  "relaxed-simd": SHARED_RELAXED_SIMD_WASM,
-  "simd": SHARED_SIMD_WASM,
+const sharedBytes: Record<WasmBuild, () => Uint8Array<ArrayBuffer>> = {
+  "relaxed-simd": () => wasmBytes(SHARED_RELAXED_SIMD_WASM),
+  "simd": () => wasmBytes(SHARED_SIMD_WASM),
 };
 
 const validated = new Map<WasmBuild, boolean>();
@@ -45,7 +44,7 @@ export function sharedUnsupportedReason(build: WasmBuild): string | undefined {
   if (typeof WebAssembly !== "object") return "WebAssembly is not available";
   let ok = validated.get(build);
   if (ok === undefined) {
-    ok = WebAssembly.validate(decode(sharedBytes[build]));
+    ok = WebAssembly.validate(sharedBytes[build]());
     validated.set(build, ok);
   }
   return ok ? undefined : `this runtime cannot run the shared-memory ${build} build`;
@@ -60,7 +59,7 @@ export interface SharedCore {
 
 /** Instantiates the shared-memory twin of `build` on a fresh shared memory. */
 export function instantiateShared(build: WasmBuild, limits: MemoryLimits): SharedCore {
-  const module = new WebAssembly.Module(decode(sharedBytes[build]));
+  const module = new WebAssembly.Module(sharedBytes[build]());
   // The maximum is reserved as address space by the runtime: the budget's
   // pages, not the 4 GiB the module allows.
   const maximum = Math.ceil(limits.maxBytes / PAGE);

@@ -1,7 +1,8 @@
 /**
  * Instantiates the core: the relaxed-SIMD build where the runtime validates
  * it, else the plain SIMD128 build, else the scalar TypeScript references
- * over the same memory layout. Synchronous, no I/O: the bytes are embedded.
+ * over the same memory layout. Synchronous, no I/O: the bytes are embedded
+ * (`_embedded.ts`).
  *
  * @module
  */
@@ -9,22 +10,15 @@
 import type { CoreKernels } from "../abi.ts";
 import { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "../memory/internal.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
+import { wasmBytes as embeddedBytes } from "./_embedded.ts";
 import { scalarKernels } from "../scalar/internal.ts";
 
 /** Which implementation of the kernels a core runs. */
 export type CoreBuild = "relaxed-simd" | "simd" | "scalar";
 
-/** The bytes of an embedded build. */
-export function decode(base64: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
 const wasmBytes: Record<Exclude<CoreBuild, "scalar">, () => Uint8Array<ArrayBuffer>> = {
-  "relaxed-simd": () => decode(RELAXED_SIMD_WASM),
-  "simd": () => decode(SIMD_WASM),
+  "relaxed-simd": () => embeddedBytes(RELAXED_SIMD_WASM),
+  "simd": () => embeddedBytes(SIMD_WASM),
 };
 
 const supported = new Map<CoreBuild, boolean>();

@@ -13,8 +13,8 @@ export {
   type CoreInstance,
   coreLimits,
   type CoreOptions,
-  decode,
   instantiate,
   isBuildSupported,
 } from "./_core.ts";
 export { SHARED_RELAXED_SIMD_WASM, SHARED_SIMD_WASM } from "./_wasm.generated.ts";
+export { wasmBytes } from "./_embedded.ts";

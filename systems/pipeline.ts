@@ -43,6 +43,7 @@ import {
   runAwaiting,
   runBlocking,
   skinWhile,
+  wakeWorkers,
 } from "./_task_parallel.ts";
 import { taskParallelFrame } from "./_task_parallel_frame.ts";
 import { beginLodFrame } from "./_lod.ts";
@@ -167,6 +168,7 @@ export function createAnimationPipeline(
     }
     checkFrameDelta("animate", deltaSeconds);
     checkIdle(state, "animate");
+    wakeWorkers(state);
     // In the "isolate" mode each system checks its entities and skips one at fault.
     const selected = selectEntities(world, state, "animate", SKELETON_ENTITIES, entities);
     if (!state.faults.isolates) checkEntities(state, selected);

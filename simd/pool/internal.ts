@@ -11,7 +11,7 @@ export {
   BATCH_NAMES,
   type BatchName,
   chunkBoundsInto,
-  ROW_COSTS,
+  rowCostsInto,
   sharesInto,
   taggedNumbers,
   threadsOf,

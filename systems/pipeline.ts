@@ -168,7 +168,6 @@ export function createAnimationPipeline(
     }
     checkFrameDelta("animate", deltaSeconds);
     checkIdle(state, "animate");
-    wakeWorkers(state);
     // In the "isolate" mode each system checks its entities and skips one at fault.
     const selected = selectEntities(world, state, "animate", SKELETON_ENTITIES, entities);
     if (!state.faults.isolates) checkEntities(state, selected);
@@ -178,6 +177,8 @@ export function createAnimationPipeline(
     if (options.taskParallel) {
       return taskParallelFrame(world, state, owner, skinOptions, joints);
     }
+    // The task-parallel frame hands its workers a task at once; this one, after its first systems.
+    wakeWorkers(state);
     // The awaited frame's skinning options are its own: the next frame may start before it ends.
     if (awaiting) return skinAfter(world, { ...options, entities }, joints);
     // One pass of compares for every system's checks (the blocking frame

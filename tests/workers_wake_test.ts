@@ -8,7 +8,9 @@ import { assert, assertEquals } from "@std/assert";
 import { createAnimationPipeline } from "../mod.ts";
 import { Core, createWorkerPool } from "../kernels.ts";
 import { coreKernels } from "../simd/memory/_instance.ts";
-import { threadsOf } from "../simd/pool/_parallel_kernels.ts";
+import { minSplitCost, threadsOf } from "../simd/pool/_parallel_kernels.ts";
+import { JOB_BYTES, JOB_WORDS } from "../simd/abi.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { bestBuild } from "../simd/wasm/_core.ts";
 import { skinnedOutput, waveScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
@@ -47,4 +49,30 @@ Deno.test("workers: a wake rouses a sleeping worker, and wakes without a task ch
   }
   // Only a worker asleep is woken: no task is out, nothing to claim.
   assertEquals(threads.busy, false);
+});
+
+Deno.test("workers: a task wakes a sleeping worker (a spinning one is not notified)", async () => {
+  using pool = await createWorkerPool({ workers: 2, build: BUILD });
+  const threads = threadsOf(coreKernels(pool.core))!.pool;
+  const memory = coreMemory(pool.core), kernels = coreKernels(pool.core);
+  // A scan of 8 rows, split however small.
+  const data = memory.alloc(8 * 64 * 4), jobs = memory.alloc(8 * JOB_BYTES);
+  const u32 = memory.views().u32;
+  for (let i = 0; i < 8; i++) {
+    u32[(jobs >> 2) + i * JOB_WORDS] = data + i * 64 * 4;
+    u32[(jobs >> 2) + i * JOB_WORDS + 1] = 64;
+  }
+  memory.views().f32[data / 4 + 5 * 64 + 7] = 2e18;
+  const threshold = minSplitCost.firstBeyondBatch;
+  minSplitCost.firstBeyondBatch = 0;
+  try {
+    for (let round = 0; round < 3; round++) {
+      assert(await until(() => threads.sleeps.asleep === 1), "the idle worker sleeps");
+      const woken = threads.sleeps.woken;
+      assertEquals(kernels.firstBeyondBatch(jobs, 8, 1e18), 5);
+      assert(await until(() => threads.sleeps.woken > woken), `round ${round}: the worker woke`);
+    }
+  } finally {
+    minSplitCost.firstBeyondBatch = threshold;
+  }
 });

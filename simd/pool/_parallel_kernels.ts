@@ -131,21 +131,23 @@ function skinCostsInto(
 /**
  * Below these total costs (in each kernel's own units: floats scanned,
  * joints, influences × streams) a batch call runs on the calling thread
- * alone: a split must pay for several synchronisations. Each is set to
- * about the same time of work on one thread; the unit costs behind them are in
+ * alone: a split must pay for its synchronisation (a few µs). The scans
+ * and the joint kernels' are about 20 µs of work on one thread, the
+ * skinning's about 100 µs; the unit costs behind them are in
  * `docs/performance_notes.md`. Only tests lower them, to split small
  * scenes.
  */
 export const minSplitCost: Record<BatchName, number> = {
-  // About 20-45 µs (0.07-0.17 ns a float): a crowd's pose scan (2,000 Foxes: 480,000 floats) splits.
+  // 0.07-0.17 ns a float: a crowd's pose scan (2,000 Foxes: 480,000 floats) splits.
   firstBeyondBatch: 1 << 18,
-  quatToMatBatch: 16384,
-  matToQuatBatch: 16384,
-  localToModelBatch: 16384,
-  modelToLocalBatch: 16384,
-  multiplyMatricesBatch: 16384,
-  multiplyMatricesCheckedBatch: 16384,
-  blendPosesBatch: 16384,
+  // About 5 ns a joint: the README scene's joint systems (6,400 joints) split.
+  quatToMatBatch: 4096,
+  matToQuatBatch: 4096,
+  localToModelBatch: 4096,
+  modelToLocalBatch: 4096,
+  multiplyMatricesBatch: 4096,
+  multiplyMatricesCheckedBatch: 4096,
+  blendPosesBatch: 4096,
   sampleCompactBatch: 16384,
   skinPositionsBatch: 1 << 18,
   skinVerticesBatch: 1 << 18,

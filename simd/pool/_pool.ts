@@ -225,7 +225,9 @@ export class ThreadPool {
       const base = w * SLOT_INTS;
       const sequence = this.#sequence[w - 1] = this.#sequence[w - 1] % 0x7fff_fffe + 1;
       Atomics.store(i32, base, sequence);
-      Atomics.notify(i32, base);
+      // A worker not marked asleep is spinning, or marks itself and then finds the new
+      // sequence in its wait (both sequentially consistent): only one asleep needs the notify.
+      if (Atomics.load(i32, base + ASLEEP_AT) !== 0) Atomics.notify(i32, base);
     }
   }
 

@@ -17,6 +17,7 @@ import {
   BATCH_NAMES,
   type BatchName,
   chunkBoundsInto,
+  fixedWords,
   rowCostsInto,
   sharesInto,
   taggedNumbers,
@@ -143,7 +144,7 @@ export class SkinOverlap {
       during();
       return undefined;
     }
-    const u32 = state.memory.u32;
+    const u32 = fixedWords(state.memory.u32);
     let main = 0, most = -1;
     for (let c = 0; c < calls.length; c++) {
       const total = this.#rowCosts(u32, calls[c]);

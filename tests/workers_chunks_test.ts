@@ -4,15 +4,19 @@
  * the job layout; the chunks cover the rows in order, none empty, at most
  * the pool's count, a joined row never starting one; they are guided
  * (large first, each at most its share of the cost not yet cut, plus one
- * row), so the last ones are small.
+ * row), so the last ones are small. The row costs read the memory through
+ * a fixed-length view that follows the memory's growth.
  */
 import { assert, assertEquals } from "@std/assert";
 import {
   BATCH_NAMES,
   type BatchName,
   chunkBoundsInto,
+  fixedWords,
   rowCostsInto,
 } from "../simd/pool/_parallel_kernels.ts";
+import { createWorkerPool } from "../kernels.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import {
   BLEND_JOINT_COUNT,
   CONVERT_COUNT,
@@ -151,4 +155,19 @@ Deno.test("workers: chunks are guided: large first, the last small, joined rows 
       left -= cost;
     }
   }
+});
+
+Deno.test("workers: the row costs' fixed-length view of the core's memory follows its growth", async () => {
+  using pool = await createWorkerPool({ workers: 2 });
+  const memory = coreMemory(pool.core);
+  const u32 = () => memory.views().u32;
+  const before = fixedWords(u32());
+  assertEquals(before.length, memory.byteLength / 4);
+  assert(fixedWords(u32()) === before, "kept while the memory does not grow");
+  // Past the current end: the memory grows, and a row written there is read.
+  const at = memory.alloc(memory.byteLength + 1024);
+  u32()[at / 4 + 3] = 12345;
+  const after = fixedWords(u32());
+  assertEquals(after.length, memory.byteLength / 4);
+  assertEquals(after[at / 4 + 3], 12345);
 });

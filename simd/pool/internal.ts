@@ -11,6 +11,7 @@ export {
   BATCH_NAMES,
   type BatchName,
   chunkBoundsInto,
+  fixedWords,
   rowCostsInto,
   sharesInto,
   taggedNumbers,

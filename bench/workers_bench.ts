@@ -8,10 +8,17 @@
  * calling thread animates the joints: one synchronisation per frame.
  *
  * `deno bench --import-map=import_map.dev.json -A bench/workers_bench.ts`
+ *
+ * `WORKERS_BEFORE=<another checkout of Marrow>` adds the same rows for that
+ * checkout (its pipeline, pool and scenes) to each scene's group, in the
+ * same run: each row's ratio is then against this checkout's `1 worker`,
+ * and the two checkouts' `1 worker` rows compare the single thread.
  */
-import { createAnimationPipeline } from "../mod.ts";
-import { createWorkerPool, type WorkerPool } from "../kernels.ts";
-import { foxCrowd, waveScene, type WorkerScene } from "../tests/_workers.ts";
+import * as mod from "../mod.ts";
+import * as kernelsModule from "../kernels.ts";
+import type { WorkerPool } from "../kernels.ts";
+import * as scenes from "../tests/_workers.ts";
+import type { WorkerScene } from "../tests/_workers.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/abi.ts";
 import { minSplitCost } from "../simd/pool/_parallel_kernels.ts";
@@ -26,33 +33,63 @@ const ROWS: [string, number, boolean][] = [
 
 const pools: WorkerPool[] = [];
 
-async function group(name: string, make: (pool: WorkerPool) => Promise<WorkerScene>) {
-  for (const [row, workers, taskParallel] of ROWS) {
-    const pool = await createWorkerPool({ workers });
-    pools.push(pool);
-    const scene = await make(pool);
-    const animate = createAnimationPipeline({ pool, taskParallel });
-    animate(scene.world, DT);
-    Deno.bench({
-      name: row,
-      group: `workers: ${name}`,
-      baseline: workers === 1,
-      fn: () => animate(scene.world, DT),
-    });
+/** What the rows need of a checkout. */
+interface Checkout {
+  readonly mod: Pick<typeof mod, "createAnimationPipeline">;
+  readonly kernels: Pick<typeof kernelsModule, "createWorkerPool">;
+  readonly scenes: Pick<typeof scenes, "foxCrowd" | "waveScene">;
+}
+
+const checkouts: [string, Checkout][] = [["", { mod, kernels: kernelsModule, scenes }]];
+const before = Deno.env.get("WORKERS_BEFORE");
+if (before) {
+  const root = new URL(`file://${before.replace(/\/?$/, "/")}`);
+  const load = (path: string) => import(new URL(path, root).href);
+  checkouts.push([
+    "before: ",
+    {
+      mod: await load("mod.ts"),
+      kernels: await load("kernels.ts"),
+      scenes: await load("tests/_workers.ts"),
+    },
+  ]);
+}
+
+async function group(
+  name: string,
+  make: (checkout: Checkout, pool: WorkerPool) => Promise<WorkerScene>,
+) {
+  for (const [prefix, checkout] of checkouts) {
+    for (const [row, workers, taskParallel] of ROWS) {
+      const pool = await checkout.kernels.createWorkerPool({ workers });
+      pools.push(pool);
+      const scene = await make(checkout, pool);
+      const animate = checkout.mod.createAnimationPipeline({ pool, taskParallel });
+      animate(scene.world, DT);
+      Deno.bench({
+        name: `${prefix}${row}`,
+        group: `workers: ${name}`,
+        baseline: workers === 1 && prefix === "",
+        fn: () => animate(scene.world, DT),
+      });
+    }
   }
 }
 
 await group(
   "README scene (100 × 64 joints × 10k vertices, tangents)",
-  (pool) => Promise.resolve(waveScene(pool.core, 100, SHAPE)),
+  (checkout, pool) => Promise.resolve(checkout.scenes.waveScene(pool.core, 100, SHAPE)),
 );
-await group("2,000 Fox (playing, cross-fading)", (pool) => foxCrowd(pool.core, 2000));
+await group(
+  "2,000 Fox (playing, cross-fading)",
+  (checkout, pool) => checkout.scenes.foxCrowd(pool.core, 2000),
+);
 
 // One synchronisation: a scan of two rows of 1,024 floats on one thread, and split across two
 // threads (forced: the call is far below the split threshold). The difference is what one
 // synchronisation costs.
 {
-  const pool = await createWorkerPool({ workers: 2 });
+  const pool = await kernelsModule.createWorkerPool({ workers: 2 });
   pools.push(pool);
   const memory = coreMemory(pool.core), kernels = coreKernels(pool.core);
   const floats = 1024;

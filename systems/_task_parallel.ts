@@ -13,12 +13,12 @@
  */
 
 import type { WorldState } from "../components/registry.ts";
-import { JOB_WORDS } from "../simd/abi.ts";
 import {
   BATCH_NAMES,
   type BatchName,
   chunkBoundsInto,
-  ROW_COSTS,
+  fixedWords,
+  rowCostsInto,
   sharesInto,
   taggedNumbers,
   threadsOf,
@@ -96,6 +96,15 @@ export function checkIdle(state: WorldState, caller: string): void {
 }
 
 /**
+ * Wakes the worker threads of `state`'s pool, if any, at a frame's start:
+ * they wake while the frame's first systems run on this thread, and are
+ * ready when its first split call comes.
+ */
+export function wakeWorkers(state: WorldState): void {
+  threadsOf(state.kernels)?.pool.wake();
+}
+
+/**
  * Skinning batch calls run while the calling thread does other work: the
  * biggest call is cut into chunks the workers claim at once and the
  * calling thread claims too once its other work (the other calls, unsplit,
@@ -135,18 +144,29 @@ export class SkinOverlap {
       during();
       return undefined;
     }
-    const u32 = state.memory.u32;
+    const u32 = fixedWords(state.memory.u32);
     let main = 0, most = -1;
     for (let c = 0; c < calls.length; c++) {
       const total = this.#rowCosts(u32, calls[c]);
       if (total > most) main = c, most = total;
     }
     const call = calls[main], name = nameOf(call);
-    this.#rowCosts(u32, call);
+    // The costs held are the last call's.
+    if (main !== calls.length - 1) this.#rowCosts(u32, call);
     // The calling thread claims chunks once its other work is done: by then
     // the workers have taken as many as that work was worth.
     const bounds = this.#bounds, shares = this.#shares, rest = this.#rest;
-    chunkBoundsInto(bounds, this.#costs, call.count, split.pool.maxChunks, undefined, u32, 0);
+    const pool = split.pool;
+    chunkBoundsInto(
+      bounds,
+      this.#costs,
+      call.count,
+      pool.threads,
+      pool.maxChunks,
+      undefined,
+      u32,
+      0,
+    );
     rest.length = 2, rest[0] = call.maxInfluences, rest[1] = call.bounds;
     sharesInto(shares, this.#args, name, bounds, call.jobs, rest);
     split.pool.start(BATCH_NAMES.indexOf(name), shares);
@@ -179,13 +199,7 @@ export class SkinOverlap {
   /** Writes the costs of `call`'s rows into `#costs`: their total. */
   #rowCosts(u32: Uint32Array, call: SkinCall): number {
     if (this.#costs.length < call.count) this.#costs = new Float64Array(call.count * 2);
-    const costs = this.#costs, cost = ROW_COSTS[nameOf(call)], rest = this.#rest;
-    rest.length = 1, rest[0] = call.maxInfluences;
-    let total = 0;
-    for (let i = 0; i < call.count; i++) {
-      total += costs[i] = cost(u32, (call.jobs >> 2) + i * JOB_WORDS, rest);
-    }
-    return total;
+    return rowCostsInto(nameOf(call), this.#costs, u32, call.jobs, call.count, call.maxInfluences);
   }
 }
 

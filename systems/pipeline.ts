@@ -43,6 +43,7 @@ import {
   runAwaiting,
   runBlocking,
   skinWhile,
+  wakeWorkers,
 } from "./_task_parallel.ts";
 import { taskParallelFrame } from "./_task_parallel_frame.ts";
 import { beginLodFrame } from "./_lod.ts";
@@ -176,6 +177,8 @@ export function createAnimationPipeline(
     if (options.taskParallel) {
       return taskParallelFrame(world, state, owner, skinOptions, joints);
     }
+    // The task-parallel frame hands its workers a task at once; this one, after its first systems.
+    wakeWorkers(state);
     // The awaited frame's skinning options are its own: the next frame may start before it ends.
     if (awaiting) return skinAfter(world, { ...options, entities }, joints);
     // One pass of compares for every system's checks (the blocking frame

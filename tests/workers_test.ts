@@ -25,13 +25,7 @@ import {
 import { addLayer, addLocomotionLayer } from "../layers.ts";
 import { Core, createWorkerPool, MatrixBuffer, type WorkerPool } from "../kernels.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
-import {
-  balance,
-  BATCH_NAMES,
-  chunkBounds,
-  minSplitCost,
-  threadsOf,
-} from "../simd/pool/_parallel_kernels.ts";
+import { BATCH_NAMES, minSplitCost, threadsOf } from "../simd/pool/_parallel_kernels.ts";
 import {
   CONVERT_COUNT,
   JOB_BYTES,
@@ -42,7 +36,7 @@ import {
 import { foxCrowd, skinnedOutput, waveScene, type WorkerScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
 import { bestBuild } from "../simd/wasm/_core.ts";
-import { createScene, random, wander } from "./_scene.ts";
+import { createScene, wander } from "./_scene.ts";
 
 const BUILD = bestBuild();
 /** Enough characters that every batch kernel of the frame is split across the threads. */
@@ -230,33 +224,6 @@ Deno.test("workers: options are checked, a world on another core is refused, a c
   });
 });
 
-Deno.test("workers: rows are cut into runs of balanced cost", () => {
-  assertEquals(balance([1, 1, 1, 1], 2), [0, 2, 4]);
-  assertEquals(balance([3, 1, 1, 1], 2), [0, 1, 4]);
-  assertEquals(balance([1, 1, 1, 1, 1, 1], 3), [0, 2, 4, 6]);
-  assertEquals(balance([1], 3), [0, 1, 1, 1]);
-  // One row heavier than a share: it stays with the calling thread, the last thread takes the rest.
-  assertEquals(balance([10, 1, 1], 3), [0, 1, 1, 3]);
-  // Any costs: runs cover the rows in order, none costs more than a share and one row.
-  const next = random(7);
-  for (let trial = 0; trial < 200; trial++) {
-    const costs = Array.from(
-      { length: 1 + Math.floor(next() * 40) },
-      () => Math.floor(next() * 100),
-    );
-    const threads = 1 + Math.floor(next() * 5);
-    const bounds = balance(costs, threads);
-    assertEquals(bounds.length, threads + 1);
-    assertEquals([bounds[0], bounds[threads]], [0, costs.length]);
-    const total = costs.reduce((a, b) => a + b, 0), heaviest = Math.max(...costs);
-    for (let t = 0; t < threads; t++) {
-      assert(bounds[t] <= bounds[t + 1]);
-      const run = costs.slice(bounds[t], bounds[t + 1]).reduce((a, b) => a + b, 0);
-      assert(run <= total / threads + heaviest, `${costs} on ${threads}: run ${t} costs ${run}`);
-    }
-  }
-});
-
 /**
  * Characters whose every playback samples a compact clip: cross-fades,
  * override and additive layers, locomotion pairs and a one-clip locomotion
@@ -298,35 +265,6 @@ Deno.test("workers: compact clip sampling with layers and cross-fades is bit-ide
       assertSameFrames(sampledFrames(pool.core), plain, `2 workers, split ${splitAll}`);
     }, splitAll);
   }
-});
-
-Deno.test("workers: a joined row stays in the run of the row before it", () => {
-  assertEquals(balance([1, 1, 1, 1], 2, (row) => row === 2), [0, 3, 4]);
-  assertEquals(balance([1, 1, 1, 1], 2, (row) => row > 0), [0, 4, 4]);
-  const next = random(11);
-  for (let trial = 0; trial < 200; trial++) {
-    const count = 1 + Math.floor(next() * 40);
-    const costs = Array.from({ length: count }, () => Math.floor(next() * 100));
-    const joined = Array.from({ length: count }, () => next() < 0.4);
-    const threads = 1 + Math.floor(next() * 5);
-    const bounds = balance(costs, threads, (row) => joined[row]);
-    assertEquals([bounds[0], bounds[threads]], [0, count]);
-    for (let t = 1; t < threads; t++) {
-      assert(bounds[t - 1] <= bounds[t]);
-      assert(
-        bounds[t] === count || !joined[bounds[t]],
-        `run ${t} starts at joined row ${bounds[t]}`,
-      );
-    }
-  }
-});
-
-Deno.test("workers: rows are cut into chunks of balanced cost, none empty, joined rows kept together", () => {
-  assertEquals(chunkBounds([1, 1, 1, 1, 1, 1, 1, 1], 4), [0, 2, 4, 6, 8]);
-  assertEquals(chunkBounds([1, 1], 8), [0, 1, 2]);
-  assertEquals(chunkBounds([10, 1, 1], 8), [0, 1, 3]);
-  assertEquals(chunkBounds([1, 1, 1, 1], 4, (row) => row % 2 === 1), [0, 2, 4]);
-  assertEquals(chunkBounds([], 4), [0]);
 });
 
 Deno.test("workers: a worker held back leaves its chunks to the calling thread, bit-identical", async () => {

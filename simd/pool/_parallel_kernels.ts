@@ -1,7 +1,7 @@
 /**
  * The batch kernels split across a pool's threads: a batch call's job rows
- * are cut into a few contiguous chunks per thread, balanced by cost
- * (influences times streams for skinning, joints for the rest), which the
+ * are cut into contiguous chunks by cost (influences times streams for
+ * skinning, joints for the rest), large ones first, which the
  * threads, the calling thread included, claim one at a time until none is
  * left; the call returns when every chunk is done: one synchronisation per
  * batch call, so one per system. A thread the system deschedules leaves its
@@ -54,57 +54,120 @@ export type BatchName =
   | "skinVerticesBatch"
   | "skinDualQuaternionsBatch";
 
-/** Cost of job row `at` (an index into `u32`) of a call whose extra arguments are `rest`. */
-type RowCost = (u32: Uint32Array, at: number, rest: readonly number[]) => number;
+/**
+ * Where a row's cost is one word of its job row times a scale: the word,
+ * and the scale (0: the call's influence cap). Skinning rows with parts
+ * (`skinVerticesBatch`, `skinDualQuaternionsBatch`) are not listed: their
+ * cost sums their parts.
+ */
+const COST_WORDS: Partial<Record<BatchName, readonly [word: number, scale: number]>> = {
+  firstBeyondBatch: [SCAN_COUNT, 1],
+  quatToMatBatch: [CONVERT_COUNT, 1],
+  matToQuatBatch: [CONVERT_COUNT, 1],
+  localToModelBatch: [HIERARCHY_COUNT, 1],
+  modelToLocalBatch: [HIERARCHY_COUNT, 1],
+  multiplyMatricesBatch: [MULTIPLY_COUNT, 1],
+  multiplyMatricesCheckedBatch: [MULTIPLY_COUNT, 1],
+  blendPosesBatch: [BLEND_JOINT_COUNT, 1],
+  sampleCompactBatch: [SAMPLE_GROUP_COUNT, 4],
+  skinPositionsBatch: [POSITIONS_VERTEX_COUNT, 0],
+};
 
-const word = (offset: number): RowCost => (u32, at) => u32[at + offset];
+const fixedViews = new WeakMap<ArrayBufferLike, Uint32Array>();
 
-/** Influences times streams of a skinning row, at the call's influence cap. */
-const skinCost: RowCost = (u32, at, rest) => {
-  const maxInfluences = rest[0];
-  const parts = u32[at + SKIN_PARTS] >> 2, partCount = u32[at + SKIN_PART_COUNT];
-  const flags = u32[at + SKIN_FLAGS];
-  const streams = 1 + (flags & SKIN_NORMALS ? 1 : 0) + (flags & SKIN_TANGENTS ? 1 : 0);
-  let cost = 0;
-  for (let p = 0; p < partCount; p++) {
-    cost += (Math.min(u32[parts + 2 * p], maxInfluences) + 1) * u32[parts + 2 * p + 1];
+/**
+ * A view of the words of `u32`'s memory at its current length, kept per
+ * buffer (made again only after the memory grew). The core's own views of
+ * a growable shared memory track its length, and each of their reads
+ * costs about ten times a fixed-length view's (58 against 6 ns measured,
+ * on this machine at load 5): the row-cost pass reads a word or three
+ * per row of every split call, on the calling thread.
+ */
+export function fixedWords(u32: Uint32Array): Uint32Array {
+  const buffer = u32.buffer;
+  let view = fixedViews.get(buffer);
+  if (view === undefined || view.length !== buffer.byteLength >> 2) {
+    view = new Uint32Array(buffer, 0, buffer.byteLength >> 2);
+    fixedViews.set(buffer, view);
   }
-  return cost * streams;
-};
+  return view;
+}
 
-/** Every batch kernel and the cost of one of its rows. */
-export const ROW_COSTS: Record<BatchName, RowCost> = {
-  firstBeyondBatch: word(SCAN_COUNT),
-  quatToMatBatch: word(CONVERT_COUNT),
-  matToQuatBatch: word(CONVERT_COUNT),
-  localToModelBatch: word(HIERARCHY_COUNT),
-  modelToLocalBatch: word(HIERARCHY_COUNT),
-  multiplyMatricesBatch: word(MULTIPLY_COUNT),
-  multiplyMatricesCheckedBatch: word(MULTIPLY_COUNT),
-  blendPosesBatch: word(BLEND_JOINT_COUNT),
-  sampleCompactBatch: (u32, at) => u32[at + SAMPLE_GROUP_COUNT] * 4,
-  skinPositionsBatch: (u32, at, rest) => u32[at + POSITIONS_VERTEX_COUNT] * rest[0],
-  skinVerticesBatch: skinCost,
-  skinDualQuaternionsBatch: skinCost,
-};
+/**
+ * Writes the costs of the `count` job rows of a call of `name` (the job
+ * table at byte `jobs` of `u32`'s memory, at influence cap
+ * `maxInfluences` for skinning) into `costs`: their total. Each kernel's
+ * loop reads its rows directly (no call per row): this runs on the calling
+ * thread before every split, so it is part of the frame's serial share.
+ */
+export function rowCostsInto(
+  name: BatchName,
+  costs: Float64Array,
+  u32: Uint32Array,
+  jobs: number,
+  count: number,
+  maxInfluences: number,
+): number {
+  const words = COST_WORDS[name];
+  if (words === undefined) return skinCostsInto(costs, u32, jobs >> 2, count, maxInfluences);
+  const scale = words[1] === 0 ? maxInfluences : words[1];
+  let total = 0;
+  for (let i = 0, at = (jobs >> 2) + words[0]; i < count; i++, at += JOB_WORDS) {
+    total += costs[i] = u32[at] * scale;
+  }
+  return total;
+}
+
+/**
+ * Influences times streams of each skinning row (parts of up to the cap's
+ * influences): rows of one skin share its parts table, whose cost is
+ * summed once for a run of such rows.
+ */
+function skinCostsInto(
+  costs: Float64Array,
+  u32: Uint32Array,
+  first: number,
+  count: number,
+  maxInfluences: number,
+): number {
+  let total = 0, lastParts = -1, lastCount = -1, lastFlags = -1, cost = 0;
+  for (let i = 0, at = first; i < count; i++, at += JOB_WORDS) {
+    const parts = u32[at + SKIN_PARTS] >> 2, partCount = u32[at + SKIN_PART_COUNT];
+    const flags = u32[at + SKIN_FLAGS];
+    if (parts !== lastParts || partCount !== lastCount || flags !== lastFlags) {
+      const streams = 1 + (flags & SKIN_NORMALS ? 1 : 0) + (flags & SKIN_TANGENTS ? 1 : 0);
+      cost = 0;
+      for (let p = 0; p < partCount; p++) {
+        cost += (Math.min(u32[parts + 2 * p], maxInfluences) + 1) * u32[parts + 2 * p + 1];
+      }
+      cost *= streams;
+      lastParts = parts, lastCount = partCount, lastFlags = flags;
+    }
+    total += costs[i] = cost;
+  }
+  return total;
+}
 
 /**
  * Below these total costs (in each kernel's own units: floats scanned,
  * joints, influences × streams) a batch call runs on the calling thread
- * alone: a split must pay for several synchronisations. Each is set to
- * about the same time of work on one thread; the unit costs behind them are in
+ * alone: a split must pay for its synchronisation (a few µs). The scans
+ * and the joint kernels' are about 20 µs of work on one thread, the
+ * skinning's about 100 µs; the unit costs behind them are in
  * `docs/performance_notes.md`. Only tests lower them, to split small
  * scenes.
  */
 export const minSplitCost: Record<BatchName, number> = {
-  firstBeyondBatch: 1 << 21,
-  quatToMatBatch: 16384,
-  matToQuatBatch: 16384,
-  localToModelBatch: 16384,
-  modelToLocalBatch: 16384,
-  multiplyMatricesBatch: 16384,
-  multiplyMatricesCheckedBatch: 16384,
-  blendPosesBatch: 16384,
+  // 0.07-0.17 ns a float: a crowd's pose scan (2,000 Foxes: 480,000 floats) splits.
+  firstBeyondBatch: 1 << 18,
+  // About 5 ns a joint: the README scene's joint systems (6,400 joints) split.
+  quatToMatBatch: 4096,
+  matToQuatBatch: 4096,
+  localToModelBatch: 4096,
+  modelToLocalBatch: 4096,
+  multiplyMatricesBatch: 4096,
+  multiplyMatricesCheckedBatch: 4096,
+  blendPosesBatch: 4096,
   sampleCompactBatch: 16384,
   skinPositionsBatch: 1 << 18,
   skinVerticesBatch: 1 << 18,
@@ -118,7 +181,7 @@ const FIRST_FOUND: ReadonlySet<BatchName> = new Set([
 ]);
 
 /** The kernel names a pool's workers serve, in the order tasks refer to them. */
-export const BATCH_NAMES: readonly BatchName[] = Object.keys(ROW_COSTS) as BatchName[];
+export const BATCH_NAMES: readonly BatchName[] = Object.keys(minSplitCost) as BatchName[];
 
 /**
  * Rows that must run after the row before them on the same thread: a
@@ -128,51 +191,6 @@ export const BATCH_NAMES: readonly BatchName[] = Object.keys(ROW_COSTS) as Batch
 const JOINED: Partial<Record<BatchName, (u32: Uint32Array, at: number) => boolean>> = {
   sampleCompactBatch: (u32, at) => u32[at + SAMPLE_BLEND_INTO] !== 0,
 };
-
-/**
- * Cuts `count` rows into `threads` contiguous runs of about equal cost:
- * returns the `threads + 1` run boundaries. A row goes to the run where
- * the middle of its cost falls, except that the first row always goes to
- * the calling thread's run (a task it keeps costs no synchronisation), and
- * a row `joined` says so goes to the run of the row before it. With a
- * `head`, the calling thread has that much other work first: its run is
- * shorter by it, and may be empty.
- */
-export function balance(
-  costs: ArrayLike<number>,
-  threads: number,
-  joined?: (row: number) => boolean,
-  head = 0,
-): number[] {
-  let total = head;
-  for (let i = 0; i < costs.length; i++) total += costs[i];
-  const bounds = [0];
-  let before = head;
-  for (let i = 0; i < costs.length; i++) {
-    const middle = before + costs[i] / 2;
-    const cut = (i > 0 || head > 0) && !joined?.(i);
-    while (cut && bounds.length < threads && middle > (total * bounds.length) / threads) {
-      bounds.push(i);
-    }
-    before += costs[i];
-  }
-  while (bounds.length <= threads) bounds.push(costs.length);
-  return bounds;
-}
-
-/**
- * `count` rows of `costs` cut into at most `chunks` contiguous chunks of
- * about equal cost, `joined` rows kept with the row before them: the chunk
- * boundaries, none empty.
- */
-export function chunkBounds(
-  costs: ArrayLike<number>,
-  chunks: number,
-  joined?: (row: number) => boolean,
-): number[] {
-  const bounds = balance(costs, Math.max(1, Math.min(chunks, costs.length)), joined);
-  return bounds.filter((bound, i) => i === 0 || bound !== bounds[i - 1]);
-}
 
 /** `base`'s kernels with the batch kernels split across `pool`. */
 export function parallelKernels(
@@ -184,7 +202,6 @@ export function parallelKernels(
   // Grown, never shrunk: rows' costs of the call being split.
   let costs = new Float64Array(64);
   BATCH_NAMES.forEach((name, index) => {
-    const cost = ROW_COSTS[name];
     const serial = base[name] as (jobs: number, count: number, ...rest: number[]) => number;
     // Made once per kernel and rewritten by every call: a split call allocates nothing.
     const rest = taggedNumbers(), bounds: number[] = [];
@@ -196,18 +213,15 @@ export function parallelKernels(
       // While a task is out (a task-parallel frame's skinning), this
       // thread's kernels run here alone.
       if (pool.closed || pool.busy || count < 2) return callSerial(serial, jobs, count, a, b);
-      const u32 = memory.views().u32;
+      const u32 = fixedWords(memory.views().u32);
       const extra = b !== undefined ? 2 : a !== undefined ? 1 : 0;
       rest.length = extra;
       if (extra > 0) rest[0] = a!;
       if (extra > 1) rest[1] = b!;
       if (costs.length < count) costs = new Float64Array(count * 2);
-      let total = 0;
-      for (let i = 0; i < count; i++) {
-        total += costs[i] = cost(u32, (jobs >> 2) + i * JOB_WORDS, rest);
-      }
+      const total = rowCostsInto(name, costs, u32, jobs, count, extra > 0 ? a! : 0);
       if (total < minSplitCost[name]) return callSerial(serial, jobs, count, a, b);
-      chunkBoundsInto(bounds, costs, count, pool.maxChunks, join, u32, jobs >> 2);
+      chunkBoundsInto(bounds, costs, count, pool.threads, pool.maxChunks, join, u32, jobs >> 2);
       sharesInto(chunks, args, name, bounds, jobs, rest);
       const results = pool.run(index, chunks, serial);
       if (!FIRST_FOUND.has(name)) return 0;
@@ -249,36 +263,46 @@ function callSerial(
 }
 
 /**
- * {@linkcode chunkBounds} of the first `count` costs into `out`, with rows joined where `join` says of
- * the job row at word `(row) * JOB_WORDS + first` of `u32`: no closure, no
- * garbage.
+ * Cuts the first `count` rows of `costs` into at most `maxChunks`
+ * contiguous chunks for `threads` threads, into `out` (the chunk
+ * boundaries, none empty): guided, each chunk about the larger of
+ * `1 / (2 × threads)` of the cost not yet cut and an even share of it over
+ * the chunks left. The threads claim chunks in order, so the large ones go
+ * first and the last few are small: when one thread runs out of chunks,
+ * the others are at most a small chunk from done (chunks of equal cost
+ * leave half a chunk, on average, to wait for). A row goes to the chunk
+ * where the middle of its cost falls, except that a row `join` says so
+ * (of the job row at word `first + row * JOB_WORDS` of `u32`) stays in the
+ * chunk of the row before it. No closure, no garbage.
  */
 export function chunkBoundsInto(
   out: number[],
   costs: ArrayLike<number>,
   count: number,
-  chunks: number,
+  threads: number,
+  maxChunks: number,
   join: ((u32: Uint32Array, at: number) => boolean) | undefined,
   u32: Uint32Array,
   first: number,
 ): void {
-  const threads = Math.max(1, Math.min(chunks, count));
-  let total = 0;
-  for (let i = 0; i < count; i++) total += costs[i];
-  // balance() with head 0 (`made`: the bounds it would have), dropping
-  // repeated bounds as chunkBounds() does.
-  let n = 0, made = 1, before = 0;
+  let left = 0;
+  for (let i = 0; i < count; i++) left += costs[i];
+  const share = 1 / (2 * Math.max(1, threads));
+  let n = 0, chunk = 0, target = Math.max(left * share, left / maxChunks);
   out[n++] = 0;
   for (let i = 0; i < count; i++) {
-    const middle = before + costs[i] / 2;
-    const cut = i > 0 && !(join !== undefined && join(u32, first + i * JOB_WORDS));
-    while (cut && made < threads && middle > (total * made) / threads) {
-      if (out[n - 1] !== i) out[n++] = i;
-      made++;
+    if (
+      i > 0 && n < maxChunks && chunk + costs[i] / 2 > target &&
+      !(join !== undefined && join(u32, first + i * JOB_WORDS))
+    ) {
+      out[n++] = i;
+      left -= chunk, chunk = 0;
+      // n - 1 chunks are closed: the open one and those after it share what is left.
+      target = Math.max(left * share, left / (maxChunks - n + 1));
     }
-    before += costs[i];
+    chunk += costs[i];
   }
-  if (out[n - 1] !== count) out[n++] = count;
+  if (count > 0) out[n++] = count;
   out.length = n;
 }
 

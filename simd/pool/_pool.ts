@@ -14,6 +14,7 @@
 
 import type { SharedCore } from "./_shared_core.ts";
 import {
+  ASLEEP_AT,
   CHUNK_INTS,
   HOLD_AT,
   MESSAGE_AT,
@@ -23,14 +24,19 @@ import {
   SLOT_INTS,
   startWorker,
   STOP,
+  WOKEN_AT,
   type WorkerStart,
 } from "./_pool_worker.ts";
 
 /** Spins before sleeping, on both sides: a frame's systems follow each other closely. */
 const SPIN = 20_000;
 const MAX_ARGS = 8;
-/** Chunks a task may have per thread: enough that a slow thread's share is taken over in pieces. */
-const CHUNKS_PER_THREAD = 4;
+/**
+ * Chunks a task may have per thread: enough that a slow thread's share is
+ * taken over in pieces, and that the last chunks, cut smaller, leave
+ * little to wait for at the end of a task.
+ */
+const CHUNKS_PER_THREAD = 8;
 /** The claim counter's value while the chunk table is being written: beyond every chunk. */
 const CLOSED = 1 << 30;
 
@@ -138,6 +144,8 @@ export class ThreadPool {
               CHUNK_INTS,
               RESULT_AT,
               HOLD_AT,
+              ASLEEP_AT,
+              WOKEN_AT,
             ],
             spin: SPIN,
           };
@@ -217,6 +225,32 @@ export class ThreadPool {
       const base = w * SLOT_INTS;
       const sequence = this.#sequence[w - 1] = this.#sequence[w - 1] % 0x7fff_fffe + 1;
       Atomics.store(i32, base, sequence);
+      // A worker not marked asleep is spinning, or marks itself and then finds the new
+      // sequence in its wait (both sequentially consistent): only one asleep needs the notify.
+      if (Atomics.load(i32, base + ASLEEP_AT) !== 0) Atomics.notify(i32, base);
+    }
+  }
+
+  /**
+   * Wakes the workers ahead of a task (a frame's start: its first split
+   * call comes after the frame's first systems' own work): a sleeping
+   * worker takes tens to hundreds of microseconds to run again, which it
+   * then spends before the task instead of in it; it spins until the task
+   * comes. Nothing while a task is out or after {@linkcode close}. A worker
+   * woken this way claims from the claim counter like any late worker: it
+   * finds no chunk left, or whole chunks of the next task.
+   */
+  wake(): void {
+    if (this.#busy || this.#closed) return;
+    const i32 = this.#i32;
+    // No task is out: the counter goes back beyond every chunk, so that wakes never add up.
+    Atomics.store(i32, 1, CLOSED);
+    for (let w = 1; w < this.threads; w++) {
+      const base = w * SLOT_INTS;
+      // A spinning worker needs no wake: only one asleep is notified.
+      if (Atomics.load(i32, base + ASLEEP_AT) === 0) continue;
+      const sequence = this.#sequence[w - 1] = this.#sequence[w - 1] % 0x7fff_fffe + 1;
+      Atomics.store(i32, base, sequence);
       Atomics.notify(i32, base);
     }
   }
@@ -243,6 +277,16 @@ export class ThreadPool {
   /** Chunks the calling thread ran in the last task (tests). */
   get localChunks(): number {
     return this.#localChunks;
+  }
+
+  /** Workers asleep in their wait for a task, and the times each woke from it (tests). */
+  get sleeps(): { asleep: number; woken: number } {
+    let asleep = 0, woken = 0;
+    for (let w = 1; w < this.threads; w++) {
+      asleep += Atomics.load(this.#i32, w * SLOT_INTS + ASLEEP_AT);
+      woken += Atomics.load(this.#i32, w * SLOT_INTS + WOKEN_AT);
+    }
+    return { asleep, woken };
   }
 
   /** Holds the workers back from claiming chunks, or lets them go (tests). */

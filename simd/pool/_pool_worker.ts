@@ -25,6 +25,8 @@
  * | 0                        | sequence number: a new value is a new task   |
  * | 2                        | 1 + the first chunk that threw, 0 if none (name, NUL, message at 32, UTF-16) |
  * | 5                        | 1 while a test holds the worker back          |
+ * | 6                        | 1 while the worker sleeps (or is about to)    |
+ * | 7                        | times the worker woke from its sleep (tests)  |
  *
  * Chunk `c`'s up to 8 float64 arguments start at int32 `chunksAt + c *
  * CHUNK_INTS`, its return value at int32 16 of the chunk. The thread that
@@ -43,12 +45,21 @@ export const MESSAGE_LENGTH_AT = 31;
 export const MESSAGE_UNITS = (SLOT_INTS - MESSAGE_AT) * 2;
 /** A slot sequence number that tells its worker to stop. */
 export const STOP = -1;
-/** Int32s per chunk of the chunk table: 8 float64 arguments, the return value, padding. */
-export const CHUNK_INTS = 18;
+/**
+ * Int32s per chunk of the chunk table: 8 float64 arguments (a cache line
+ * the threads only read), then the return value on a line of its own (the
+ * thread that ran the chunk writes it): no line is written by one thread
+ * while another reads its neighbour's arguments.
+ */
+export const CHUNK_INTS = 32;
 /** Int32 of a chunk holding its kernel's return value. */
 export const RESULT_AT = 16;
 /** Int32 of a worker's slot that holds it back (tests only). */
 export const HOLD_AT = 5;
+/** Int32 of a worker's slot that is 1 while the worker sleeps: a wake ahead of a task is sent only then. */
+export const ASLEEP_AT = 6;
+/** Int32 of a worker's slot counting the times it woke from its sleep (tests). */
+export const WOKEN_AT = 7;
 
 /** What a worker receives once, at start. */
 export interface WorkerStart {
@@ -57,7 +68,7 @@ export interface WorkerStart {
   readonly control: SharedArrayBuffer;
   readonly slot: number;
   readonly kernels: readonly string[];
-  /** Slot ints, message at, message length at, message units, stop, chunks at, chunk ints, result at, hold at. */
+  /** Slot ints, message at, message length at, message units, stop, chunks at, chunk ints, result at, hold at, asleep at, woken at. */
   readonly layout: readonly number[];
   readonly spin: number;
 }
@@ -82,6 +93,8 @@ function workerMain(): void {
       chunkInts,
       resultAt,
       holdAt,
+      asleepAt,
+      wokenAt,
     ] = start.layout;
     const exports = new WebAssembly.Instance(start.module, { env: { memory: start.memory } })
       .exports as Record<string, (...args: number[]) => number | undefined>;
@@ -105,7 +118,12 @@ function workerMain(): void {
     for (;;) {
       // A short spin catches the next system's task without a sleep and wake.
       for (let i = 0; i < start.spin && Atomics.load(i32, base) === seen; i++);
+      // Marked asleep before the wait: a wake sent once the mark is seen finds the worker
+      // waiting, or changes the sequence first so that the wait returns at once.
+      Atomics.store(i32, base + asleepAt, 1);
       Atomics.wait(i32, base, seen);
+      Atomics.store(i32, base + asleepAt, 0);
+      Atomics.add(i32, base + wokenAt, 1);
       const sequence = Atomics.load(i32, base);
       if (sequence === seen) continue;
       if (sequence === stop) break;

@@ -13,7 +13,7 @@
  *    output of every build Node ran byte for byte.
  * 4. Checks what kept views did: attached exactly when
  *    `core.viewsSurviveGrowth`, always attached with `reserveBytes`.
- * 5. Runs the README's "Use in Node" example, bundled, under `node` and
+ * 5. Runs the Node example of `docs/node_and_browsers.md`, bundled, under `node` and
  *    `node --jitless`.
  *
  * Needs `--allow-run` (deno, node), `--allow-read`, `--allow-write` (the
@@ -152,18 +152,18 @@ for (const flags of [[], ["--jitless"]]) {
   });
 }
 
-/** The first `js` code block under the README's "Use in Node" heading. */
-async function readmeNodeExample(): Promise<string> {
-  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
-  const section = readme.slice(readme.indexOf("\n## Use in Node"));
+/** The first `js` code block under the "Node" heading of `docs/node_and_browsers.md`. */
+async function guideNodeExample(): Promise<string> {
+  const guide = await Deno.readTextFile(new URL("docs/node_and_browsers.md", ROOT));
+  const section = guide.slice(guide.indexOf("\n## Node"));
   const block = section.match(/\n```js\n([\s\S]*?)\n```\n/)?.[1];
-  if (!block) throw new Error('README.md: no js block under "## Use in Node"');
+  if (!block) throw new Error('docs/node_and_browsers.md: no js block under "## Node"');
   return block;
 }
 
-Deno.test(`node ${nodeVersion}: the README's "Use in Node" example runs as written`, async () => {
-  const source = `${dir}/readme_node.mjs`, bundled = `${dir}/readme_node.bundle.mjs`;
-  await Deno.writeTextFile(source, await readmeNodeExample());
+Deno.test(`node ${nodeVersion}: the Node example of docs/node_and_browsers.md runs as written`, async () => {
+  const source = `${dir}/guide_node.mjs`, bundled = `${dir}/guide_node.bundle.mjs`;
+  await Deno.writeTextFile(source, await guideNodeExample());
   // @marrow/anim resolves to this checkout, bitecs to the same npm package.
   await run(Deno.execPath(), [
     "bundle",

@@ -12,13 +12,13 @@
  * @module
  */
 
-import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
+import type { ChannelPath, Clip, ClipChannel } from "./clip.ts";
 import { type ClipMarker, getClipMarkers, MAX_MARKERS } from "./markers.ts";
 import { animatedProperties, type AnimatedProperty, motionChannels } from "./_keyless_clip.ts";
 import { MIN_KEY_INTERVAL } from "./clip_validation.ts";
 import { badMotionTime, type FileViews, firstBeyondIn, notUnit } from "./_clip_file_scan.ts";
 import { ClipFileError } from "./clip_file_error.ts";
-import { pad4 } from "./_clip_file_format.ts";
+import { FILE_INTERPOLATIONS, pad4 } from "./_clip_file_format.ts";
 import type { KeptParts } from "./_clip_file_read.ts";
 import type { MorphWeightsChannel } from "./morph.ts";
 import { checkMorph, morphBytes, writeMorph } from "./_clip_file_morph.ts";
@@ -32,7 +32,6 @@ interface ClipExtras {
 }
 
 const PATHS: readonly ChannelPath[] = ["translation", "rotation", "scale"];
-const INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE"];
 /** Bytes of a motion channel's header: joint, path, interpolation, key count, node, reserved. */
 const MOTION_HEADER_BYTES = 16;
 const encoder = new TextEncoder();
@@ -114,7 +113,7 @@ export function writeExtras(
   for (const c of extras.motion) {
     view.setUint16(at, c.joint, true);
     view.setUint8(at + 2, PATHS.indexOf(c.path));
-    view.setUint8(at + 3, INTERPOLATIONS.indexOf(c.interpolation));
+    view.setUint8(at + 3, FILE_INTERPOLATIONS.indexOf(c.interpolation));
     view.setUint32(at + 4, c.times.length, true);
     view.setInt32(at + 8, c.node, true);
     at += MOTION_HEADER_BYTES;
@@ -352,7 +351,7 @@ export function keptMotion(kept: KeptParts, from: number, count: number): readon
     motion.push(Object.freeze({
       joint: head & 0xffff,
       path: PATHS[path],
-      interpolation: INTERPOLATIONS[interpolation],
+      interpolation: FILE_INTERPOLATIONS[interpolation],
       times: floats.subarray(at, at + keys),
       values: floats.subarray(at + keys, at + keys + values),
       node,

@@ -15,6 +15,7 @@ import {
   TIME_BOUND,
 } from "../simd/wasm/assembly/abi.ts";
 import { MAX_VALUE } from "./clip_validation.ts";
+import type { Interpolation } from "./clip.ts";
 
 /** "MRWC", little-endian. */
 export const FILE_MAGIC = 0x4357524d;
@@ -50,6 +51,8 @@ export const RECORD = {
 } as const;
 /** Bytes of a clip record before its name. */
 export const RECORD_BYTES = 64;
+/** A channel's interpolation as a file stores it: its index here (root motion and morph sections). */
+export const FILE_INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE"];
 /** Clip record flag: the clip is on one shared timeline; no held pose section. */
 export const RECORD_SHARED = 1;
 /** Clip record flag: a channel holds STEP keys (samplers round the time down to float32). */

@@ -9,14 +9,13 @@
  * @module
  */
 
-import type { Interpolation } from "./clip.ts";
+import { FILE_INTERPOLATIONS } from "./_clip_file_format.ts";
 import type { MorphWeightsChannel } from "./morph.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import type { FileViews } from "./_clip_file_scan.ts";
 
 /** Bytes of a morph channel's header: node, mesh, target count, interpolation, reserved, key count. */
 const MORPH_HEADER_BYTES = 16;
-const INTERPOLATIONS: readonly Interpolation[] = ["STEP", "LINEAR", "CUBICSPLINE"];
 
 /** Weights per key of a channel: each target's, × 3 (in-tangent, value, out-tangent) for CUBICSPLINE. */
 function keyWeights(targets: number, interpolation: number): number {
@@ -42,7 +41,7 @@ export function writeMorph(
     view.setInt32(at, c.node, true);
     view.setInt32(at + 4, c.mesh, true);
     view.setUint16(at + 8, c.targetCount, true);
-    view.setUint8(at + 10, INTERPOLATIONS.indexOf(c.interpolation));
+    view.setUint8(at + 10, FILE_INTERPOLATIONS.indexOf(c.interpolation));
     view.setUint32(at + 12, c.times.length, true);
     at += MORPH_HEADER_BYTES;
     for (const floats of [c.times, c.values]) {
@@ -139,7 +138,7 @@ export function loadedMorphChannels(
       node: view.getInt32(at, true),
       mesh: view.getInt32(at + 4, true),
       targetCount: targets,
-      interpolation: INTERPOLATIONS[interpolation],
+      interpolation: FILE_INTERPOLATIONS[interpolation],
       times: f32.slice(from, from + keys),
       values: f32.slice(from + keys, from + keys + values),
     }));

@@ -55,14 +55,7 @@ const byName = new WeakMap<RestSkeleton, Map<string, number[]>>();
 /** The joints of each name (built once per skeleton read: lookups stay linear in the entries). */
 function jointsNamed(skeleton: RestSkeleton): Map<string, number[]> {
   let index = byName.get(skeleton);
-  if (!index) {
-    byName.set(skeleton, index = new Map());
-    skeleton.names.forEach((name, j) => {
-      const joints = index!.get(name);
-      if (joints) joints.push(j);
-      else index!.set(name, [j]);
-    });
-  }
+  if (!index) byName.set(skeleton, index = jointsByKey(skeleton.names, (name) => name));
   return index;
 }
 
@@ -71,7 +64,7 @@ function unprefixed(name: string): string {
   return name.slice(name.lastIndexOf(":") + 1);
 }
 
-/** The joints of each non-empty `key` of their names, in joint order. */
+/** The joints of each `key` of their names, in joint order. */
 function jointsByKey(
   names: readonly string[],
   key: (name: string) => string,
@@ -79,7 +72,6 @@ function jointsByKey(
   const index = new Map<string, number[]>();
   names.forEach((name, j) => {
     const k = key(name);
-    if (k === "") return;
     const joints = index.get(k);
     if (joints) joints.push(j);
     else index.set(k, [j]);
@@ -143,7 +135,8 @@ function mapJoints(
   const bare = jointsByKey(source.names, unprefixed);
   for (const [name, joints] of targetNamed) {
     if (name === "" || explicit.has(name)) continue;
-    const sources = exact.get(name) ?? bare.get(unprefixed(name));
+    const bareName = unprefixed(name);
+    const sources = exact.get(name) ?? (bareName === "" ? undefined : bare.get(bareName));
     joints.forEach((t, i) => sourceOf[t] = occurrence(sources, i, joints.length));
   }
   return sourceOf;

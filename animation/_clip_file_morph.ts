@@ -62,51 +62,70 @@ interface MorphSection {
 }
 
 /**
+ * The error of field `field` (after `morph[m].`, or the section's own
+ * field when `m` is -1) of record `c`, at byte `offset`. The field's name
+ * is made only for the error.
+ */
+function morphError(c: number, m: number, field: string, offset: number, message: string) {
+  const where = m < 0 ? field : `morph[${m}]${field === "" ? "" : "."}${field}`;
+  return new ClipFileError(`clips[${c}].${where}`, offset, message);
+}
+
+/**
  * Checks the morph section of record `c` at byte `at`: every field and
  * key, in place, without allocating (a refusal names the field and its
  * byte offset).
  */
 export function checkMorph(file: FileViews, c: number, at: number): MorphSection {
   const { view, f32 } = file, length = file.bytes.length;
-  const fail = (field: string, offset: number, message: string): never => {
-    throw new ClipFileError(`clips[${c}].${field}`, offset, message);
-  };
-  if (at + 4 > length) fail("morphCount", at, `4 bytes past the end of the file (${length})`);
+  if (at + 4 > length) {
+    throw morphError(c, -1, "morphCount", at, `4 bytes past the end of the file (${length})`);
+  }
   const count = view.getUint32(at, true);
   at += 4;
   const first = at;
   // Each channel takes at least its header and one key: a count the file cannot hold is refused at once.
   if (count > (length - at) / (MORPH_HEADER_BYTES + 8)) {
-    fail("morphCount", first - 4, `${count} channels cannot fit`);
+    throw morphError(c, -1, "morphCount", first - 4, `${count} channels cannot fit`);
   }
   for (let m = 0; m < count; m++) {
-    const header = at, where = `morph[${m}]`;
-    if (at + MORPH_HEADER_BYTES > length) fail(where, at, "its header is past the end of the file");
+    const header = at;
+    if (at + MORPH_HEADER_BYTES > length) {
+      throw morphError(c, m, "", at, "its header is past the end of the file");
+    }
     const node = view.getInt32(at, true), mesh = view.getInt32(at + 4, true);
     const targets = view.getUint16(at + 8, true), interpolation = view.getUint8(at + 10);
     const keys = view.getUint32(at + 12, true);
-    if (node < 0) fail(`${where}.node`, at, `${node} is not a node index`);
-    if (mesh < 0) fail(`${where}.mesh`, at + 4, `${mesh} is not a mesh index`);
-    if (targets === 0) fail(`${where}.targetCount`, at + 8, "0 targets");
-    if (interpolation > 2) fail(`${where}.interpolation`, at + 10, `${interpolation}`);
-    if (view.getUint8(at + 11) !== 0) fail(`${where}.reserved`, at + 11, "not 0");
+    if (node < 0) throw morphError(c, m, "node", at, `${node} is not a node index`);
+    if (mesh < 0) throw morphError(c, m, "mesh", at + 4, `${mesh} is not a mesh index`);
+    if (targets === 0) throw morphError(c, m, "targetCount", at + 8, "0 targets");
+    if (interpolation > 2) {
+      throw morphError(c, m, "interpolation", at + 10, `${interpolation}`);
+    }
+    if (view.getUint8(at + 11) !== 0) throw morphError(c, m, "reserved", at + 11, "not 0");
     at += MORPH_HEADER_BYTES;
     const values = keys * keyWeights(targets, interpolation);
     if (keys === 0 || at + (keys + values) * 4 > length) {
-      fail(`${where}.keyCount`, header + 12, `${keys} keys cannot fit`);
+      throw morphError(c, m, "keyCount", header + 12, `${keys} keys cannot fit`);
     }
     const from = at >> 2;
     let previous = -Infinity;
     for (let k = 0; k < keys; k++) {
       const t = f32[from + k];
       if (!(Number.isFinite(t) && t > previous)) {
-        fail(`${where}.times[${k}]`, at + k * 4, `${t}: times must be finite and increasing`);
+        throw morphError(
+          c,
+          m,
+          `times[${k}]`,
+          at + k * 4,
+          `${t}: times must be finite and increasing`,
+        );
       }
       previous = t;
     }
     for (let v = from + keys, end = v + values; v < end; v++) {
       if (!Number.isFinite(f32[v])) {
-        fail(`${where}.values[${v - from - keys}]`, v * 4, `${f32[v]} is not finite`);
+        throw morphError(c, m, `values[${v - from - keys}]`, v * 4, `${f32[v]} is not finite`);
       }
     }
     at += (keys + values) * 4;

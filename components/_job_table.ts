@@ -9,21 +9,59 @@
 import type { CoreMemory } from "../simd/memory/internal.ts";
 
 /**
+ * A list whose entities may be rewritten in place: its `version` changes
+ * with every rewrite, so that rows kept for it stop holding. A query's own
+ * list (a plain array) has none: its entities change only with a component
+ * added or removed, which drops the rows.
+ */
+export interface VersionedList extends ArrayLike<number> {
+  readonly version?: number;
+}
+
+/**
+ * How many sets of rows a table keeps: a level of detail staggers its
+ * entities over the frames (update rates 2 and 4 make 2 and 4 lists that
+ * come round in turn), and each list keeps rows of its own.
+ */
+const KEPT_SETS = 4;
+
+/** One set of rows in the core's memory, and what they were written for when kept. */
+class RowSet {
+  ptr = 0;
+  capacity = 0;
+  /** The list whose entities the kept rows are, one row each; undefined: none kept. */
+  keptFor: VersionedList | undefined;
+  keptRows = 0;
+  keptVersion: number | undefined;
+  keptVariant = 0;
+  /** The table's use count when this set was last written or found. */
+  used = 0;
+
+  holds(query: VersionedList, variant: number): boolean {
+    return this.keptFor === query && this.keptRows === query.length &&
+      this.keptVersion === query.version && this.keptVariant === variant;
+  }
+}
+
+/**
  * @internal A table of batch jobs in the core's memory. A system that wrote
- * one row per entity of a query may {@linkcode keep} the rows: its next call
- * on the same query reuses them ({@linkcode holds}) until they are
+ * one row per entity of a list may {@linkcode keep} the rows: its next call
+ * on the same list reuses them ({@linkcode holds}) until they are
  * dropped, which the lifecycle machinery does to every table of the world
  * when any component is added or removed (the only changes to what an
- * entity owns), and {@linkcode begin} does for any other writer.
+ * entity owns). Up to `KEPT_SETS` lists keep rows at once, each in memory
+ * of its own: {@linkcode begin} writes over a set kept for no list, else the
+ * one used longest ago, and {@linkcode holds} makes the set it finds the
+ * table's (`ptr`).
  */
 export class JobTable {
   ptr = 0;
   count = 0;
-  #capacity = 0;
-  /** The query whose entities the kept rows are, one row each; undefined: none kept. */
-  #keptFor: ArrayLike<number> | undefined;
-  #keptRows = 0;
-  #keptVariant = 0;
+  readonly #sets: RowSet[] = [new RowSet()];
+  #set: RowSet = this.#sets[0];
+  /** The set {@linkcode holds} found last, until the next {@linkcode begin}. */
+  #found: RowSet | undefined;
+  #uses = 0;
   #staged = new Uint32Array(0);
   #stagedPrefix: Uint32Array | undefined;
   #stagedFloats: Float32Array | undefined;
@@ -38,12 +76,37 @@ export class JobTable {
   /** Makes room for `rows` rows of `words` words and empties the table. */
   begin(rows: number, words: number): void {
     this.count = 0;
-    this.#keptFor = undefined;
+    const set = this.#set = this.#writable();
+    set.keptFor = undefined, set.used = ++this.#uses;
     const bytes = rows * words * 4;
-    if (bytes <= this.#capacity) return;
-    if (this.ptr) this.#memory.free(this.ptr);
-    this.#capacity = Math.max(bytes, this.#capacity * 2, 256);
-    this.ptr = this.#memory.alloc(this.#capacity);
+    if (bytes > set.capacity) {
+      if (set.ptr) this.#memory.free(set.ptr);
+      set.capacity = Math.max(bytes, set.capacity * 2, 256);
+      set.ptr = this.#memory.alloc(set.capacity);
+    }
+    this.ptr = set.ptr;
+  }
+
+  /**
+   * The set to write: the current one when it is kept for nothing or was
+   * just found (its rows are being written again), else one kept for
+   * nothing, else a new one, up to `KEPT_SETS`, else the one used longest ago.
+   */
+  #writable(): RowSet {
+    const sets = this.#sets, found = this.#found;
+    this.#found = undefined;
+    if (this.#set.keptFor === undefined || this.#set === found) return this.#set;
+    let oldest = this.#set;
+    for (let i = 0; i < sets.length; i++) {
+      if (sets[i].keptFor === undefined) return sets[i];
+      if (sets[i].used < oldest.used) oldest = sets[i];
+    }
+    if (sets.length < KEPT_SETS) {
+      const set = new RowSet();
+      sets.push(set);
+      return set;
+    }
+    return oldest;
   }
 
   /**
@@ -51,23 +114,39 @@ export class JobTable {
    * next calls; `variant` is what else they were written from (a fault
    * mode, say), which {@linkcode holds} must be given again.
    */
-  keep(query: ArrayLike<number>, variant: number): void {
-    this.#keptFor = query, this.#keptRows = query.length, this.#keptVariant = variant;
+  keep(query: VersionedList, variant: number): void {
+    const set = this.#set;
+    set.keptFor = query, set.keptRows = query.length, set.keptVersion = query.version;
+    set.keptVariant = variant;
   }
 
   /**
-   * Whether the rows are still those kept for `query` (the same array, of
-   * the same length: its entities change only with a component added or
-   * removed, which drops the rows) and `variant`.
+   * Whether rows are kept for `query` (the same list, of the same length
+   * and version: a query's entities change only with a component added or
+   * removed, which drops the rows) and `variant`; if so they become the
+   * table's. Rows kept for `query` otherwise (another length, version or
+   * variant) are dropped, and their set is the one {@linkcode begin} writes.
    */
-  holds(query: ArrayLike<number>, variant: number): boolean {
-    return this.#keptFor === query && this.#keptRows === query.length &&
-      this.#keptVariant === variant;
+  holds(query: VersionedList, variant: number): boolean {
+    const sets = this.#sets;
+    this.#found = undefined;
+    for (let i = 0; i < sets.length; i++) {
+      const set = sets[i];
+      if (set.keptFor !== query) continue;
+      this.#set = set, this.ptr = set.ptr, set.used = ++this.#uses;
+      if (set.holds(query, variant)) {
+        this.#found = set;
+        return true;
+      }
+      set.keptFor = undefined;
+      return false;
+    }
+    return false;
   }
 
-  /** Forgets the kept rows: what fed them may have changed. */
+  /** Forgets every kept row: what fed them may have changed. */
   drop(): void {
-    this.#keptFor = undefined;
+    for (let i = 0; i < this.#sets.length; i++) this.#sets[i].keptFor = undefined;
   }
 
   /**
@@ -107,7 +186,7 @@ export class JobTable {
 
   /** Words both the staging array and the table hold (at least `words`, which both do). */
   #span(words: number): number {
-    return Math.max(words, Math.min(this.#staged.length, this.#capacity >> 2));
+    return Math.max(words, Math.min(this.#staged.length, this.#set.capacity >> 2));
   }
 
   /**
@@ -147,9 +226,12 @@ export class JobTable {
   }
 
   free(): void {
-    if (this.ptr) this.#memory.free(this.ptr);
-    this.ptr = this.#capacity = this.count = 0;
-    this.#keptFor = undefined;
+    for (const set of this.#sets) if (set.ptr) this.#memory.free(set.ptr);
+    this.#sets.length = 1;
+    this.#set = this.#sets[0];
+    this.#set.ptr = this.#set.capacity = 0;
+    this.#set.keptFor = undefined;
+    this.ptr = this.count = 0;
     this.#staged = new Uint32Array(0);
     this.#stagedPrefix =
       this.#stagedFloats =

@@ -27,8 +27,24 @@ interface LodFrame {
   active: boolean;
   /** Per rate, how many entities were given a phase: the next one's phase. */
   readonly phases: Uint32Array;
-  readonly lists: Map<string, number[]>;
+  readonly lists: Map<string, KeptLists>;
 }
+/**
+ * A key's lists of the entities left in: those of the last frames, kept
+ * unchanged so that their job rows are kept too (`JobTable.holds`), and the
+ * list the next frame is written into before it is looked up among them.
+ */
+interface KeptLists {
+  readonly kept: EntityList[];
+  next: EntityList;
+  /** The kept list the next new one replaces: they are replaced in turn. */
+  oldest: number;
+}
+/**
+ * Lists kept per key: as many as a job table keeps rows for, so that a
+ * crowd staggered over update rates 1, 2 and 4 finds every frame's list.
+ */
+const KEPT_LISTS = 4;
 const frames = new WeakMap<WorldState, LodFrame>();
 
 /**
@@ -78,39 +94,90 @@ export function beginLodFrame(world: object, state: WorldState): void {
 /**
  * `list` without the entities whose `lodSkip` has a bit of `mask` this
  * frame: `list` itself when none has (a query's list: its rows may be
- * kept), else an array kept for `key` that the next call for `key`
- * rewrites.
+ * kept), else one of the lists kept for `key`. A list comes back, the same
+ * object, unchanged, on every frame that leaves the same entities in, while
+ * it is one of the last `KEPT_LISTS` different ones: rows kept for it hold
+ * (its version changes when it is written over), so a staggered crowd's
+ * rows are written once per list, not every frame.
  */
 export function withoutSkipped<L extends ArrayLike<number>>(
   state: WorldState,
   list: L,
   mask: number,
   key: string,
-): L | number[] {
+): L | EntityList {
   const lod = frames.get(state);
   if (lod === undefined || !lod.active) return list;
   const skips = state.owned.lodSkip;
   let first = 0;
   while (first < list.length && (skips[list[first]] & mask) === 0) first++;
   if (first === list.length) return list;
-  let out = lod.lists.get(key);
-  if (out === undefined) lod.lists.set(key, out = entityList());
+  let lists = lod.lists.get(key);
+  if (lists === undefined) {
+    lod.lists.set(key, lists = { kept: [], next: entityList(), oldest: 0 });
+  }
+  const kept = lists.kept;
+  for (let k = 0; k < kept.length; k++) {
+    if (leftIn(kept[k], list, first, skips, mask)) return kept[k];
+  }
+  const out = lists.next;
+  out.version++;
   let count = 0;
   for (let i = 0; i < first; i++) out[count++] = list[i];
   for (let i = first + 1; i < list.length; i++) {
     if ((skips[list[i]] & mask) === 0) out[count++] = list[i];
   }
   out.length = count;
+  // A new list: kept in place of the oldest, which is written over next (a new version).
+  if (kept.length < KEPT_LISTS) kept.push(out), lists.next = entityList();
+  else lists.next = kept[lists.oldest], kept[lists.oldest] = out;
+  lists.oldest = (lists.oldest + 1) % KEPT_LISTS;
   return out;
 }
 
 /**
- * A list of entities whose length may fall and rise from frame to frame
- * (those a level of detail leaves in): an object with elements and a
- * `length`, used as an array is. An array's store is cut when its length
- * falls below half of it, and grown again, new, when it rises: garbage
- * every frame of a staggered crowd; an object's `length` is a plain field.
+ * Whether `kept` is `list` without the entities skipped (`first` the
+ * first of them), in one pass that writes nothing.
  */
-export function entityList(): number[] {
-  return { length: 0 } as unknown as number[];
+function leftIn(
+  kept: EntityList,
+  list: ArrayLike<number>,
+  first: number,
+  skips: Uint8Array,
+  mask: number,
+): boolean {
+  if (kept.length > list.length - 1) return false;
+  for (let i = 0; i < first; i++) if (kept[i] !== list[i]) return false;
+  let at = first;
+  for (let i = first + 1; i < list.length; i++) {
+    const eid = list[i];
+    if ((skips[eid] & mask) !== 0) continue;
+    if (at === kept.length || kept[at++] !== eid) return false;
+  }
+  return at === kept.length;
+}
+
+/**
+ * A list of entities whose length may fall and rise from frame to frame
+ * (those a level of detail leaves in), used as an array is, with a
+ * `version` that changes when it is written over. An array's store is cut
+ * when its length falls below half of it, and grown again, new, when it
+ * rises: garbage every frame of a staggered crowd; an object's `length` is
+ * a plain field.
+ */
+export type EntityList = number[] & { version: number };
+
+/**
+ * Marks `list` as written over in place (its entities reordered, say): rows
+ * kept for it stop holding. A query's own list has no version, and is never
+ * written over.
+ */
+export function rewritten(list: ArrayLike<number>): void {
+  const versioned = list as Partial<EntityList>;
+  if (versioned.version !== undefined) versioned.version++;
+}
+
+/** A new, empty {@linkcode EntityList}. */
+export function entityList(): EntityList {
+  return { length: 0, version: 0 } as unknown as EntityList;
 }

@@ -221,8 +221,8 @@ export function runMatrixJobs(
   const state = stateOf(world, caller);
   const selected = withMatrices(world, state, caller, entities);
   const list = withoutSkipped(state, selected, lodMask, kernel);
-  // The rows of a query's whole list may be kept.
-  const keepable = entities === undefined && list === selected;
+  // The rows of a query's list, or of one a level of detail keeps, may be kept.
+  const keepable = entities === undefined;
   matrixJobs.state = state, matrixJobs.list = list, matrixJobs.found = -1;
   if (list.length === 0) return matrixJobs;
   const table = state.jobs(kernel);

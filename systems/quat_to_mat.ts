@@ -53,7 +53,8 @@ export function quatToMatSystem(world: object, entities?: ArrayLike<number>): vo
   // Level of detail: entities not animated this frame keep their matrices.
   const list = withoutSkipped(state, selected, NOT_ANIMATED, "quatToMatSystem");
   if (list.length === 0) return;
-  const keepable = entities === undefined && list === selected;
+  // A query's list, or one of those a level of detail keeps: its rows may be kept.
+  const keepable = entities === undefined;
   const scan = state.jobs("poseScan"), table = state.jobs("quatToMat");
   // Rows kept from the last call (a component added or removed drops
   // them) are those the loop below would write, when no check can fail.

@@ -35,7 +35,7 @@ import { BOUNDS_FLOATS, SkinBatch } from "./_skin_batch.ts";
 import { palettesInRange } from "./_skin_scan.ts";
 import type { JobTable } from "../components/internal.ts";
 import type { WorldState } from "../components/internal.ts";
-import { NOT_SKINNED, withoutSkipped } from "./_lod.ts";
+import { NOT_SKINNED, rewritten, withoutSkipped } from "./_lod.ts";
 
 /** Options of the skinning systems. */
 export interface SkinSystemOptions {
@@ -110,7 +110,7 @@ export function prepareSkinning(
   if (skinned.length === 0) return undefined;
   // Its palettes are the entities' own (or converted from them every frame):
   // the rows of a query's selection may be kept.
-  const keepable = options.entities === undefined && skinned === all;
+  const keepable = options.entities === undefined;
   if (
     !palettesChecked &&
     !palettesInRange(state, skinned, state.jobs(tableName(table, "palette scan")), keepable) &&
@@ -159,6 +159,7 @@ export function selectSkinned(
   // of the other system costs no checks here (they run once, below).
   const normals = owned.skinNormals, tangents = owned.skinTangents;
   let count = 0;
+  rewritten(skinned);
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     if ((normals[eid] !== 0 || tangents[eid] !== 0) === directions) skinned[count++] = eid;
@@ -176,7 +177,8 @@ function listFor(state: WorldState, table: string): number[] {
   let byTable = lists.get(state);
   if (!byTable) lists.set(state, byTable = new Map());
   let list = byTable.get(table);
-  if (!list) byTable.set(table, list = []);
+  // An array (its length changes only with a component added or removed), with a version.
+  if (!list) byTable.set(table, list = Object.assign([], { version: 0 }));
   return list;
 }
 
@@ -378,6 +380,7 @@ function sortByKey(
   skins: readonly (SkinAsset | undefined)[],
 ): void {
   keyCounts.fill(0);
+  rewritten(skinned);
   for (let i = 0; i < skinned.length; i++) keyCounts[skinKey(cap, lods, skins, skinned[i]) + 1]++;
   for (let k = 1; k < keyCounts.length; k++) keyCounts[k] += keyCounts[k - 1];
   for (let i = 0; i < skinned.length; i++) sortScratch[i] = skinned[i];

@@ -233,6 +233,8 @@ for (const count of counts) {
   const some = (i: number) => ({ updateRate: i % 2 ? 2 : 1, visible: i % 4 !== 0 });
   interleaved(`crowd: ${count.toLocaleString("en")} small characters, 2 workers`, [
     ["1 thread", lodFrame(count, SMALL_CHARACTER, () => undefined)],
+    // The level of detail's own baseline: its ratio on 2 workers is against this row.
+    ["1 thread, half at rate 2, a quarter culled", lodFrame(count, SMALL_CHARACTER, some)],
     ["2 workers", lodFrame(count, SMALL_CHARACTER, () => undefined, await twoWorkers())],
     [
       "2 workers, task-parallel",

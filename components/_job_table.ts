@@ -14,7 +14,7 @@ import type { CoreMemory } from "../simd/memory/internal.ts";
  * list (a plain array) has none: its entities change only with a component
  * added or removed, which drops the rows.
  */
-export interface VersionedList extends ArrayLike<number> {
+interface VersionedList extends ArrayLike<number> {
   readonly version?: number;
 }
 

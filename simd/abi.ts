@@ -37,6 +37,7 @@
  * |                       | max xyzw of positions)                                |
  * | skinDualQuaternions-  | as skinVerticesBatch, a dual-quaternion table (12     |
  * | Batch                 | floats per joint) in place of the palette             |
+ * | copyBlocksBatch       | from, to, bytes (blocks that do not overlap)          |
  *
  * `morphVertices` takes a table of target entries ({@linkcode MORPH_ENTRY_BYTES}
  * each: deltas, indices (0 for a range), first, count, weight (f32 bits)).
@@ -144,6 +145,8 @@ export interface CoreKernels {
     bounds: number,
   ): void;
   solveIKBatch(jobs: number, jobCount: number): void;
+  /** Copies each row's block of bytes (`COPY_FROM`, `COPY_TO`, `COPY_BYTES`). */
+  copyBlocksBatch(jobs: number, jobCount: number): void;
   /**
    * Writes `vertexCount` vertices at `out`: those at `base` displaced by
    * the `entryCount` target entries at `entries` (`simd/scalar/morph.ts`).

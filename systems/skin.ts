@@ -19,10 +19,8 @@
  * @module
  */
 
-import { selectEntities } from "../components/internal.ts";
-import { SkinRowWriter } from "../components/internal.ts";
+import { selectEntities, SkinRowWriter, stateOf } from "../components/internal.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
-import { stateOf } from "../components/internal.ts";
 import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { morphedStreams, updateMorphs } from "../components/internal.ts";
 import { redirectToMorph } from "./_skin_morph.ts";
@@ -172,12 +170,11 @@ export function selectSkinned(
 }
 
 const lists = new WeakMap<WorldState, Map<string, number[]>>();
-/** The entity list kept for job table `table` of `state`. */
+/** The entity list kept for job table `table` of `state` (an array with a version: see `rewritten`). */
 function listFor(state: WorldState, table: string): number[] {
   let byTable = lists.get(state);
   if (!byTable) lists.set(state, byTable = new Map());
   let list = byTable.get(table);
-  // An array (its length changes only with a component added or removed), with a version.
   if (!list) byTable.set(table, list = Object.assign([], { version: 0 }));
   return list;
 }

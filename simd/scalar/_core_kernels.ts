@@ -360,6 +360,12 @@ export function scalarKernels(memory: CoreMemory): abi.CoreKernels {
       const views = memory.views();
       solveIKJobs(views.f32, views.u32, views.i16, jobs, jobCount);
     },
+    copyBlocksBatch(jobs, jobCount) {
+      for (let i = 0; i < jobCount; i++) {
+        const row = job(jobs, i), from = row[abi.COPY_FROM], to = row[abi.COPY_TO];
+        memory.views().u8.copyWithin(to, from, from + row[abi.COPY_BYTES]);
+      }
+    },
     skinVerticesBatch: batchOf("skinVertices"),
     morphVertices(base, out, vertexCount, entries, entryCount) {
       const floats = vertexCount * VERTEX_FLOATS, into = f32(out, floats);

@@ -26,6 +26,12 @@ export const MAT_TO_QUAT_MATRICES = 0;
 export const MAT_TO_QUAT_POSE = 1;
 /** `quatToMatBatch` / `matToQuatBatch` row: the joint count. */
 export const CONVERT_COUNT = 2;
+/** `copyBlocksBatch` row: the bytes read. */
+export const COPY_FROM = 0;
+/** `copyBlocksBatch` row: where they are written (not overlapping them). */
+export const COPY_TO = 1;
+/** `copyBlocksBatch` row: how many bytes. */
+export const COPY_BYTES = 2;
 /** `localToModelBatch` / `modelToLocalBatch` row: the matrices read. */
 export const HIERARCHY_IN = 0;
 /** `localToModelBatch` / `modelToLocalBatch` row: the matrices written. */

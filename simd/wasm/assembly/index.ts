@@ -18,6 +18,7 @@ export {
   skinDualQuaternions, skinDualQuaternionsBatch, skinVertices, skinVerticesBatch,
 } from "./skin_vertices";
 export { copyVertices } from "./copy";
+export { copyBlocksBatch } from "./blocks";
 export { solveIKBatch } from "./ik";
 export { sampleCompact, sampleCompactBatch } from "./sample";
 export { morphVertices } from "./morph";

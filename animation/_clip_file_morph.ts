@@ -136,30 +136,38 @@ export function checkMorph(file: FileViews, c: number, at: number): MorphSection
 const NO_MORPH_CHANNELS: readonly MorphWeightsChannel[] = Object.freeze([]);
 
 /**
- * The `count` morph channels of the checked file `bytes` (at a multiple
- * of 4 in its buffer) from byte `at`, their keys copied out of it.
+ * The `count` morph channels of the checked file `file` from byte `at`,
+ * their keys copied out of it: into one array per clip (each channel's
+ * times and values are views of it), not two per channel.
  */
 export function loadedMorphChannels(
-  bytes: Uint8Array,
+  file: FileViews,
   at: number,
   count: number,
 ): readonly MorphWeightsChannel[] {
   if (count === 0) return NO_MORPH_CHANNELS;
-  const { buffer, byteOffset, length } = bytes;
-  const view = new DataView(buffer, byteOffset, length);
-  const f32 = new Float32Array(buffer, byteOffset, length >> 2);
+  const { view, f32 } = file;
+  let end = at;
+  for (let m = 0; m < count; m++) {
+    const keys = view.getUint32(end + 12, true);
+    const values = keys * keyWeights(view.getUint16(end + 8, true), view.getUint8(end + 10));
+    end += MORPH_HEADER_BYTES + (keys + values) * 4;
+  }
+  // The headers too: one copy, and each channel's keys lie where the file has them.
+  const first = at >> 2, copy = f32.slice(first, end >> 2);
   const channels: MorphWeightsChannel[] = [];
   for (let m = 0; m < count; m++) {
     const targets = view.getUint16(at + 8, true), interpolation = view.getUint8(at + 10);
     const keys = view.getUint32(at + 12, true);
-    const from = (at + MORPH_HEADER_BYTES) >> 2, values = keys * keyWeights(targets, interpolation);
+    const from = ((at + MORPH_HEADER_BYTES) >> 2) - first;
+    const values = keys * keyWeights(targets, interpolation);
     channels.push(Object.freeze({
       node: view.getInt32(at, true),
       mesh: view.getInt32(at + 4, true),
       targetCount: targets,
       interpolation: FILE_INTERPOLATIONS[interpolation],
-      times: f32.slice(from, from + keys),
-      values: f32.slice(from + keys, from + keys + values),
+      times: copy.subarray(from, from + keys),
+      values: copy.subarray(from + keys, from + keys + values),
     }));
     at += MORPH_HEADER_BYTES + (keys + values) * 4;
   }

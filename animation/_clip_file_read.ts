@@ -16,7 +16,7 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkImage } from "./_clip_file_image.ts";
 import { checkExtras, type ExtrasSections, need } from "./_clip_file_extras.ts";
-import { badHeld, beyondFlags, type FileViews, fileViews } from "./_clip_file_scan.ts";
+import { badHeld, beyondFlags, type FileViews } from "./_clip_file_scan.ts";
 import {
   FILE_MAGIC,
   FILE_VERSION,
@@ -190,13 +190,12 @@ export function alignedFile(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
 }
 
-/** The clips of the compact clip file `bytes` (an {@linkcode alignedFile}), checked for `skeleton`. */
-export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFileEntry[] {
-  const length = bytes.length;
+/** The clips of the compact clip file `file` (the views of an {@linkcode alignedFile}), checked for `skeleton`. */
+export function readClipFile(skeleton: SkeletonAsset, file: FileViews): ClipFileEntry[] {
+  const { bytes, view } = file, length = bytes.length;
   if (length < HEADER_BYTES) {
     throw new ClipFileError("header", length, `a file of ${length} bytes has no 32-byte header`);
   }
-  const file = fileViews(bytes), view = file.view;
   let at = checkHeader(skeleton, file);
   const groups = Math.ceil(skeleton.jointCount / 4);
   const { rest } = identityOf(skeleton);
@@ -347,9 +346,9 @@ function copyWords(words: Int32Array, from: number, n: number, out: Int32Array, 
   else for (let i = 0; i < n; i++) out[to + i] = words[from + i];
 }
 
-/** Copies what the clips `entries` of the checked file `bytes` (an {@linkcode alignedFile}) keep outside the core ({@linkcode KeptParts}). */
+/** Copies what the clips `entries` of the checked file `file` keep outside the core ({@linkcode KeptParts}). */
 export function keepClipParts(
-  bytes: Uint8Array,
+  file: FileViews,
   entries: readonly ClipFileEntry[],
   groups: number,
 ): KeptParts {
@@ -363,7 +362,7 @@ export function keepClipParts(
   }
   const [buffer, byteOffset] = keptBuffer(words * 4);
   const out = new Int32Array(buffer, byteOffset, words);
-  const fileWords = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  const fileWords = file.words;
   for (let i = 0; i < entries.length; i++) {
     const { heldAt, extras } = entries[i];
     let to = from[i];

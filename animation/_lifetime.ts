@@ -7,6 +7,8 @@
  * @module
  */
 
+import { privateSlot } from "./_private_slot.ts";
+
 /** Frees blocks of a core; runs exactly once. */
 export type Release = () => void;
 
@@ -102,7 +104,7 @@ export class Lifetime {
   }
 }
 
-const lifetimes = new WeakMap<object, Lifetime>();
+const lifetimes = privateSlot<Lifetime>();
 
 /**
  * Gives `asset` a lifetime that runs `release` when its memory goes (also

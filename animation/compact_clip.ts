@@ -48,6 +48,7 @@
 import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
+import { privateSlot } from "./_private_slot.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { ClipError, readClip } from "./clip_validation.ts";
@@ -337,8 +338,8 @@ interface LoadedForm {
   readonly skeleton: WeakRef<SkeletonAsset>;
 }
 
-/** Clips loaded from a compact clip file: compact forms without keys. */
-const loadedForms = new WeakMap<Clip, LoadedForm>();
+/** Clips loaded from a compact clip file: compact forms without keys (a slot: `_private_slot.ts`). */
+const loadedForms = privateSlot<LoadedForm>();
 
 /** The compact form of the loaded `clip` for `skeleton`, or a `ClipError` when it has none. */
 function loadedCompact(

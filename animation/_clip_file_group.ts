@@ -18,10 +18,10 @@ import type { Clip, ClipChannel } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { type ClipFileEntry, keepClipParts, type KeptParts } from "./_clip_file_read.ts";
 import { keptAnimated, keptMotion } from "./_clip_file_extras.ts";
-import { loadedMorphChannels } from "./_clip_file_morph.ts";
+import { loadedMorphChannels, loadedMorphKeys } from "./_clip_file_morph.ts";
 import type { FileViews } from "./_clip_file_scan.ts";
-import { adoptCompactClip, CompactClip } from "./compact_clip.ts";
-import { attachLifetime, type Lifetime, lifetimeOf } from "./_lifetime.ts";
+import { adoptCompactClip, CompactClip, type LoadedForm, structureKey } from "./compact_clip.ts";
+import { attachLifetime, Lifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { type AnimatedProperty, describeKeylessClip } from "./_keyless_clip.ts";
@@ -103,7 +103,12 @@ const groups = new FinalizationRegistry<GroupBlocks>((blocks) => blocks.releaseA
  * clip (through its compact form).
  */
 class ClipFileGroup {
-  constructor(readonly blocks: GroupBlocks) {}
+  constructor(
+    readonly blocks: GroupBlocks,
+    /** What its clips' compact forms were loaded for (`LoadedForm`). */
+    readonly structure: string,
+    readonly skeleton: WeakRef<SkeletonAsset>,
+  ) {}
 }
 
 /**
@@ -152,8 +157,8 @@ export function loadClipGroup(
   const groupCount = Math.ceil(skeleton.jointCount / 4);
   const kept = keepClipParts(file, entries, groupCount);
   const heldWords = groupCount * 40, laneWords = pad4(groupCount * 2) >> 2;
-  const group = new ClipFileGroup(blocks);
-  const skeletonRef = weakRefOf(skeleton);
+  const group = new ClipFileGroup(blocks, structureKey(skeleton), weakRefOf(skeleton));
+  const morph = loadedMorphKeys(file, entries);
   const clips: Clip[] = [];
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i], from = kept.from[i];
@@ -169,7 +174,7 @@ export function loadClipGroup(
       held ? from + heldWords + laneWords : from,
       extras.motionCount,
     );
-    const compact = compactForm(entry, groupCount, parts);
+    compactForm(entry, groupCount, parts);
     const clip: Clip = {
       name: entry.name,
       animation: entry.animation,
@@ -177,11 +182,11 @@ export function loadClipGroup(
       duration: entry.duration,
       channels: NO_CHANNELS,
       ...(extras.morphCount > 0
-        ? { morphChannels: loadedMorphChannels(file, extras.morphAt, extras.morphCount) }
+        ? { morphChannels: loadedMorphChannels(file, extras.morphAt, extras.morphCount, morph, i) }
         : {}),
     };
     // Before the freeze: they give the clip private fields (`_private_slot.ts`).
-    adoptCompactClip(clip, skeletonRef, compact);
+    adoptCompactClip(clip, parts);
     describeKeylessClip(clip, parts);
     Object.freeze(clip);
     if (extras.markers.length > 0) setClipMarkers(clip, extras.markers);
@@ -259,11 +264,13 @@ function skeletonGroups(skeleton: SkeletonAsset): SkeletonGroups {
  * form a player holds keeps every block of its file. A class, not an
  * object with getters: their closures were more objects per clip.
  */
-class LoadedParts {
+class LoadedParts implements LoadedForm {
   #template: Uint8Array | undefined;
   #animated: readonly AnimatedProperty[] | undefined;
   #motion: readonly ClipChannel[] | undefined;
   readonly byteOffset: number;
+  /** Its compact form, made from these (`compactForm`). */
+  compact!: CompactClip;
 
   constructor(
     readonly group: ClipFileGroup,
@@ -279,6 +286,14 @@ class LoadedParts {
     readonly motionCount: number,
   ) {
     this.byteOffset = group.blocks.blockOf(index);
+  }
+
+  get structure(): string {
+    return this.group.structure;
+  }
+
+  get skeleton(): WeakRef<SkeletonAsset> {
+    return this.group.skeleton;
   }
 
   get cacheTemplate(): Uint8Array {
@@ -302,12 +317,8 @@ class LoadedParts {
 /** A compact form's fields, written once as it is made. */
 type CompactFields = { -readonly [K in keyof CompactClip]: CompactClip[K] };
 
-/** The compact form of a clip of a group (`internals`), from its checked `entry`. */
-function compactForm(
-  entry: ClipFileEntry,
-  groupCount: number,
-  internals: LoadedParts,
-): CompactClip {
+/** The compact form of a clip of a group (`internals.compact`), from its checked `entry`. */
+function compactForm(entry: ClipFileEntry, groupCount: number, internals: LoadedParts): void {
   const compact: CompactFields = Object.create(CompactClip.prototype);
   compact.name = entry.name;
   compact.duration = entry.duration;
@@ -319,15 +330,23 @@ function compactForm(
   compact.virtualDistance = entry.virtualDistance;
   compact.maxError = entry.maxError;
   const blocks = internals.group.blocks;
-  blocks.lifetimes.push(attachLifetime(compact, releaser(blocks, internals.index), false));
+  blocks.lifetimes.push(attachLifetime(compact, new BlockLifetime(blocks, internals.index)));
   setCompactClipInternals(compact, internals);
-  return compact;
+  internals.compact = compact;
 }
 
 /**
- * The release of clip `i`'s block: it references the blocks, not the
- * group (the skeleton's release reaches it, and must not keep the group).
+ * The lifetime of clip `i`'s block, which it gives back itself (not
+ * through a closure: two objects more per clip). It references the
+ * blocks, not the group: the skeleton's release reaches it, and must not
+ * keep the group.
  */
-function releaser(blocks: GroupBlocks, i: number): () => void {
-  return () => blocks.release(i);
+class BlockLifetime extends Lifetime {
+  constructor(readonly blocks: GroupBlocks, readonly index: number) {
+    super(blocks, undefined, false);
+  }
+
+  protected override releaseMemory(): void {
+    this.blocks.release(this.index);
+  }
 }

@@ -221,7 +221,7 @@ const dependents = new WeakMap<SkeletonAsset, WeakSet<CompactClip>>();
  * What a compact clip depends on in `skeleton`, exactly: its core, its
  * parents and the bytes of its rest pose.
  */
-function structureKey(skeleton: SkeletonAsset): string {
+export function structureKey(skeleton: SkeletonAsset): string {
   let key = structureKeys.get(skeleton);
   if (key !== undefined) return key;
   let core = coreIds.get(skeleton.core);
@@ -332,7 +332,7 @@ function tieToSkeleton(compact: CompactClip, skeleton: SkeletonAsset): void {
  * for, whose release its file's clips answer to together
  * (`_clip_file_group.ts`).
  */
-interface LoadedForm {
+export interface LoadedForm {
   readonly compact: CompactClip;
   readonly structure: string;
   readonly skeleton: WeakRef<SkeletonAsset>;
@@ -363,18 +363,14 @@ function loadedCompact(
 }
 
 /**
- * @internal Makes `compact` the compact form of the keyless `clip` for
- * `skeleton` and the skeletons of its structure (a loaded clip; its
- * file's group disposes it with `skeleton`, see `_clip_file_group.ts`):
- * played elsewhere, or once the form is gone, the clip throws a
- * `ClipError` rather than build from no keys.
+ * @internal Makes `form.compact` the compact form of the keyless `clip`
+ * for `form.skeleton` and the skeletons of its structure (a loaded clip;
+ * its file's group disposes it with the skeleton, see
+ * `_clip_file_group.ts`): played elsewhere, or once the form is gone, the
+ * clip throws a `ClipError` rather than build from no keys.
  */
-export function adoptCompactClip(
-  clip: Clip,
-  skeleton: WeakRef<SkeletonAsset>,
-  compact: CompactClip,
-): void {
-  loadedForms.set(clip, { compact, structure: structureKey(skeleton.deref()!), skeleton });
+export function adoptCompactClip(clip: Clip, form: LoadedForm): void {
+  loadedForms.set(clip, form);
 }
 
 /**

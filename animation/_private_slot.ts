@@ -13,7 +13,7 @@
  */
 
 /** Reads and writes one private field of objects (see the module). */
-export interface PrivateSlot<T> {
+interface PrivateSlot<T> {
   /** Gives `target` the value `value` (replacing any it had). */
   set(target: object, value: T): void;
   /** The value of `target`, or undefined when it has none (or is not an object). */

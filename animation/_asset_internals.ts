@@ -12,6 +12,7 @@
 import type { SkinMesh } from "../simd/memory/immutable.ts";
 import type { PreparedMorph } from "./_morph_prepare.ts";
 import { type Lifetime, lifetimeOf } from "./_lifetime.ts";
+import { privateSlot } from "./_private_slot.ts";
 
 /** A skeleton's blocks in the core and its rest pose (never handed out). */
 interface SkeletonInternals {
@@ -55,7 +56,8 @@ interface Entry<T> {
 
 const skeletons = new WeakMap<object, Entry<SkeletonInternals>>();
 const skins = new WeakMap<object, Entry<SkinInternals>>();
-const compactClips = new WeakMap<object, CompactClipInternals>();
+/** A slot, not a WeakMap: a loaded clip's entry outlived it in the young generation (`_private_slot.ts`). */
+const compactClips = privateSlot<CompactClipInternals>();
 
 /** Records what `asset` (a SkeletonAsset) keeps out of reach. */
 export function setSkeletonInternals(asset: object, internals: SkeletonInternals): void {

@@ -18,9 +18,10 @@ import type { Clip, ClipChannel } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { type ClipFileEntry, keepClipParts, type KeptParts } from "./_clip_file_read.ts";
 import { keptAnimated, keptMotion } from "./_clip_file_extras.ts";
-import { loadedMorphChannels } from "./_clip_file_morph.ts";
-import { adoptCompactClip, CompactClip } from "./compact_clip.ts";
-import { attachLifetime, type Lifetime, lifetimeOf } from "./_lifetime.ts";
+import { loadedMorphChannels, loadedMorphKeys } from "./_clip_file_morph.ts";
+import type { FileViews } from "./_clip_file_scan.ts";
+import { adoptCompactClip, CompactClip, type LoadedForm, structureKey } from "./compact_clip.ts";
+import { attachLifetime, Lifetime, lifetimeOf } from "./_lifetime.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { type AnimatedProperty, describeKeylessClip } from "./_keyless_clip.ts";
@@ -47,8 +48,10 @@ class GroupBlocks {
   #live: number;
   /** The clips' lifetimes (which reference these blocks, not the group). */
   readonly lifetimes: Lifetime[] = [];
-  /** Cancels the skeleton's registration, once every block is back. */
-  cancel: (() => void) | undefined;
+  /** The groups of the skeleton loaded for, which its release disposes, while a block is out. */
+  #tie: SkeletonGroups | undefined;
+  /** Its index in `#tie.live`. */
+  tieIndex = -1;
 
   constructor(memory: CoreMemory, budget: ClipBudget, blocks: Uint32Array) {
     this.#memory = memory;
@@ -71,8 +74,19 @@ class GroupBlocks {
     this.#budget.used -= size;
     if (--this.#live === 0) {
       groups.unregister(this);
-      this.cancel?.();
+      this.#tie?.remove(this);
     }
+  }
+
+  /** Disposes the clips of these blocks when `tie`'s skeleton's memory goes. */
+  tieTo(tie: SkeletonGroups): void {
+    this.#tie = tie;
+    tie.add(this);
+  }
+
+  /** Disposes every clip of these blocks (their lifetimes). */
+  disposeAll(): void {
+    for (const lifetime of this.lifetimes) lifetime.dispose();
   }
 
   /** Gives back every block not given back yet. */
@@ -89,7 +103,12 @@ const groups = new FinalizationRegistry<GroupBlocks>((blocks) => blocks.releaseA
  * clip (through its compact form).
  */
 class ClipFileGroup {
-  constructor(readonly blocks: GroupBlocks) {}
+  constructor(
+    readonly blocks: GroupBlocks,
+    /** What its clips' compact forms were loaded for (`LoadedForm`). */
+    readonly structure: string,
+    readonly skeleton: WeakRef<SkeletonAsset>,
+  ) {}
 }
 
 /**
@@ -125,21 +144,21 @@ function allocateImages(skeleton: SkeletonAsset, bytes: Uint8Array, entries: Cli
 }
 
 /**
- * The clips of the checked file `bytes` (its `entries`) for `skeleton`:
+ * The clips of the checked file `file` (its `entries`) for `skeleton`:
  * their images copied into the core, what they keep outside it copied out
  * of the file, their compact forms made.
  */
 export function loadClipGroup(
   skeleton: SkeletonAsset,
-  bytes: Uint8Array,
+  file: FileViews,
   entries: ClipFileEntry[],
 ): Clip[] {
-  const blocks = allocateImages(skeleton, bytes, entries);
+  const blocks = allocateImages(skeleton, file.bytes, entries);
   const groupCount = Math.ceil(skeleton.jointCount / 4);
-  const kept = keepClipParts(bytes, entries, groupCount);
+  const kept = keepClipParts(file, entries, groupCount);
   const heldWords = groupCount * 40, laneWords = pad4(groupCount * 2) >> 2;
-  const group = new ClipFileGroup(blocks);
-  const skeletonRef = weakRefOf(skeleton);
+  const group = new ClipFileGroup(blocks, structureKey(skeleton), weakRefOf(skeleton));
+  const morph = loadedMorphKeys(file, entries);
   const clips: Clip[] = [];
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i], from = kept.from[i];
@@ -155,24 +174,26 @@ export function loadClipGroup(
       held ? from + heldWords + laneWords : from,
       extras.motionCount,
     );
-    const compact = compactForm(entry, groupCount, parts);
-    const clip: Clip = Object.freeze({
+    compactForm(entry, groupCount, parts);
+    const clip: Clip = {
       name: entry.name,
       animation: entry.animation,
       start: entry.start,
       duration: entry.duration,
       channels: NO_CHANNELS,
       ...(extras.morphCount > 0
-        ? { morphChannels: loadedMorphChannels(bytes, extras.morphAt, extras.morphCount) }
+        ? { morphChannels: loadedMorphChannels(file, extras.morphAt, extras.morphCount, morph, i) }
         : {}),
-    });
-    adoptCompactClip(clip, skeletonRef, compact);
+    };
+    // Before the freeze: they give the clip private fields (`_private_slot.ts`).
+    adoptCompactClip(clip, parts);
     describeKeylessClip(clip, parts);
+    Object.freeze(clip);
     if (extras.markers.length > 0) setClipMarkers(clip, extras.markers);
     clips.push(clip);
   }
   groups.register(group, blocks, blocks);
-  tieToSkeleton(blocks, skeleton);
+  blocks.tieTo(skeletonGroups(skeleton));
   return clips;
 }
 
@@ -191,15 +212,45 @@ function weakRefOf(skeleton: SkeletonAsset): WeakRef<SkeletonAsset> {
 }
 
 /**
- * Disposes the clips of `blocks` (their lifetimes) when `skeleton`'s
- * memory goes. Made here, not in {@linkcode loadClipGroup}: a closure
- * holds every variable its function's closures capture, and the
- * skeleton's would have held the group, never collected.
+ * The groups loaded for one skeleton with a block still out, which the
+ * skeleton's release disposes: one registration per skeleton, an array
+ * entry per load. A registration per load (two closures and a set entry,
+ * deleted as the group went) left about a kilobyte per load that survived
+ * the young generation's collections.
  */
-function tieToSkeleton(blocks: GroupBlocks, skeleton: SkeletonAsset): void {
-  blocks.cancel = lifetimeOf(skeleton).onRelease(() => {
-    for (const lifetime of blocks.lifetimes) lifetime.dispose();
+class SkeletonGroups {
+  readonly live: GroupBlocks[] = [];
+
+  add(blocks: GroupBlocks): void {
+    blocks.tieIndex = this.live.length;
+    this.live.push(blocks);
+  }
+
+  remove(blocks: GroupBlocks): void {
+    const last = this.live.pop()!;
+    if (last !== blocks) this.live[last.tieIndex = blocks.tieIndex] = last;
+    blocks.tieIndex = -1;
+  }
+}
+
+const tiesOf = new WeakMap<SkeletonAsset, SkeletonGroups>();
+
+/**
+ * The groups of `skeleton`, registered with its release once. The
+ * release's closure is made here, not in {@linkcode loadClipGroup}: a
+ * closure holds every variable its function's closures capture, and the
+ * skeleton's would have held a group, never collected.
+ */
+function skeletonGroups(skeleton: SkeletonAsset): SkeletonGroups {
+  let tie = tiesOf.get(skeleton);
+  if (tie) return tie;
+  const made = tie = new SkeletonGroups();
+  tiesOf.set(skeleton, made);
+  lifetimeOf(skeleton).onRelease(() => {
+    // A copy: a group whose blocks all go back leaves the list.
+    for (const blocks of made.live.slice()) blocks.disposeAll();
   });
+  return made;
 }
 
 /**
@@ -213,11 +264,13 @@ function tieToSkeleton(blocks: GroupBlocks, skeleton: SkeletonAsset): void {
  * form a player holds keeps every block of its file. A class, not an
  * object with getters: their closures were more objects per clip.
  */
-class LoadedParts {
+class LoadedParts implements LoadedForm {
   #template: Uint8Array | undefined;
   #animated: readonly AnimatedProperty[] | undefined;
   #motion: readonly ClipChannel[] | undefined;
   readonly byteOffset: number;
+  /** Its compact form, made from these (`compactForm`). */
+  compact!: CompactClip;
 
   constructor(
     readonly group: ClipFileGroup,
@@ -233,6 +286,14 @@ class LoadedParts {
     readonly motionCount: number,
   ) {
     this.byteOffset = group.blocks.blockOf(index);
+  }
+
+  get structure(): string {
+    return this.group.structure;
+  }
+
+  get skeleton(): WeakRef<SkeletonAsset> {
+    return this.group.skeleton;
   }
 
   get cacheTemplate(): Uint8Array {
@@ -256,12 +317,8 @@ class LoadedParts {
 /** A compact form's fields, written once as it is made. */
 type CompactFields = { -readonly [K in keyof CompactClip]: CompactClip[K] };
 
-/** The compact form of a clip of a group (`internals`), from its checked `entry`. */
-function compactForm(
-  entry: ClipFileEntry,
-  groupCount: number,
-  internals: LoadedParts,
-): CompactClip {
+/** The compact form of a clip of a group (`internals.compact`), from its checked `entry`. */
+function compactForm(entry: ClipFileEntry, groupCount: number, internals: LoadedParts): void {
   const compact: CompactFields = Object.create(CompactClip.prototype);
   compact.name = entry.name;
   compact.duration = entry.duration;
@@ -273,15 +330,23 @@ function compactForm(
   compact.virtualDistance = entry.virtualDistance;
   compact.maxError = entry.maxError;
   const blocks = internals.group.blocks;
-  blocks.lifetimes.push(attachLifetime(compact, releaser(blocks, internals.index), false));
+  blocks.lifetimes.push(attachLifetime(compact, new BlockLifetime(blocks, internals.index)));
   setCompactClipInternals(compact, internals);
-  return compact;
+  internals.compact = compact;
 }
 
 /**
- * The release of clip `i`'s block: it references the blocks, not the
- * group (the skeleton's release reaches it, and must not keep the group).
+ * The lifetime of clip `i`'s block, which it gives back itself (not
+ * through a closure: two objects more per clip). It references the
+ * blocks, not the group: the skeleton's release reaches it, and must not
+ * keep the group.
  */
-function releaser(blocks: GroupBlocks, i: number): () => void {
-  return () => blocks.release(i);
+class BlockLifetime extends Lifetime {
+  constructor(readonly blocks: GroupBlocks, readonly index: number) {
+    super(blocks, undefined, false);
+  }
+
+  protected override releaseMemory(): void {
+    this.blocks.release(this.index);
+  }
 }

@@ -134,32 +134,60 @@ export function checkMorph(file: FileViews, c: number, at: number): MorphSection
 }
 
 const NO_MORPH_CHANNELS: readonly MorphWeightsChannel[] = Object.freeze([]);
+const NO_MORPH_KEYS = { copy: new Float32Array(0), shift: new Int32Array(0) };
 
 /**
- * The `count` morph channels of the checked file `bytes` (at a multiple
- * of 4 in its buffer) from byte `at`, their keys copied out of it.
+ * The morph sections of the checked file `file`'s clips `entries` copied
+ * out of it: one array for the file (each channel's times and values are
+ * views of it, {@linkcode loadedMorphChannels}), not two per channel.
+ * Each section is copied whole, headers too, where the file has it: word
+ * `w` of the file is word `w - shift` of the copy, shifted per section.
+ * Empty when no clip has morph channels.
+ */
+export function loadedMorphKeys(
+  file: FileViews,
+  entries: readonly { readonly extras: { readonly morphAt: number; readonly end: number } }[],
+): { readonly copy: Float32Array; readonly shift: Int32Array } {
+  let words = 0;
+  for (const { extras } of entries) words += (extras.end - extras.morphAt) >> 2;
+  if (words === 0) return NO_MORPH_KEYS;
+  const copy = new Float32Array(words), shift = new Int32Array(entries.length);
+  const f32 = file.f32;
+  for (let i = 0, to = 0; i < entries.length; i++) {
+    const from = entries[i].extras.morphAt >> 2, n = (entries[i].extras.end >> 2) - from;
+    if (n > 0) copy.set(f32.subarray(from, from + n), to);
+    shift[i] = from - to;
+    to += n;
+  }
+  return { copy, shift };
+}
+
+/**
+ * The `count` morph channels of the checked file `file` from byte `at`,
+ * viewing `keys` (its {@linkcode loadedMorphKeys}, for clip `clip`).
  */
 export function loadedMorphChannels(
-  bytes: Uint8Array,
+  file: FileViews,
   at: number,
   count: number,
+  keys: { readonly copy: Float32Array; readonly shift: Int32Array },
+  clip: number,
 ): readonly MorphWeightsChannel[] {
   if (count === 0) return NO_MORPH_CHANNELS;
-  const { buffer, byteOffset, length } = bytes;
-  const view = new DataView(buffer, byteOffset, length);
-  const f32 = new Float32Array(buffer, byteOffset, length >> 2);
+  const view = file.view, copy = keys.copy, shift = keys.shift[clip];
   const channels: MorphWeightsChannel[] = [];
   for (let m = 0; m < count; m++) {
     const targets = view.getUint16(at + 8, true), interpolation = view.getUint8(at + 10);
     const keys = view.getUint32(at + 12, true);
-    const from = (at + MORPH_HEADER_BYTES) >> 2, values = keys * keyWeights(targets, interpolation);
+    const from = ((at + MORPH_HEADER_BYTES) >> 2) - shift;
+    const values = keys * keyWeights(targets, interpolation);
     channels.push(Object.freeze({
       node: view.getInt32(at, true),
       mesh: view.getInt32(at + 4, true),
       targetCount: targets,
       interpolation: FILE_INTERPOLATIONS[interpolation],
-      times: f32.slice(from, from + keys),
-      values: f32.slice(from + keys, from + keys + values),
+      times: copy.subarray(from, from + keys),
+      values: copy.subarray(from + keys, from + keys + values),
     }));
     at += MORPH_HEADER_BYTES + (keys + values) * 4;
   }

@@ -16,7 +16,7 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { ClipFileError } from "./clip_file_error.ts";
 import { checkImage } from "./_clip_file_image.ts";
 import { checkExtras, type ExtrasSections, need } from "./_clip_file_extras.ts";
-import { badHeld, beyondFlags, type FileViews, fileViews } from "./_clip_file_scan.ts";
+import { badHeld, beyondFlags, type FileViews } from "./_clip_file_scan.ts";
 import {
   FILE_MAGIC,
   FILE_VERSION,
@@ -190,13 +190,12 @@ export function alignedFile(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
 }
 
-/** The clips of the compact clip file `bytes` (an {@linkcode alignedFile}), checked for `skeleton`. */
-export function readClipFile(skeleton: SkeletonAsset, bytes: Uint8Array): ClipFileEntry[] {
-  const length = bytes.length;
+/** The clips of the compact clip file `file` (the views of an {@linkcode alignedFile}), checked for `skeleton`. */
+export function readClipFile(skeleton: SkeletonAsset, file: FileViews): ClipFileEntry[] {
+  const { bytes, view } = file, length = bytes.length;
   if (length < HEADER_BYTES) {
     throw new ClipFileError("header", length, `a file of ${length} bytes has no 32-byte header`);
   }
-  const file = fileViews(bytes), view = file.view;
   let at = checkHeader(skeleton, file);
   const groups = Math.ceil(skeleton.jointCount / 4);
   const { rest } = identityOf(skeleton);
@@ -321,11 +320,12 @@ export class KeptParts {
 
 /**
  * Bytes of the buffers that the kept parts of small files are cut from: a
- * buffer made per load cost a Fox load as much as its checks. Such a
- * buffer stays while any clip cut from it does (at most this much memory
- * held for a small clip).
+ * buffer made per load cost a Fox load as much as its checks (and one of
+ * 64 KB, cut for RobotExpressive's 60 KB of held values and root motion
+ * keys only once, 5 % of its load). Such a buffer stays while any clip cut
+ * from it does (at most this much memory held for a small clip).
  */
-const SLAB_BYTES = 1 << 16;
+const SLAB_BYTES = 1 << 18;
 /** Kept parts larger than this get a buffer of their own. */
 const MAX_SLAB_CUT = SLAB_BYTES >> 2;
 let slab = new ArrayBuffer(SLAB_BYTES), slabUsed = 0;
@@ -347,9 +347,9 @@ function copyWords(words: Int32Array, from: number, n: number, out: Int32Array, 
   else for (let i = 0; i < n; i++) out[to + i] = words[from + i];
 }
 
-/** Copies what the clips `entries` of the checked file `bytes` (an {@linkcode alignedFile}) keep outside the core ({@linkcode KeptParts}). */
+/** Copies what the clips `entries` of the checked file `file` keep outside the core ({@linkcode KeptParts}). */
 export function keepClipParts(
-  bytes: Uint8Array,
+  file: FileViews,
   entries: readonly ClipFileEntry[],
   groups: number,
 ): KeptParts {
@@ -363,7 +363,7 @@ export function keepClipParts(
   }
   const [buffer, byteOffset] = keptBuffer(words * 4);
   const out = new Int32Array(buffer, byteOffset, words);
-  const fileWords = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  const fileWords = file.words;
   for (let i = 0; i < entries.length; i++) {
     const { heldAt, extras } = entries[i];
     let to = from[i];

@@ -54,19 +54,21 @@ export function fileViews(bytes: Uint8Array): FileViews {
  * The first of `n` floats from word `from` of the file beyond
  * ±{@linkcode MAX_VALUE} or not finite: its index, or -1. Only the words
  * of chunks the checksum's pass flagged are read (none, in a file of float
- * keys within bounds).
+ * keys within bounds; a chunk that holds a name or lane entries next to the
+ * floats is flagged, and only its words are read again).
  */
 export function firstBeyondIn(file: FileViews, from: number, n: number): number {
   const beyond = file.beyond;
-  if (beyond && n > 0 && from >= BEYOND_FROM) {
-    let flagged = 0;
-    const last = Math.floor((from + n - 1 - BEYOND_FROM) / BEYOND_CHUNK);
-    for (let c = Math.floor((from - BEYOND_FROM) / BEYOND_CHUNK); c <= last; c++) {
-      flagged |= beyond[c];
-    }
-    if (flagged === 0) return -1;
+  if (!beyond || n <= 0 || from < BEYOND_FROM) return firstBeyond(file.words, from, n);
+  const end = from + n, last = ((end - 1 - BEYOND_FROM) / BEYOND_CHUNK) | 0;
+  for (let c = ((from - BEYOND_FROM) / BEYOND_CHUNK) | 0; c <= last; c++) {
+    if (beyond[c] === 0) continue;
+    const start = Math.max(from, BEYOND_FROM + c * BEYOND_CHUNK);
+    const stop = Math.min(end, BEYOND_FROM + (c + 1) * BEYOND_CHUNK);
+    const k = firstBeyond(file.words, start, stop - start);
+    if (k >= 0) return start - from + k;
   }
-  return firstBeyond(file.words, from, n);
+  return -1;
 }
 
 /** Largest magnitude of a key time: far from `TIME_BOUND`, and intervals cannot overflow. */

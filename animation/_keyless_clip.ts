@@ -10,6 +10,7 @@
  */
 
 import type { ChannelPath, Clip, ClipChannel } from "./clip.ts";
+import { privateSlot } from "./_private_slot.ts";
 
 /** A property of a joint that a clip animates. */
 export interface AnimatedProperty {
@@ -22,7 +23,8 @@ interface KeylessParts {
   readonly motion: readonly ClipChannel[];
 }
 
-const keyless = new WeakMap<Clip, KeylessParts>();
+/** A slot, not a WeakMap: a loaded clip's entry outlived it in the young generation (`_private_slot.ts`). */
+const keyless = privateSlot<KeylessParts>();
 
 /** Records what the clip `clip` (which has no channels) was saved with. */
 export function describeKeylessClip(clip: Clip, parts: KeylessParts): void {

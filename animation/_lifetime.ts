@@ -7,6 +7,8 @@
  * @module
  */
 
+import { privateSlot } from "./_private_slot.ts";
+
 /** Frees blocks of a core; runs exactly once. */
 export type Release = () => void;
 
@@ -21,7 +23,7 @@ export class Lifetime {
   #users = 0;
   #disposed = false;
   #released = false;
-  readonly #release: Release;
+  readonly #release: Release | undefined;
   /** The unregister token while the target is watched. */
   #token: object | undefined;
   /** Made on the first `onRelease`: most lifetimes never get one. */
@@ -42,9 +44,10 @@ export class Lifetime {
    * Watches `target`: when it is collected, the memory is released. Not
    * watched (`watched` false) when something that outlives the target is
    * (the clips of one loaded file: their file's group), which saves a
-   * registration per asset.
+   * registration per asset. Without `release`, a subclass gives the
+   * memory back in {@linkcode releaseMemory}.
    */
-  constructor(target: object, release: Release, watched = true) {
+  constructor(target: object, release: Release | undefined, watched = true) {
     this.#release = release;
     if (watched) collected.register(target, this, this.#token = {});
   }
@@ -90,11 +93,19 @@ export class Lifetime {
     this.#free();
   }
 
+  /**
+   * Gives the memory back (once): the `release` given. A subclass may do it
+   * itself instead: one object per asset where a closure made two more.
+   */
+  protected releaseMemory(): void {
+    this.#release!();
+  }
+
   #free(): void {
     if (this.#released) return;
     this.#released = true;
     if (this.#token) collected.unregister(this.#token);
-    this.#release();
+    this.releaseMemory();
     const dependents = this.#dependents;
     if (!dependents) return;
     for (const release of dependents) release();
@@ -102,14 +113,19 @@ export class Lifetime {
   }
 }
 
-const lifetimes = new WeakMap<object, Lifetime>();
+const lifetimes = privateSlot<Lifetime>();
 
 /**
  * Gives `asset` a lifetime that runs `release` when its memory goes (also
- * on its collection, unless `watched` is false: see {@linkcode Lifetime}).
+ * on its collection, unless `watched` is false: see {@linkcode Lifetime}),
+ * or the lifetime `release` (made unwatched, of a subclass).
  */
-export function attachLifetime(asset: object, release: Release, watched = true): Lifetime {
-  const lifetime = new Lifetime(asset, release, watched);
+export function attachLifetime(
+  asset: object,
+  release: Release | Lifetime,
+  watched = true,
+): Lifetime {
+  const lifetime = release instanceof Lifetime ? release : new Lifetime(asset, release, watched);
   lifetimes.set(asset, lifetime);
   return lifetime;
 }

@@ -43,6 +43,7 @@ import { resolveJoint } from "./joint_mask.ts";
 import { compactClipParts } from "./_compact_parts.ts";
 import { alignedFile, readClipFile } from "./_clip_file_read.ts";
 import { loadClipGroup } from "./_clip_file_group.ts";
+import { fileViews } from "./_clip_file_scan.ts";
 import { clipExtras, extrasBytes, writeExtras } from "./_clip_file_extras.ts";
 import { validateMorphChannels } from "./morph.ts";
 import {
@@ -212,7 +213,7 @@ export function saveCompactClips(
   }
   view.setUint32(HEADER.checksum, xxhash32(file.subarray(HEADER.jointCount)), true);
   // What is saved loads: a clip the reader would refuse is refused here.
-  readClipFile(skeleton, file);
+  readClipFile(skeleton, fileViews(file));
   return file;
 }
 
@@ -239,6 +240,6 @@ export function saveCompactClips(
  */
 export function loadCompactClips(skeleton: SkeletonAsset, bytes: Uint8Array): Clip[] {
   checkSkeleton(skeleton, "loadCompactClips");
-  const file = alignedFile(bytes);
+  const file = fileViews(alignedFile(bytes));
   return loadClipGroup(skeleton, file, readClipFile(skeleton, file));
 }

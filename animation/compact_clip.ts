@@ -48,6 +48,7 @@
 import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
+import { privateSlot } from "./_private_slot.ts";
 import { setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { ClipError, readClip } from "./clip_validation.ts";
@@ -220,7 +221,7 @@ const dependents = new WeakMap<SkeletonAsset, WeakSet<CompactClip>>();
  * What a compact clip depends on in `skeleton`, exactly: its core, its
  * parents and the bytes of its rest pose.
  */
-function structureKey(skeleton: SkeletonAsset): string {
+export function structureKey(skeleton: SkeletonAsset): string {
   let key = structureKeys.get(skeleton);
   if (key !== undefined) return key;
   let core = coreIds.get(skeleton.core);
@@ -331,14 +332,14 @@ function tieToSkeleton(compact: CompactClip, skeleton: SkeletonAsset): void {
  * for, whose release its file's clips answer to together
  * (`_clip_file_group.ts`).
  */
-interface LoadedForm {
+export interface LoadedForm {
   readonly compact: CompactClip;
   readonly structure: string;
   readonly skeleton: WeakRef<SkeletonAsset>;
 }
 
-/** Clips loaded from a compact clip file: compact forms without keys. */
-const loadedForms = new WeakMap<Clip, LoadedForm>();
+/** Clips loaded from a compact clip file: compact forms without keys (a slot: `_private_slot.ts`). */
+const loadedForms = privateSlot<LoadedForm>();
 
 /** The compact form of the loaded `clip` for `skeleton`, or a `ClipError` when it has none. */
 function loadedCompact(
@@ -362,18 +363,14 @@ function loadedCompact(
 }
 
 /**
- * @internal Makes `compact` the compact form of the keyless `clip` for
- * `skeleton` and the skeletons of its structure (a loaded clip; its
- * file's group disposes it with `skeleton`, see `_clip_file_group.ts`):
- * played elsewhere, or once the form is gone, the clip throws a
- * `ClipError` rather than build from no keys.
+ * @internal Makes `form.compact` the compact form of the keyless `clip`
+ * for `form.skeleton` and the skeletons of its structure (a loaded clip;
+ * its file's group disposes it with the skeleton, see
+ * `_clip_file_group.ts`): played elsewhere, or once the form is gone, the
+ * clip throws a `ClipError` rather than build from no keys.
  */
-export function adoptCompactClip(
-  clip: Clip,
-  skeleton: WeakRef<SkeletonAsset>,
-  compact: CompactClip,
-): void {
-  loadedForms.set(clip, { compact, structure: structureKey(skeleton.deref()!), skeleton });
+export function adoptCompactClip(clip: Clip, form: LoadedForm): void {
+  loadedForms.set(clip, form);
 }
 
 /**

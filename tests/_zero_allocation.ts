@@ -168,6 +168,7 @@ export function testModes(filter: (mode: Mode) => boolean): void {
         const between = gcs.slice(testing[0] + 1, testing[1]);
         assertEquals(between, [], "collections during the measured frames");
         const growth = result.after - result.before;
+        console.log(`  heap growth ${(growth / frames).toFixed(1)} bytes a frame`);
         assert(
           growth < NOISE_BYTES_PER_FRAME * frames,
           `the heap grew by ${growth} bytes over ${frames} frames (${

@@ -147,17 +147,21 @@ async function run(build: string, threads: string, frames: number, warmup: numbe
   return { result, gcs };
 }
 
-/** Registers a test for each mode `filter` keeps that runs at this run level. */
-export function testModes(filter: (mode: Mode) => boolean): void {
+/**
+ * A test of each mode `filter` keeps that runs at this run level, for the
+ * calling file to register (`Deno.test`): Deno files a test's time under
+ * the module that registered it, and the runner plans by those times.
+ */
+export function modeTests(filter: (mode: Mode) => boolean): Deno.TestDefinition[] {
   const modes = MODES.filter((m) => filter(m) && (RUN_LEVEL !== "fast" || m.fast));
-  for (const { build, threads, lod } of modes) {
+  return modes.map(({ build, threads, lod }) => {
     const frames = build === "scalar" ? SCALAR_FRAMES : threads === "split" ? SPLIT_FRAMES : FRAMES;
     const warmup = build === "scalar" ? SCALAR_WARMUP : lod ? LOD_WARMUP : WARMUP;
-    Deno.test(
-      `${frames} frames of cross-fading characters allocate nothing: ${build}, ${threads}${
+    return {
+      name: `${frames} frames of cross-fading characters allocate nothing: ${build}, ${threads}${
         lod ? ", levels of detail by distance" : ""
       }`,
-      async () => {
+      fn: async () => {
         const { result, gcs } = await run(build, threads, frames, warmup, lod);
         assert(result.characters >= 6, `characters: ${result.characters}`);
         assert(result.dual >= 3, `dual-quaternion characters skinned: ${result.dual}`);
@@ -176,6 +180,6 @@ export function testModes(filter: (mode: Mode) => boolean): void {
           } a frame)`,
         );
       },
-    );
-  }
+    };
+  });
 }

@@ -3,6 +3,6 @@
  * a pool of the scalar build is single-threaded). What it runs and checks:
  * `_zero_allocation.ts`.
  */
-import { testModes } from "./_zero_allocation.ts";
+import { modeTests } from "./_zero_allocation.ts";
 
-testModes((m) => m.build === "scalar");
+for (const test of modeTests((m) => m.build === "scalar")) Deno.test(test);

@@ -5,6 +5,8 @@
  * `zero_allocation_*_test.ts` files, so that the runner runs them side by
  * side).
  */
-import { testModes } from "./_zero_allocation.ts";
+import { modeTests } from "./_zero_allocation.ts";
 
-testModes((m) => m.threads === "single-thread" && m.build !== "scalar" && !m.lod);
+for (
+  const test of modeTests((m) => m.threads === "single-thread" && m.build !== "scalar" && !m.lod)
+) Deno.test(test);

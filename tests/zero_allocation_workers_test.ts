@@ -3,6 +3,8 @@
  * split or not as the split thresholds say, and with every call split.
  * What it runs and checks: `_zero_allocation.ts`.
  */
-import { testModes } from "./_zero_allocation.ts";
+import { modeTests } from "./_zero_allocation.ts";
 
-testModes((m) => m.threads === "workers" || m.threads === "split");
+for (const test of modeTests((m) => m.threads === "workers" || m.threads === "split")) {
+  Deno.test(test);
+}

@@ -44,18 +44,6 @@ const NOISE_BYTES_PER_FRAME = 44;
 const CHILD = new URL("./_zero_allocation_scene.ts", import.meta.url);
 const IMPORT_MAP = new URL("../import_map.dev.json", import.meta.url);
 
-/**
- * Calls of a function before V8 optimizes it with Turbofan, its top tier (V8's default 3,000).
- * The measured frames must run optimized code: code still in a lower tier boxes its doubles,
- * which the test would take for the frame's garbage. Code that runs when a cross-fade starts or
- * ends runs about once in 12 frames, so at V8's default it took 12,000 warm-up frames to settle
- * (27 bytes a frame after them, 90 after 6,000); with this count, 6,000 (31 bytes a frame, simd,
- * single-thread). Turbofan still compiles from the feedback the warm-up gathered, so the
- * optimized code is the one a long-running game gets. Lower counts settled no sooner (500: 39
- * bytes a frame after 4,000, as with 1,000), and `--no-maglev` with it found 162.
- */
-const TURBOFAN_AFTER_CALLS = 1000;
-
 /** The child's core build, threads and whether it sets levels of detail. */
 export interface Mode {
   readonly build: "relaxed-simd" | "simd" | "scalar";
@@ -87,27 +75,31 @@ export const MODES: readonly Mode[] = [
   { build: "simd", threads: "task-parallel", lod: true, fast: true },
 ];
 
-/** Warm-up frames (see `_zero_allocation_scene.ts` and {@linkcode TURBOFAN_AFTER_CALLS}). */
-const WARMUP = 6_000;
+/**
+ * Warm-up frames (see `_zero_allocation_scene.ts`): V8 must have optimized the frame's code with
+ * Turbofan, its top tier, before the measured frames; code still in a lower tier boxes its
+ * doubles. With V8 tiering up sooner (`--invocation-count-for-turbofan=1000`) 6,000 frames
+ * mostly sufficed, but one run in three grew 42–48 bytes a frame, after 12,000 too (27 without
+ * the flag, every time): docs/performance_notes.md, "Tests in three minutes".
+ */
+const WARMUP = 12_000;
 /**
  * The scalar build's frame is some 20 times longer: half the frames still
  * find some 700 bytes a frame.
  */
 const SCALAR_FRAMES = FRAMES / 2;
 /**
- * The scalar build's warm-up: the child's shortest (every clip played twice, 3,600 frames).
- * With V8's default tiering its code was still settling there (on the free models alone the
- * heap grew by 220 KB in the 1,500 frames after it), and it warmed up 6,000 frames; with
- * {@linkcode TURBOFAN_AFTER_CALLS} it grew 27 bytes a frame after 3,600.
+ * Its code is still settling after the child's shortest warm-up (every clip
+ * played twice, 3,600 frames): on the free models alone the heap grew by
+ * 220 KB in the 1,500 frames after it and by 48 KB in the next 1,500.
  */
-const SCALAR_WARMUP = 3_600;
+const SCALAR_WARMUP = 6_000;
 /**
- * Levels of detail: an entity at update rate N runs its frame code a 1/N of the frames, so that
- * code reaches Turbofan last (docs/performance_notes.md, "Zero allocation at update rates above
- * 1"). With V8's default tiering it took 24,000 frames (45–46 bytes a frame after 12,000, free
- * models alone); with {@linkcode TURBOFAN_AFTER_CALLS}, 30–35 after 6,000, so a third more.
+ * Levels of detail: with the free models alone, task-parallel frames grew
+ * the heap 45–46 bytes a frame after 12,000 frames of warm-up and 25 after
+ * 24,000 (code still settling: a frame at rates 2 and 4 is short).
  */
-const LOD_WARMUP = 8_000;
+const LOD_WARMUP = 24_000;
 /** Split calls: a worker's garbage of about 100 bytes a frame shows in so many frames. */
 const SPLIT_FRAMES = FRAMES * 5;
 
@@ -119,8 +111,7 @@ async function run(build: string, threads: string, frames: number, warmup: numbe
       "--allow-read",
       "--allow-env",
       `--import-map=${IMPORT_MAP.href}`,
-      "--v8-flags=--expose-gc,--trace-gc,--min-semi-space-size=1,--max-semi-space-size=1," +
-      `--invocation-count-for-turbofan=${TURBOFAN_AFTER_CALLS}`,
+      "--v8-flags=--expose-gc,--trace-gc,--min-semi-space-size=1,--max-semi-space-size=1",
       CHILD.href,
       build,
       threads,

@@ -235,8 +235,7 @@ if (import.meta.main) {
   // repository's three models a frame is short, and after 3,600 frames the
   // heap still grew 71 bytes a frame while the sampling heap profiler saw no
   // allocation in JavaScript (code and feedback of functions still tiering
-  // up); after 12,000 it does not. The test runs the child with V8 tiering
-  // up to Turbofan sooner, and warms it up 6,000 (`_zero_allocation.ts`).
+  // up); after 12,000 it does not.
   const longest = Math.max(1, ...characters.map((c) => c.clips.length));
   const warmup = Math.max(FADE_EVERY * (2 * longest + 2), Number(Deno.args[3] ?? 12_000));
   for (let f = 0; f < warmup; f++) frame(f);

@@ -9,6 +9,7 @@
 
 import fc from "fast-check";
 import { fail } from "@std/assert";
+import { RUN_LEVEL } from "./_run_level.ts";
 
 function readSeed(): number {
   let text: string | undefined;
@@ -29,24 +30,6 @@ function readSeed(): number {
 export const SEED: number = readSeed();
 /** Cases per fast-check property. */
 export const RUNS = 1000;
-
-/** How many cases the slow property and fuzz tests run: env `MARROW_TEST_RUNS`. */
-export type RunLevel = "fast" | "middle" | "thorough";
-
-function readRunLevel(): RunLevel {
-  let text: string | undefined;
-  try {
-    text = Deno.env.get("MARROW_TEST_RUNS");
-  } catch {
-    // No --allow-env: the fast default.
-  }
-  if (text === undefined || text === "") return "fast";
-  if (text === "fast" || text === "middle" || text === "thorough") return text;
-  throw new RangeError(`MARROW_TEST_RUNS: expected fast, middle or thorough, got ${text}`);
-}
-
-/** The run level: `fast` unless env `MARROW_TEST_RUNS` says `middle` or `thorough` (CI). */
-export const RUN_LEVEL: RunLevel = readRunLevel();
 
 /**
  * The case count of a property or fuzz test: `thorough` at the thorough

@@ -51,6 +51,7 @@
  */
 
 import { skippedModelsLine } from "./_assets.ts";
+import { RUN_LEVEL } from "./_run_level.ts";
 import {
   ADAPTER_DIR,
   DEV_IMPORT_MAP,
@@ -248,7 +249,7 @@ async function runTests(
     junit: `${tmp}/no-report`,
   };
   const base = ["test", ...TEST_PERMISSIONS, "--no-check", "--permit-no-files", mapArg];
-  const planned = planChunks(tests, jobs * CHUNKS_PER_JOB, await readTimes(ROOT));
+  const planned = planChunks(tests, jobs * CHUNKS_PER_JOB, await readTimes(ROOT, RUN_LEVEL));
   const chunks: Chunk[] = [
     check,
     ...[...planned, docs].map((files, i) => ({
@@ -261,6 +262,7 @@ async function runTests(
         ...files,
       ],
       junit: `${tmp}/junit-${i}.xml`,
+      files,
     })),
   ];
   console.log(
@@ -285,9 +287,9 @@ async function runTests(
           `${result.code === 0 ? "passed" : "FAILED"} in ${result.seconds.toFixed(1)} s`,
       );
     },
-  ).then(readReports);
+  ).then((results) => readReports(results, ROOT));
   // A filtered run's times are not its files' times.
-  if (!forwarded.length && counts.failed === 0) await writeTimes(ROOT, times);
+  if (!forwarded.length && counts.failed === 0) await writeTimes(ROOT, RUN_LEVEL, times);
   const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN);
   console.log(
     `\ntests: ${secondsSince(started)}; slowest files (their tests' time): ` +

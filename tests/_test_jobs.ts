@@ -6,13 +6,14 @@
  *
  * Each chunk runs in its own process, so a test that bounds its process's
  * memory (the glTF fuzz test, the soak tests) measures only its own chunk.
- * Files are dealt to chunks in turn (file i to chunk i mod n), which
- * spreads the slow neighbours of a name (the `clip_*`, `ecs_*` families)
- * over the chunks, and a free job takes the next chunk, so a slow chunk
- * does not hold the others back.
+ * Files are dealt to chunks by their times in the last run at the same
+ * run level ({@linkcode planChunks}), the slowest chunks first, and a free
+ * job takes the next chunk, so a slow chunk does not hold the others back.
  *
  * @module
  */
+
+import type { RunLevel } from "./_run_level.ts";
 
 /** Leaf tests by outcome. */
 export interface Counts {
@@ -27,6 +28,8 @@ export interface Chunk {
   readonly label: string;
   readonly args: string[];
   readonly junit: string;
+  /** Its test files (paths from the root), whose times its report gives. */
+  readonly files?: readonly string[];
 }
 
 /** What a chunk did: its exit code, its output (stdout then stderr) and its wall time. */
@@ -71,36 +74,56 @@ export function planChunks(
 }
 
 /**
- * Each file's time from the last run's {@linkcode TIMES_FILE}, else from
- * the committed {@linkcode TIMES_SNAPSHOT} (a fresh clone, CI); empty when
- * neither reads.
+ * Each file's time at run level `level` (`MARROW_TEST_RUNS`: the files'
+ * times differ by level) from the last run's {@linkcode TIMES_FILE}, else
+ * from the committed {@linkcode TIMES_SNAPSHOT} (a fresh clone, CI); empty
+ * when neither has that level.
  */
-export async function readTimes(root: URL): Promise<Map<string, number>> {
+export async function readTimes(root: URL, level: RunLevel): Promise<Map<string, number>> {
   for (const name of [TIMES_FILE, TIMES_SNAPSHOT]) {
-    try {
-      const json = JSON.parse(await Deno.readTextFile(new URL(name, root)));
-      const entries = Object.entries(json).filter(([, s]) => typeof s === "number");
+    const times = (await readLevels(new URL(name, root)))[level];
+    if (times) {
+      const entries = Object.entries(times).filter(([, s]) => typeof s === "number");
       return new Map(entries as [string, number][]);
-    } catch {
-      // Absent or unreadable: the next, or no times.
     }
   }
   return new Map();
 }
 
-/** Writes `seconds` (each file's time) to {@linkcode TIMES_FILE}, for the next run's plan. */
-export async function writeTimes(root: URL, seconds: ReadonlyMap<string, number>): Promise<void> {
+/**
+ * Writes `seconds` (each file's time) as level `level`'s in
+ * {@linkcode TIMES_FILE}, the other levels' kept, for the next run's plan.
+ */
+export async function writeTimes(
+  root: URL,
+  level: RunLevel,
+  seconds: ReadonlyMap<string, number>,
+): Promise<void> {
+  const url = new URL(TIMES_FILE, root);
   const sorted = [...seconds].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
     .map(([file, s]) => [file, Math.round(s * 10) / 10]);
-  await Deno.writeTextFile(
-    new URL(TIMES_FILE, root),
-    JSON.stringify(Object.fromEntries(sorted), null, 2) + "\n",
-  );
+  const levels = { ...await readLevels(url), [level]: Object.fromEntries(sorted) };
+  await Deno.writeTextFile(url, JSON.stringify(levels, null, 2) + "\n");
 }
 
-/** Where each run leaves each test file's time (git-ignored): the next run starts the slowest first. */
+/** A times file's levels, each `{ file: seconds }`; none when absent, unreadable or of another shape. */
+async function readLevels(url: URL): Promise<Partial<Record<RunLevel, Record<string, unknown>>>> {
+  try {
+    const json = JSON.parse(await Deno.readTextFile(url));
+    const levels: Partial<Record<RunLevel, Record<string, unknown>>> = {};
+    for (const level of ["fast", "middle", "thorough"] as const) {
+      const times = json?.[level];
+      if (times && typeof times === "object") levels[level] = times;
+    }
+    return levels;
+  } catch {
+    return {};
+  }
+}
+
+/** Where each run leaves each test file's time by run level (git-ignored): the next run starts the slowest first. */
 export const TIMES_FILE = ".test-times.json";
-/** A copy of one run's {@linkcode TIMES_FILE}, for a clone that has none. */
+/** A copy of runs' {@linkcode TIMES_FILE} (fast and thorough), for a clone that has none. */
 export const TIMES_SNAPSHOT = "tests/_test_times.json";
 
 /**
@@ -148,9 +171,14 @@ export async function runChunks(
  * The leaf tests' counts and each file's time from the chunks' JUnit
  * reports; a chunk that failed without a failed test (an `only` left in, a
  * leak outside a test, a process that stopped early) counts one failure.
+ * Deno files a test under the module whose `Deno.test` registered it: the
+ * tests a helper registers for its callers (`_three_gltf.ts`'s
+ * `testOnModels`) are counted, evenly, for the chunk's files that import
+ * the helper (read from `root`).
  */
 export async function readReports(
   results: readonly ChunkResult[],
+  root: URL,
 ): Promise<{ counts: Counts; times: Map<string, number> }> {
   const counts: Counts = { passed: 0, failed: 0, skipped: 0 };
   const times = new Map<string, number>();
@@ -162,13 +190,33 @@ export async function readReports(
       // No report: the process stopped before running tests (its output says why).
     }
     const chunkCounts = countJunit(xml);
-    fileSeconds(xml, times);
+    const files = chunk.files ?? [];
+    for (const [file, seconds] of fileSeconds(xml)) {
+      const callers = files.includes(file) ? [file] : await importers(files, file, root);
+      for (const caller of callers.length ? callers : [file]) {
+        times.set(caller, (times.get(caller) ?? 0) + seconds / Math.max(1, callers.length));
+      }
+    }
     if (code !== 0 && chunkCounts.failed === 0) chunkCounts.failed = 1;
     counts.passed += chunkCounts.passed;
     counts.failed += chunkCounts.failed;
     counts.skipped += chunkCounts.skipped;
   }
   return { counts, times };
+}
+
+/** Those of `files` whose text names `helper`'s file name (an import of it). */
+async function importers(files: readonly string[], helper: string, root: URL): Promise<string[]> {
+  const name = `/${helper.slice(helper.lastIndexOf("/") + 1)}"`;
+  const found: string[] = [];
+  for (const file of files) {
+    try {
+      if ((await Deno.readTextFile(new URL(file, root))).includes(name)) found.push(file);
+    } catch {
+      // Unreadable: not counted.
+    }
+  }
+  return found;
 }
 
 function unescapeXml(text: string): string {
@@ -233,10 +281,8 @@ function countJunit(xml: string): Counts {
 }
 
 /** Seconds of each file's top-level tests in a JUnit report (module loading not included). */
-function fileSeconds(
-  xml: string,
-  into: Map<string, number> = new Map(),
-): Map<string, number> {
+function fileSeconds(xml: string): Map<string, number> {
+  const into = new Map<string, number>();
   for (const { name, file, seconds } of testCases(xml)) {
     const path = file.replace(/^\.\//, "");
     if (!name.includes(" > ")) into.set(path, (into.get(path) ?? 0) + seconds);

@@ -1,5 +1,5 @@
 /**
- * The zero-allocation test's child process (`tests/zero_allocation_test.ts`
+ * The zero-allocation test's child process (`tests/_zero_allocation.ts`
  * runs it with V8's `--trace-gc` and a small young generation): the README
  * scene and a scene of real characters cross-fading every couple of
  * seconds, a third with a masked upper-body layer, on core build

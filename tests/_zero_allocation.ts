@@ -34,6 +34,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { FRAMES } from "./_zero_allocation_scene.ts";
 import { RUN_LEVEL } from "./_run_level.ts";
+import { runChild } from "./_child.ts";
 
 /**
  * Heap growth over the measured frames still taken for noise: under 44 bytes a frame (measured
@@ -42,7 +43,6 @@ import { RUN_LEVEL } from "./_run_level.ts";
  */
 const NOISE_BYTES_PER_FRAME = 44;
 const CHILD = new URL("./_zero_allocation_scene.ts", import.meta.url);
-const IMPORT_MAP = new URL("../import_map.dev.json", import.meta.url);
 
 /** The child's core build, threads and whether it sets levels of detail. */
 export interface Mode {
@@ -105,24 +105,11 @@ const SPLIT_FRAMES = FRAMES * 5;
 
 /** Runs the child on `build` and `threads`: its trace lines and its result line. */
 async function run(build: string, threads: string, frames: number, warmup: number, lod = false) {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-env",
-      `--import-map=${IMPORT_MAP.href}`,
-      "--v8-flags=--expose-gc,--trace-gc,--min-semi-space-size=1,--max-semi-space-size=1",
-      CHILD.href,
-      build,
-      threads,
-      String(frames),
-      String(warmup),
-      lod ? "lod" : "",
-    ],
-    stdin: "null",
-  }).output();
-  const out = new TextDecoder().decode(stdout);
-  assertEquals(code, 0, new TextDecoder().decode(stderr));
+  const out = await runChild(
+    CHILD,
+    "--expose-gc,--trace-gc,--min-semi-space-size=1,--max-semi-space-size=1",
+    [build, threads, String(frames), String(warmup), lod ? "lod" : ""],
+  );
   // V8 buffers its trace, the result line is written at once: it may land inside a trace line.
   const result = JSON.parse(out.match(/\{"before".*?\}/)![0]) as {
     before: number;

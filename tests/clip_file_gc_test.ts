@@ -9,7 +9,8 @@
  * Run in a child process with `--expose-gc` (`_clip_file_gc_child.ts`),
  * which counts the heap bytes per load left after two young collections.
  */
-import { assert, assertEquals } from "@std/assert";
+import { assert } from "@std/assert";
+import { runChild } from "./_child.ts";
 
 /**
  * Heap bytes per Fox load still taken for noise (measured 620–630: the
@@ -19,23 +20,10 @@ import { assert, assertEquals } from "@std/assert";
  */
 const MAX_SURVIVED_PER_LOAD = 1_000;
 const CHILD = new URL("./_clip_file_gc_child.ts", import.meta.url);
-const IMPORT_MAP = new URL("../import_map.dev.json", import.meta.url);
 
 Deno.test("clip files: a dropped load's clips do not survive a young-generation collection", async () => {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-env",
-      `--import-map=${IMPORT_MAP.href}`,
-      "--v8-flags=--expose-gc",
-      CHILD.href,
-      "Fox.glb",
-    ],
-    stdin: "null",
-  }).output();
-  assertEquals(code, 0, new TextDecoder().decode(stderr));
-  const { survivedPerLoad, fileBytes } = JSON.parse(new TextDecoder().decode(stdout));
+  const out = await runChild(CHILD, "--expose-gc", ["Fox.glb"]);
+  const { survivedPerLoad, fileBytes } = JSON.parse(out);
   assert(fileBytes > 0);
   assert(
     survivedPerLoad < MAX_SURVIVED_PER_LOAD,

@@ -16,6 +16,7 @@ import type { SharedCore } from "./_shared_core.ts";
 import {
   ASLEEP_AT,
   CHUNK_INTS,
+  CLAIM_BITS,
   HOLD_AT,
   MESSAGE_AT,
   MESSAGE_LENGTH_AT,
@@ -24,6 +25,7 @@ import {
   SLOT_INTS,
   startWorker,
   STOP,
+  TASK_AT,
   WOKEN_AT,
   type WorkerStart,
 } from "./_pool_worker.ts";
@@ -37,8 +39,14 @@ const MAX_ARGS = 8;
  * little to wait for at the end of a task.
  */
 const CHUNKS_PER_THREAD = 8;
-/** The claim counter's value while the chunk table is being written: beyond every chunk. */
-const CLOSED = 1 << 30;
+/**
+ * A claim's chunk index while no task is open (its table being written, or
+ * none out): beyond every chunk, with room below the task's number for
+ * every claim a task's threads make after it.
+ */
+const CLOSED = 1 << (CLAIM_BITS - 1);
+/** Task numbers wrap within the claim's high bits. */
+const TASK_MASK = (1 << (32 - CLAIM_BITS)) - 1;
 
 const ERROR_TYPES: Record<string, ErrorConstructor> = {
   RangeError,
@@ -87,6 +95,8 @@ export class ThreadPool {
   readonly #canBlock = canBlock();
   readonly #sequence: number[];
   /** Where the chunk table starts, in int32s. */
+  /** The number of the last task handed out (`TASK_AT`). */
+  #task = 0;
   readonly #chunksAt: number;
   /** The first chunk that threw on this thread, and its error. */
   #localChunk = -1;
@@ -146,6 +156,8 @@ export class ThreadPool {
               HOLD_AT,
               ASLEEP_AT,
               WOKEN_AT,
+              TASK_AT,
+              CLAIM_BITS,
             ],
             spin: SPIN,
           };
@@ -207,20 +219,23 @@ export class ThreadPool {
     this.#localError = undefined;
     this.#localChunks = 0;
     const i32 = this.#i32, f64 = this.#f64;
-    // Every chunk of the task before is done: a worker woken late for it claims nothing now.
-    Atomics.store(i32, 1, CLOSED);
+    // Every chunk of the task before is done. A new number first: a claim
+    // made in the task before, not yet checked, is now another task's.
+    const task = this.#task = (this.#task + 1) & TASK_MASK;
+    Atomics.store(i32, TASK_AT, task);
+    Atomics.store(i32, 1, task << CLAIM_BITS | CLOSED);
     for (let c = 0; c < chunks.length; c++) {
       const args = chunks[c], at = this.#chunksAt + c * CHUNK_INTS;
       // A chunk without rows is a call on no rows.
       for (let a = 0; a < argCount; a++) f64[at / 2 + a] = args ? args[a] : 0;
       if (!args) f64[at / 2 + 1] = 0;
     }
-    i32[2] = chunks.length;
+    Atomics.store(i32, 2, chunks.length);
     i32[3] = kernel;
     i32[4] = argCount;
     for (let w = 1; w < this.threads; w++) i32[w * SLOT_INTS + 2] = 0;
     Atomics.store(i32, 0, chunks.length);
-    Atomics.store(i32, 1, 0);
+    Atomics.store(i32, 1, task << CLAIM_BITS);
     for (let w = 1; w < this.threads; w++) {
       const base = w * SLOT_INTS;
       const sequence = this.#sequence[w - 1] = this.#sequence[w - 1] % 0x7fff_fffe + 1;
@@ -244,7 +259,7 @@ export class ThreadPool {
     if (this.#busy || this.#closed) return;
     const i32 = this.#i32;
     // No task is out: the counter goes back beyond every chunk, so that wakes never add up.
-    Atomics.store(i32, 1, CLOSED);
+    Atomics.store(i32, 1, this.#task << CLAIM_BITS | CLOSED);
     for (let w = 1; w < this.threads; w++) {
       const base = w * SLOT_INTS;
       // A spinning worker needs no wake: only one asleep is notified.
@@ -261,8 +276,13 @@ export class ThreadPool {
    * kept for {@linkcode finish}.
    */
   claim(chunks: readonly Share[], local: (...args: number[]) => number): void {
-    const i32 = this.#i32;
-    for (let c = Atomics.add(i32, 1, 1); c < chunks.length; c = Atomics.add(i32, 1, 1)) {
+    const i32 = this.#i32, index = (1 << CLAIM_BITS) - 1;
+    // This thread claims only while its own task is out: every claim is of it.
+    for (
+      let c = Atomics.add(i32, 1, 1) & index;
+      c < chunks.length;
+      c = Atomics.add(i32, 1, 1) & index
+    ) {
       const args = chunks[c];
       this.#localChunks++;
       try {
@@ -289,12 +309,30 @@ export class ThreadPool {
     return { asleep, woken };
   }
 
-  /** Holds the workers back from claiming chunks, or lets them go (tests). */
-  holdWorkers(held: boolean): void {
+  /**
+   * Holds the workers back from claiming chunks, or lets them go (tests);
+   * `afterClaim`: holds each at its next claim instead, before the claim is
+   * checked against the task.
+   */
+  holdWorkers(held: boolean, afterClaim = false): void {
     for (let w = 1; w < this.threads; w++) {
-      Atomics.store(this.#i32, w * SLOT_INTS + HOLD_AT, held ? 1 : 0);
+      Atomics.store(this.#i32, w * SLOT_INTS + HOLD_AT, held ? afterClaim ? 2 : 1 : 0);
       Atomics.notify(this.#i32, w * SLOT_INTS + HOLD_AT);
     }
+  }
+
+  /** Workers held after a claim, before its check (tests: {@linkcode holdWorkers}). */
+  get heldAfterClaim(): number {
+    let held = 0;
+    for (let w = 1; w < this.threads; w++) {
+      if (Atomics.load(this.#i32, w * SLOT_INTS + HOLD_AT) === 3) held++;
+    }
+    return held;
+  }
+
+  /** Chunks of the last task not yet finished (tests). */
+  get chunksLeft(): number {
+    return Atomics.load(this.#i32, 0);
   }
 
   /** Waits for the chunks still running of the task {@linkcode start} handed out: see {@linkcode run}. */

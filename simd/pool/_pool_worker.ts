@@ -15,16 +15,17 @@
  * | int32 of slot 0 (the calling thread's) | meaning                     |
  * | -------------------------------------- | --------------------------- |
  * | 0                                      | chunks not yet finished     |
- * | 1                                      | next chunk to claim         |
+ * | 1                                      | claims: the task's number × 2^CLAIM_BITS + the next chunk to claim |
  * | 2                                      | chunk count                 |
  * | 3                                      | kernel index (into the names given at start) |
  * | 4                                      | argument count              |
+ * | 5                                      | the task's number (`TASK_AT`) |
  *
  * | int32 of a worker's slot | meaning                                      |
  * | ------------------------ | -------------------------------------------- |
  * | 0                        | sequence number: a new value is a new task   |
  * | 2                        | 1 + the first chunk that threw, 0 if none (name, NUL, message at 32, UTF-16) |
- * | 5                        | 1 while a test holds the worker back          |
+ * | 5                        | tests: 1 holds the worker back before it claims; 2 after its next claim, before the claim's check (3 while held there) |
  * | 6                        | 1 while the worker sleeps (or is about to)    |
  * | 7                        | times the worker woke from its sleep (tests)  |
  *
@@ -60,6 +61,17 @@ export const HOLD_AT = 5;
 export const ASLEEP_AT = 6;
 /** Int32 of a worker's slot counting the times it woke from its sleep (tests). */
 export const WOKEN_AT = 7;
+/**
+ * Int32 of slot 0 holding the task's number. A claim carries the number of
+ * the task it was made in: a thread that claimed after a task ended (the
+ * claim beyond its chunks) and was descheduled before it read the chunk
+ * count could otherwise take the index for a chunk of the next task, which
+ * another thread claims too, and the count of chunks left would never come
+ * back to 0. It is its task's only while that number is still the task's.
+ */
+export const TASK_AT = 5;
+/** Low bits of a claim: the chunk index; the high bits are the task's number (mod 2^21). */
+export const CLAIM_BITS = 11;
 
 /** What a worker receives once, at start. */
 export interface WorkerStart {
@@ -68,7 +80,7 @@ export interface WorkerStart {
   readonly control: SharedArrayBuffer;
   readonly slot: number;
   readonly kernels: readonly string[];
-  /** Slot ints, message at, message length at, message units, stop, chunks at, chunk ints, result at, hold at, asleep at, woken at. */
+  /** Slot ints, message at, message length at, message units, stop, chunks at, chunk ints, result at, hold at, asleep at, woken at, task at, claim bits. */
   readonly layout: readonly number[];
   readonly spin: number;
 }
@@ -95,6 +107,8 @@ function workerMain(): void {
       holdAt,
       asleepAt,
       wokenAt,
+      taskAt,
+      claimBits,
     ] = start.layout;
     const exports = new WebAssembly.Instance(start.module, { env: { memory: start.memory } })
       .exports as Record<string, (...args: number[]) => number | undefined>;
@@ -128,10 +142,21 @@ function workerMain(): void {
       if (sequence === seen) continue;
       if (sequence === stop) break;
       seen = sequence;
-      while (Atomics.load(i32, base + holdAt) !== 0) Atomics.wait(i32, base + holdAt, 1);
+      while (Atomics.load(i32, base + holdAt) === 1) Atomics.wait(i32, base + holdAt, 1);
       // The chunk is claimed before the task is read: a worker woken late
       // claims nothing of a finished task and whole chunks of the next one.
-      for (let chunk = Atomics.add(i32, 1, 1); chunk < i32[2]; chunk = Atomics.add(i32, 1, 1)) {
+      // The count is read before the task's number (`TASK_AT`), which a new
+      // task changes before its count: a claim is a chunk of the task it
+      // was made in, or nothing.
+      for (;;) {
+        const claim = Atomics.add(i32, 1, 1), chunk = claim & ((1 << claimBits) - 1);
+        // Tests: held between its claim and the claim's check (2), saying so (3).
+        if (Atomics.compareExchange(i32, base + holdAt, 2, 3) === 2) {
+          while (Atomics.load(i32, base + holdAt) === 3) Atomics.wait(i32, base + holdAt, 3);
+        }
+        if (chunk >= Atomics.load(i32, 2) || claim >>> claimBits !== Atomics.load(i32, taskAt)) {
+          break;
+        }
         const at = chunksAt + chunk * chunkInts;
         try {
           // The task's arguments passed as they are, no spread: a call of

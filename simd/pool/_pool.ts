@@ -13,6 +13,7 @@
  */
 
 import type { SharedCore } from "./_shared_core.ts";
+import { callWith, workerError } from "./_pool_calls.ts";
 import {
   ASLEEP_AT,
   CHUNK_INTS,
@@ -48,11 +49,6 @@ const CLOSED = 1 << (CLAIM_BITS - 1);
 /** Task numbers wrap within the claim's high bits. */
 const TASK_MASK = (1 << (32 - CLAIM_BITS)) - 1;
 
-const ERROR_TYPES: Record<string, ErrorConstructor> = {
-  RangeError,
-  TypeError,
-};
-
 /** Whether this thread may block in `Atomics.wait` (not a browser's main thread). */
 function canBlock(): boolean {
   try {
@@ -65,24 +61,6 @@ function canBlock(): boolean {
 
 /** One chunk of a task: its kernel arguments (undefined: no rows). */
 export type Share = readonly number[] | undefined;
-
-/**
- * `fn(...args)` without a spread for up to four arguments: a call of the
- * kernel's own arity allocates nothing (a spread makes an array, and a
- * WebAssembly call of another arity boxes its arguments).
- */
-function callWith(fn: (...args: number[]) => number, args: readonly number[]): number {
-  switch (args.length) {
-    case 2:
-      return fn(args[0], args[1]);
-    case 3:
-      return fn(args[0], args[1], args[2]);
-    case 4:
-      return fn(args[0], args[1], args[2], args[3]);
-    default:
-      return fn(...args);
-  }
-}
 
 /** The worker threads of a pool; the calling thread is thread 0. */
 export class ThreadPool {
@@ -372,7 +350,7 @@ export class ThreadPool {
         const failed = i32[w * SLOT_INTS + 2] - 1;
         if (failed >= 0 && failed < first) [first, slot] = [failed, w];
       }
-      if (slot > 0) throw this.#errorOf(slot * SLOT_INTS);
+      if (slot > 0) throw workerError(this.#i32, this.#u16, slot * SLOT_INTS);
       if (first < chunks.length) throw this.#localError;
       // One array for every task, rewritten: valid until the next task.
       const results = this.#resultsOut;
@@ -392,19 +370,6 @@ export class ThreadPool {
     for (let left = Atomics.load(i32, 0); left !== 0; left = Atomics.load(i32, 0)) {
       if (this.#canBlock) Atomics.wait(i32, 0, left);
     }
-  }
-
-  /** The error a worker recorded: a RuntimeError for a trap, as on this thread. */
-  #errorOf(base: number): Error {
-    const units = this.#u16.subarray(
-      (base + MESSAGE_AT) * 2,
-      (base + MESSAGE_AT) * 2 + this.#i32[base + MESSAGE_LENGTH_AT],
-    );
-    const text = String.fromCharCode(...units);
-    const nul = text.indexOf("\u0000");
-    const [name, message] = nul < 0 ? ["Error", text] : [text.slice(0, nul), text.slice(nul + 1)];
-    if (name === "RuntimeError") return new WebAssembly.RuntimeError(message);
-    return new (ERROR_TYPES[name] ?? Error)(message);
   }
 
   /** Stops the workers. Idempotent; later tasks run on the calling thread. */

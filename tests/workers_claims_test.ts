@@ -14,15 +14,7 @@ import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { threadsOf } from "../simd/pool/_parallel_kernels.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/abi.ts";
 import { bestBuild } from "../simd/wasm/_core.ts";
-
-/** Waits (without blocking the event loop) until `done`, for at most 10 s: whether it came. */
-async function until(done: () => boolean): Promise<boolean> {
-  for (const end = Date.now() + 10_000; Date.now() < end;) {
-    if (done()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return done();
-}
+import { until } from "./_until.ts";
 
 Deno.test("workers: a claim made after its task ended takes no chunk of the next task", async () => {
   using pool = await createWorkerPool({ workers: 2, build: bestBuild() });

@@ -14,18 +14,10 @@ import { coreMemory } from "../simd/memory/_instance.ts";
 import { bestBuild } from "../simd/wasm/_core.ts";
 import { skinnedOutput, waveScene } from "./_workers.ts";
 import { assertSameBits, bits } from "./_bits.ts";
+import { until } from "./_until.ts";
 
 const BUILD = bestBuild();
 const SHAPE = { joints: 16, segments: 8, rings: 40, influences: 4 } as const;
-
-/** Waits (without blocking the event loop) until `done`, for at most 10 s: whether it came. */
-async function until(done: () => boolean): Promise<boolean> {
-  for (const end = Date.now() + 10_000; Date.now() < end;) {
-    if (done()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return done();
-}
 
 Deno.test("workers: a wake rouses a sleeping worker, and wakes without a task change no frame", async () => {
   const plainScene = waveScene(Core.create(BUILD), 120, SHAPE);

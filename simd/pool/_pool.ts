@@ -72,9 +72,9 @@ export class ThreadPool {
   readonly #u16: Uint16Array;
   readonly #canBlock = canBlock();
   readonly #sequence: number[];
-  /** Where the chunk table starts, in int32s. */
   /** The number of the last task handed out (`TASK_AT`). */
   #task = 0;
+  /** Where the chunk table starts, in int32s. */
   readonly #chunksAt: number;
   /** The first chunk that threw on this thread, and its error. */
   #localChunk = -1;

@@ -151,7 +151,10 @@ function workerMain(): void {
       for (;;) {
         const claim = Atomics.add(i32, 1, 1), chunk = claim & ((1 << claimBits) - 1);
         // Tests: held between its claim and the claim's check (2), saying so (3).
-        if (Atomics.compareExchange(i32, base + holdAt, 2, 3) === 2) {
+        if (
+          Atomics.load(i32, base + holdAt) === 2 &&
+          Atomics.compareExchange(i32, base + holdAt, 2, 3) === 2
+        ) {
           while (Atomics.load(i32, base + holdAt) === 3) Atomics.wait(i32, base + holdAt, 3);
         }
         if (chunk >= Atomics.load(i32, 2) || claim >>> claimBits !== Atomics.load(i32, taskAt)) {

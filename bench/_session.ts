@@ -15,7 +15,10 @@
  * the task passes `--min-semi-space-size`), and per Marrow cross-fade. A
  * last row times a fixed arithmetic loop of about Marrow's median frame the
  * same way: the machine's own noise, to read the worst frames against.
- * The machine is shared and noisy: compare the rows of one run.
+ * The rows run interleaved, frame by frame, in an order that turns each
+ * frame: a shared, noisy machine's slow minutes fall on every row alike,
+ * where rows run one after the other compared different minutes (three.js's
+ * mean moved 2× between two such runs).
  *
  * @module
  */
@@ -73,14 +76,15 @@ function schedule() {
   }));
 }
 
-/** Times `frames` frames of `frame`: statistics in ms after the warm-up. */
-function timeFrames(frame: (f: number) => void): Omit<SessionRow, "name" | "bytesPerFrame"> {
-  const times = new Float64Array(FRAMES);
-  for (let f = 0; f < FRAMES; f++) {
-    const start = performance.now();
-    frame(f);
-    times[f] = performance.now() - start;
-  }
+/** A row of the session: its frame, and what it allocates, measured after the frames. */
+interface SessionRun {
+  readonly name: string;
+  readonly frame: (f: number) => void;
+  readonly bytes: () => Pick<SessionRow, "bytesPerFrame" | "bytesPerCrossFade">;
+}
+
+/** Statistics in ms of one row's frame times after the warm-up. */
+function statistics(times: Float64Array): Omit<SessionRow, "name" | "bytesPerFrame"> {
   const steady = Array.from(times.subarray(WARMUP)).sort((a, b) => a - b);
   const at = (q: number) => steady[Math.min(steady.length - 1, Math.floor(q * steady.length))];
   return {
@@ -89,6 +93,28 @@ function timeFrames(frame: (f: number) => void): Omit<SessionRow, "name" | "byte
     p99: at(0.99),
     worst: steady[steady.length - 1],
   };
+}
+
+/**
+ * Times `FRAMES` frames of every run, interleaved: frame `f` of each in
+ * turn, starting with run `f mod runs` (no row always follows the same
+ * one). `afterWarmUp` runs once, untimed, when the warm-up ends.
+ */
+function timeInterleaved(
+  runs: readonly SessionRun[],
+  afterWarmUp: (times: readonly Float64Array[]) => void,
+): Float64Array[] {
+  const times = runs.map(() => new Float64Array(FRAMES));
+  for (let f = 0; f < FRAMES; f++) {
+    if (f === WARMUP) afterWarmUp(times);
+    for (let k = 0; k < runs.length; k++) {
+      const r = (f + k) % runs.length;
+      const start = performance.now();
+      runs[r].frame(f);
+      times[r][f] = performance.now() - start;
+    }
+  }
+  return times;
 }
 
 /** Heap bytes per call of `fn` over `count` calls (none collected: see the module doc). */
@@ -111,7 +137,7 @@ function upperBody(skeleton: SkeletonAsset): Float32Array {
 }
 
 /** Marrow's session on `pool` (or one thread). */
-async function marrowSession(name: string, pool?: WorkerPool): Promise<SessionRow> {
+async function marrowSession(name: string, pool?: WorkerPool): Promise<SessionRun> {
   const core = pool?.core ?? Core.create();
   const world = createWorld();
   createAnimation(world, { core });
@@ -167,17 +193,18 @@ async function marrowSession(name: string, pool?: WorkerPool): Promise<SessionRo
     }
     animate(world, DT);
   };
-  const stats = timeFrames(frame);
-  const bytesPerFrame = bytesPer(60, (f) => frame(FRAMES + f));
-  const bytesPerCrossFade = bytesPer(1000, (n) => {
-    const i = n % plan.length, clips = assets.get(plan[i].model)!.clips;
-    crossFadeTo(world, entities[i], clips[n % clips.length], FADE);
+  const bytes = () => ({
+    bytesPerFrame: bytesPer(60, (f) => frame(FRAMES + f)),
+    bytesPerCrossFade: bytesPer(1000, (n) => {
+      const i = n % plan.length, clips = assets.get(plan[i].model)!.clips;
+      crossFadeTo(world, entities[i], clips[n % clips.length], FADE);
+    }),
   });
-  return { name, ...stats, bytesPerFrame, bytesPerCrossFade };
+  return { name, frame, bytes };
 }
 
 /** three.js's mixer on the same characters: animation and world matrices, no skinning. */
-async function threeSession(): Promise<SessionRow> {
+async function threeSession(): Promise<SessionRun> {
   const sources = new Map<string, { scene: THREE.Object3D; clips: THREE.AnimationClip[] }>();
   for (const file of MODELS) {
     const three = await loadThree(Deno.readFileSync(findModel(file)!));
@@ -235,40 +262,47 @@ async function threeSession(): Promise<SessionRow> {
       c.root.updateMatrixWorld(true);
     }
   };
-  const stats = timeFrames(frame);
-  const bytesPerFrame = bytesPer(60, (f) => frame(FRAMES + f));
-  return { name: "three.js AnimationMixer (animation only)", ...stats, bytesPerFrame };
+  return {
+    name: "three.js AnimationMixer (animation only)",
+    frame,
+    bytes: () => ({ bytesPerFrame: bytesPer(60, (f) => frame(FRAMES + f)) }),
+  };
 }
 
 /**
- * The machine's own noise: a fixed, allocation-free arithmetic loop sized to
- * about `target` ms, timed per frame like the sessions. Its worst frame over
- * its median is what preemption alone does to a frame on this machine; a
- * session row whose ratio is no worse is not the library's doing.
+ * The machine's own noise: a fixed, allocation-free arithmetic loop, timed
+ * per frame like the sessions and sized by `calibrate` to about a target
+ * in ms (nothing before). Its worst frame over its median is what
+ * preemption alone does to a frame on this machine; a session row whose
+ * ratio is no worse is not the library's doing.
  */
-function noiseRow(target: number): SessionRow {
+function noiseRun(): SessionRun & { calibrate(target: number): void } {
   const data = new Float64Array(4096).map((_, i) => i / 4096);
-  let sink = 0;
-  const work = (rounds: number) => {
-    for (let r = 0; r < rounds; r++) {
+  let sink = 0, rounds = 0;
+  const work = (count: number) => {
+    for (let r = 0; r < count; r++) {
       for (let i = 0; i < data.length; i++) sink += data[i] * data[(i * 7) & 4095];
     }
   };
-  // Calibrated after the loop is compiled (timed before, it is many times slower).
-  for (let i = 0; i < 200; i++) work(1);
-  let rounds = 1;
-  for (let pass = 0; pass < 3; pass++) {
-    const start = performance.now();
-    work(rounds);
-    const took = Math.max(performance.now() - start, 1e-3);
-    rounds = Math.max(1, Math.round(rounds * target / took));
-  }
-  const stats = timeFrames(() => work(rounds));
-  if (sink === -1) console.log(sink);
   return {
     name: "machine noise: fixed arithmetic of about the median frame",
-    ...stats,
-    bytesPerFrame: 0,
+    frame: () => work(rounds),
+    bytes: () => {
+      if (sink === -1) console.log(sink);
+      return { bytesPerFrame: 0 };
+    },
+    calibrate(target: number) {
+      // After the loop is compiled (timed before, it is many times slower).
+      for (let i = 0; i < 200; i++) work(1);
+      let count = 1;
+      for (let pass = 0; pass < 3; pass++) {
+        const start = performance.now();
+        work(count);
+        const took = Math.max(performance.now() - start, 1e-3);
+        count = Math.max(1, Math.round(count * target / took));
+      }
+      rounds = count;
+    },
   };
 }
 
@@ -297,15 +331,27 @@ export function sessionTable(group: string, rows: readonly SessionRow[]): string
 
 if (import.meta.main) {
   const group = `session: ${CHARACTERS} × ${MODELS.map((m) => m.replace(".glb", "")).join(", ")}`;
-  const rows: SessionRow[] = [];
-  rows.push(await threeSession());
-  rows.push(await marrowSession("Marrow, single-threaded"));
   const pool = await createWorkerPool({ workers: 2 });
   try {
-    rows.push(await marrowSession(`Marrow, 2 threads (${pool.mode})`, pool));
+    const noise = noiseRun();
+    const runs: SessionRun[] = [
+      await threeSession(),
+      await marrowSession("Marrow, single-threaded"),
+      await marrowSession(`Marrow, 2 threads (${pool.mode})`, pool),
+      noise,
+    ];
+    // The noise loop is sized to the single-threaded frame's median over the warm-up's second half.
+    const times = timeInterleaved(runs, (warm) => {
+      const settled = warm[1].slice(WARMUP / 2, WARMUP).sort();
+      noise.calibrate(settled[settled.length >> 1]);
+    });
+    const rows = runs.map((run, r) => ({
+      name: run.name,
+      ...statistics(times[r]),
+      ...run.bytes(),
+    }));
+    console.log(sessionTable(group, rows));
   } finally {
     pool.close();
   }
-  rows.push(noiseRow(rows[1].median));
-  console.log(sessionTable(group, rows));
 }

@@ -98,8 +98,15 @@ const validatedMorphs = new WeakSet<Clip>();
  * checked again.
  */
 export function validateMorphChannels(clip: Clip): void {
-  const channels = clip.morphChannels;
-  if (channels === undefined || validatedMorphs.has(clip)) return;
+  // The check of a clip played before stays apart from the closure below,
+  // which would make every call allocate its context (`validateClip` too).
+  if (clip.morphChannels !== undefined && !validatedMorphs.has(clip)) {
+    validateNewMorphChannels(clip);
+  }
+}
+
+function validateNewMorphChannels(clip: Clip): void {
+  const channels = clip.morphChannels!;
   const fail = (where: string, message: string): never => {
     throw new ClipError(clip.name, -1, -1, `morphChannels${where}: ${message}`);
   };

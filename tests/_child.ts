@@ -11,17 +11,22 @@ import { assertEquals } from "@std/assert";
 
 const IMPORT_MAP = new URL("../import_map.dev.json", import.meta.url);
 
-/** Runs `child` with `v8Flags` (comma-separated) and `args`; returns its stdout. */
+/**
+ * Runs `child` with `v8Flags` (comma-separated), `args` and any further
+ * `permissions` flags; returns its stdout.
+ */
 export async function runChild(
   child: URL,
   v8Flags: string,
   args: readonly string[],
+  permissions: readonly string[] = [],
 ): Promise<string> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--allow-read",
       "--allow-env",
+      ...permissions,
       `--import-map=${IMPORT_MAP.href}`,
       `--v8-flags=${v8Flags}`,
       child.href,

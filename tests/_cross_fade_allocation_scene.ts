@@ -8,7 +8,8 @@
  * over `MEASURED_ROUNDS` more. Prints, as one JSON line, every sampled
  * allocation whose stack has a frame in Marrow's own modules (not
  * `tests/`), with its bytes and the stack's innermost Marrow frames, and
- * the counts the test checks the scene by.
+ * the counts the test checks the scene by. Arguments: the warm-up's rounds,
+ * and `single-thread` (default), `workers` or `task-parallel` (2 workers).
  *
  * The profiler names the function that allocated, where a heap-growth
  * measure only says how much: the garbage is a context, an array or a
@@ -27,7 +28,7 @@ import {
 } from "../mod.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
 import { addLayer, jointMask } from "../layers.ts";
-import { Core } from "../kernels.ts";
+import { Core, createWorkerPool } from "../kernels.ts";
 import { findModel } from "./_assets.ts";
 
 const MODELS = ["Fox.glb", "CesiumMan.glb", "RobotExpressive.glb", "Xbot.glb", "Soldier.glb"];
@@ -51,10 +52,12 @@ const post = (method: string, params: object = {}) =>
     session.post(method, params, (error, result) => error ? reject(error) : resolve(result))
   );
 
-const core = Core.create("simd");
+const threads = Deno.args[1] ?? "single-thread";
+const pool = threads === "single-thread" ? undefined : await createWorkerPool({ workers: 2 });
+const core = pool?.core ?? Core.create("simd");
 const world = createWorld();
 createAnimation(world, { core });
-const animate = createAnimationPipeline();
+const animate = createAnimationPipeline({ pool, taskParallel: threads === "task-parallel" });
 const characters: { eid: number; clips: readonly unknown[] }[] = [];
 let layered = 0;
 for (const file of MODELS) {
@@ -116,6 +119,7 @@ const sites: { bytes: number; stack: string[] }[] = [];
   for (const child of node.children) walk(child, here);
 })(profile.head, []);
 
+pool?.close();
 console.log(JSON.stringify({
   characters: characters.length,
   layered,

@@ -15,29 +15,33 @@ import { RUN_LEVEL } from "./_run_level.ts";
 
 const CHILD = new URL("./_cross_fade_allocation_scene.ts", import.meta.url);
 
-Deno.test("cross-fades and replays of clips played before allocate nothing, nor do their frames", async () => {
-  // Rounds of warm-up (a cross-fade of every character and 30 frames each): V8's top tier for
-  // the calls and the frame, whose lower tiers box doubles.
-  const warmup = RUN_LEVEL === "fast" ? 150 : 300;
-  const out = await runChild(CHILD, "--max-semi-space-size=16", [String(warmup)], [
-    "--allow-sys",
-  ]);
-  const result = JSON.parse(out.trim().split("\n").at(-1)!) as {
-    characters: number;
-    layered: number;
-    calls: number;
-    frames: number;
-    sites: { bytes: number; stack: string[] }[];
-  };
-  assert(result.characters >= 24, `characters: ${result.characters}`);
-  assert(result.layered >= 9, `characters with a masked layer: ${result.layered}`);
-  assertEquals(result.calls, result.characters * 10);
-  const bytes = result.sites.reduce((sum, site) => sum + site.bytes, 0);
-  const where = result.sites.toSorted((a, b) => b.bytes - a.bytes).slice(0, 8)
-    .map((site) => `  ${site.bytes} bytes in ${site.stack.join(" <- ")}`).join("\n");
-  assertEquals(
-    bytes,
-    0,
-    `${bytes} bytes allocated by Marrow over ${result.calls} calls and ${result.frames} frames:\n${where}`,
-  );
-});
+/** Thread modes: the calling thread alone, and at the thorough level (CI) task-parallel on 2 workers. */
+const MODES = RUN_LEVEL === "fast" ? ["single-thread"] : ["single-thread", "task-parallel"];
+
+for (const threads of MODES) {
+  Deno.test(`cross-fades and replays of clips played before allocate nothing, nor do their frames: ${threads}`, async () => {
+    // Rounds of warm-up (a cross-fade of every character and 30 frames each): V8's top tier for
+    // the calls and the frame, whose lower tiers box doubles.
+    const out = await runChild(CHILD, "--max-semi-space-size=16", ["150", threads], [
+      "--allow-sys",
+    ]);
+    const result = JSON.parse(out.trim().split("\n").at(-1)!) as {
+      characters: number;
+      layered: number;
+      calls: number;
+      frames: number;
+      sites: { bytes: number; stack: string[] }[];
+    };
+    assert(result.characters >= 24, `characters: ${result.characters}`);
+    assert(result.layered >= 9, `characters with a masked layer: ${result.layered}`);
+    assertEquals(result.calls, result.characters * 10);
+    const bytes = result.sites.reduce((sum, site) => sum + site.bytes, 0);
+    const where = result.sites.toSorted((a, b) => b.bytes - a.bytes).slice(0, 8)
+      .map((site) => `  ${site.bytes} bytes in ${site.stack.join(" <- ")}`).join("\n");
+    assertEquals(
+      bytes,
+      0,
+      `${bytes} bytes allocated by Marrow over ${result.calls} calls and ${result.frames} frames:\n${where}`,
+    );
+  });
+}

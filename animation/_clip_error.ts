@@ -16,6 +16,7 @@ import { sampleClip } from "./clip.ts";
 import { ChannelCursor } from "./_channel_cursor.ts";
 import { MATRIX_FLOATS, PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
 import { sampleCompact, sampleMemory } from "../simd/scalar/sample.ts";
+import { standaloneCache } from "./_playback_cache.ts";
 import { type ClipImage, sameBytes } from "./_clip_image.ts";
 import { axisLength, modelMatrices, type SkeletonGeometry } from "./_skeleton_geometry.ts";
 import { type ImagePlayer, playImage, type PoseMatrices } from "./_image_player.ts";
@@ -373,14 +374,13 @@ export function measureError(
     return worst < boundSquared;
   };
   if (!exact.player || !playImage(exact.player, image, times, visit, lasts)) {
-    const floats = poseFloats(n);
-    const cacheAt = image.bytes.length, poseAt = cacheAt + image.template.length;
-    const buffer = new ArrayBuffer(poseAt + floats * 4);
+    const floats = poseFloats(n), groups = Math.ceil(n / 4);
+    const cache = standaloneCache(image.template, groups), cacheAt = image.bytes.length;
+    const poseAt = cacheAt + cache.length, buffer = new ArrayBuffer(poseAt + floats * 4);
     new Uint8Array(buffer).set(image.bytes);
-    new Uint8Array(buffer).set(image.template, cacheAt);
+    new Uint8Array(buffer).set(cache, cacheAt);
     const memory = sampleMemory(buffer), pose = new Float32Array(buffer, poseAt, floats);
     const local = new Float32Array(n * MATRIX_FLOATS), model = new Float32Array(n * MATRIX_FLOATS);
-    const groups = Math.ceil(n / 4);
     for (let i = 0; i < times.length; i++) {
       sampleCompact(memory, 0, cacheAt, poseAt, groups, times[i]);
       // The exact clip's matrices go to ExactPoses' own arrays: these stay.

@@ -6,7 +6,8 @@
  * core of the plain SIMD build (the scalar twin where the runtime has no
  * SIMD), whatever core the clip is for: a clip built for a scalar and for
  * a SIMD core must come out the same, and measured errors differ between
- * builds in their last bits. The parents, the image, a cache, two poses
+ * builds in their last bits. The parents, the image, a cache (with its
+ * plan: `standaloneCache`), two poses
  * and three matrix sets go into that core's memory for a measurement and
  * are freed after it.
  *
@@ -18,6 +19,7 @@ import { Core } from "../simd/memory/core.ts";
 import { isBuildSupported } from "../simd/wasm/internal.ts";
 import { MATRIX_FLOATS, poseFloats } from "../simd/memory/layout.ts";
 import type { ClipImage } from "./_clip_image.ts";
+import { standaloneCache } from "./_playback_cache.ts";
 
 /** The skeleton an image is played on. */
 export interface ImagePlayer {
@@ -56,13 +58,14 @@ export function playImage(
   const memory = coreMemory(measureCore), kernels = coreKernels(measureCore);
   const matrixBytes = n * MATRIX_FLOATS * 4, groups = Math.ceil(n / 4);
   const blocks: number[] = [];
+  const cacheBytes = standaloneCache(image.template, groups);
   try {
     try {
       for (
         const bytes of [
           n * 2,
           image.bytes.length,
-          image.template.length,
+          cacheBytes.length,
           poseFloats(n) * 4,
           matrixBytes,
           matrixBytes,
@@ -78,7 +81,7 @@ export function playImage(
     const { u8, f32, i16 } = memory.views();
     i16.set(player.parents, parents >> 1);
     u8.set(image.bytes, clip);
-    u8.set(image.template, cache);
+    u8.set(cacheBytes, cache);
     const matrices = f32.subarray(model >> 2, (model >> 2) + n * MATRIX_FLOATS);
     const others = f32.subarray(other >> 2, (other >> 2) + n * MATRIX_FLOATS);
     const matricesOf = (of: Float32Array, last = n - 1) => {

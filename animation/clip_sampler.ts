@@ -1,10 +1,11 @@
 /**
  * One playback's sampler of a compact clip: its cache in the core (the
- * keys around the time it last sampled, per lane; see
+ * keys around the time it last sampled, per keyed lane; see
  * `simd/wasm/assembly/sample.ts`), so that playing forward touches only the keys
  * a frame needs, while any other time (a seek, a loop, reversed playback)
- * searches. A system batches the jobs of all its samplers into one call of
- * the `sampleCompactBatch` kernel.
+ * searches. The held values are the clip's plan's, which the clip's
+ * samplers share (`_playback_cache.ts`). A system batches the jobs of all
+ * its samplers into one call of the `sampleCompactBatch` kernel.
  *
  * @module
  */
@@ -13,6 +14,8 @@ import type { CompactClip } from "./compact_clip.ts";
 import type { CoreMemory } from "../simd/memory/internal.ts";
 import { compactClipInternals } from "./_asset_internals.ts";
 import { lifetimeOf } from "./_lifetime.ts";
+import { playbackForm } from "./_playback_cache.ts";
+import { privateSlot } from "./_private_slot.ts";
 import type { Clip } from "./clip.ts";
 import { anyMarkers, markersVersion } from "./markers.ts";
 import {
@@ -67,14 +70,26 @@ export class ClipSampler {
    * Samples `clip` from now on (after {@linkcode detach}, or a first time
    * from the constructor): acquires it and resets the cache from its
    * template, in the block the sampler has when it is large enough, so
-   * that a recycled sampler replaying a clip allocates nothing.
+   * that a recycled sampler replaying a clip allocates nothing (the
+   * clip's plan is placed in the core by its first sampler, and goes with
+   * the clip's memory).
    */
   attach(clip: CompactClip): void {
     if (this.#attached) throw new TypeError("attach: the sampler already samples a clip");
-    const { byteOffset, cacheTemplate: template, steps } = compactClipInternals(clip);
+    const internals = compactClipInternals(clip);
+    const { byteOffset, steps } = internals;
+    const form = playbackForm(internals.cacheTemplate, clip.groupCount);
+    const template = form.cache;
     const lifetime = lifetimeOf(clip);
     lifetime.acquire();
     const bytes = template.length;
+    let plan = 0;
+    try {
+      if (form.plan) plan = placedPlan(internals, clip, form.plan, this.#memory);
+    } catch (e) {
+      lifetime.release();
+      throw e;
+    }
     if (this.#capacity < bytes || this.#cache === 0) {
       let cache: number;
       try {
@@ -93,7 +108,10 @@ export class ClipSampler {
     this.#attached = true;
     // 0: a multiple of any duration (the times of a new clip usually start there).
     this.wrapBase = 0, this.wrapDuration = NaN;
-    this.#memory.views().u8.set(template, this.#cache);
+    const views = this.#memory.views();
+    views.u8.set(template, this.#cache);
+    // The plan's offset from the cache, modulo 2^32 (`CACHE_HEADER_BYTES`).
+    if (plan) views.u32[this.#cache >> 2] = (plan - this.#cache) >>> 0;
   }
 
   /** Lets the clip go but keeps the cache block, for a later {@linkcode attach}; idempotent. */
@@ -170,6 +188,26 @@ export class ClipSampler {
     this.#cache = 0;
     this.#capacity = 0;
   }
+}
+
+/** Each per-channel clip's plan in its core, on its internals (a loaded clip is frozen). */
+const plans = privateSlot<number>();
+
+/**
+ * The block of `clip`'s plan (`bytes`) in `memory`, its core: placed on
+ * the first call, freed when the clip's memory goes. `clip` is acquired.
+ */
+function placedPlan(internals: object, clip: CompactClip, bytes: Uint8Array, memory: CoreMemory) {
+  const placed = plans.get(internals);
+  if (placed) return placed;
+  const block = memory.alloc(bytes.length);
+  memory.views().u8.set(bytes, block);
+  plans.set(internals, block);
+  lifetimeOf(clip).onRelease(() => {
+    plans.set(internals, 0);
+    memory.free(block);
+  });
+  return block;
 }
 
 /** A sample's clip time and blend weight, read by {@linkcode ClipSampler.emitFrom}. */

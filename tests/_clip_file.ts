@@ -11,6 +11,7 @@ import { ClipSampler } from "../animation/clip_sampler.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_WORDS } from "../simd/abi.ts";
 import { sampleCompact, sampleMemory } from "../simd/scalar/sample.ts";
+import { standaloneCache } from "../animation/_playback_cache.ts";
 
 /** `compact` sampled on `core` (its core) at `times` in order, one playback: the poses. */
 export function samplePlayback(core: Core, compact: CompactClip, times: number[]): Float32Array[] {
@@ -34,7 +35,7 @@ export function samplePlayback(core: Core, compact: CompactClip, times: number[]
 
 /**
  * The image (a compact clip's bytes) sampled by the scalar reference with
- * the starting cache `template` at `times`, over a buffer that ends where
+ * the starting cache `template` (placed with its plan) at `times`, over a buffer that ends where
  * the image does: a read past it throws a RangeError.
  */
 export function sampleImageBounded(
@@ -43,10 +44,11 @@ export function sampleImageBounded(
   groups: number,
   times: number[],
 ): Float32Array[] {
-  const poseAt = template.length, clipAt = poseAt + groups * 160;
+  const cache = standaloneCache(template, groups);
+  const poseAt = cache.length, clipAt = poseAt + groups * 160;
   const buffer = new ArrayBuffer(clipAt + image.length);
   const bytes = new Uint8Array(buffer);
-  bytes.set(template);
+  bytes.set(cache);
   bytes.set(image, clipAt);
   const memory = sampleMemory(buffer);
   return times.map((t) => {

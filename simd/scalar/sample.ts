@@ -10,11 +10,11 @@
  */
 
 import {
-  CACHE_CURSORS,
-  CACHE_GROUP_BYTES,
-  CACHE_RIGHT,
-  CACHE_TIMING,
   NO_CURSOR,
+  PLAN_GROUP_BYTES,
+  PLAN_RECORDS,
+  RECORD_CURSORS,
+  RECORD_LEFT,
   TIME_BOUND,
   TRACK_BISECT,
   TRACK_BYTES,
@@ -66,9 +66,9 @@ export {
 const f = Math.fround;
 const BOUND = f(TIME_BOUND);
 
-/** Byte offset of path p's first field in a pose group (tx, qx, sx). */
-function fieldOffset(p: number): number {
-  return p === 0 ? 0 : p === 1 ? 48 : 112;
+/** Bytes from a path record's left keys to its right keys (path `p`: rotation 1). */
+function recordRight(p: number): number {
+  return p === 1 ? 64 : 48;
 }
 
 // Scratch (synchronous, so sharing is safe): a decoded key, key times (or a
@@ -169,19 +169,19 @@ function copyLane(from: number, to: number, n: number): void {
   for (let c = 0; c < n; c++) f32[b + c * 4] = f32[a + c * 4];
 }
 
-/** Byte offset of lane `l`'s left key of path `p` in the cache group at `group`. */
-function leftAt(group: number, p: number, l: number): number {
-  return group + fieldOffset(p) + l * 4;
+/** Byte offset of lane `l`'s left key in the path record at `rec`. */
+function leftAt(rec: number, l: number): number {
+  return rec + RECORD_LEFT + l * 4;
 }
 
-/** Byte offset of lane `l`'s interval start of path `p` (end +16, inverse length +32). */
-function timingAt(group: number, p: number, l: number): number {
-  return group + CACHE_TIMING + p * 48 + l * 4;
+/** Byte offset of lane `l`'s interval start in the path record at `rec` (end +16, inverse length +32). */
+function timingAt(rec: number, l: number): number {
+  return rec + l * 4;
 }
 
-/** Byte offset of lane `l`'s cursor of path `p`. */
-function cursorAt(group: number, p: number, l: number): number {
-  return group + CACHE_CURSORS + p * 16 + l * 4;
+/** Byte offset of lane `l`'s cursor in the path record at `rec`. */
+function cursorAt(rec: number, l: number): number {
+  return rec + RECORD_CURSORS + l * 4;
 }
 
 /**
@@ -191,45 +191,46 @@ function cursorAt(group: number, p: number, l: number): number {
  */
 const interval = new Float64Array(3);
 
-/** Sets the interval (of {@linkcode interval}) and cursor of the lanes in mask `lanes` of path `p`. */
-function setTiming(group: number, p: number, lanes: number, cursor: number): void {
+/** Sets the interval (of {@linkcode interval}) and cursor of the lanes in mask `lanes` of the path record at `rec`. */
+function setTiming(rec: number, lanes: number, cursor: number): void {
   const lo = interval[0], hi = interval[1], inv = interval[2];
   const f32 = heap.f32, u32 = heap.u32;
   for (let l = 0; l < 4; l++) {
     if ((lanes & (1 << l)) === 0) continue;
-    const timing = timingAt(group, p, l) >>> 2;
+    const timing = timingAt(rec, l) >>> 2;
     f32[timing] = lo;
     f32[timing + 4] = hi;
     f32[timing + 8] = inv;
-    u32[cursorAt(group, p, l) >>> 2] = cursor;
+    u32[cursorAt(rec, l) >>> 2] = cursor;
   }
 }
 
 /**
- * Refills the lanes of mask `lanes` (lanes of path `p` of the cache group
- * at `group` reading {@linkcode source}, among them `lane`) for time `t`.
+ * Refills the lanes of mask `lanes` (lanes of the path record at `rec`, of
+ * path `p`, reading {@linkcode source}, among them `lane`) for time `t`.
  * The cursor is the left key of a LINEAR interval held, else
  * {@linkcode NO_CURSOR}: then playing on into the next interval decodes one
  * key (the held right key becomes the left one); anything else searches.
  */
-function refill(group: number, p: number, lane: number, lanes: number): void {
+function refill(rec: number, p: number, lane: number, lanes: number): void {
   const t = sampleTime[0];
   const { times, n, step } = source;
   const components = p === 1 ? 4 : 3;
-  const cursor = heap.u32[cursorAt(group, p, lane) >>> 2];
-  const hi = heap.f32[(timingAt(group, p, lane) + 16) >>> 2];
+  const right = recordRight(p);
+  const cursor = heap.u32[cursorAt(rec, lane) >>> 2];
+  const hi = heap.f32[(timingAt(rec, lane) + 16) >>> 2];
   const onward = cursor !== NO_CURSOR && cursor + 2 < n && t >= hi;
   if (onward) readF32(times + (cursor + 2) * 4, keyTimes, 0);
   if (onward && t < keyTimes[0]) {
     const next = keyTimes[0];
     for (let l = 0; l < 4; l++) {
       if ((lanes & (1 << l)) === 0) continue;
-      const left = leftAt(group, p, l);
-      copyLane(left + CACHE_RIGHT, left, components);
-      decode(cursor + 2, l, left + CACHE_RIGHT);
+      const left = leftAt(rec, l);
+      copyLane(left + right, left, components);
+      decode(cursor + 2, l, left + right);
     }
     interval[0] = hi, interval[1] = next, interval[2] = f(1 / f(next - hi));
-    setTiming(group, p, lanes, cursor + 1);
+    setTiming(rec, lanes, cursor + 1);
     return;
   }
   readF32(times, keyTimes, 0);
@@ -239,15 +240,15 @@ function refill(group: number, p: number, lane: number, lanes: number): void {
     const k = n === 1 || t < first ? 0 : n - 1;
     for (let l = 0; l < 4; l++) {
       if ((lanes & (1 << l)) === 0) continue;
-      const left = leftAt(group, p, l);
+      const left = leftAt(rec, l);
       decode(k, l, left);
-      copyLane(left, left + CACHE_RIGHT, components);
+      copyLane(left, left + right, components);
     }
     if (n === 1) interval[0] = -BOUND, interval[1] = BOUND;
     else if (k === 0) interval[0] = -BOUND, interval[1] = first;
     else interval[0] = last, interval[1] = BOUND;
     interval[2] = 0;
-    setTiming(group, p, lanes, NO_CURSOR);
+    setTiming(rec, lanes, NO_CURSOR);
     return;
   }
   const k = findKey(times, n);
@@ -256,24 +257,24 @@ function refill(group: number, p: number, lane: number, lanes: number): void {
   const lo = keyTimes[0], next = keyTimes[1];
   for (let l = 0; l < 4; l++) {
     if ((lanes & (1 << l)) === 0) continue;
-    const left = leftAt(group, p, l);
+    const left = leftAt(rec, l);
     decode(k, l, left);
-    if (step) copyLane(left, left + CACHE_RIGHT, components);
-    else decode(k + 1, l, left + CACHE_RIGHT);
+    if (step) copyLane(left, left + right, components);
+    else decode(k + 1, l, left + right);
   }
   if (step) {
     interval[0] = lo, interval[1] = next, interval[2] = 0;
-    setTiming(group, p, lanes, NO_CURSOR);
+    setTiming(rec, lanes, NO_CURSOR);
   } else if (source.bisect) {
     // A track's own lane: bisected tracks are never in sync blocks.
     span[0] = lo, span[1] = next, span[2] = t;
-    bisectInterval(leftAt(group, p, lane));
+    bisectInterval(leftAt(rec, lane));
     const start = span[3], end = span[4];
     interval[0] = start, interval[1] = end, interval[2] = f(1 / f(end - start));
-    setTiming(group, p, lanes, NO_CURSOR);
+    setTiming(rec, lanes, NO_CURSOR);
   } else {
     interval[0] = lo, interval[1] = next, interval[2] = f(1 / f(next - lo));
-    setTiming(group, p, lanes, k);
+    setTiming(rec, lanes, k);
   }
 }
 
@@ -281,13 +282,13 @@ function refill(group: number, p: number, lane: number, lanes: number): void {
 const span = new Float64Array(5);
 
 /**
- * The bisection (`bisectPiece`) of the lane whose left key is at `left`
- * (right key `CACHE_RIGHT` after it) over the interval and time in
+ * The bisection (`bisectPiece`) of the rotation lane whose left key is at
+ * `left` (right key 64 bytes after it) over the interval and time in
  * {@linkcode span}: its keys become the piece's, its bounds follow in
  * `span`.
  */
 function bisectInterval(left: number): void {
-  const f32 = heap.f32, l = left >>> 2, r = (left + CACHE_RIGHT) >>> 2;
+  const f32 = heap.f32, l = left >>> 2, r = (left + recordRight(1)) >>> 2;
   for (let c = 0; c < 4; c++) {
     bisectLeft[c] = f32[l + c * 4];
     bisectRight[c] = f32[r + c * 4];
@@ -297,14 +298,6 @@ function bisectInterval(left: number): void {
     f32[l + c * 4] = bisectLeft[c];
     f32[r + c * 4] = bisectRight[c];
   }
-}
-
-/** Whether path `p` of group `g` has nothing keyed in any of its four lanes (it copies its held values). */
-function pathHeld(lanes: number, g: number, p: number): boolean {
-  for (let l = 0; l < 4; l++) {
-    if (i16At(lanes + ((g * 3 + p) * 4 + l) * 2) !== -1) return false;
-  }
-  return true;
 }
 
 /**
@@ -354,47 +347,51 @@ export function sampleCompactAtTime(
     sampleShared(clip, out, groupCount, sharedKeys);
     return;
   }
-  const f32 = heap.f32;
+  const f32 = heap.f32, u32 = heap.u32;
+  // The clip's plan (`PLAN_GROUP_BYTES`): held values and where each path's record is.
+  const plan = (cache + u32At(cache)) >>> 0;
   for (let g = 0; g < groupCount; g++) {
-    const group = cache + g * CACHE_GROUP_BYTES;
+    const planGroup = plan + g * PLAN_GROUP_BYTES, records = (planGroup + PLAN_RECORDS) >>> 2;
     const o = out + g * 160;
     for (let p = 0; p < 3; p++) {
+      // A path held in all four lanes has no record (offset 0): never refilled.
+      const offset = u32[records + p];
+      if (offset === 0) continue;
+      const rec = cache + offset;
       for (let lane = 0; lane < 4; lane++) {
-        const timing = timingAt(group, p, lane) >>> 2;
+        const timing = timingAt(rec, lane) >>> 2;
         if (t < f32[timing] || t >= f32[timing + 4]) {
           const entry = i16At(lanes + ((g * 3 + p) * 4 + lane) * 2);
           if (entry >= 0 && entry < trackCount) {
             useTrack(clip, tracks + entry * TRACK_BYTES, p === 1);
-            refill(group, p, lane, 1 << lane);
+            refill(rec, p, lane, 1 << lane);
           } else if (entry <= -2 && -2 - entry < syncCount) {
             const mask = useSync(clip, syncs + (-2 - entry) * SYNC_BYTES, p === 1);
-            refill(group, p, lane, mask);
+            refill(rec, p, lane, mask);
           }
         }
       }
     }
-    const heldTranslation = pathHeld(lanes, g, 0), heldScale = pathHeld(lanes, g, 2);
     for (let lane = 0; lane < 4; lane++) {
-      for (let p = 0; p < 3; p += 2) {
-        const timing = timingAt(group, p, lane) >>> 2;
-        const w = f(f(t - f32[timing]) * f32[timing + 8]);
-        const heldPath = p === 0 ? heldTranslation : heldScale;
-        for (let c = 0; c < 3; c++) {
-          const at = ((p === 0 ? 0 : 112) + c * 16 + lane * 4) >>> 2;
+      for (let p = 0; p < 3; p++) {
+        const offset = u32[records + p];
+        const rec = cache + offset, timing = timingAt(rec, lane) >>> 2;
+        // Held paths (no record) copy the plan's values; a held rotation is normalized.
+        const w = offset === 0 ? 0 : f(f(t - f32[timing]) * f32[timing + 8]);
+        const field = p === 0 ? 0 : p === 1 ? 48 : 112;
+        // The left keys: the record's, or the plan's pose group's (right keys the same).
+        const left = offset === 0 ? planGroup + field : rec + RECORD_LEFT;
+        const right = offset === 0 ? 0 : recordRight(p);
+        for (let c = 0; c < (p === 1 ? 4 : 3); c++) {
           // Lerped here, not in a function: a double passed or returned is boxed.
-          const a = f32[(group >>> 2) + at];
-          f32[(o >>> 2) + at] = heldPath
-            ? a
-            : f(a + f(f(f32[((group + CACHE_RIGHT) >>> 2) + at] - a) * w));
+          const at = (left + c * 16 + lane * 4) >>> 2;
+          const a = f32[at];
+          const v = offset === 0 && p !== 1 ? a : f(a + f(f(f32[at + (right >>> 2)] - a) * w));
+          if (p === 1) rotationScratch[c] = v;
+          else f32[(o + field + c * 16 + lane * 4) >>> 2] = v;
         }
+        if (p === 1) storeNormalized(rotationScratch, o + 48 + lane * 4);
       }
-      const timing = timingAt(group, 1, lane) >>> 2;
-      const w = f(f(t - f32[timing]) * f32[timing + 8]);
-      for (let c = 0; c < 4; c++) {
-        const at = (group + 48 + c * 16 + lane * 4) >>> 2, a = f32[at];
-        rotationScratch[c] = f(a + f(f(f32[at + (CACHE_RIGHT >>> 2)] - a) * w));
-      }
-      storeNormalized(rotationScratch, o + 48 + lane * 4);
     }
   }
 }

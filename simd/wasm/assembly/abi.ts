@@ -342,14 +342,31 @@ export const SYNC_SPAN_SHIFT = 8;
 export const SYNC_MASK_SHIFT = 12;
 /** Bytes before a ranged sync block's keys: min[3] and scale[3], one v128 each (per lane). */
 export const SYNC_RANGE_BYTES = 96;
-/** Bytes of one SoA×4 group of a playback's sampling cache. */
+/** Bytes of one SoA×4 group of a per-channel clip's starting cache (`animation/_playback_cache.ts`). */
 export const CACHE_GROUP_BYTES = 512;
-/** Cache group offsets: left keys, right keys (pose layout), timing, cursors. */
+/** Starting cache group offsets: left keys, right keys (pose layout), timing, cursors. */
 export const CACHE_RIGHT = 160;
 /** Timing of path p at CACHE_TIMING + p * 48: lo[4], hi[4], inv[4]. */
 export const CACHE_TIMING = 320;
 /** Key cursors of path p at CACHE_CURSORS + p * 16: u32[4]. */
 export const CACHE_CURSORS = 464;
+/** Bytes before a playback cache's path records: its clip's plan's offset (u32, modulo 2^32). */
+export const CACHE_HEADER_BYTES = 16;
+/** Path record offsets: lo[4], hi[4], inv[4] (f32) at 0; cursors (u32[4]); left keys. */
+export const RECORD_CURSORS = 48;
+/** The left keys (pose lanes); the right keys follow, 48 bytes on (rotations: 64). */
+export const RECORD_LEFT = 64;
+/** Bytes of a translation or scale path record. */
+export const VECTOR_RECORD_BYTES = 160;
+/** Bytes of a rotation path record. */
+export const ROTATION_RECORD_BYTES = 192;
+/**
+ * Bytes of one SoA×4 group of a clip's plan, which its playbacks share: the held pose group,
+ * then each path's record offset in a cache (u32; 0: held in all four lanes, read here).
+ */
+export const PLAN_GROUP_BYTES = 176;
+/** Byte offset in a plan group of its paths' record offsets. */
+export const PLAN_RECORDS = 160;
 /** A time bound that no finite clip time reaches (the largest f32). */
 export const TIME_BOUND = 3.4028234663852886e38;
 /** Half the range of a smallest-three component: 1 / sqrt(2). */

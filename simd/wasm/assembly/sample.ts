@@ -2,11 +2,15 @@
 // (see `animation/compact_clip.ts` for the format and `simd/scalar/sample.ts`
 // for the scalar twin, the semantics).
 //
-// Each playback owns a cache shaped like its pose: per SoA×4 group, the
-// decoded keys left and right of the last time sampled (two pose groups),
-// and per path the interval they hold, `[lo, hi)`, with `inv = 1 / (hi - lo)`
-// (0 for a held value). A frame compares the time with every lane's interval
-// at once; only lanes whose interval the time left are refilled: a lane of a
+// Each playback owns a cache: per SoA×4 group path with a keyed lane, a
+// record of the decoded keys left and right of the last time sampled (pose
+// lanes) and the interval they hold, `[lo, hi)`, with `inv = 1 / (hi - lo)`
+// (0 for a held value). Where each group's records are, and the paths held
+// in all four lanes (most translations and scales), are in the clip's plan
+// (`PLAN_GROUP_BYTES`), which every playback of the clip shares: a held
+// path is read from there, never from a cache. A frame compares the time
+// with every keyed lane's interval at once; only lanes whose interval the
+// time left are refilled: a lane of a
 // synchronous block refills the whole block with one 4-wide decode
 // (`sample_sync.ts`), any other lane its own track by the scalar refill.
 // Either walks the cursor forward (playing forward, a frame moves by at most
@@ -15,18 +19,15 @@
 // first, a run at a time (`refillTimelines`), which leaves their lanes as
 // the group loop would have: the scalar reference has no counterpart. Then
 // the group interpolates in straight-line SIMD as `blendPoses` does, with a
-// weight per lane. Constant and rest-pose lanes hold `lo = -TIME_BOUND`,
-// `hi = TIME_BOUND`, `inv = 0`: they are never refilled and never read keys.
+// weight per lane. Constant and rest-pose lanes of a keyed path hold
+// `lo = -TIME_BOUND`, `hi = TIME_BOUND`, `inv = 0`: they are never refilled
+// and never read keys.
 // Bisected rotation tracks (`TRACK_BISECT`) hold a piece of their key
 // interval instead (see `sample_bisect.ts`) and refill by a search.
 // A clip on one shared timeline (`CLIP_SHARED_KEYS`) has none of this: it
 // is sampled by `sample_shared.ts`, with one weight for all of its groups.
 
 import {
-  CACHE_CURSORS,
-  CACHE_GROUP_BYTES,
-  CACHE_RIGHT,
-  CACHE_TIMING,
   CLIP_SHARED_GROUPS,
   CLIP_SHARED_KEYS,
   JOB_BYTES,
@@ -39,6 +40,10 @@ import {
   SAMPLE_WEIGHT,
   SMALLEST_THREE_RANGE,
   NO_CURSOR,
+  PLAN_GROUP_BYTES,
+  PLAN_RECORDS,
+  RECORD_CURSORS,
+  RECORD_LEFT,
   SYNC_BYTES,
   TIME_BOUND,
   TRACK_BYTES,
@@ -54,8 +59,8 @@ import { blendPoses } from "./blend";
 import { field } from "./common";
 import { bisectInterval } from "./sample_bisect";
 import {
-  fieldOffset,
   findKey,
+  recordRight,
   lerpVector,
   nlerpRotations,
   setInterval,
@@ -63,7 +68,7 @@ import {
   SMALLEST_THREE_WIDE_STEP,
 } from "./sample_keys";
 import { sampleShared } from "./sample_shared";
-import { refillSync, refillTimelines, syncMask } from "./sample_sync";
+import { planOf, refillSync, refillTimelines, syncMask } from "./sample_sync";
 
 /**
  * Stores the quaternion whose three smallest components are `a, b, c` (in
@@ -132,24 +137,24 @@ import { refillSync, refillTimelines, syncMask } from "./sample_sync";
 }
 
 /**
- * Plays lane `lane` of path `p` of the cache group at `group` on into the
+ * Plays lane `lane` of the path record at `rec` (path `p`) on into the
  * next interval when `t` lies there: one key decoded, the held right key
  * becoming the left one. The cursor is the left key of the LINEAR interval
  * held, else NO_CURSOR. False when `t` needs a search ({@link refill}).
  * Inline in the group loop: it is most refills of forward playback.
  */
 // @ts-ignore: decorator
-@inline function stepForward(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f32): bool {
-  const timing = group + CACHE_TIMING + <usize>p * 48 + (<usize>lane << 2);
-  const cursorAt = group + CACHE_CURSORS + (<usize>p << 4) + (<usize>lane << 2);
+@inline function stepForward(clip: usize, track: usize, rec: usize, p: i32, lane: i32, t: f32): bool {
+  const timing = rec + (<usize>lane << 2);
+  const cursorAt = timing + RECORD_CURSORS;
   const cursor = load<u32>(cursorAt);
   const hi = load<f32>(timing, 16);
   if (cursor == NO_CURSOR || cursor + 2 >= load<u32>(track, 8) || t < hi) return false;
   const next = load<f32>(clip + load<u32>(track) + (<usize>(cursor + 2) << 2));
   if (t >= next) return false;
-  const left = group + fieldOffset(p) + (<usize>lane << 2);
-  const right = left + CACHE_RIGHT;
   const rotation = p == 1;
+  const left = timing + RECORD_LEFT;
+  const right = left + recordRight(rotation);
   copyLane(right, left, rotation ? 4 : 3);
   decodeKey(clip, track, cursor + 2, rotation, right);
   setInterval(timing, cursorAt, hi, next, <f32>1 / (next - hi), cursor + 1);
@@ -157,17 +162,17 @@ import { refillSync, refillTimelines, syncMask } from "./sample_sync";
 }
 
 /**
- * Refills lane `lane` of path `p` of the cache group at `group` for time
- * `t` by a search: seeks, loops, reversed playback, clamped ends.
+ * Refills lane `lane` of the path record at `rec` (path `p`) for time `t`
+ * by a search: seeks, loops, reversed playback, clamped ends.
  */
-function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f32): void {
+function refill(clip: usize, track: usize, rec: usize, p: i32, lane: i32, t: f32): void {
   const times = clip + load<u32>(track);
   const n = load<u32>(track, 8);
-  const timing = group + CACHE_TIMING + <usize>p * 48 + (<usize>lane << 2);
-  const cursorAt = group + CACHE_CURSORS + (<usize>p << 4) + (<usize>lane << 2);
-  const left = group + fieldOffset(p) + (<usize>lane << 2);
-  const right = left + CACHE_RIGHT;
+  const timing = rec + (<usize>lane << 2);
+  const cursorAt = timing + RECORD_CURSORS;
   const rotation = p == 1;
+  const left = timing + RECORD_LEFT;
+  const right = left + recordRight(rotation);
   const components: usize = rotation ? 4 : 3;
   const step = (load<u32>(track, 12) & TRACK_STEP) != 0;
   const first = load<f32>(times);
@@ -195,30 +200,32 @@ function refill(clip: usize, track: usize, group: usize, p: i32, lane: i32, t: f
   }
 }
 
-/** Four lane entries of -1 (i16): a group path with nothing keyed. */
-const HELD_PATH: u64 = 0xffffffffffffffff;
-
-/** The weight of path p's lanes at time t4: (t - lo) * inv. */
+/** The lanes of the path record at `rec` whose interval does not hold `t4` (a 4-bit mask). */
 // @ts-ignore: decorator
-@inline function weightOf(group: usize, p: usize, t4: v128): v128 {
-  const timing = group + CACHE_TIMING + p * 48;
+@inline function outside(rec: usize, t4: v128): i32 {
+  return i32x4.bitmask(v128.or(f32x4.lt(t4, v128.load(rec)), f32x4.ge(t4, v128.load(rec, 16))));
+}
+
+/** The weights of the path record at `rec`'s lanes at time t4: (t - lo) * inv. */
+// @ts-ignore: decorator
+@inline function weightOf(rec: usize, t4: v128): v128 {
   // Within [0, 1) without a clamp: t is inside every lane's interval (held lanes: inv = 0).
-  return f32x4.mul(f32x4.sub(t4, v128.load(timing)), v128.load(timing, 32));
+  return f32x4.mul(f32x4.sub(t4, v128.load(rec)), v128.load(rec, 32));
 }
 
 /**
- * Path `p` (translation 0, scale 2: three components from byte `at`) of the
- * group into the pose group at `o`: its held values copied, or its lanes
- * lerped at time `t4`.
+ * Path `p` (translation 0, scale 2: three components at byte `at` of a
+ * pose group) into the pose group at `o`: copied from the plan group at
+ * `plan` when held (`rec` 0), else its record's lanes lerped at time `t4`.
  */
 // @ts-ignore: decorator
-@inline function vectorPath(group: usize, o: usize, at: usize, p: usize, held: bool, t4: v128): void {
-  if (held) {
-    v128.store(o + at, v128.load(group + at));
-    v128.store(o + at, v128.load(group + at, 16), 16);
-    v128.store(o + at, v128.load(group + at, 32), 32);
+@inline function vectorPath(plan: usize, rec: usize, o: usize, at: usize, t4: v128): void {
+  if (rec == 0) {
+    v128.store(o + at, v128.load(plan + at));
+    v128.store(o + at, v128.load(plan + at, 16), 16);
+    v128.store(o + at, v128.load(plan + at, 32), 32);
   } else {
-    lerpVector(group + at, group + at + CACHE_RIGHT, weightOf(group, p, t4), o + at);
+    lerpVector(rec + RECORD_LEFT, rec + RECORD_LEFT + recordRight(false), weightOf(rec, t4), o + at);
   }
 }
 
@@ -240,23 +247,24 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
   const syncs = clip + load<u32>(clip, 20);
   const t4 = f32x4.splat(t);
   if (load<u32>(clip, 24) != 0) refillTimelines(clip, cache, <u32>groupCount, t);
-  for (let g = 0; g < groupCount; g++) {
-    const group = cache + <usize>g * CACHE_GROUP_BYTES;
-    const timing = group + CACHE_TIMING;
-    // A path whose four lanes all hold one value (no track, no block) is
-    // neither tested nor interpolated: it copies that value.
-    const laneWords = lanes + <usize>g * 24;
-    const heldT = load<u64>(laneWords) == HELD_PATH;
-    const heldS = load<u64>(laneWords, 16) == HELD_PATH;
+  let plan = planOf(cache);
+  for (let g = 0; g < groupCount; g++, plan += PLAN_GROUP_BYTES) {
+    // A path held in all four lanes has no record: it is neither tested
+    // nor interpolated, but copied from the plan.
+    const offT = load<u32>(plan, PLAN_RECORDS), offR = load<u32>(plan, PLAN_RECORDS + 4);
+    const offS = load<u32>(plan, PLAN_RECORDS + 8);
+    const recT = offT ? cache + <usize>offT : 0, recR = offR ? cache + <usize>offR : 0;
+    const recS = offS ? cache + <usize>offS : 0;
     // One test for the group's keyed lanes; most frames refill none of them.
-    const outsideR = v128.or(f32x4.lt(t4, v128.load(timing, 48)), f32x4.ge(t4, v128.load(timing, 64)));
-    let all = i32x4.bitmask(outsideR) << 4;
-    if (!heldT) all |= i32x4.bitmask(v128.or(f32x4.lt(t4, v128.load(timing)), f32x4.ge(t4, v128.load(timing, 16))));
-    if (!heldS) all |= i32x4.bitmask(v128.or(f32x4.lt(t4, v128.load(timing, 96)), f32x4.ge(t4, v128.load(timing, 112)))) << 8;
+    let all = 0;
+    if (recT) all = outside(recT, t4);
+    if (recR) all |= outside(recR, t4) << 4;
+    if (recS) all |= outside(recS, t4) << 8;
     while (all) {
       const p = ctz(all) >> 2;
       let bits = (all >> (p << 2)) & 15;
       all &= ~(15 << (p << 2));
+      const rec = p == 0 ? recT : p == 1 ? recR : recS;
       while (bits) {
         const lane = ctz(bits);
         bits &= bits - 1;
@@ -267,19 +275,21 @@ export function sampleCompact(clip: usize, cache: usize, out: usize, groupCount:
           if (block >= syncCount) continue;
           const record = syncs + <usize>block * SYNC_BYTES;
           bits &= ~syncMask(record);
-          refillSync(clip, record, group, p, lane, t);
+          refillSync(clip, record, rec, p, lane, t);
           continue;
         }
         const track = <u32>entry;
         if (track >= trackCount) continue;
         const record = tracks + <usize>track * TRACK_BYTES;
-        if (!stepForward(clip, record, group, p, lane, t)) refill(clip, record, group, p, lane, t);
+        if (!stepForward(clip, record, rec, p, lane, t)) refill(clip, record, rec, p, lane, t);
       }
     }
     const o = out + <usize>g * 160;
-    vectorPath(group, o, 0, 0, heldT, t4);
-    vectorPath(group, o, 112, 2, heldS, t4);
-    nlerpRotations(group + 48, group + 48 + CACHE_RIGHT, weightOf(group, 1, t4), o + 48);
+    vectorPath(plan, recT, o, 0, t4);
+    vectorPath(plan, recS, o, 112, t4);
+    // A held rotation is normalized (weight 0), as a shared clip's.
+    if (recR == 0) nlerpRotations(plan + 48, plan + 48, f32x4.splat(0), o + 48);
+    else nlerpRotations(recR + RECORD_LEFT, recR + RECORD_LEFT + recordRight(true), weightOf(recR, t4), o + 48);
   }
 }
 

@@ -9,10 +9,10 @@ export const SMALLEST_THREE_STEP: f32 = (<f32>2 * <f32>SMALLEST_THREE_RANGE) / <
 /** Value of one step of a wide smallest-three field (30 bits), rounded once from f64 as the twin's. */
 export const SMALLEST_THREE_WIDE_STEP: f32 = <f32>((<f64>2 * <f64><f32>SMALLEST_THREE_RANGE) / <f64>SMALLEST_THREE_WIDE_MAX);
 
-/** Byte offset of path p's first field in a pose group (tx, qx, sx). */
+/** Bytes from a path record's left keys to its right keys (`RECORD_LEFT`). */
 // @ts-ignore: decorator
-@inline export function fieldOffset(p: i32): usize {
-  return p == 0 ? 0 : p == 1 ? 48 : 112;
+@inline export function recordRight(rotation: bool): usize {
+  return rotation ? 64 : 48;
 }
 
 /** Index of the key interval `[times[k], times[k + 1])` holding `t`, for `times[0] <= t < times[n - 1]`. */

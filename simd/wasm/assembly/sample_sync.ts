@@ -2,15 +2,15 @@
 // whose keys are stored at shared times, `span` lanes per key in SoA (see
 // `animation/_sync_blocks.ts`), so that one interval test and one 4-wide
 // decode refill all of them (as ozz-animation decompresses four keys at
-// once). Writes go through the block's lane mask: the group's other lanes
+// once). Writes go through the block's lane mask: the path's other lanes
 // (held, or with keys of their own) keep their cache.
 
 import {
-  CACHE_CURSORS,
-  CACHE_GROUP_BYTES,
-  CACHE_RIGHT,
-  CACHE_TIMING,
   NO_CURSOR,
+  PLAN_GROUP_BYTES,
+  PLAN_RECORDS,
+  RECORD_CURSORS,
+  RECORD_LEFT,
   SMALLEST_THREE_RANGE,
   SMALLEST_THREE_WIDE_MAX,
   SYNC_BYTES,
@@ -22,7 +22,7 @@ import {
   TRACK_SMALLEST_THREE,
   TRACK_SMALLEST_THREE_WIDE,
 } from "./abi";
-import { fieldOffset, findKey, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } from "./sample_keys";
+import { findKey, recordRight, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } from "./sample_keys";
 
 /** All ones in the lanes of the 4-bit `mask`. */
 // @ts-ignore: decorator
@@ -143,14 +143,13 @@ import { fieldOffset, findKey, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } f
   if (n == 4) storeMasked(to + 48, v128.load(from, 48), m, full);
 }
 
-/** Sets the interval, `inv` and cursor of path `p`'s lanes of `m`. */
+/** Sets the interval, `inv` and cursor of the lanes of `m` of the path record at `rec`. */
 // @ts-ignore: decorator
-@inline function setSyncInterval(group: usize, p: usize, m: v128, full: bool, lo: f32, hi: f32, inv: f32, cursor: u32): void {
-  const timing = group + CACHE_TIMING + p * 48;
-  storeMasked(timing, f32x4.splat(lo), m, full);
-  storeMasked(timing + 16, f32x4.splat(hi), m, full);
-  storeMasked(timing + 32, f32x4.splat(inv), m, full);
-  storeMasked(group + CACHE_CURSORS + (p << 4), i32x4.splat(cursor), m, full);
+@inline function setSyncInterval(rec: usize, m: v128, full: bool, lo: f32, hi: f32, inv: f32, cursor: u32): void {
+  storeMasked(rec, f32x4.splat(lo), m, full);
+  storeMasked(rec + 16, f32x4.splat(hi), m, full);
+  storeMasked(rec + 32, f32x4.splat(inv), m, full);
+  storeMasked(rec + RECORD_CURSORS, i32x4.splat(cursor), m, full);
 }
 
 /**
@@ -160,44 +159,44 @@ import { fieldOffset, findKey, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } f
  * needs a search.
  */
 // @ts-ignore: decorator
-@inline function stepSync(clip: usize, record: usize, group: usize, p: i32, lane: i32, m: v128, full: bool, t: f32): bool {
-  const cursor = load<u32>(group + CACHE_CURSORS + (<usize>p << 4) + (<usize>lane << 2));
-  const hi = load<f32>(group + CACHE_TIMING + <usize>p * 48 + (<usize>lane << 2), 16);
+@inline function stepSync(clip: usize, record: usize, rec: usize, p: i32, lane: i32, m: v128, full: bool, t: f32): bool {
+  const cursor = load<u32>(rec + RECORD_CURSORS + (<usize>lane << 2));
+  const hi = load<f32>(rec + (<usize>lane << 2), 16);
   if (cursor == NO_CURSOR || cursor + 2 >= load<u32>(record, 8) || t < hi) return false;
   const next = load<f32>(clip + load<u32>(record) + (<usize>(cursor + 2) << 2));
   if (t >= next) return false;
-  const left = group + fieldOffset(p);
   const rotation = p == 1;
-  copyMasked(left + CACHE_RIGHT, left, rotation ? 4 : 3, m, full);
-  decodeSync(clip, record, cursor + 2, rotation, left + CACHE_RIGHT, m, full);
-  setSyncInterval(group, p, m, full, hi, next, <f32>1 / (next - hi), cursor + 1);
+  const left = rec + RECORD_LEFT, right = left + recordRight(rotation);
+  copyMasked(right, left, rotation ? 4 : 3, m, full);
+  decodeSync(clip, record, cursor + 2, rotation, right, m, full);
+  setSyncInterval(rec, m, full, hi, next, <f32>1 / (next - hi), cursor + 1);
   return true;
 }
 
 /** Refills the block's lanes for time `t` by a search. */
 // @ts-ignore: decorator
-@inline function search(clip: usize, record: usize, group: usize, p: i32, m: v128, full: bool, t: f32): void {
+@inline function search(clip: usize, record: usize, rec: usize, p: i32, m: v128, full: bool, t: f32): void {
   const times = clip + load<u32>(record);
   const n = load<u32>(record, 8);
-  const left = group + fieldOffset(p);
   const rotation = p == 1;
+  const left = rec + RECORD_LEFT, right = left + recordRight(rotation);
   const first = load<f32>(times);
   const last = load<f32>(times + (<usize>(n - 1) << 2));
   if (n == 1 || t < first || t >= last) {
     const k: u32 = n == 1 || t < first ? 0 : n - 1;
     decodeSync(clip, record, k, rotation, left, m, full);
-    copyMasked(left, left + CACHE_RIGHT, rotation ? 4 : 3, m, full);
-    if (n == 1) setSyncInterval(group, p, m, full, -<f32>TIME_BOUND, <f32>TIME_BOUND, 0, NO_CURSOR);
-    else if (k == 0) setSyncInterval(group, p, m, full, -<f32>TIME_BOUND, first, 0, NO_CURSOR);
-    else setSyncInterval(group, p, m, full, last, <f32>TIME_BOUND, 0, NO_CURSOR);
+    copyMasked(left, right, rotation ? 4 : 3, m, full);
+    if (n == 1) setSyncInterval(rec, m, full, -<f32>TIME_BOUND, <f32>TIME_BOUND, 0, NO_CURSOR);
+    else if (k == 0) setSyncInterval(rec, m, full, -<f32>TIME_BOUND, first, 0, NO_CURSOR);
+    else setSyncInterval(rec, m, full, last, <f32>TIME_BOUND, 0, NO_CURSOR);
     return;
   }
   const k = findKey(times, n, t);
   const lo = load<f32>(times + (<usize>k << 2));
   const next = load<f32>(times + (<usize>(k + 1) << 2));
   decodeSync(clip, record, k, rotation, left, m, full);
-  decodeSync(clip, record, k + 1, rotation, left + CACHE_RIGHT, m, full);
-  setSyncInterval(group, p, m, full, lo, next, <f32>1 / (next - lo), k);
+  decodeSync(clip, record, k + 1, rotation, right, m, full);
+  setSyncInterval(rec, m, full, lo, next, <f32>1 / (next - lo), k);
 }
 
 /** The lane mask of the sync record at `record`. */
@@ -208,16 +207,32 @@ import { fieldOffset, findKey, SMALLEST_THREE_STEP, SMALLEST_THREE_WIDE_STEP } f
 
 /**
  * Refills the lanes of the sync block at `record` (lane `lane` among them)
- * of path `p` of the cache group at `group` for time `t`: one key decoded
+ * of the path record at `rec` (path `p`) for time `t`: one key decoded
  * when playing on into the next interval, else a search (seeks, loops,
  * reversed playback, ends).
  */
-export function refillSync(clip: usize, record: usize, group: usize, p: i32, lane: i32, t: f32): void {
+export function refillSync(clip: usize, record: usize, rec: usize, p: i32, lane: i32, t: f32): void {
   const mask = syncMask(record);
   const m = laneMask(mask);
   if (mask == 15) {
-    if (!stepSync(clip, record, group, p, lane, m, true, t)) search(clip, record, group, p, m, true, t);
-  } else if (!stepSync(clip, record, group, p, lane, m, false, t)) search(clip, record, group, p, m, false, t);
+    if (!stepSync(clip, record, rec, p, lane, m, true, t)) search(clip, record, rec, p, m, true, t);
+  } else if (!stepSync(clip, record, rec, p, lane, m, false, t)) search(clip, record, rec, p, m, false, t);
+}
+
+/** The plan of the clip of the playback cache at `cache` (`CACHE_HEADER_BYTES`). */
+// @ts-ignore: decorator
+@inline export function planOf(cache: usize): usize {
+  return cache + <usize>load<u32>(cache);
+}
+
+/**
+ * The record of path `p` of group `g` in the playback cache at `cache`
+ * whose clip's plan is at `plan`; 0 for a path held in all four lanes.
+ */
+// @ts-ignore: decorator
+@inline function recordOf(plan: usize, cache: usize, g: u32, p: u32): usize {
+  const offset = load<u32>(plan + <usize>g * PLAN_GROUP_BYTES + PLAN_RECORDS + (<usize>p << 2));
+  return offset ? cache + <usize>offset : 0;
 }
 
 /** A smallest-three rotation key of a four-lane block (`format` either kind). */
@@ -227,7 +242,7 @@ export function refillSync(clip: usize, record: usize, group: usize, p: i32, lan
   else decodeWideSmallestThree(values, 4, k, dst, all, true);
 }
 
-/** Whether timeline entry `e` names a block, path and group in range. */
+/** Whether timeline entry `e` names a block, path and group in range (the path: keyed or not). */
 // @ts-ignore: decorator
 @inline function validEntry(e: u32, syncCount: u32, groupCount: u32): bool {
   return (e & 0xffff) < syncCount && ((e >>> 16) & 3) != 3 && (e >>> 18) < groupCount;
@@ -248,6 +263,7 @@ export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f
   const entries = clip + load<u32>(clip, 28);
   const syncCount = load<u32>(clip, 16);
   const syncs = clip + load<u32>(clip, 20);
+  const plan = planOf(cache);
   let i: u32 = 0;
   while (i < count) {
     const e = load<u32>(entries + (<usize>i << 2));
@@ -265,9 +281,11 @@ export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f
       end++;
     }
     const p = <i32>((e >>> 16) & 3);
-    const group = cache + <usize>(e >>> 18) * CACHE_GROUP_BYTES;
+    const rec = recordOf(plan, cache, e >>> 18, <u32>p);
+    // A path held in all four lanes has no record to refill.
+    if (rec == 0) continue;
     const lane = <usize>ctz(mask);
-    const timing = group + CACHE_TIMING + <usize>p * 48 + (lane << 2);
+    const timing = rec + (lane << 2);
     const hi = load<f32>(timing, 16);
     // The group loop's test, so that a NaN time refills nothing.
     if (!(t < load<f32>(timing) || t >= hi)) {
@@ -278,7 +296,7 @@ export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f
     // right keys become the left ones) or, by one search for the run, any
     // within its keys (as search). Ends, other formats and masks refill as
     // the group loop would (refillSync).
-    const cursor = load<u32>(group + CACHE_CURSORS + (<usize>p << 4) + (lane << 2));
+    const cursor = load<u32>(timing + RECORD_CURSORS);
     const n = load<u32>(record, 8);
     const at = clip + times;
     const forward = cursor != NO_CURSOR && cursor + 2 < n && t >= hi && t < load<f32>(at + (<usize>(cursor + 2) << 2));
@@ -299,18 +317,19 @@ export function refillTimelines(clip: usize, cache: usize, groupCount: u32, t: f
       const f = load<u32>(entries + (<usize>i << 2));
       if (!validEntry(f, syncCount, groupCount)) continue;
       const r = syncs + <usize>(f & 0xffff) * SYNC_BYTES;
-      const g = cache + <usize>(f >>> 18) * CACHE_GROUP_BYTES;
       const q = <i32>((f >>> 16) & 3);
+      const g = recordOf(plan, cache, f >>> 18, <u32>q);
+      if (g == 0) continue;
       const flags = load<u32>(r, 12), m = (flags >> SYNC_MASK_SHIFT) & 15, format = flags & 15;
       const smallestThree = format == TRACK_SMALLEST_THREE || format == TRACK_SMALLEST_THREE_WIDE;
       if (key != 0 && q == 1 && smallestThree && m == 15 && key < load<u32>(r, 8)) {
         // Most refills: a rotation block of four lanes (span 4) of either
         // smallest-three format.
-        const left = g + fieldOffset(1), values = clip + load<u32>(r, 4);
-        if (forward) copyMasked(left + CACHE_RIGHT, left, 4, all, true);
+        const left = g + RECORD_LEFT, right = left + recordRight(true), values = clip + load<u32>(r, 4);
+        if (forward) copyMasked(right, left, 4, all, true);
         else decodeRotation(format, values, key - 1, left, all);
-        decodeRotation(format, values, key, left + CACHE_RIGHT, all);
-        setSyncInterval(g, 1, all, true, from, to, inv, key - 1);
+        decodeRotation(format, values, key, right, all);
+        setSyncInterval(g, all, true, from, to, inv, key - 1);
       } else if (m != 0) refillSync(clip, r, g, q, <i32>ctz(m), t);
     }
   }

@@ -54,8 +54,12 @@ const FIELD = [0, 48, 112] as const;
  * has.
  */
 export function playbackForm(template: Uint8Array, groups: number): PlaybackForm {
-  const known = forms.get(template);
-  if (known) return known;
+  // The form made before stays apart from the closure below, whose context every call would
+  // allocate (a playback attached to a clip again must allocate nothing).
+  return forms.get(template) ?? newPlaybackForm(template, groups);
+}
+
+function newPlaybackForm(template: Uint8Array, groups: number): PlaybackForm {
   if (template.length !== groups * CACHE_GROUP_BYTES) {
     const shared = { cache: template, plan: undefined };
     forms.set(template, shared);

@@ -110,8 +110,10 @@ export class ClipSampler {
     this.wrapBase = 0, this.wrapDuration = NaN;
     const views = this.#memory.views();
     views.u8.set(template, this.#cache);
-    // The plan's offset from the cache, modulo 2^32 (`CACHE_HEADER_BYTES`).
-    if (plan) views.u32[this.#cache >> 2] = (plan - this.#cache) >>> 0;
+    // The plan's offset from the cache, modulo 2^32 (`CACHE_HEADER_BYTES`), stored as an int32:
+    // `>>> 0` of a plan below its cache is no small integer, which a call not yet optimized
+    // boxes (16 bytes).
+    if (plan) views.i32[this.#cache >> 2] = plan - this.#cache;
   }
 
   /** Lets the clip go but keeps the cache block, for a later {@linkcode attach}; idempotent. */
@@ -198,8 +200,11 @@ const plans = privateSlot<number>();
  * the first call, freed when the clip's memory goes. `clip` is acquired.
  */
 function placedPlan(internals: object, clip: CompactClip, bytes: Uint8Array, memory: CoreMemory) {
-  const placed = plans.get(internals);
-  if (placed) return placed;
+  // Apart from the closure below, whose context every call would allocate.
+  return plans.get(internals) || placePlan(internals, clip, bytes, memory);
+}
+
+function placePlan(internals: object, clip: CompactClip, bytes: Uint8Array, memory: CoreMemory) {
   const block = memory.alloc(bytes.length);
   memory.views().u8.set(bytes, block);
   plans.set(internals, block);

@@ -11,12 +11,15 @@
  */
 import { assert, assertEquals } from "@std/assert";
 import { runChild } from "./_child.ts";
-import { RUN_LEVEL } from "./_run_level.ts";
 
 const CHILD = new URL("./_cross_fade_allocation_scene.ts", import.meta.url);
 
-/** Thread modes: the calling thread alone, and at the thorough level (CI) task-parallel on 2 workers. */
-const MODES = RUN_LEVEL === "fast" ? ["single-thread"] : ["single-thread", "task-parallel"];
+/**
+ * On the calling thread: the calls run there whatever the frame's threads, and the
+ * zero-allocation test runs the frame in every thread mode (this test's scene runs on 2 workers
+ * too, `workers` or `task-parallel`, and found nothing there either).
+ */
+const MODES = ["single-thread"];
 
 for (const threads of MODES) {
   Deno.test(`cross-fades and replays of clips played before allocate nothing, nor do their frames: ${threads}`, async () => {

@@ -19,7 +19,7 @@
  * @module
  */
 
-import { selectEntities, SkinRowWriter, stateOf } from "../components/internal.ts";
+import { anyMorphed, selectEntities, SkinRowWriter, stateOf } from "../components/internal.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { morphedStreams, updateMorphs } from "../components/internal.ts";
@@ -237,7 +237,7 @@ export function writeSkinJobs(
   const lods = state.components.Skin.maxInfluences, skins = state.owned.skin;
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
   // Morph hook: bind streams whose weights changed are morphed before any row reads them.
-  updateMorphs(state, skinned);
+  if (anyMorphed(state)) updateMorphs(state, skinned);
   const table = state.jobs(name);
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
   const bounds = state.jobs(tableName(name, "bounds"));

@@ -58,6 +58,8 @@ export function firstUnchecked(
   const normals = skinStore.normalsByteOffset, tangents = skinStore.tangentsByteOffset;
   const blocks = owned.skinBlock, ownNormals = owned.skinNormals;
   const ownTangents = owned.skinTangents;
+  // The last asset's vertex count (a getter), for the next entity of the same asset.
+  let lastAsset: typeof skins[number] = undefined, lastVertexCount = 0;
   for (let i = from; i < list.length; i++) {
     const eid = list[i], skeleton = skeletons[eid];
     if (skeleton === undefined || assets[eid] !== skeleton) return i;
@@ -69,9 +71,10 @@ export function firstUnchecked(
     if (skin) {
       // `checkedSkin` cannot fail: the Skin's store fields are its record's.
       const asset = skins[eid];
+      if (asset === undefined || skinAssets[eid] !== asset) return i;
+      if (asset !== lastAsset) lastAsset = asset, lastVertexCount = asset.vertexCount;
       if (
-        asset === undefined || skinAssets[eid] !== asset ||
-        vertexCounts[eid] !== asset.vertexCount || positions[eid] !== blocks[eid] ||
+        vertexCounts[eid] !== lastVertexCount || positions[eid] !== blocks[eid] ||
         normals[eid] !== ownNormals[eid] || tangents[eid] !== ownTangents[eid]
       ) return i;
     }

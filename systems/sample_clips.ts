@@ -36,6 +36,7 @@ import { samplePlayback, SampleRows } from "./_sample_playback.ts";
 import { type LayerOutput, layerRows, PlaybackSteps, writeLayers } from "./_layers.ts";
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { wrapTime } from "../animation/clip.ts";
+import { markersVersion } from "../animation/markers.ts";
 import { PLAYING_ENTITIES } from "./_select.ts";
 import { CHECK_PLAYER, CHECK_POSE, endVouch, firstUnchecked } from "./_checks.ts";
 import type { Playback } from "../components/internal.ts";
@@ -189,6 +190,8 @@ export function sampleClipsSystem(
   out.jobs.begin(layered, JOB_WORDS);
   let extended = false;
   const poses = owned.pose;
+  // No clip has markers before the process sets some: no playback's lookup.
+  const marked = markersVersion() !== 0;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     if (skipped && quarantine[eid] & Quarantine.Clip) continue;
@@ -200,8 +203,8 @@ export function sampleClipsSystem(
     const next = player.next;
     // Steps are recorded only for what reads them: layers, markers, root motion.
     const track = player.stack !== undefined || player.extras !== undefined ||
-      player.current.sampler!.hasMarkers(player.current.clip) ||
-      (next !== undefined && next.sampler!.hasMarkers(next.clip));
+      marked && (player.current.sampler!.hasMarkers(player.current.clip) ||
+          (next !== undefined && next.sampler!.hasMarkers(next.clip)));
     if (next) {
       player.fade = player.fadeDuration > 0
         ? Math.min(1, Math.max(0, player.fade + deltaSeconds / player.fadeDuration))

@@ -127,6 +127,7 @@ export function sampleClipsSystem(
   );
   if (list.length === 0) return;
   const quarantine = owned.quarantine, players = owned.player, lodSkip = owned.lodSkip;
+  const layerStacks = state.resources.layerStacks;
   let skipped = false;
   let rowCapacity = 0, entryCapacity = 0, layered = 0;
   // The checks run only from an entity whose store fields the compares
@@ -154,9 +155,10 @@ export function sampleClipsSystem(
     // `x - x` is 0 exactly for a finite x: no call that would box the double.
     const time = c.time[eid], speed = c.speed[eid];
     if (time - time === 0 && speed - speed === 0) {
-      // Sampled: its rows and layer entries counted in the same pass.
-      const player = players[eid]!;
-      if (!player.stack) rowCapacity += 2;
+      // Sampled: its rows and layer entries counted in the same pass (two
+      // rows at most without layers: its player not read while none has).
+      const player = layerStacks === 0 ? undefined : players[eid]!;
+      if (!player?.stack) rowCapacity += 2;
       else {
         rowCapacity += layerRows(player), entryCapacity += player.stack.layers.length, layered++;
       }

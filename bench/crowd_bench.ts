@@ -188,7 +188,8 @@ for (const count of counts) {
 }
 
 // Each system's JavaScript alone, both checkouts' rows in one group (each
-// row's iteration runs the other checkout's untimed first).
+// row's iteration runs the other checkout's first; every run is timed for
+// the summary).
 for (const count of counts) {
   for (const [suffix, shape] of shapes) {
     const label = `${count.toLocaleString("en")} small characters${suffix}`;
@@ -196,36 +197,22 @@ for (const count of counts) {
     const runs = [undefined, ...scenes[0][1].pipeline.systems.map(({ name }) => name)];
     for (const system of runs) {
       if (system !== undefined && !scenes[0][1].kernelsOf[system]) continue;
-      const group = `crowd: ${label}, JavaScript alone (kernels stubbed): ${system ?? "pipeline"}`;
-      const rows = scenes.map(([prefix, scene]) => {
-        const run = system === undefined
-          ? () => scene.pipeline(scene.world, DELTA)
-          : ((s) => () => s.run(scene.world, DELTA))(
-            scene.pipeline.systems.find(({ name }) => name === system)!,
-          );
-        const times = {
-          label: `${label}: ${prefix}${system ?? "pipeline"}`,
-          entities: count,
-          times: [] as number[],
-        };
-        alone.push(times);
-        return [`${prefix}${system ?? "pipeline"}`, run, times.times] as const;
-      });
-      rows.forEach(([name, run, times], r) => {
-        Deno.bench({
-          name,
-          group,
-          baseline: r === 0,
-          fn: (t) => {
-            for (let o = 0; o < rows.length; o++) if (o !== r) rows[o][1]();
-            t.start();
+      const name = system ?? "pipeline";
+      interleaved(
+        `crowd: ${label}, JavaScript alone (kernels stubbed): ${name}`,
+        scenes.map(([prefix, scene]) => {
+          const run = system === undefined
+            ? () => scene.pipeline(scene.world, DELTA)
+            : scene.pipeline.systems.find((s) => s.name === system)!.run;
+          const times: number[] = [];
+          alone.push({ label: `${label}: ${prefix}${name}`, entities: count, times });
+          return [`${prefix}${name}`, () => {
             const start = performance.now();
-            run();
+            run(scene.world, DELTA);
             times.push(performance.now() - start);
-            t.end();
-          },
-        });
-      });
+          }] as const;
+        }),
+      );
     }
   }
 }

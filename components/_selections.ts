@@ -46,7 +46,7 @@ export const SKELETON_ENTITIES: Selection = selection(
  * Entities with MorphWeights: whether the sample clips system's morph stage
  * has any to look at (their record's array spans every entity id).
  */
-export const MORPHED_ENTITIES: Selection = selection(
+const MORPHED_ENTITIES: Selection = selection(
   ["MorphWeights"],
   (owned, eid) => owned.morph[eid] !== undefined,
 );

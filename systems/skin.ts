@@ -302,8 +302,8 @@ export function writeSkinJobs(
 
 /**
  * The largest entity of `skinned` when all of them skin with `influences`
- * influences at most (the first one's count), else -1. Not their method: an entity's skin changes
- * only with a component added or removed, which drops the rows.
+ * influences at most (the first one's), else -1. Not their method: a skin
+ * changes only with a component added or removed, which drops the rows.
  */
 function maxEidOfInfluences(
   cap: number,
@@ -312,8 +312,7 @@ function maxEidOfInfluences(
   influences: number,
 ): number {
   let maxEid = 0;
-  // An entity of the first one's level of detail has its influences: a compare, not the min.
-  const first = skinned.length > 0 ? lods[skinned[0]] : 0;
+  const first = skinned.length > 0 ? lods[skinned[0]] : 0; // Its level of detail: only compared.
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i], lod = lods[eid];
     if (lod !== first && Math.min(cap, lod || MAX_INFLUENCES) !== influences) return -1;

@@ -11,7 +11,13 @@
  * is the system's JavaScript per entity (issue #30's target: at most
  * 100 ns for the whole pipeline). Every iteration of both rows times both
  * runs: at the end, the bench prints each pair's (system − kernels) /
- * entities from the medians and the lowest deciles of those times.
+ * entities, the median of the iterations' differences and the difference
+ * of the lowest deciles.
+ *
+ * JavaScript alone: each system and the whole frame again, on a crowd
+ * whose world's core kernels are stubs that do nothing: the systems'
+ * JavaScript timed directly, not as the small difference of two large
+ * times (a loaded machine moves those by more than the difference).
  *
  * `CROWD_BEFORE=<another checkout of Marrow>` adds the same rows for that
  * checkout's systems, in the same run (before/after on one machine state;
@@ -92,17 +98,48 @@ function quantile(values: number[], fraction: number): number {
 }
 
 // (system − kernels) / entity of each pair, from every iteration of both
-// its rows (each runs both), once every group has run: of the medians, and
-// of the lowest deciles (a shared machine deschedules a frame now and then).
+// its rows (each runs both, one right after the other), once every group
+// has run: the median of the iterations' differences (a difference of two
+// medians of frames of 1 ms or more moved by hundreds of ns an entity from
+// run to run on a loaded machine), and the difference of the lowest
+// deciles (a shared machine deschedules a frame now and then). Then each
+// system's JavaScript alone: its time with the core's kernels stubbed.
 globalThis.addEventListener("unload", () => {
-  console.log("\n(system − kernels) / entity: medians, lowest deciles");
+  console.log("\n(system − kernels) / entity: median of the differences, lowest deciles");
   for (const { label, entities, kernels, system } of overheads) {
-    const [median, decile] = [0.5, 0.1].map((f) =>
-      ((quantile(system, f) - quantile(kernels, f)) * 1e6 / entities).toFixed(0).padStart(7)
+    const median = quantile(system.map((t, i) => t - kernels[i]), 0.5);
+    const decile = quantile(system, 0.1) - quantile(kernels, 0.1);
+    const [m, d] = [median, decile].map((t) => (t * 1e6 / entities).toFixed(0).padStart(7));
+    console.log(`${m} ns ${d} ns  ${label}`);
+  }
+  console.log("\nJavaScript alone (kernels stubbed) / entity: medians, lowest deciles");
+  for (const { label, entities, times } of alone) {
+    const [m, d] = [0.5, 0.1].map((f) =>
+      (quantile(times, f) * 1e6 / entities).toFixed(0).padStart(7)
     );
-    console.log(`${median} ns ${decile} ns  ${label}`);
+    console.log(`${m} ns ${d} ns  ${label}`);
   }
 });
+
+/** Per row of the stubbed groups: its label, its entities and every time (ms). */
+const alone: { label: string; entities: number; times: number[] }[] = [];
+
+/**
+ * `m`'s crowd with its world's core kernels replaced by stubs that do
+ * nothing (and whose scans find nothing): what is left of a frame is the
+ * systems' JavaScript, timed directly rather than as the difference of two
+ * times a thousand times larger.
+ */
+function stubbedScene(m: Modules, count: number, shape: typeof shapes[number][1]) {
+  const scene = crowdScene(m, count, shape);
+  const state = m.stateOf(scene.world, "crowd bench");
+  const stubs: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(state.kernels)) {
+    stubs[name] = typeof value === "function" ? () => -1 : value;
+  }
+  Object.defineProperty(state, "kernels", { value: stubs });
+  return scene;
+}
 
 const counts = (Deno.env.get("CROWD_COUNT") ?? "1000,10000").split(",").map(Number);
 const before = Deno.env.get("CROWD_BEFORE");
@@ -146,6 +183,36 @@ for (const count of counts) {
           count,
         );
       }
+    }
+  }
+}
+
+// Each system's JavaScript alone, both checkouts' rows in one group (each
+// row's iteration runs the other checkout's first; every run is timed for
+// the summary).
+for (const count of counts) {
+  for (const [suffix, shape] of shapes) {
+    const label = `${count.toLocaleString("en")} small characters${suffix}`;
+    const scenes = checkouts.map(([prefix, m]) => [prefix, stubbedScene(m, count, shape)] as const);
+    const runs = [undefined, ...scenes[0][1].pipeline.systems.map(({ name }) => name)];
+    for (const system of runs) {
+      if (system !== undefined && !scenes[0][1].kernelsOf[system]) continue;
+      const name = system ?? "pipeline";
+      interleaved(
+        `crowd: ${label}, JavaScript alone (kernels stubbed): ${name}`,
+        scenes.map(([prefix, scene]) => {
+          const run = system === undefined
+            ? () => scene.pipeline(scene.world, DELTA)
+            : scene.pipeline.systems.find((s) => s.name === system)!.run;
+          const times: number[] = [];
+          alone.push({ label: `${label}: ${prefix}${name}`, entities: count, times });
+          return [`${prefix}${name}`, () => {
+            const start = performance.now();
+            run(scene.world, DELTA);
+            times.push(performance.now() - start);
+          }] as const;
+        }),
+      );
     }
   }
 }

@@ -67,6 +67,10 @@ export class JobTable {
   #stagedFloats: Float32Array | undefined;
   #tableView: Uint32Array | undefined;
   #tableViewOf: Uint32Array | undefined;
+  /** {@linkcode floatsView}'s views, of the core's float view `#floatViewsOf` at `#floatViewsAt`. */
+  readonly #floatViews: Float32Array[] = [];
+  #floatViewsOf: Float32Array | undefined;
+  #floatViewsAt = 0;
   readonly #memory: CoreMemory;
 
   constructor(memory: CoreMemory) {
@@ -216,6 +220,25 @@ export class JobTable {
     return this.stagingFloats();
   }
 
+  /**
+   * The table's first `floats` floats in the core's memory, as a view kept
+   * while the memory and the table's place stay: one per count, for up to
+   * `KEPT_SETS` counts (a level of detail's frames alternate a few row
+   * counts). Undefined for another count once those are made: a new view
+   * every frame would be garbage every frame.
+   */
+  floatsView(floats: number): Float32Array | undefined {
+    const f32 = this.#memory.views().f32, views = this.#floatViews;
+    if (this.#floatViewsOf !== f32 || this.#floatViewsAt !== this.ptr) {
+      views.length = 0, this.#floatViewsOf = f32, this.#floatViewsAt = this.ptr;
+    }
+    for (let i = 0; i < views.length; i++) if (views[i].length === floats) return views[i];
+    if (views.length === KEPT_SETS) return undefined;
+    const view = f32.subarray(this.ptr >> 2, (this.ptr >> 2) + floats);
+    views.push(view);
+    return view;
+  }
+
   /** The first `words` staged words, a view kept while their count stays. */
   #stagedView(words: number): Uint32Array {
     let view = this.#stagedPrefix;
@@ -233,7 +256,9 @@ export class JobTable {
     this.#set.keptFor = undefined;
     this.ptr = this.count = 0;
     this.#staged = new Uint32Array(0);
+    this.#floatViews.length = 0;
     this.#stagedPrefix =
+      this.#floatViewsOf =
       this.#stagedFloats =
       this.#tableView =
       this.#tableViewOf =

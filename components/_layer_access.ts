@@ -55,6 +55,7 @@ export function stackOf(
         mask: undefined,
       });
       player.stack = { layers: [base], rest, threshold: 0.1 };
+      state.resources.layerStacks++;
     } catch (e) {
       memory.free(rest);
       throw e;

@@ -91,6 +91,12 @@ export class WorldResources {
   /** The private record: the machinery's fields and every component's. */
   readonly owned: MachineryRecord;
   capacity = 0;
+  /**
+   * Clip players with layers (`player.stack`), counted as their stacks are
+   * made and released: while none has, the sample clips system counts no
+   * player's rows (two at most each).
+   */
+  layerStacks = 0;
   /** Job table blocks of the systems. */
   readonly tables = new Set<JobTable>();
   /** The components, dependents before what they need: the order of removals and resets. */

@@ -83,7 +83,7 @@ export const CLIP_PLAYER = defineComponent({
     const o = CLIP_PLAYER.recordOf(resources), player = o.player[eid];
     if (!player) return;
     resources.memory.free(player.scratch);
-    if (player.stack) releaseStack(resources.memory, player.stack);
+    if (player.stack) releaseStack(resources.memory, player.stack), resources.layerStacks--;
     player.current.sampler!.release();
     player.next?.sampler?.release();
     for (const spare of player.spares ?? []) spare?.sampler?.release();

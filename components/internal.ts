@@ -16,6 +16,7 @@ export { type Playback } from "./_playback.ts";
 export { type PlayerState, retirePlayback } from "./_playbacks.ts";
 export { type Owned, type WorldState } from "./registry.ts";
 export {
+  anyMorphed,
   IK_ENTITIES,
   LOD_ENTITIES,
   MATRIX_ENTITIES,

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Owned, WorldState } from "../components/internal.ts";
+import type { WorldState } from "../components/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 
 /** What {@linkcode firstUnchecked} compares besides the Skeleton's store: the JointQuat's. */
@@ -51,6 +51,15 @@ export function firstUnchecked(
   const player = (fields & CHECK_PLAYER) !== 0,
     unquarantined = (fields & CHECK_UNQUARANTINED) !== 0;
   const skin = (fields & CHECK_SKIN) !== 0;
+  // The Skin's arrays in locals, as the others: `skinIntact`'s loads through
+  // the store and the record measured a third of the frame's vouch.
+  const skins = owned.skin, skinStore = stores.Skin, skinAssets = skinStore.asset;
+  const vertexCounts = skinStore.vertexCount, positions = skinStore.positionsByteOffset;
+  const normals = skinStore.normalsByteOffset, tangents = skinStore.tangentsByteOffset;
+  const blocks = owned.skinBlock, ownNormals = owned.skinNormals;
+  const ownTangents = owned.skinTangents;
+  // The last asset's vertex count (a getter), for the next entity of the same asset.
+  let lastAsset: typeof skins[number] = undefined, lastVertexCount = 0;
   for (let i = from; i < list.length; i++) {
     const eid = list[i], skeleton = skeletons[eid];
     if (skeleton === undefined || assets[eid] !== skeleton) return i;
@@ -59,7 +68,16 @@ export function firstUnchecked(
     if (jointCounts[eid] !== n) return i;
     if (pose && (poses[eid] === 0 || poseOffsets[eid] !== poses[eid])) return i;
     if (player && players[eid] === undefined) return i;
-    if (skin && !skinIntact(owned, stores.Skin, eid)) return i;
+    if (skin) {
+      // `checkedSkin` cannot fail: the Skin's store fields are its record's.
+      const asset = skins[eid];
+      if (asset === undefined || skinAssets[eid] !== asset) return i;
+      if (asset !== lastAsset) lastAsset = asset, lastVertexCount = asset.vertexCount;
+      if (
+        vertexCounts[eid] !== lastVertexCount || positions[eid] !== blocks[eid] ||
+        normals[eid] !== ownNormals[eid] || tangents[eid] !== ownTangents[eid]
+      ) return i;
+    }
     if (!matrix) continue;
     const model = matrices[eid];
     if (model === 0 || models[eid] !== model) return i;
@@ -96,16 +114,6 @@ export function vouchFrame(state: WorldState, list: ArrayLike<number>): void {
 /** Ends a frame's vouch, or withdraws it: a system quarantined an entity. */
 export function endVouch(): void {
   vouchedFor = undefined;
-}
-
-/** Whether `checkedSkin` cannot fail for entity `eid`: its Skin's store fields are its record's. */
-function skinIntact(owned: Owned, store: WorldState["components"]["Skin"], eid: number): boolean {
-  const asset = owned.skin[eid];
-  return asset !== undefined && store.asset[eid] === asset &&
-    store.vertexCount[eid] === asset.vertexCount &&
-    store.positionsByteOffset[eid] === owned.skinBlock[eid] &&
-    store.normalsByteOffset[eid] === owned.skinNormals[eid] &&
-    store.tangentsByteOffset[eid] === owned.skinTangents[eid];
 }
 
 /**

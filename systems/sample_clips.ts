@@ -26,7 +26,7 @@
  * @module
  */
 
-import { selectEntities } from "../components/internal.ts";
+import { anyMorphed, selectEntities } from "../components/internal.ts";
 import { checkedPlayer } from "../components/clip_player.ts";
 import { checkedPose } from "../components/joint_quat.ts";
 import { checkedSkeleton } from "../components/skeleton.ts";
@@ -36,6 +36,7 @@ import { samplePlayback, SampleRows } from "./_sample_playback.ts";
 import { type LayerOutput, layerRows, PlaybackSteps, writeLayers } from "./_layers.ts";
 import { extractRootMotion, recordSteps } from "./_extras.ts";
 import { wrapTime } from "../animation/clip.ts";
+import { markersVersion } from "../animation/markers.ts";
 import { PLAYING_ENTITIES } from "./_select.ts";
 import { CHECK_PLAYER, CHECK_POSE, endVouch, firstUnchecked } from "./_checks.ts";
 import type { Playback } from "../components/internal.ts";
@@ -126,6 +127,7 @@ export function sampleClipsSystem(
   );
   if (list.length === 0) return;
   const quarantine = owned.quarantine, players = owned.player, lodSkip = owned.lodSkip;
+  const layerStacks = state.resources.layerStacks;
   let skipped = false;
   let rowCapacity = 0, entryCapacity = 0, layered = 0;
   // The checks run only from an entity whose store fields the compares
@@ -133,28 +135,30 @@ export function sampleClipsSystem(
   let unchecked = firstUnchecked(state, list, CHECK_PLAYER | CHECK_POSE, 0);
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
-    quarantine[eid] &= ~Quarantine.Clip;
-    try {
-      if (i === unchecked) {
+    // Read first: a flag written back unchanged is a store per entity per frame.
+    if (quarantine[eid] & Quarantine.Clip) quarantine[eid] &= ~Quarantine.Clip;
+    if (i === unchecked) {
+      try {
         unchecked = firstUnchecked(state, list, CHECK_PLAYER | CHECK_POSE, i + 1);
         checkedPlayer(state, eid);
         checkedPose(state, eid);
         checkedSkeleton(state, eid);
+      } catch (error) {
+        // Isolated as a bad clip time is: this call leaves its pose as it is.
+        state.faults.isolate(eid, "sampleClipsSystem", error);
+        quarantine[eid] |= Quarantine.Clip;
+        endVouch();
+        skipped = true;
+        continue;
       }
-    } catch (error) {
-      // Isolated as a bad clip time is: this call leaves its pose as it is.
-      state.faults.isolate(eid, "sampleClipsSystem", error);
-      quarantine[eid] |= Quarantine.Clip;
-      endVouch();
-      skipped = true;
-      continue;
     }
     // `x - x` is 0 exactly for a finite x: no call that would box the double.
     const time = c.time[eid], speed = c.speed[eid];
     if (time - time === 0 && speed - speed === 0) {
-      // Sampled: its rows and layer entries counted in the same pass.
-      const player = players[eid]!;
-      if (!player.stack) rowCapacity += 2;
+      // Sampled: its rows and layer entries counted in the same pass (two
+      // rows at most without layers: its player not read while none has).
+      const player = layerStacks === 0 ? undefined : players[eid]!;
+      if (!player?.stack) rowCapacity += 2;
       else {
         rowCapacity += layerRows(player), entryCapacity += player.stack.layers.length, layered++;
       }
@@ -187,20 +191,22 @@ export function sampleClipsSystem(
   out.entries.begin(entryCapacity, LAYER_ENTRY_BYTES / 4);
   out.jobs.begin(layered, JOB_WORDS);
   let extended = false;
+  const poses = owned.pose;
+  // No clip has markers before the process sets some: no playback's lookup.
+  const marked = markersVersion() !== 0;
   for (let i = 0; i < list.length; i++) {
     const eid = list[i];
     if (skipped && quarantine[eid] & Quarantine.Clip) continue;
-    const player = owned.player[eid]!;
-    const joints = owned.skeleton[eid]!.jointCount;
-    const pose = owned.pose[eid];
+    const player = players[eid]!;
+    const pose = poses[eid];
     steps.count = 0;
     const from = c.time[eid];
     c.time[eid] = storableTime(from + deltaSeconds * c.speed[eid], player.current);
     const next = player.next;
     // Steps are recorded only for what reads them: layers, markers, root motion.
     const track = player.stack !== undefined || player.extras !== undefined ||
-      player.current.sampler!.hasMarkers(player.current.clip) ||
-      (next !== undefined && next.sampler!.hasMarkers(next.clip));
+      marked && (player.current.sampler!.hasMarkers(player.current.clip) ||
+          (next !== undefined && next.sampler!.hasMarkers(next.clip)));
     if (next) {
       player.fade = player.fadeDuration > 0
         ? Math.min(1, Math.max(0, player.fade + deltaSeconds / player.fadeDuration))
@@ -230,6 +236,7 @@ export function sampleClipsSystem(
     const animated = (lodSkip[eid] & NOT_ANIMATED) === 0;
     if (player.stack) {
       out.time = c.time[eid];
+      const joints = owned.skeleton[eid]!.jointCount;
       writeLayers(out, player, player.stack, joints, pose, deltaSeconds, steps, animated);
     } else if (animated) {
       rows.time = c.time[eid];
@@ -244,10 +251,10 @@ export function sampleClipsSystem(
   rows.commit();
   state.kernels.sampleCompactBatch(rows.ptr, rows.count);
   if (out.jobs.count > 0) state.kernels.blendLayersBatch(0, 0, out.jobs.ptr, out.jobs.count);
-  // Apart from the loop above, which stays as it was; not even called in a world that never
-  // had MorphWeights (the scalar zero-allocation run counts its code settling as garbage).
-  const morphs = morphRecord(state);
-  if (morphs.play.length > 0) writeMorphs(state, list, skipped, morphs);
+  // Apart from the loop above, which stays as it was; not even called in a world without
+  // MorphWeights (the scalar zero-allocation run counts its code settling as garbage; and the
+  // record's array spans every entity id, a loop over the whole list every frame).
+  if (anyMorphed(state)) writeMorphs(state, list, skipped, morphRecord(state));
   if (extended) {
     for (let i = 0; i < list.length; i++) {
       const eid = list[i], player = owned.player[eid]!;

@@ -19,7 +19,7 @@
  * @module
  */
 
-import { selectEntities, SkinRowWriter, stateOf } from "../components/internal.ts";
+import { anyMorphed, selectEntities, SkinRowWriter, stateOf } from "../components/internal.ts";
 import type { SkinAsset } from "../animation/skin_asset.ts";
 import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { morphedStreams, updateMorphs } from "../components/internal.ts";
@@ -237,7 +237,7 @@ export function writeSkinJobs(
   const lods = state.components.Skin.maxInfluences, skins = state.owned.skin;
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
   // Morph hook: bind streams whose weights changed are morphed before any row reads them.
-  updateMorphs(state, skinned);
+  if (anyMorphed(state)) updateMorphs(state, skinned);
   const table = state.jobs(name);
   // Each job's positions' bounds (8 floats), computed by the kernel in registers.
   const bounds = state.jobs(tableName(name, "bounds"));
@@ -302,8 +302,8 @@ export function writeSkinJobs(
 
 /**
  * The largest entity of `skinned` when all of them skin with `influences`
- * influences at most, else -1. Not their method: an entity's skin changes
- * only with a component added or removed, which drops the rows.
+ * influences at most (the first one's), else -1. Not their method: a skin
+ * changes only with a component added or removed, which drops the rows.
  */
 function maxEidOfInfluences(
   cap: number,
@@ -312,9 +312,10 @@ function maxEidOfInfluences(
   influences: number,
 ): number {
   let maxEid = 0;
+  const first = skinned.length > 0 ? lods[skinned[0]] : 0; // Its level of detail: only compared.
   for (let i = 0; i < skinned.length; i++) {
-    const eid = skinned[i];
-    if (Math.min(cap, lods[eid] || MAX_INFLUENCES) !== influences) return -1;
+    const eid = skinned[i], lod = lods[eid];
+    if (lod !== first && Math.min(cap, lod || MAX_INFLUENCES) !== influences) return -1;
     if (eid > maxEid) maxEid = eid;
   }
   return maxEid;

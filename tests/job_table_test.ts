@@ -121,3 +121,30 @@ Deno.test("job table: two lists in turn keep their rows (a staggered crowd write
   assert(table.holds(b, 0));
   table.free();
 });
+
+Deno.test("job table: floatsView is the table's first floats in the core's memory, one kept view per count for up to 4 counts, none made after", () => {
+  const memory = coreMemory(Core.create("scalar"));
+  const table = new JobTable(memory);
+  table.begin(16, 8);
+  // A block after the table's: growing it moves it.
+  memory.alloc(16);
+  const f32 = memory.views().f32;
+  for (let i = 0; i < 128; i++) f32[(table.ptr >> 2) + i] = i + 0.5;
+  const views = [8, 16, 24, 32].map((floats) => table.floatsView(floats)!);
+  views.forEach((view, k) => {
+    assertEquals(view.length, 8 * (k + 1));
+    assertEquals(view.byteOffset, table.ptr);
+    assertEquals([...view], Array.from({ length: view.length }, (_, i) => i + 0.5));
+    // The same count again: the same view, nothing new.
+    assert(table.floatsView(view.length) === view);
+  });
+  // A fifth count: no view made (the caller copies otherwise).
+  assertEquals(table.floatsView(40), undefined);
+  assert(table.floatsView(16) === views[1]);
+  // The table moved (grown): views of its new place.
+  const ptr = table.ptr;
+  table.begin(1024, 8);
+  assert(table.ptr !== ptr);
+  const moved = table.floatsView(16)!;
+  assertEquals(moved.byteOffset, table.ptr);
+});

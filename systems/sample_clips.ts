@@ -228,7 +228,10 @@ export function sampleClipsSystem(
         player.current = next;
         player.next = undefined;
         player.fade = 0;
-        c.time[eid] = storableTime(next.time, next);
+        // Finite (as nearly always) without the call, which a fade's end seldom makes: a double
+        // passed to a call V8 has not inlined is boxed.
+        const time = next.time;
+        c.time[eid] = time - time === 0 ? time : storableTime(time, next);
         c.speed[eid] = next.speed;
       }
     }

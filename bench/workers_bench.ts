@@ -5,7 +5,9 @@
  * clips. Also the cost of one synchronisation, which a frame pays once per
  * batch call big enough to be split (the README scene: its skinning only).
  * The task-parallel rows skin the previous frame on the workers while the
- * calling thread animates the joints: one synchronisation per frame.
+ * calling thread animates the joints: one synchronisation per frame. Each
+ * scene again with level of detail: half its characters at update rate 2,
+ * a quarter culled (issue #30: two workers still 1.7× one).
  *
  * `deno bench --import-map=import_map.dev.json -A bench/workers_bench.ts`
  *
@@ -22,6 +24,7 @@ import type { WorkerScene } from "../tests/_workers.ts";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import { JOB_BYTES, JOB_WORDS } from "../simd/abi.ts";
 import { minSplitCost } from "../simd/pool/_parallel_kernels.ts";
+import { setLevelOfDetail } from "../lod.ts";
 
 const SHAPE = { joints: 64, segments: 100, rings: 100, influences: 4 } as const;
 const DT = 1 / 60;
@@ -58,15 +61,25 @@ if (before) {
   ]);
 }
 
+/** Half the characters at update rate 2 and a quarter culled, as the crowd bench's rows. */
+function someAtLowerDetail(scene: WorkerScene): void {
+  scene.entities.forEach((eid, i) =>
+    setLevelOfDetail(scene.world, eid, { updateRate: i % 2 ? 2 : 1, visible: i % 4 !== 0 })
+  );
+}
+
 async function group(
   name: string,
   make: (checkout: Checkout, pool: WorkerPool) => Promise<WorkerScene>,
+  lod = false,
 ) {
-  for (const [prefix, checkout] of checkouts) {
+  // Level of detail: this checkout's rows only (an older one may not have it).
+  for (const [prefix, checkout] of lod ? checkouts.slice(0, 1) : checkouts) {
     for (const [row, workers, taskParallel] of ROWS) {
       const pool = await checkout.kernels.createWorkerPool({ workers });
       pools.push(pool);
       const scene = await make(checkout, pool);
+      if (lod) someAtLowerDetail(scene);
       const animate = checkout.mod.createAnimationPipeline({ pool, taskParallel });
       animate(scene.world, DT);
       Deno.bench({
@@ -89,6 +102,16 @@ await group(
 await group(
   "2,000 Fox (playing, cross-fading)",
   (checkout, pool) => checkout.scenes.foxCrowd(pool.core, 2000),
+);
+await group(
+  "README scene, half at update rate 2, a quarter culled",
+  (checkout, pool) => Promise.resolve(checkout.scenes.waveScene(pool.core, 100, SHAPE)),
+  true,
+);
+await group(
+  "2,000 Fox, half at update rate 2, a quarter culled",
+  (checkout, pool) => checkout.scenes.foxCrowd(pool.core, 2000),
+  true,
 );
 
 // One synchronisation: a scan of two rows of 1,024 floats on one thread, and split across two

@@ -349,9 +349,7 @@ export function sampleCompactAtTime(
   }
   const f32 = heap.f32, u32 = heap.u32;
   // The clip's plan (`PLAN_GROUP_BYTES`): held values and where each path's record is.
-  // Read as an int32 from the view: the word is above 2^31 when the plan lies below the cache,
-  // and such a number returned from a call is boxed (about 100 bytes a frame of the
-  // zero-allocation scene).
+  // An int32 from the view: above 2^31 when the plan lies below the cache, a call's result is boxed.
   const offset = (cache & 3) === 0 ? u32[cache >>> 2] | 0 : u32At(cache) | 0;
   const plan = (cache + offset) >>> 0;
   for (let g = 0; g < groupCount; g++) {

@@ -26,6 +26,7 @@ import {
   TIME_BOUND,
   VECTOR_RECORD_BYTES,
 } from "../simd/wasm/assembly/abi.ts";
+import { PoseField } from "../simd/memory/layout.ts";
 
 /** What a clip's playbacks start from. */
 interface PlaybackForm {
@@ -42,8 +43,8 @@ interface PlaybackForm {
 /** Forms by template: a template is never written once made, and a clip keeps its own. */
 const forms = new WeakMap<Uint8Array, PlaybackForm>();
 
-/** Byte offset of path p's first field in a pose group (tx, qx, sx). */
-const FIELD = [0, 48, 112] as const;
+/** Byte offset of path p's first field in a pose group (tx, qx, sx), 16 bytes a field. */
+const FIELD = [PoseField.TX, PoseField.QX, PoseField.SX].map((field) => field * 16);
 
 /**
  * The playback form of the starting cache `template` of a clip of `groups`

@@ -38,7 +38,7 @@ import {
   findKey,
   storeNormalized,
 } from "./keys.ts";
-import { sampleShared } from "./shared.ts";
+import { pathField, sampleShared } from "./shared.ts";
 import {
   heap,
   i16At,
@@ -380,7 +380,7 @@ export function sampleCompactAtTime(
         const rec = cache + offset, timing = timingAt(rec, lane) >>> 2;
         // Held paths (no record) copy the plan's values; a held rotation is normalized.
         const w = offset === 0 ? 0 : f(f(t - f32[timing]) * f32[timing + 8]);
-        const field = p === 0 ? 0 : p === 1 ? 48 : 112;
+        const field = pathField(p);
         // The left keys: the record's, or the plan's pose group's (right keys the same).
         const left = offset === 0 ? planGroup + field : rec + RECORD_LEFT;
         const right = offset === 0 ? 0 : recordRight(p);

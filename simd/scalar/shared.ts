@@ -18,6 +18,11 @@ import {
 import { findKey, setSlerpTerms, setSlerpWeight, storeNormalized } from "./keys.ts";
 import { heap, i16At, readF32, sampleTime, u32At } from "./_sample_memory.ts";
 
+/** Byte offset of path `p`'s first field in a pose group (tx, qx, sx: translation, rotation, scale). */
+export function pathField(p: number): number {
+  return p === 0 ? 0 : p === 1 ? 48 : 112;
+}
+
 const f = Math.fround;
 
 // Scratch of sampleShared (synchronous, so sharing is safe): a lane's two
@@ -68,7 +73,7 @@ export function sampleShared(clip: number, out: number, groupCount: number, keys
     const flags = u32At(group + SHARED_GROUP_FLAGS);
     const slerp = (flags & SHARED_SLERP) !== 0;
     for (let p = 0; p < 3; p++) {
-      const n = p === 1 ? 4 : 3, field = p === 0 ? 0 : p === 1 ? 48 : 112;
+      const n = p === 1 ? 4 : 3, field = pathField(p);
       for (let lane = 0; lane < 4; lane++) {
         const entry = i16At(lanes + ((g * 3 + p) * 4 + lane) * 2);
         const sync = syncs + (-2 - entry) * SYNC_BYTES;

@@ -37,8 +37,12 @@ export class SampleRows {
   f32: Float32Array = new Float32Array(0);
   #table: JobTable | undefined;
 
+  /** Rows the table has room for since {@linkcode begin}. */
+  #capacity = 0;
+
   /** Empties `table` and makes room for `capacity` rows. */
   begin(table: JobTable, capacity: number): void {
+    this.#capacity = capacity;
     table.begin(capacity, JOB_WORDS);
     this.u32 = table.staging(capacity * JOB_WORDS);
     this.f32 = table.stagingFloats();
@@ -46,8 +50,15 @@ export class SampleRows {
     this.count = 0;
   }
 
-  /** Copies the rows written into the table, for the kernel. */
+  /**
+   * Copies the rows written into the table, for the kernel. More rows than
+   * counted at `begin` would have the kernel read past the table: the
+   * system's count of them (a layer stack's, say) is wrong, and nothing runs.
+   */
   commit(): void {
+    if (this.count > this.#capacity) {
+      throw new Error(`internal: ${this.count} sampling rows written, room for ${this.#capacity}`);
+    }
     this.#table!.commit(this.count * JOB_WORDS);
   }
 

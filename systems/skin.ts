@@ -20,19 +20,18 @@
  */
 
 import { anyMorphed, selectEntities, SkinRowWriter, stateOf } from "../components/internal.ts";
-import type { SkinAsset } from "../animation/skin_asset.ts";
-import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { morphedStreams, updateMorphs } from "../components/internal.ts";
+import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { redirectToMorph } from "./_skin_morph.ts";
 import { MAX_INFLUENCES } from "../simd/memory/internal.ts";
 import { SkinFlags } from "../simd/memory/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
 import { CHECK_MATRICES, CHECK_SKIN, firstUnchecked } from "./_checks.ts";
 import { DualPalettes } from "./_dual_palettes.ts";
+import { groupBySkin, skinKey, sortByKey } from "./_skin_order.ts";
 import { BOUNDS_FLOATS, SkinBatch } from "./_skin_batch.ts";
 import { palettesInRange } from "./_skin_scan.ts";
-import type { JobTable } from "../components/internal.ts";
-import type { WorldState } from "../components/internal.ts";
+import type { JobTable, WorldState } from "../components/internal.ts";
 import { NOT_SKINNED, rewritten, withoutSkipped } from "./_lod.ts";
 
 /** Options of the skinning systems. */
@@ -122,7 +121,8 @@ export function prepareSkinning(
  * @internal The entities a skinning system skins (those with positions
  * only, or those with normals or tangents when `directions`), after
  * checking the options; in a list kept for job table `table` of the world,
- * which the next call for the same table rewrites.
+ * which the next call for the same table rewrites. A query's entities are
+ * grouped by skin (`groupBySkin`); a game's own list keeps its order.
  */
 export function selectSkinned(
   world: object,
@@ -164,8 +164,10 @@ export function selectSkinned(
   }
   // Written over, then cut: `length = 0` and pushes would reallocate its store every frame.
   if (skinned.length !== count) skinned.length = count;
-  if (options.entities === undefined) selection.keep(list, count * 2 + (directions ? 1 : 0));
-  else selection.drop();
+  if (options.entities === undefined) {
+    groupBySkin(skinned, owned.skin);
+    selection.keep(list, count * 2 + (directions ? 1 : 0));
+  } else selection.drop();
   return skinned;
 }
 
@@ -365,36 +367,3 @@ function tableName(table: string, part: Companion): string {
 /** A skinning table's companions: its bounds, its palettes converted, their scan, its selection's marker. */
 type Companion = "bounds" | "dual quaternions" | "palette scan" | "selection";
 const companionNames = new Map<string, Record<Companion, string>>();
-
-/** Entities per key, then where each key starts: the counting sort's scratch. */
-const keyCounts = new Uint32Array(MAX_INFLUENCES * 2 + 3);
-const sortScratch: number[] = [];
-
-/** Sorts `skinned` in place by batch call key, stably (a counting sort: no comparator, no garbage). */
-function sortByKey(
-  skinned: number[],
-  cap: number,
-  lods: Uint8Array,
-  skins: readonly (SkinAsset | undefined)[],
-): void {
-  keyCounts.fill(0);
-  rewritten(skinned);
-  for (let i = 0; i < skinned.length; i++) keyCounts[skinKey(cap, lods, skins, skinned[i]) + 1]++;
-  for (let k = 1; k < keyCounts.length; k++) keyCounts[k] += keyCounts[k - 1];
-  for (let i = 0; i < skinned.length; i++) sortScratch[i] = skinned[i];
-  for (let i = 0; i < skinned.length; i++) {
-    const eid = sortScratch[i];
-    skinned[keyCounts[skinKey(cap, lods, skins, eid)]++] = eid;
-  }
-}
-
-/** An entity's batch call: level of detail × 2, + 1 for dual quaternions. */
-function skinKey(
-  cap: number,
-  lods: Uint8Array,
-  skins: readonly (SkinAsset | undefined)[],
-  eid: number,
-): number {
-  return Math.min(cap, lods[eid] || MAX_INFLUENCES) * 2 +
-    (skins[eid]!.method === "dual-quaternion" ? 1 : 0);
-}

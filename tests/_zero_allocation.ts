@@ -11,7 +11,9 @@
  * on 2 worker threads and task-parallel on them (`taskParallel: true`), the
  * README scene animated over its listed entities, and on the scalar build
  * (single-threaded: a pool of the scalar build is single-threaded, it does
- * not run on shared memory), with V8's `--trace-gc` and a 1 MB young
+ * not run on shared memory; with the repository's models only, whose
+ * meshes take its JavaScript kernels through the same code as the
+ * test-only ones in a sixth of the time), with V8's `--trace-gc` and a 1 MB young
  * generation, so that a few hundred bytes a frame of garbage would force a
  * collection. Between the two collections the child requests (traced as
  * "testing") there is no other, and the heap grows by no more than noise
@@ -84,11 +86,6 @@ export const MODES: readonly Mode[] = [
  */
 const WARMUP = 12_000;
 /**
- * The scalar build's frame is some 20 times longer: half the frames still
- * find some 700 bytes a frame.
- */
-const SCALAR_FRAMES = FRAMES / 2;
-/**
  * Its code is still settling after the child's shortest warm-up (every clip
  * played twice, 3,600 frames): on the free models alone the heap grew by
  * 220 KB in the 1,500 frames after it and by 48 KB in the next 1,500.
@@ -133,7 +130,7 @@ async function run(build: string, threads: string, frames: number, warmup: numbe
 export function modeTests(filter: (mode: Mode) => boolean): Deno.TestDefinition[] {
   const modes = MODES.filter((m) => filter(m) && (RUN_LEVEL !== "fast" || m.fast));
   return modes.map(({ build, threads, lod }) => {
-    const frames = build === "scalar" ? SCALAR_FRAMES : threads === "split" ? SPLIT_FRAMES : FRAMES;
+    const frames = threads === "split" ? SPLIT_FRAMES : FRAMES;
     const warmup = build === "scalar" ? SCALAR_WARMUP : lod ? LOD_WARMUP : WARMUP;
     return {
       name: `${frames} frames of cross-fading characters allocate nothing: ${build}, ${threads}${

@@ -4,7 +4,7 @@
  * frame: those of one skin next to each other. A game adds its
  * characters in whatever order it spawns them; skinned in that order, each
  * job reads another mesh's bind streams (positions, normals, joints and
- * weights: about 850 KB for an Xbot), which the previous jobs' outputs have
+ * weights: about 950 KB for an Xbot), which the previous jobs' outputs have
  * pushed out of the cache. Grouped, the jobs of one skin read them from the
  * cache after the first. Then, in a frame whose entities differ in level
  * of detail or method, by batch call (`sortByKey`), keeping that order

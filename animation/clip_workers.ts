@@ -43,6 +43,7 @@
 
 import type { Clip } from "./clip.ts";
 import { validateClip } from "./clip_validation.ts";
+import { validateMorphChannels } from "./morph.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
 import {
   adoptBuiltCompactClip,
@@ -221,7 +222,8 @@ export interface PrepareClipsOnWorkersOptions {
  * mode, clips built before the one that failed stay built, as with
  * `prepareClips`). Before anything starts, a skeleton that is not a live
  * `SkeletonAsset` rejects with a `TypeError`, a clip that is not valid
- * with its `ClipError` (`validateClip`). Prepare a clip once per skeleton
+ * with its `ClipError` (`validateClip`, and its morph channels' check, as
+ * `prepareClip` makes it). Prepare a clip once per skeleton
  * structure: preparing it again builds it again.
  *
  * A clip prepared on workers holds its compact form as a clip built on
@@ -243,7 +245,10 @@ export async function prepareClipsOnWorkers(
     throw new TypeError("prepareClipsOnWorkers: skeleton: it was disposed");
   }
   if (!Array.isArray(clips)) throw new TypeError("prepareClipsOnWorkers: clips: expected an array");
-  clips.forEach((clip) => validateClip(clip));
+  clips.forEach((clip) => {
+    validateClip(clip);
+    validateMorphChannels(clip);
+  });
   const unique = [...new Set(clips)];
   const { signal } = options;
   signal?.throwIfAborted();

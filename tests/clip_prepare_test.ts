@@ -5,12 +5,15 @@
  * every clip of every test model (the test-only ones when `../shared` has
  * them). Builds are counted (`buildCounters` in `animation/_build_work.ts`),
  * never timed. A clip made in code builds once: in `prepareClip`, or, left
- * unprepared, in the `playClip` that first plays it.
+ * unprepared, in the `playClip` that first plays it. Preparing checks its
+ * morph channels too, which its first `playClip` then does not.
  */
-import { assertEquals, assertGreater } from "@std/assert";
+import { assertEquals, assertGreater, assertRejects, assertThrows } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,
+  type Clip,
+  ClipError,
   createAnimation,
   createAnimationPipeline,
   createClip,
@@ -22,6 +25,7 @@ import {
   SkinAsset,
 } from "../mod.ts";
 import { createCharacterAssets, importGltf } from "../gltf/mod.ts";
+import { prepareClipsOnWorkers } from "../clips.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { buildCounters } from "../animation/_build_work.ts";
 import { assetUrl, listAssets, testOnModels } from "./_three_gltf.ts";
@@ -123,4 +127,48 @@ Deno.test("a clip made in code builds once: in prepareClip, else in its first pl
   playClip(world, eid, unprepared);
   animate(world, DT);
   assertEquals(buildCounters.builds, start + 3, "and only then");
+});
+
+Deno.test("prepareClip checks a clip's morph channels: its first playClip checks none, a bad one builds nothing", async () => {
+  const world = createWorld();
+  createAnimation(world);
+  const cylinder = createCylinder({ joints: 4 });
+  const skeleton = new SkeletonAsset(cylinder.skeleton);
+  const eid = addEntity(world);
+  addCharacter(world, eid, skeleton, new SkinAsset(skeleton, cylinder.skin));
+  const morphed = (name: string, weight: number): Clip => ({
+    name,
+    animation: 0,
+    start: 0,
+    duration: 1,
+    channels: [{
+      node: 1,
+      joint: 1,
+      path: "translation",
+      interpolation: "LINEAR",
+      times: new Float32Array([0, 1]),
+      values: new Float32Array([0, 1, 0, 0, 2, 0]),
+    }],
+    morphChannels: [{
+      node: 0,
+      mesh: 0,
+      targetCount: 2,
+      interpolation: "LINEAR",
+      times: new Float32Array([0, 1]),
+      values: new Float32Array([0, weight, 1, 0]),
+    }],
+  });
+  // Refused before its build.
+  const bad = morphed("bad", NaN), start = buildCounters.builds;
+  assertThrows(() => prepareClip(skeleton, bad), ClipError, "morphChannels[0]: values[1] is NaN");
+  assertThrows(() => prepareClips(skeleton, [bad]), ClipError, "morphChannels[0]");
+  await assertRejects(() => prepareClipsOnWorkers(skeleton, [bad]), ClipError, "morphChannels[0]");
+  assertEquals(buildCounters.builds, start, "a clip refused builds nothing");
+  // A clip checked is not checked again (its weights spoiled after): prepared, its first play
+  // checks nothing; unprepared, the same spoiling is refused in play.
+  const [prepared, bare] = [morphed("prepared", 0.5), morphed("bare", 0.5)];
+  prepareClips(skeleton, [prepared]);
+  for (const clip of [prepared, bare]) clip.morphChannels![0].values[1] = NaN;
+  playClip(world, eid, prepared);
+  assertThrows(() => playClip(world, eid, bare), ClipError, "morphChannels[0]: values[1] is NaN");
 });

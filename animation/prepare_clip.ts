@@ -20,11 +20,10 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
  * Builds `clip`'s compact form for `skeleton` now (or finds it built), so
  * that playing it on any entity of that skeleton (or of another with the
  * same parents and rest pose on the same core) builds nothing, and checks
- * its morph channels (which `playClip` would otherwise check the first
- * time it plays it: RobotExpressive's took half a millisecond of its first
- * frame). Throws as {@linkcode compactClip} does: a `ClipError` for an
- * invalid clip (its morph channels included), a `ClipBudgetError` or a
- * `ClipWorkError` for one over its budget.
+ * its morph channels, which `playClip` would otherwise check inside the
+ * frame that first plays it. Throws as {@linkcode compactClip} does: a
+ * `ClipError` for an invalid clip (its morph channels included), a
+ * `ClipBudgetError` or a `ClipWorkError` for one over its budget.
  *
  * @example
  * ```ts ignore

@@ -106,7 +106,9 @@ function quantile(values: number[], fraction: number): number {
 // system's JavaScript alone: its time with the core's kernels stubbed.
 globalThis.addEventListener("unload", () => {
   console.log("\n(system − kernels) / entity: median of the differences, lowest deciles");
+  // Rows a `--filter` left out ran no iteration: no line for them.
   for (const { label, entities, kernels, system } of overheads) {
+    if (system.length === 0 || kernels.length === 0) continue;
     const median = quantile(system.map((t, i) => t - kernels[i]), 0.5);
     const decile = quantile(system, 0.1) - quantile(kernels, 0.1);
     const [m, d] = [median, decile].map((t) => (t * 1e6 / entities).toFixed(0).padStart(7));
@@ -114,6 +116,7 @@ globalThis.addEventListener("unload", () => {
   }
   console.log("\nJavaScript alone (kernels stubbed) / entity: medians, lowest deciles");
   for (const { label, entities, times } of alone) {
+    if (times.length === 0) continue;
     const [m, d] = [0.5, 0.1].map((f) =>
       (quantile(times, f) * 1e6 / entities).toFixed(0).padStart(7)
     );

@@ -42,9 +42,7 @@
  */
 
 import type { Clip } from "./clip.ts";
-import { validateClip } from "./clip_validation.ts";
-import { validateMorphChannels } from "./morph.ts";
-import { SkeletonAsset } from "./skeleton_asset.ts";
+import type { SkeletonAsset } from "./skeleton_asset.ts";
 import {
   adoptBuiltCompactClip,
   type CompactClip,
@@ -52,8 +50,7 @@ import {
   disposeClip,
 } from "./compact_clip.ts";
 import { loadCompactClips } from "./clip_file.ts";
-import { lifetimeOf } from "./_lifetime.ts";
-import { prepareClips } from "./prepare_clip.ts";
+import { checkPrepared, checkPreparedFor, prepareClips } from "./prepare_clip.ts";
 import { ClipBuildThreads } from "./_clip_build_threads.ts";
 import { buildFiles } from "./_clip_build_jobs.ts";
 import { ClipPreparationError } from "./clip_preparation_error.ts";
@@ -238,17 +235,9 @@ export async function prepareClipsOnWorkers(
   clips: readonly Clip[],
   options: PrepareClipsOnWorkersOptions = {},
 ): Promise<CompactClip[]> {
-  if (!(skeleton instanceof SkeletonAsset)) {
-    throw new TypeError("prepareClipsOnWorkers: skeleton: expected a SkeletonAsset");
-  }
-  if (lifetimeOf(skeleton).disposed) {
-    throw new TypeError("prepareClipsOnWorkers: skeleton: it was disposed");
-  }
+  checkPreparedFor("prepareClipsOnWorkers", skeleton);
   if (!Array.isArray(clips)) throw new TypeError("prepareClipsOnWorkers: clips: expected an array");
-  clips.forEach((clip) => {
-    validateClip(clip);
-    validateMorphChannels(clip);
-  });
+  clips.forEach(checkPrepared);
   const unique = [...new Set(clips)];
   const { signal } = options;
   signal?.throwIfAborted();

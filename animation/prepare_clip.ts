@@ -14,7 +14,8 @@ import type { Clip } from "./clip.ts";
 import { type CompactClip, compactClip } from "./compact_clip.ts";
 import { validateClip } from "./clip_validation.ts";
 import { validateMorphChannels } from "./morph.ts";
-import type { SkeletonAsset } from "./skeleton_asset.ts";
+import { SkeletonAsset } from "./skeleton_asset.ts";
+import { lifetimeOf } from "./_lifetime.ts";
 
 /**
  * Builds `clip`'s compact form for `skeleton` now (or finds it built), so
@@ -23,7 +24,8 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
  * its morph channels, which `playClip` would otherwise check inside the
  * frame that first plays it. Throws as {@linkcode compactClip} does: a
  * `ClipError` for an invalid clip (its morph channels included), a
- * `ClipBudgetError` or a `ClipWorkError` for one over its budget.
+ * `ClipBudgetError` or a `ClipWorkError` for one over its budget; a
+ * `TypeError` for a skeleton that is not a live `SkeletonAsset`.
  *
  * @example
  * ```ts ignore
@@ -33,20 +35,42 @@ import type { SkeletonAsset } from "./skeleton_asset.ts";
  * ```
  */
 export function prepareClip(skeleton: SkeletonAsset, clip: Clip): CompactClip {
-  // In playClip's order, and before the build: a clip refused builds nothing.
-  validateClip(clip);
-  validateMorphChannels(clip);
+  checkPreparedFor("prepareClip", skeleton);
+  checkPrepared(clip);
   return compactClip(clip, skeleton);
 }
 
 /**
  * {@linkcode prepareClip} for each of `clips`, in order; returns their
  * compact forms. Stops at the first clip that throws (those before it stay
- * built).
+ * built). `clips` that is not an array is a `TypeError`.
  */
 export function prepareClips(
   skeleton: SkeletonAsset,
   clips: readonly Clip[],
 ): CompactClip[] {
+  checkPreparedFor("prepareClips", skeleton);
+  if (!Array.isArray(clips)) throw new TypeError("prepareClips: clips: expected an array");
   return clips.map((clip) => prepareClip(skeleton, clip));
+}
+
+/**
+ * @internal Throws a `TypeError` naming `caller`'s argument unless
+ * `skeleton` is a live `SkeletonAsset`: every preparation's first check.
+ */
+export function checkPreparedFor(caller: string, skeleton: SkeletonAsset): void {
+  if (!(skeleton instanceof SkeletonAsset)) {
+    throw new TypeError(`${caller}: skeleton: expected a SkeletonAsset`);
+  }
+  if (lifetimeOf(skeleton).disposed) throw new TypeError(`${caller}: skeleton: it was disposed`);
+}
+
+/**
+ * @internal Checks `clip` as `playClip` does, in its order (a `ClipError`),
+ * before any build: a clip refused builds nothing, and a clip that passed
+ * is not checked again when it plays.
+ */
+export function checkPrepared(clip: Clip): void {
+  validateClip(clip);
+  validateMorphChannels(clip);
 }

@@ -172,3 +172,42 @@ Deno.test("prepareClip checks a clip's morph channels: its first playClip checks
   playClip(world, eid, prepared);
   assertThrows(() => playClip(world, eid, bare), ClipError, "morphChannels[0]: values[1] is NaN");
 });
+
+Deno.test("prepareClip and prepareClips name a bad skeleton or list in a TypeError, before any build", () => {
+  const { skeleton: definition } = createCylinder({ joints: 3 });
+  const clip = createClip({
+    name: "step",
+    channels: [{
+      joint: 1,
+      path: "translation",
+      interpolation: "LINEAR",
+      times: new Float32Array([0, 1]),
+      values: new Float32Array([0, 1, 0, 0, 2, 0]),
+    }],
+  });
+  const disposed = new SkeletonAsset(definition);
+  disposed.dispose();
+  const start = buildCounters.builds;
+  assertThrows(
+    () => prepareClip(disposed, clip),
+    TypeError,
+    "prepareClip: skeleton: it was disposed",
+  );
+  assertThrows(
+    () => prepareClips(disposed, [clip]),
+    TypeError,
+    "prepareClips: skeleton: it was disposed",
+  );
+  assertThrows(
+    () => prepareClip({} as SkeletonAsset, clip),
+    TypeError,
+    "prepareClip: skeleton: expected a SkeletonAsset",
+  );
+  using skeleton = new SkeletonAsset(definition);
+  assertThrows(
+    () => prepareClips(skeleton, clip as unknown as Clip[]),
+    TypeError,
+    "prepareClips: clips: expected an array",
+  );
+  assertEquals(buildCounters.builds, start, "nothing refused was built");
+});

@@ -19,7 +19,7 @@ export const CHECK_MATRICES = 2;
 /** What {@linkcode firstUnchecked} compares besides the Skeleton's store: a ClipPlayer's record. */
 export const CHECK_PLAYER = 4;
 /** What {@linkcode firstUnchecked} requires besides the Skeleton's store: no quarantine. */
-const CHECK_UNQUARANTINED = 8;
+export const CHECK_UNQUARANTINED = 8;
 /** What {@linkcode firstUnchecked} compares besides the Skeleton's store: the Skin's. */
 export const CHECK_SKIN = 16;
 

@@ -19,14 +19,20 @@
  * @module
  */
 
-import { anyMorphed, selectEntities, SkinRowWriter, stateOf } from "../components/internal.ts";
+import {
+  anyMorphed,
+  Quarantine,
+  selectEntities,
+  SkinRowWriter,
+  stateOf,
+} from "../components/internal.ts";
 import { morphedStreams, updateMorphs } from "../components/internal.ts";
 import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { redirectToMorph } from "./_skin_morph.ts";
 import { MAX_INFLUENCES } from "../simd/memory/internal.ts";
 import { SkinFlags } from "../simd/memory/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
-import { CHECK_MATRICES, CHECK_SKIN, firstUnchecked } from "./_checks.ts";
+import { CHECK_MATRICES, CHECK_SKIN, CHECK_UNQUARANTINED, firstUnchecked } from "./_checks.ts";
 import { DualPalettes } from "./_dual_palettes.ts";
 import { groupBySkin, skinKey, sortByKey } from "./_skin_order.ts";
 import { BOUNDS_FLOATS, SkinBatch } from "./_skin_batch.ts";
@@ -252,7 +258,8 @@ export function writeSkinJobs(
     const maxEid = maxEidOfInfluences(cap, lods, skinned, firstKey >> 1);
     if (
       maxEid >= 0 &&
-      firstUnchecked(state, skinned, CHECK_MATRICES | CHECK_SKIN, 0) === skinned.length
+      firstUnchecked(state, skinned, CHECK_MATRICES | CHECK_SKIN | CHECK_UNQUARANTINED, 0) ===
+        skinned.length
     ) {
       bounds.begin(skinned.length, BOUNDS_FLOATS);
       return batchCalls(state, name, skinned, maxEid, options, bounds, table.ptr, false, firstKey);
@@ -275,8 +282,13 @@ export function writeSkinJobs(
   const rows = table.staging(skinned.length * JOB_WORDS);
   const writer = SkinRowWriter.for(state, rows, options.renormalize ? SkinFlags.RENORMALIZE : 0);
   let maxEid = 0, kept = 0;
+  const quarantine = state.owned.quarantine;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
+    // Quarantined for its pose: it publishes nothing new. Its palette is the
+    // one it kept, which its skin was not made from when a skinning fault
+    // skipped it before.
+    if (quarantine[eid] & Quarantine.Pose) continue;
     try {
       writer.write(eid, kept, skinKey(cap, lods, skins, eid) >> 1);
       rows[kept * JOB_WORDS + SKIN_PALETTE] = palettes.at(

@@ -11,7 +11,8 @@
  * paused and culled, the latter while paused and culled; a culled twin
  * publishes nothing new; a twin animated and visible is skinned as its
  * full-rate entity (in the task-parallel frame, its skinned outputs are
- * the full-rate entity's or its own of the frame before).
+ * the full-rate entity's of this frame or of one of the last frames, its
+ * own of the frame before, or the full-rate entity's of the next frame).
  */
 
 import { assert, assertEquals, assertThrows } from "@std/assert";
@@ -49,8 +50,20 @@ interface Run {
    * entity publishes in the next call.
    */
   ahead: (Float32Array | undefined)[];
+  /**
+   * Task-parallel: the skinned outputs the full-rate entity published in
+   * the last frames, newest first (one per update rate a twin may have): a
+   * twin skinned from the palette it had in the frame before, not animated
+   * in it, publishes one of them.
+   */
+  behind: Float32Array[][];
+  /** Task-parallel: each twin's update rate in the last frames, newest first. */
+  rates: number[][];
   frames: number;
 }
+
+/** Frames of {@linkcode Run.behind}: the largest update rate the programs set. */
+const MAX_RATE = 4;
 
 type Step = (r: Run) => void;
 
@@ -133,14 +146,24 @@ function frame(r: Run, dt: number): void {
     }
     if (!twin.visible) assert(sameBits(l.skinned, p.skinned), `${at}: culled, yet published`);
     else if (r.late) {
-      if (!sameBits(l.skinned, f.skinned) && !sameBits(l.skinned, p.skinned)) {
-        r.ahead[pair] = l.skinned;
-      }
+      // At rate N, the palette of the frame before is at most N - 1 frames
+      // older than the full-rate entity's (the rate it had in those frames).
+      const rate = Math.max(twin.rate, ...(r.rates[pair] ?? []));
+      const behind = (r.behind[pair] ?? []).slice(0, rate - 1);
+      if (
+        !sameBits(l.skinned, f.skinned) && !sameBits(l.skinned, p.skinned) &&
+        !behind.some((skinned) => sameBits(l.skinned, skinned))
+      ) r.ahead[pair] = l.skinned;
     } else if (updated && !kept) {
       assert(sameBits(l.skinned, f.skinned), `${at}: animated, skinned not as at full rate`);
     }
   }
   r.previous = now;
+  for (let pair = 0; pair < full.length; pair++) {
+    const behind = r.behind[pair] ??= [], rates = r.rates[pair] ??= [];
+    behind.unshift(outputsOf(world, full[pair]).skinned), rates.unshift(r.twins[pair].rate);
+    if (behind.length > MAX_RATE) behind.length = rates.length = MAX_RATE;
+  }
 }
 
 const program = fc.array(
@@ -180,6 +203,8 @@ for (const mode of MODES) {
             twins: scene.lod.map(() => ({ has: false, rate: 1, visible: true, paused: false })),
             previous: scene.lod.map((eid) => outputsOf(scene.world, eid)),
             ahead: [],
+            behind: [],
+            rates: [],
             frames: 0,
           };
           for (const eid of scene.lod) {

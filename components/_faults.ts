@@ -45,7 +45,7 @@ interface FaultRecord {
 
 /** Quarantine flags of an entity (`Owned.quarantine`). */
 export const enum Quarantine {
-  /** Its pose is not finite: quat→mat, transform, IK and inverse bind skip it. */
+  /** Its pose is not finite: quat→mat, transform, IK, inverse bind and the skinning skip it. */
   Pose = 1,
   /** Its ClipPlayer time or speed is not finite: the sample clips system skips it. */
   Clip = 2,

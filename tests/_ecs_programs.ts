@@ -295,3 +295,34 @@ export function published(h: Harness, eid: number): Float32Array[] {
   }
   return out;
 }
+
+/** A component, by name, in the model. */
+export type Name = "Skeleton" | "JointQuat" | "JointMat" | "Skin" | "ClipPlayer" | "IK";
+export const NAMES: Name[] = ["Skeleton", "JointQuat", "JointMat", "Skin", "ClipPlayer", "IK"];
+
+/** Removes `name` from the model with everything that needs it. */
+export function dropFromModel(m: EntityModel, name: Name): void {
+  if (name === "Skeleton") {
+    m.kind = undefined, m.lod = false;
+    dropFromModel(m, "JointQuat"), dropFromModel(m, "JointMat");
+  }
+  if (name === "JointQuat") m.pose = false, m.player = false;
+  if (name === "JointMat") m.matrices = false, m.skin = false, m.ik = [];
+  if (name === "IK") m.ik = [];
+  if (name === "Skin") m.skin = false;
+  if (name === "ClipPlayer") m.player = false;
+}
+
+export function has(m: EntityModel, name: Name): boolean {
+  return name === "Skeleton"
+    ? m.kind !== undefined
+    : name === "JointQuat"
+    ? m.pose
+    : name === "JointMat"
+    ? m.matrices
+    : name === "Skin"
+    ? m.skin
+    : name === "IK"
+    ? m.ik.length > 0
+    : m.player;
+}

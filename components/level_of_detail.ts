@@ -1,6 +1,7 @@
 /**
  * The LevelOfDetail component: how much of the frame an entity gets. An
- * entity at update rate N is animated every Nth pipeline frame (sampling,
+ * entity at update rate N is animated every Nth pipeline frame that
+ * includes it (a frame on a subset of entities counts for those only; sampling,
  * layers, quat→mat, transform skeleton, IK, inverse bind and skinning skip
  * it on the others; its outputs keep their last values), staggered so that
  * each frame carries about 1/N of the entities of that rate. Its clips'

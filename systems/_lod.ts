@@ -21,9 +21,8 @@ export const NOT_SKINNED = 2;
 /** Culled this frame: the task-parallel frame skins nothing of it, not even last frame's pose. */
 export const CULLED = 4;
 
-/** A world's level-of-detail frame: its count, whether any entity skips anything, its lists. */
+/** A world's level-of-detail frame: whether any entity skips anything, its lists. */
 interface LodFrame {
-  frame: number;
   active: boolean;
   /** Per rate, how many entities were given a phase: the next one's phase. */
   readonly phases: Uint32Array;
@@ -48,22 +47,26 @@ const KEPT_LISTS = 4;
 const frames = new WeakMap<WorldState, LodFrame>();
 
 /**
- * Begins a frame of `world`: for each entity with a LevelOfDetail, what
- * the systems skip of it (`lodSkip`). An entity at rate N is animated when
- * the frame count plus its phase is a multiple of N; phases are handed out
- * in turn per rate, so that each frame animates 1/N of them. An entity
- * animated but not skinned (culled) is skinned on its next visible frame.
+ * Begins a frame of `world` on `entities` (all when undefined): for each
+ * of them with a LevelOfDetail, what the systems skip of it (`lodSkip`).
+ * An entity at rate N is animated on every Nth frame that includes it: its
+ * phase counts down the frames to its next update, and a new rate's first
+ * countdowns are handed out in turn, so that each frame animates 1/N of
+ * them. A frame on a subset counts for its entities only: a game that
+ * alternates halves of its crowd would otherwise never animate the
+ * entities whose turn fell on the other half's frames. An entity animated
+ * but not skinned (culled) is skinned on its next visible frame.
  */
-export function beginLodFrame(world: object, state: WorldState): void {
+export function beginLodFrame(
+  world: object,
+  state: WorldState,
+  entities?: ArrayLike<number>,
+): void {
   let lod = frames.get(state);
   if (!lod) {
-    frames.set(
-      state,
-      lod = { frame: 0, active: false, phases: new Uint32Array(256), lists: new Map() },
-    );
+    frames.set(state, lod = { active: false, phases: new Uint32Array(256), lists: new Map() });
   }
-  const frame = ++lod.frame;
-  const list = selectEntities(world, state, "animate", LOD_ENTITIES);
+  const list = selectEntities(world, state, "animate", LOD_ENTITIES, entities);
   const o = state.owned, store = state.components.LevelOfDetail;
   const rates = store.updateRate, culled = store.culled, paused = store.pausedWhenCulled;
   const states = o.lodState, skips = o.lodSkip, phase = o.lodPhase, phaseRate = o.lodPhaseRate;
@@ -74,7 +77,8 @@ export function beginLodFrame(world: object, state: WorldState): void {
     if (now & LodState.Fresh) now &= ~LodState.Fresh;
     else if (rate > 1) {
       if (phaseRate[eid] !== rate) phase[eid] = lod.phases[rate]++ % rate, phaseRate[eid] = rate;
-      if ((frame + phase[eid]) % rate !== 0) skip = NOT_ANIMATED;
+      if (phase[eid] === 0) phase[eid] = rate - 1;
+      else phase[eid]--, skip = NOT_ANIMATED;
     }
     if (culled[eid] !== 0) {
       skip |= NOT_SKINNED | CULLED;

@@ -22,7 +22,7 @@ Deno.test("level of detail: a frame on a subset counts for its entities only", a
   // Two halves, each pair (twin and full-rate entity) in one of them.
   const halves = [0, 1].map((h) => full.flatMap((eid, i) => i % 2 === h ? [eid, lod[i]] : []));
   const updates: number[][] = lod.map(() => []);
-  let previous = lod.map((eid) => outputsOf(world, eid));
+  const previous = lod.map((eid) => outputsOf(world, eid));
   for (let round = 0; round < ROUNDS; round++) {
     for (const half of [0, 1]) {
       animate(world, 1 / 60, halves[half]);

@@ -59,6 +59,14 @@ interface Run {
   behind: Float32Array[][];
   /** Task-parallel: each twin's update rate in the last frames, newest first. */
   rates: number[][];
+  /** Frames that included each twin since its joints were last animated, or since its settings changed. */
+  waited: number[];
+  /**
+   * Task-parallel: frames left in which a twin's skin may be its palette of
+   * a frame before its new influence cap, skinned with it (no full-rate
+   * output is: the skin is not checked then).
+   */
+  newCap: number[];
   frames: number;
 }
 
@@ -82,6 +90,7 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
         setLevelOfDetail(world, full[pair], { maxInfluences: cap });
         r.ahead[pair] = undefined; // the full-rate entity's next output has the new cap
         Object.assign(r.twins[pair], { has: true, rate, visible, paused });
+        r.waited[pair] = 0, r.newCap[pair] = MAX_RATE;
       },
     ]),
   fc.nat(PAIRS - 1).map((pair) => [`remove ${pair}`, (r: Run) => {
@@ -96,6 +105,7 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
     }
     removeLevelOfDetail(world, lod[pair]);
     Object.assign(twin, { has: false, rate: 1, visible: true, paused: false });
+    r.waited[pair] = 0;
   }]),
   fc.tuple(fc.double({ min: -300, max: 300, noNaN: true }), fc.integer({ min: 1, max: 4 })).map((
     [x, rate],
@@ -109,6 +119,7 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
     lod.forEach((eid, pair) => {
       caps[full[pair]] = caps[eid];
       r.ahead[pair] = undefined;
+      r.waited[pair] = 0, r.newCap[pair] = MAX_RATE;
       Object.assign(r.twins[pair], {
         has: true,
         rate: store.updateRate[eid],
@@ -123,28 +134,45 @@ const steps: fc.Arbitrary<[string, Step]>[] = [
     for (const eid of [full[pair], lod[pair]]) crossFadeTo(world, eid, clips[clip], 0.1);
   }]),
   fc.constantFrom(1 / 60, 1 / 30, 0.013).map((dt) => [`frame ${dt}`, (r: Run) => frame(r, dt)]),
+  // A frame on the pairs of one parity (the blocking frames; task-parallel's a full frame).
+  fc.tuple(fc.nat(1), fc.constantFrom(1 / 60, 0.013)).map(([half, dt]) => [
+    `frame half ${half} ${dt}`,
+    (r: Run) => frame(r, dt, r.late ? undefined : half),
+  ]),
 ];
 
-function frame(r: Run, dt: number): void {
+function frame(r: Run, dt: number, half?: number): void {
   const { world, full, lod } = r.scene;
-  r.animate(world, dt);
+  const inFrame = (pair: number) => half === undefined || pair % 2 === half;
+  const subset = half === undefined
+    ? undefined
+    : full.flatMap((eid, i) => inFrame(i) ? [eid, lod[i]] : []);
+  r.animate(world, dt, subset);
   r.frames++;
   const now = lod.map((eid) => outputsOf(world, eid));
   for (let pair = 0; pair < lod.length; pair++) {
     const l = now[pair], f = outputsOf(world, full[pair]), p = r.previous[pair];
     const twin = r.twins[pair], at = `pair ${pair} (${JSON.stringify(twin)})`;
+    if (!inFrame(pair)) {
+      assert(sameBits(l.joints, p.joints) && sameBits(l.skinned, p.skinned), `${at}: outside`);
+      continue;
+    }
     assertEquals(l.motion, f.motion, `${at}: root motion`);
     const updated = sameBits(l.joints, f.joints), kept = sameBits(l.joints, p.joints);
     assert(updated || kept, `${at}: joints neither the full-rate entity's nor kept`);
     const frozen = !twin.visible && twin.paused;
     if (twin.rate === 1 && !frozen) assert(updated, `${at}: joints not animated at rate 1`);
     if (frozen) assert(kept, `${at}: joints animated while paused and culled`);
+    // Animated on every rate-th frame that includes it, at the latest.
+    r.waited[pair] = updated || frozen ? 0 : (r.waited[pair] ?? 0) + 1;
+    assert(r.waited[pair] < twin.rate, `${at}: not animated in ${r.waited[pair]} frames`);
     const ahead = r.ahead[pair];
     r.ahead[pair] = undefined;
     if (ahead) {
       assert(sameBits(ahead, f.skinned), `${at}: skinned a call ahead, not as at full rate`);
     }
     if (!twin.visible) assert(sameBits(l.skinned, p.skinned), `${at}: culled, yet published`);
+    else if (r.late && (r.newCap[pair] ?? 0) > 0) r.newCap[pair]--;
     else if (r.late) {
       // At rate N, the palette of the frame before is at most N - 1 frames
       // older than the full-rate entity's (the rate it had in those frames).
@@ -160,6 +188,7 @@ function frame(r: Run, dt: number): void {
   }
   r.previous = now;
   for (let pair = 0; pair < full.length; pair++) {
+    if (!inFrame(pair)) continue;
     const behind = r.behind[pair] ??= [], rates = r.rates[pair] ??= [];
     behind.unshift(outputsOf(world, full[pair]).skinned), rates.unshift(r.twins[pair].rate);
     if (behind.length > MAX_RATE) behind.length = rates.length = MAX_RATE;
@@ -170,6 +199,7 @@ const program = fc.array(
   fc.oneof(
     ...steps.slice(0, 4).map((arbitrary) => ({ arbitrary, weight: 1 })),
     { arbitrary: steps[4], weight: 4 },
+    { arbitrary: steps[5], weight: 2 },
   ),
   { minLength: COMMANDS / 2, maxLength: COMMANDS },
 );
@@ -203,6 +233,8 @@ for (const mode of MODES) {
             twins: scene.lod.map(() => ({ has: false, rate: 1, visible: true, paused: false })),
             previous: scene.lod.map((eid) => outputsOf(scene.world, eid)),
             ahead: [],
+            waited: [],
+            newCap: [],
             behind: [],
             rates: [],
             frames: 0,

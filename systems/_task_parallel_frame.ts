@@ -225,6 +225,15 @@ class TaskParallelSteps implements FrameSteps {
   // Lists of entities, whose lengths rise and fall with levels of detail.
   readonly #previous: number[] = entityList();
   readonly #fresh: number[] = entityList();
+  /**
+   * Per entity, the call that last listed it (of `#calls`): an entity the
+   * held snapshot does not hold waits for its copy only when the call
+   * before listed it (its level of detail skipped its skinning). A frame on
+   * a subset may have left it out, and the next one again: it waited for
+   * ever in a game that alternates halves of its crowd.
+   */
+  #listedAt = new Uint32Array(0);
+  #calls = 0;
   #held: Snapshot | undefined;
   #next: Snapshot | undefined;
   #nextTable: JobTable | undefined;
@@ -288,7 +297,13 @@ class TaskParallelSteps implements FrameSteps {
     this.#nextTable = current === one ? first : second;
     zero.owner = one.owner = undefined;
     const previous = this.#previous, fresh = this.#fresh, skips = state.owned.lodSkip;
-    const lodStates = state.owned.lodState;
+    const lodStates = state.owned.lodState, call = ++this.#calls;
+    if (this.#listedAt.length < state.resources.capacity) {
+      const grown = new Uint32Array(state.resources.capacity);
+      grown.set(this.#listedAt);
+      this.#listedAt = grown;
+    }
+    const listedAt = this.#listedAt;
     let p = 0, f = 0;
     for (let l = 0; l < lists.length; l++) {
       const list = lists[l], snapped = this.#snapped[l];
@@ -303,9 +318,10 @@ class TaskParallelSteps implements FrameSteps {
           if ((skip & CULLED) === 0) previous[p++] = eid;
         } else if (
           (skip & NOT_SKINNED) === 0 &&
-          (this.#held === undefined || lodStates[eid] === 0 ||
+          (this.#held === undefined || lodStates[eid] === 0 || listedAt[eid] !== call - 1 ||
             !(holds(state, eid, zero.copies[eid]) || holds(state, eid, one.copies[eid])))
         ) fresh[f++] = eid;
+        listedAt[eid] = call;
       }
       if (snapped.length !== s) snapped.length = s;
     }

@@ -4,7 +4,10 @@
  * it. A game alternating two halves of its crowd, every entity at rate 2,
  * has each entity animated every other frame that includes it, equal to
  * its full-rate twin then (bit for bit) and keeping its outputs between;
- * its first frame animates it, whichever frame that is.
+ * its first frame animates it, whichever frame that is. In the
+ * task-parallel frame, such an entity is skinned on the frames that animate
+ * it (a frame that left it out does not make it wait for a copy of its
+ * palette that the next frame's snapshot, of the other half, never takes).
  */
 
 import { assert, assertEquals } from "@std/assert";
@@ -45,4 +48,26 @@ Deno.test("level of detail: a frame on a subset counts for its entities only", a
     }
     assert(rounds.length >= ROUNDS / RATE, `pair ${i}: ${rounds}`);
   });
+});
+
+Deno.test("level of detail, task-parallel: an entity a subset frame left out is skinned when next animated", async () => {
+  const scene = await createLodScene("simd", PAIRS);
+  const { world, full, lod } = scene;
+  for (const eid of lod) setLevelOfDetail(world, eid, { updateRate: RATE });
+  const animate = createAnimationPipeline({ taskParallel: true });
+  const halves = [0, 1].map((h) => full.flatMap((eid, i) => i % 2 === h ? [eid, lod[i]] : []));
+  // Its skin changes on the frames that animate it: every RATE-th frame that includes it.
+  const changes = lod.map(() => 0);
+  const previous = lod.map((eid) => outputsOf(world, eid).skinned);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const half of [0, 1]) {
+      animate(world, 1 / 60, halves[half]);
+      for (let i = half; i < PAIRS; i += 2) {
+        const skinned = outputsOf(world, lod[i]).skinned;
+        if (!sameBits(skinned, previous[i])) changes[i]++;
+        previous[i] = skinned;
+      }
+    }
+  }
+  changes.forEach((n, i) => assert(n >= ROUNDS / RATE - 1, `pair ${i}: skinned ${n} times`));
 });

@@ -298,12 +298,10 @@ class TaskParallelSteps implements FrameSteps {
     zero.owner = one.owner = undefined;
     const previous = this.#previous, fresh = this.#fresh, skips = state.owned.lodSkip;
     const lodStates = state.owned.lodState, call = ++this.#calls;
-    if (this.#listedAt.length < state.resources.capacity) {
-      const grown = new Uint32Array(state.resources.capacity);
-      grown.set(this.#listedAt);
-      this.#listedAt = grown;
-    }
-    const listedAt = this.#listedAt;
+    // Made again, zeros, when the world grows: its entities wait for no copy once.
+    const listedAt = this.#listedAt.length < lodStates.length
+      ? this.#listedAt = new Uint32Array(lodStates.length)
+      : this.#listedAt;
     let p = 0, f = 0;
     for (let l = 0; l < lists.length; l++) {
       const list = lists[l], snapped = this.#snapped[l];

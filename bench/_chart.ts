@@ -8,6 +8,7 @@
  * @module
  */
 
+import "../scalar.ts";
 import { parseArgs } from "node:util";
 
 /** One benchmark of a `deno bench --json` report. */

@@ -9,6 +9,7 @@
  *   `applyBoneTransform` on every vertex, positions only). Marrow runs its
  *   whole pipeline, positions only and with normals, on each build.
  */
+import "../scalar.ts";
 import { addEntity, createWorld } from "bitecs";
 import * as THREE from "three";
 import { addCharacter, createAnimation, createAnimationPipeline, playClip } from "../mod.ts";

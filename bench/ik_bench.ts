@@ -11,6 +11,7 @@
  *
  * `deno bench --import-map=import_map.dev.json --allow-read --allow-env bench/ik_bench.ts`
  */
+import "../scalar.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,

@@ -20,6 +20,7 @@
  *
  * Run: `deno bench --import-map=import_map.dev.json --allow-read --allow-env bench/layers_bench.ts`
  */
+import "../scalar.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,

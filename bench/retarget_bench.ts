@@ -16,6 +16,7 @@
  *
  * Run: `deno bench --import-map=import_map.dev.json --allow-read --allow-env bench/retarget_bench.ts`
  */
+import "../scalar.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addJointQuat,

@@ -6,6 +6,7 @@
  * Also what batching saves: one call for all entities against one call per
  * entity.
  */
+import "../scalar.ts";
 import { coreKernels } from "../simd/memory/_instance.ts";
 import * as THREE from "three";
 import { addEntity, createWorld } from "bitecs";

@@ -15,6 +15,7 @@
  * @module
  */
 
+import "../scalar.ts";
 import { parseArgs } from "node:util";
 import { type GltfImport, importGltf } from "../gltf/mod.ts";
 import { Core, type CoreBuild, MAX_WORKERS } from "../kernels.ts";

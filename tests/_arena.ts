@@ -9,6 +9,7 @@
  * @module
  */
 
+import "../scalar.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import { assert, assertEquals, assertThrows, fail } from "@std/assert";
 import {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import "../scalar.ts";
 import { type Clip, createClip, SkeletonAsset, type SkeletonDefinition } from "../mod.ts";
 import { compactClip, type CompactClipOptions } from "../clips.ts";
 import { Core, type CoreBuild } from "../kernels.ts";

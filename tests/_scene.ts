@@ -5,6 +5,7 @@
  * @module
  */
 
+import "../scalar.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,

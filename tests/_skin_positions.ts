@@ -10,6 +10,7 @@
  * @module
  */
 
+import "../scalar.ts";
 import { MATRIX_FLOATS, VERTEX_FLOATS } from "../kernels.ts";
 import * as ref from "../simd/scalar/mod.ts";
 import { Arena, type BUILDS, coreFor, type Influences, tolerance } from "./_arbitrary.ts";

@@ -33,6 +33,7 @@
  *
  * @module
  */
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import { FRAMES } from "./_zero_allocation_scene.ts";
 import { RUN_LEVEL } from "./_run_level.ts";

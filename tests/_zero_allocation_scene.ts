@@ -28,6 +28,7 @@
  * @module
  */
 
+import "../scalar.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,

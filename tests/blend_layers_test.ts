@@ -6,6 +6,7 @@
  * bugs of its wrapper (job words, offsets); its arithmetic is checked by the
  * independent formulas.
  */
+import "../scalar.ts";
 import { assertLess } from "@std/assert";
 import fc from "fast-check";
 import { quat } from "gl-matrix";

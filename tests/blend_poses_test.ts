@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import {
   assertAlmostEquals,
   assertEquals,

@@ -6,6 +6,7 @@
  * Nothing is kept in the core by the refused call.
  */
 
+import "../scalar.ts";
 import { assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import {
   type Clip,

@@ -8,6 +8,7 @@
  * however many files are loaded after it (small files' parts share
  * buffers).
  */
+import "../scalar.ts";
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import fc from "fast-check";
 import { type Clip, ClipError, createClip, SkeletonAsset, validateClip } from "../mod.ts";

@@ -13,6 +13,7 @@
  * checks of the clips' images.
  */
 
+import "../scalar.ts";
 import { assert, assertGreater } from "@std/assert";
 import { type Clip, SkeletonAsset, type SkeletonDefinition } from "../mod.ts";
 import { importGltf } from "../gltf/mod.ts";

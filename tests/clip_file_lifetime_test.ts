@@ -11,6 +11,7 @@
  * The collection test runs without `--expose-gc`, as the runner does: it
  * makes garbage until FinalizationRegistry probes see the clips collected.
  */
+import "../scalar.ts";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { type Clip, ClipError, SkeletonAsset } from "../mod.ts";
 import {

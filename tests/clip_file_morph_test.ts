@@ -4,6 +4,7 @@
  * refused with its name and byte offset when hostile, allocating nothing.
  * (Playing loaded morph channels against the clips saved: morph_play_test.)
  */
+import "../scalar.ts";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { type Clip, SkeletonAsset } from "../mod.ts";
 import { ClipFileError, loadCompactClips, saveCompactClips } from "../clips.ts";

@@ -8,6 +8,7 @@
  * properties they animate, and the root's keys. A file is refused, naming
  * the field, when those sections are bad.
  */
+import "../scalar.ts";
 import { assert, assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { HEADER, xxhash32 } from "../animation/_clip_file_format.ts";

@@ -3,6 +3,7 @@
  * which loads for that skeleton with the model's clip names; a model of
  * several skeletons gets one file each; bad arguments exit 2.
  */
+import "../scalar.ts";
 import { assertEquals, assertStringIncludes } from "@std/assert";
 import { SkeletonAsset } from "../mod.ts";
 import { importGltf } from "../gltf/mod.ts";

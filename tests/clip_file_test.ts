@@ -6,6 +6,7 @@
  * of another version, damaged or truncated; a loaded clip plays through
  * the ECS without a build, and refuses another skeleton.
  */
+import "../scalar.ts";
 import {
   assert,
   assertEquals,

@@ -5,6 +5,7 @@
  * the fade weight stays in [0, 1]; baking over the budget is a typed error.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import {
   type Clip,

@@ -8,6 +8,7 @@
  * every model, and for two on the scalar build (the forms go into scalar
  * cores; a build measures on its own SIMD core whatever the skeleton's).
  */
+import "../scalar.ts";
 import { assertEquals } from "@std/assert";
 import { SkeletonAsset } from "../mod.ts";
 import { compactClip, createClipWorkers, prepareClipsOnWorkers } from "../clips.ts";

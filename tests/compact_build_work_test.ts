@@ -8,6 +8,7 @@
  * of the build counts its work before it runs, so a count within the limit
  * bounds the time.
  */
+import "../scalar.ts";
 import { assert, assertEquals, assertInstanceOf, assertLessOrEqual } from "@std/assert";
 import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
 import { clipBytes, ClipWorkError, compactClip } from "../clips.ts";

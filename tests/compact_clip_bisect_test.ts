@@ -4,6 +4,7 @@
  * within the tolerance of slerp, where plain nlerp between the keys would
  * be off by a tenth of a radian.
  */
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import { createClip, SkeletonAsset, type SkeletonDefinition } from "../mod.ts";

@@ -5,6 +5,7 @@
  * measured at random times against the exact sampler, on random clips and
  * on every clip of the real models; STEP keys are exact.
  */
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import { type Clip, createClip, SkeletonAsset } from "../mod.ts";

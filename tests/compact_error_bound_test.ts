@@ -5,6 +5,7 @@
  * every build measures, and the same clip built for a SIMD core reports the
  * same error (the build measures on one core, whatever core it is for).
  */
+import "../scalar.ts";
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import { SkeletonAsset } from "../mod.ts";
 import { compactClip } from "../clips.ts";

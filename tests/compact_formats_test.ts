@@ -7,6 +7,7 @@
  * are equal byte for byte share one copy. All sample as the scalar
  * reference does, and as exactly as their format promises.
  */
+import "../scalar.ts";
 import { assert, assertEquals, assertLessOrEqual } from "@std/assert";
 import { type Clip, createClip, SkeletonAsset } from "../mod.ts";
 import { compactClip } from "../clips.ts";

@@ -5,6 +5,7 @@
  * general path does; the layout is what the kernel relies on; and the
  * build takes it only for clips that can share a timeline.
  */
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals, assertLessOrEqual, assertThrows } from "@std/assert";
 import { type Clip, createClip, SkeletonAsset } from "../mod.ts";

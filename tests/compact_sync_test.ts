@@ -5,6 +5,7 @@
  * any clip with blocks forced everywhere; the build lays a group path out
  * as a block holding the group's held lanes too.
  */
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { createClip, SkeletonAsset } from "../mod.ts";

@@ -3,6 +3,7 @@
  * fade weight within [0, 1], the store's time and speed as the truth, the
  * clip budget, and clip memory given back.
  */
+import "../scalar.ts";
 import { assertEquals, assertThrows } from "@std/assert";
 import {
   type Clip,

@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import { assertEquals, assertThrows } from "@std/assert";
 import { addEntity, createWorld, hasComponent, removeEntity } from "bitecs";
 import {

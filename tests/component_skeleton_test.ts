@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import { assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import { addEntity, createWorld, hasComponent } from "bitecs";
 import {

@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import { assertEquals, assertThrows } from "@std/assert";
 import { addEntity, createWorld, removeEntity } from "bitecs";

@@ -5,6 +5,7 @@
  * copy made in plain JavaScript arrays.
  */
 
+import "../scalar.ts";
 import { assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";

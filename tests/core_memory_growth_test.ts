@@ -7,6 +7,7 @@
  * before the growth.
  */
 
+import "../scalar.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import fc from "fast-check";
 import { assertEquals, assertGreater } from "@std/assert";

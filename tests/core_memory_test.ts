@@ -9,6 +9,7 @@
  * - the scalar build, forced, runs the whole pipeline like the others.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import {
   assert,

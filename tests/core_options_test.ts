@@ -2,6 +2,7 @@
  * The core's budget and reservation, whether views survive growth, the
  * ABI both sides were compiled with, and the no-WebAssembly memory.
  */
+import "../scalar.ts";
 import { assertEquals, assertThrows } from "@std/assert";
 import { Core, PoseBuffer, VertexBuffer } from "../kernels.ts";
 import { coreKernels } from "../simd/memory/_instance.ts";

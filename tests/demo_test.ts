@@ -3,6 +3,7 @@
  * exit codes, `--list`, clip names) and its default scene: the generated
  * wave clip played through the `sampleClips` system.
  */
+import "../scalar.ts";
 import {
   assert,
   assertEquals,

@@ -18,6 +18,7 @@
  * world's, and no victim publishes a matrix or skinned value that is not
  * finite or beyond ±1e18.
  */
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { addEntity } from "bitecs";

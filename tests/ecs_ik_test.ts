@@ -7,6 +7,7 @@
  * its place in the standard pipeline.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals, assertNotEquals, assertThrows } from "@std/assert";
 import {
   addComponent,

@@ -3,6 +3,7 @@
  * leaves a stale view, churn keeps memory bounded, and each system makes
  * one call into the core per frame.
  */
+import "../scalar.ts";
 import { coreKernels } from "../simd/memory/_instance.ts";
 import { assertEquals, assertLess } from "@std/assert";
 import { addEntity, removeEntity } from "bitecs";

@@ -15,6 +15,7 @@
  * recomputation.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { addEntity, hasComponent } from "bitecs";

@@ -4,6 +4,7 @@
  * memory the caller does not own. Each must now end in a typed error or a
  * documented consistent state, on every build.
  */
+import "../scalar.ts";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import {
   addComponent,

@@ -9,6 +9,7 @@
  * 1,504 bytes a call.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { addEntity } from "bitecs";
 import {

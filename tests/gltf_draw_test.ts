@@ -6,6 +6,7 @@
  * independently by gltf-transform) reordered.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { WebIO } from "@gltf-transform/core";
 import { getSkinnedPositions } from "../mod.ts";

@@ -14,6 +14,7 @@
  * memory are printed.
  */
 
+import "../scalar.ts";
 import { assert, assertLess } from "@std/assert";
 import { GltfImportError, parseGltf } from "../gltf/mod.ts";
 import { Core } from "../kernels.ts";

@@ -5,6 +5,7 @@
  * normals equal three.js (GLTFLoader + AnimationMixer + applyBoneTransform)
  * within 1e-4 of the model's bounding-box diagonal.
  */
+import "../scalar.ts";
 import { assertEquals, assertGreater, assertLess } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {

@@ -11,6 +11,7 @@
  * Seeded random schedules (fast-check), as an attacker would try them.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { identityPose } from "./_arena.ts";

@@ -7,6 +7,7 @@
  * make). Seeded random schedules (fast-check).
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { identityPose } from "./_arena.ts";

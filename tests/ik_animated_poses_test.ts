@@ -22,6 +22,7 @@
  *   distance.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {

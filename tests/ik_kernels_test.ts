@@ -24,6 +24,7 @@
  *    the corrections the kernel applies.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { MATRIX_FLOATS } from "../kernels.ts";

@@ -9,6 +9,7 @@
  * size overwrite two other entities' outputs.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import { addEntity } from "bitecs";
 import { createAnimationPipeline, getPlayback, playClip } from "../mod.ts";

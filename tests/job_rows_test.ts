@@ -5,6 +5,7 @@
  * single calls write, bit for bit, on each build.
  */
 
+import "../scalar.ts";
 import { assertEquals } from "@std/assert";
 import { coreKernels, coreMemory } from "../simd/memory/_instance.ts";
 import {

@@ -9,6 +9,7 @@
  * stays bounded.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { JobTable } from "../components/_job_table.ts";

@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import { assertAlmostEquals, assertEquals, assertLess, assertThrows } from "@std/assert";
 import { addEntity, removeComponent, removeEntity, resetWorld } from "bitecs";
 import {

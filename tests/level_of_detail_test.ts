@@ -8,6 +8,7 @@
  * on one thread and on workers.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import {
   type AnimationPipeline,

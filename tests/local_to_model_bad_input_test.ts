@@ -4,6 +4,7 @@
  * Valid parent lists are kept.
  */
 
+import "../scalar.ts";
 import { assertEquals } from "@std/assert";
 import { localToModel, ParentIndices } from "../kernels.ts";
 import * as ref from "../simd/scalar/mod.ts";

@@ -16,6 +16,7 @@
  * against an independent implementation.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assertEquals } from "@std/assert";

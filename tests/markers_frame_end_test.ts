@@ -8,6 +8,7 @@
  * playback time exactly.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
 import { type Clip, playClip, sampleClipsSystem } from "../mod.ts";

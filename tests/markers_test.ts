@@ -3,6 +3,7 @@
  * frame deltas from 1/240 s to 1 s, forwards and backwards, looping and
  * clamped, counted against the crossings of the unwrapped playback time.
  */
+import "../scalar.ts";
 import { assertEquals, assertThrows } from "@std/assert";
 import { type Clip, playClip, sampleClipsSystem } from "../mod.ts";
 import { importGltf } from "../gltf/mod.ts";

@@ -3,6 +3,7 @@
  * past `count` are not read. A new `MatrixBuffer` holds identity matrices.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
 import { MatrixBuffer, matToQuat, PoseBuffer, poseFloats } from "../kernels.ts";

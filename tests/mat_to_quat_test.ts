@@ -18,6 +18,7 @@
  * against an independent implementation.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import * as THREE from "three";

@@ -2,6 +2,7 @@
  * `modelToLocal` on bad input: the right error, and nothing written.
  */
 
+import "../scalar.ts";
 import { modelToLocal } from "../kernels.ts";
 import {
   affineArb,

@@ -17,6 +17,7 @@
  * against an independent implementation.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assert, assertEquals } from "@std/assert";

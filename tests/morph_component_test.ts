@@ -7,6 +7,7 @@
  * is refused by the frame's checks, naming the entity and field.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { addComponent, addEntity, createWorld, removeComponent, removeEntity } from "bitecs";
 import {

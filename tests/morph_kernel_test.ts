@@ -8,6 +8,7 @@
  * attribute. The kernel's clamp is checked at ±1e18.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import * as THREE from "three";

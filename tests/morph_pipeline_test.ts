@@ -11,6 +11,7 @@
  * MorphWeights skins the base mesh; removing MorphWeights goes back to it.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals, assertLess, assertNotEquals, assertThrows } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import * as THREE from "three";

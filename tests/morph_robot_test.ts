@@ -9,6 +9,7 @@
  * within 1e-4 of the model's size.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals, assertLess } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import * as THREE from "three";

@@ -9,6 +9,7 @@
  * kernel runs, each of which must throw and write nothing.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import fc from "fast-check";
 import { type Core, type CoreBuild, SkinMesh, VertexBuffer } from "../kernels.ts";

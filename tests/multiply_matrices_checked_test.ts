@@ -8,6 +8,7 @@
  * job's `a` matrices are copied there bit for bit, and a bad job's `keep`
  * block is left as it was (the fault isolation's last good copy).
  */
+import "../scalar.ts";
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
 import { Core } from "../kernels.ts";

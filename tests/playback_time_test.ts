@@ -7,6 +7,7 @@
  * near 1.3 s reached it.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import {

@@ -4,6 +4,7 @@
  * reject bad sizes and joints.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { MatrixBuffer, PoseBuffer, quatToMat } from "../kernels.ts";
 import * as ref from "../simd/scalar/mod.ts";

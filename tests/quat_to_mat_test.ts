@@ -14,6 +14,7 @@
  * against an independent implementation.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { mat4 } from "gl-matrix";
 import { assertEquals, assertStrictEquals } from "@std/assert";

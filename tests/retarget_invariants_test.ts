@@ -15,6 +15,7 @@
  * - the retargeted clip compacts and samples like any clip.
  */
 
+import "../scalar.ts";
 import { assert } from "@std/assert";
 import { DEFAULT_CLIP_TOLERANCE } from "../clips.ts";
 import { compactClip } from "../clips.ts";

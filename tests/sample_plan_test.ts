@@ -7,6 +7,7 @@
  *
  * @module
  */
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import { SkeletonAsset } from "../mod.ts";
 import { compactClip, disposeClip } from "../clips.ts";

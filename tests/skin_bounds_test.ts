@@ -13,6 +13,7 @@
  *    poses, scales and influence caps.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";

@@ -4,6 +4,7 @@
  * and returns the scalar reference's XOR of the joint and weight words.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { assertEquals } from "@std/assert";
 import { instantiate } from "../simd/wasm/_core.ts";

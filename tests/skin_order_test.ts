@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import { assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { addEntity, createWorld, removeEntity } from "bitecs";

@@ -7,6 +7,7 @@
  * and nothing is written past it or past the mesh.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { JOINT_COLUMN_BYTES, SKIN_NORMALS } from "../simd/abi.ts";

@@ -4,6 +4,7 @@
  * joints used, sizes).
  */
 
+import "../scalar.ts";
 import { assertEquals } from "@std/assert";
 import { type InfluenceLists, skinPositions, WeightedBases } from "../kernels.ts";
 import {

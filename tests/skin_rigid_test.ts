@@ -9,6 +9,7 @@
  * positions; nothing written past the mesh.
  */
 
+import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { instantiate } from "../simd/wasm/_core.ts";

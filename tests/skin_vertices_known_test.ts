@@ -4,6 +4,7 @@
  * handedness, parts in order.
  */
 
+import "../scalar.ts";
 import { assertEquals } from "@std/assert";
 import { skinVertices, type SkinVerticesOptions } from "../kernels.ts";
 import { Arena, assertClose, BUILDS, coreFor, EPSILON } from "./_arbitrary.ts";

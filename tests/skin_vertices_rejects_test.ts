@@ -4,6 +4,7 @@
  * used).
  */
 
+import "../scalar.ts";
 import { assertEquals } from "@std/assert";
 import { SkinMesh, skinVertices } from "../kernels.ts";
 import {

@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import { assertEquals, assertInstanceOf, assertLess, assertThrows } from "@std/assert";
 import {
   createAnimation,

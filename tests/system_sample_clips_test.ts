@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import { assertAlmostEquals, assertEquals, assertLess, assertThrows } from "@std/assert";
 import { addEntity } from "bitecs";
 import {

@@ -1,3 +1,4 @@
+import "../scalar.ts";
 import { assertLess } from "@std/assert";
 import {
   getModelMatrices,

@@ -11,6 +11,7 @@
  * FinalizationRegistry probes report them collected, within a bound.
  */
 
+import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {

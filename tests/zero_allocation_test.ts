@@ -5,6 +5,7 @@
  * `zero_allocation_*_test.ts` files, so that the runner runs them side by
  * side).
  */
+import "../scalar.ts";
 import { modeTests } from "./_zero_allocation.ts";
 
 for (

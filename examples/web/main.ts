@@ -15,6 +15,7 @@
  * @module
  */
 
+import "../../scalar.ts";
 import * as THREE from "three";
 import { parseGltf } from "../../gltf/mod.ts";
 import { Core, type CoreBuild } from "../../kernels.ts";

@@ -58,8 +58,10 @@ export class Core {
   /**
    * Creates an independent core with its own memory. `build` defaults to
    * the fastest this runtime supports: `"relaxed-simd"`, then `"simd"`,
-   * then `"scalar"` (the TypeScript references). Throws a `TypeError` for a
-   * build the runtime cannot run and a `RangeError` for a bad option.
+   * then `"scalar"` (the TypeScript references, once `@marrow/anim/scalar`
+   * is imported). Throws a `TypeError` for a build the runtime cannot run
+   * (the scalar build without its entry: the error says to import it) and a
+   * `RangeError` for a bad option.
    */
   static create(build: CoreBuild = bestBuild(), options: CoreOptions = {}): Core {
     return new Core(instantiate(build, coreLimits("Core.create", options)));

@@ -1,8 +1,9 @@
 /**
  * Instantiates the core: the relaxed-SIMD build where the runtime validates
  * it, else the plain SIMD128 build, else the scalar TypeScript references
- * over the same memory layout. Synchronous, no I/O: the bytes are embedded
- * (`_embedded.ts`).
+ * over the same memory layout, once `scalar.ts` (`@marrow/anim/scalar`)
+ * has provided them: a game's bundle carries them only where it imports
+ * that entry. Synchronous, no I/O: the bytes are embedded (`_embedded.ts`).
  *
  * @module
  */
@@ -11,7 +12,6 @@ import type { CoreKernels } from "../abi.ts";
 import { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "../memory/internal.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import { wasmBytes as embeddedBytes } from "./_embedded.ts";
-import { scalarKernels } from "../scalar/internal.ts";
 
 /** Which implementation of the kernels a core runs. */
 export type CoreBuild = "relaxed-simd" | "simd" | "scalar";
@@ -23,9 +23,20 @@ const wasmBytes: Record<Exclude<CoreBuild, "scalar">, () => Uint8Array<ArrayBuff
 
 const supported = new Map<CoreBuild, boolean>();
 
-/** Whether this runtime can run `build`. */
+/** The scalar build's kernels over a memory, once provided. */
+let scalarKernels: ((memory: CoreMemory) => CoreKernels) | undefined;
+
+/** Makes the scalar build available: what importing `scalar.ts` does. */
+export function provideScalarBuild(kernels: (memory: CoreMemory) => CoreKernels): void {
+  scalarKernels = kernels;
+}
+
+/** What a runtime without the scalar build's entry is told. */
+const SCALAR_ENTRY = 'import "@marrow/anim/scalar" (the scalar build) first';
+
+/** Whether this runtime can run `build` (the scalar build once provided). */
 export function isBuildSupported(build: CoreBuild): boolean {
-  if (build === "scalar") return true;
+  if (build === "scalar") return scalarKernels !== undefined;
   if (!(build in wasmBytes)) {
     throw new TypeError(
       `core build: expected "relaxed-simd", "simd" or "scalar", got ${JSON.stringify(build)}`,
@@ -40,11 +51,12 @@ export function isBuildSupported(build: CoreBuild): boolean {
   return ok;
 }
 
-/** The fastest build this runtime supports. */
+/** The fastest build this runtime supports; a `TypeError` when it has none. */
 export function bestBuild(): CoreBuild {
   if (isBuildSupported("relaxed-simd")) return "relaxed-simd";
   if (isBuildSupported("simd")) return "simd";
-  return "scalar";
+  if (scalarKernels) return "scalar";
+  throw new TypeError(`core: this runtime has no WebAssembly SIMD: ${SCALAR_ENTRY}`);
 }
 
 /** Options of `Core.create`. */
@@ -95,12 +107,13 @@ export function instantiate(
   build: CoreBuild = bestBuild(),
   limits?: MemoryLimits,
 ): CoreInstance {
-  if (!isBuildSupported(build)) {
-    throw new TypeError(`core build "${build}" is not supported by this runtime`);
-  }
   if (build === "scalar") {
+    if (!scalarKernels) throw new TypeError(`core build "scalar": ${SCALAR_ENTRY}`);
     const memory = new CoreMemory(undefined, limits);
     return { build, memory, kernels: scalarKernels(memory) };
+  }
+  if (!isBuildSupported(build)) {
+    throw new TypeError(`core build "${build}" is not supported by this runtime`);
   }
   const module = new WebAssembly.Module(wasmBytes[build]());
   const instance = new WebAssembly.Instance(module, {});

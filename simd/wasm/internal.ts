@@ -15,6 +15,7 @@ export {
   type CoreOptions,
   instantiate,
   isBuildSupported,
+  provideScalarBuild,
 } from "./_core.ts";
 export { SHARED_RELAXED_SIMD_WASM, SHARED_SIMD_WASM } from "./_wasm.generated.ts";
 export { wasmBytes } from "./_embedded.ts";

@@ -9,6 +9,7 @@
  * @module
  */
 
+import "../../scalar.ts";
 import { createAnimationPipeline } from "../../mod.ts";
 import { parseGltf } from "../../gltf/mod.ts";
 import { Core, type CoreBuild, createWorkerPool, type ThreadMode } from "../../kernels.ts";

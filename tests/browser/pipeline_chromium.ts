@@ -8,6 +8,7 @@
  * Run by `deno task test:browser` (needs Debian's `chromium`).
  */
 
+import "../../scalar.ts";
 import assert from "node:assert/strict";
 import { Chromium } from "./_chromium.ts";
 import { type PageReport, runScenario, type ScenarioReport } from "./_scenario.ts";

@@ -12,6 +12,7 @@
  * Run by `deno task test:browser` (needs Debian's `chromium`).
  */
 
+import "../../scalar.ts";
 import assert from "node:assert/strict";
 import { Chromium, type Page } from "./_chromium.ts";
 import { serveRoutes } from "../../examples/web/_server.ts";

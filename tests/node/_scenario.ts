@@ -15,6 +15,7 @@
  * @module
  */
 
+import "../../scalar.ts";
 import { addEntity, createWorld } from "bitecs";
 import {
   addCharacter,

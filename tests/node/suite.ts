@@ -23,6 +23,7 @@
  * @module
  */
 
+import "../../scalar.ts";
 import assert from "node:assert/strict";
 import { crowd, gltf, supportedBuilds, views, type ViewsReport } from "./_scenario.ts";
 import type { CoreBuild } from "../../kernels.ts";

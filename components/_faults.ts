@@ -49,6 +49,12 @@ export const enum Quarantine {
   Pose = 1,
   /** Its ClipPlayer time or speed is not finite: the sample clips system skips it. */
   Clip = 2,
+  /**
+   * Its palette was put back to its last good values by the last call of
+   * the inverse-bind multiply (an entry not finite or beyond ±1e18): the
+   * skinning systems skip it until that system's next call.
+   */
+  Palette = 4,
 }
 
 /** @internal A world's faults, its fault mode, and its callback. */

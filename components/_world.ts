@@ -97,6 +97,11 @@ export class WorldResources {
    * player's rows (two at most each).
    */
   layerStacks = 0;
+  /**
+   * Whether the inverse-bind multiply's last call put a palette back
+   * (`Quarantine.Palette`): its next call lifts the flags.
+   */
+  palettesPutBack = false;
   /** Job table blocks of the systems. */
   readonly tables = new Set<JobTable>();
   /** The components, dependents before what they need: the order of removals and resets. */

@@ -24,7 +24,7 @@ import {
 } from "../simd/abi.ts";
 import { MAX_MESH_MAGNITUDE } from "../simd/memory/internal.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
-import { CHECK_MATRICES, storesIntact } from "./_checks.ts";
+import { CHECK_MATRICES, endVouch, storesIntact } from "./_checks.ts";
 import { withoutSkipped } from "./_lod.ts";
 
 // The standard selections live with the components: createAnimation
@@ -147,7 +147,14 @@ export function settlePalettes(
   system: string,
   skip: MatrixSkip,
 ): void {
-  const faults = state.faults, owned = state.owned;
+  const faults = state.faults, owned = state.owned, resources = state.resources;
+  // The last call's flags are lifted, every entity's (that call may have had
+  // another list), after a call that put a palette back only.
+  const quarantine = owned.quarantine;
+  for (let eid = 0; resources.palettesPutBack && eid < quarantine.length; eid++) {
+    quarantine[eid] &= ~Quarantine.Palette;
+  }
+  resources.palettesPutBack = false;
   for (let i = 0, row = 0; found >= 0 && i < list.length; i++) {
     const eid = list[i];
     if (skip(owned, eid) || row++ < found) continue;
@@ -155,6 +162,11 @@ export function settlePalettes(
     if (error) {
       faults.report(eid, system, "JointMat", error.field, error);
       restoreLastGood(state, eid);
+      // Its skin was made from another palette when a skinning fault skipped
+      // it before: skinned now, it would publish something new at fault.
+      quarantine[eid] |= Quarantine.Palette;
+      resources.palettesPutBack = true;
+      endVouch();
     }
   }
   faults.notify();

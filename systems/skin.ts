@@ -285,10 +285,10 @@ export function writeSkinJobs(
   const quarantine = state.owned.quarantine;
   for (let i = 0; i < skinned.length; i++) {
     const eid = skinned[i];
-    // Quarantined for its pose: it publishes nothing new. Its palette is the
-    // one it kept, which its skin was not made from when a skinning fault
-    // skipped it before.
-    if (quarantine[eid] & Quarantine.Pose) continue;
+    // Quarantined for its pose or its palette: it publishes nothing new. Its
+    // palette is the one it kept, which its skin was not made from when a
+    // skinning fault skipped it before.
+    if (quarantine[eid] & (Quarantine.Pose | Quarantine.Palette)) continue;
     try {
       writer.write(eid, kept, skinKey(cap, lods, skins, eid) >> 1);
       rows[kept * JOB_WORDS + SKIN_PALETTE] = palettes.at(

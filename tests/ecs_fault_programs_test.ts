@@ -266,7 +266,7 @@ function frame(p: Pair, dt: number): void {
   p.tampers.length = 0;
   animate(p.c.world, dt);
   p.frames++;
-  const faulted = new Set<number>(), skinOnly = new Set<number>(), putBack = new Set<number>();
+  const faulted = new Set<number>(), skinOnly = new Set<number>();
   for (const fault of getFaults(p.h.world)) {
     assert(p.hurt.has(fault.entity), `a fault of entity ${fault.entity}: ${fault.error.message}`);
     assert(fault.error.message.includes(`entity ${fault.entity}`), fault.error.message);
@@ -277,10 +277,6 @@ function frame(p: Pair, dt: number): void {
       if (fault.component === "Skin" && !faulted.has(fault.entity)) skinOnly.add(fault.entity);
       else skinOnly.delete(fault.entity);
       faulted.add(fault.entity);
-      // A palette the multiply put back (an entry beyond ±1e18, not a store field).
-      if (fault.system === "multiplyInverseBindSystem" && /^m\d\d$/.test(fault.field)) {
-        putBack.add(fault.entity);
-      }
     }
   }
   assertEquals(getFaults(p.c.world), [], "the control world has no faults");
@@ -299,9 +295,7 @@ function frame(p: Pair, dt: number): void {
       if (faulted.has(eid)) {
         // Before its first frame, only the model matrices (identity) were good: the
         // palette is made from them, the skin from that.
-        // A palette put back is skinned: the skin of its last good frame, newer than
-        // the skin published when a skinning fault or a write came between.
-        const kept = !p.framed.has(eid) ? 1 : putBack.has(eid) && m.matrices ? 2 : outputs.length;
+        const kept = p.framed.has(eid) ? outputs.length : 1;
         const from = skinOnly.has(eid) ? (m.matrices ? 2 : 0) : 0;
         const difference = sameBits(outputs.slice(from, kept), before.slice(from, kept));
         assert(!difference, `victim ${eid} (quarantined): ${difference}`);

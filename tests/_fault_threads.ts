@@ -72,3 +72,18 @@ export async function withThreads(
     pool.close();
   }
 }
+
+/**
+ * Frame `frame` of a fault test on `world`: awaited (`animate.async`) on
+ * the odd frames when worker threads run it, else blocking.
+ */
+export async function runFrame(
+  animate: AnimationPipeline,
+  world: object,
+  threads: Threads,
+  frame: number,
+  deltaSeconds = 1 / 60,
+): Promise<void> {
+  if (threads !== "calling thread" && frame % 2 === 1) await animate.async(world, deltaSeconds);
+  else animate(world, deltaSeconds);
+}

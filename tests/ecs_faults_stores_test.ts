@@ -31,7 +31,7 @@ import { addAimIK } from "../ik.ts";
 import { Core } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, wander } from "./_scene.ts";
-import { assertSameBits, outputs, THREADS, withThreads } from "./_fault_threads.ts";
+import { assertSameBits, outputs, runFrame, THREADS, withThreads } from "./_fault_threads.ts";
 
 interface World {
   world: object;
@@ -145,11 +145,7 @@ for (const build of BUILDS) {
           };
           for (let frame = 0; frame < 10; frame++) {
             const at = `${how}: frame ${frame}`;
-            if (threads !== "calling thread" && frame % 2 === 1) {
-              await animate.async(faulty.world, 1 / 60);
-            } else {
-              animate(faulty.world, 1 / 60);
-            }
+            await runFrame(animate, faulty.world, threads, frame);
             controlAnimate(control.world, 1 / 60);
             const controlNow = control.entities.map((eid) => outputs(control.world, eid));
             faulty.entities.forEach((eid, i) => {
@@ -232,11 +228,7 @@ for (const build of BUILDS) {
           getPose(faulty.world, victim)[0] = value;
           for (let frame = 0; frame < 4; frame++) {
             const at = `${how}: frame ${frame}`;
-            if (threads !== "calling thread" && frame % 2 === 1) {
-              await animate.async(faulty.world, 1 / 60);
-            } else {
-              animate(faulty.world, 1 / 60);
-            }
+            await runFrame(animate, faulty.world, threads, frame);
             const now = outputs(faulty.world, victim);
             assertSameBits(now.joints, held.joints, `${at}: the victim's joints`);
             assertSameBits(now.skin, held.skin, `${at}: the victim's skin`);

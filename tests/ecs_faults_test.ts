@@ -33,7 +33,7 @@ import { addLayer, setBlendThreshold, setLayerWeight } from "../layers.ts";
 import { Core, PoseField, poseIndex } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { BUILDS, wander } from "./_scene.ts";
-import { assertSameBits, outputs, THREADS, withThreads } from "./_fault_threads.ts";
+import { assertSameBits, outputs, runFrame, THREADS, withThreads } from "./_fault_threads.ts";
 
 /** The four characters of a world, on `core`, each playing a clip with a second layer. */
 function characters(core: Core): { world: object; entities: number[] } {
@@ -127,11 +127,7 @@ for (const build of BUILDS) {
           let lastModel = getModelMatrices(faulty.world, victim).slice();
           for (let frame = 0; frame < 10; frame++) {
             const dt = frame === 4 ? 0.25 : 1 / 60;
-            if (threads !== "calling thread" && frame % 2 === 1) {
-              await animate.async(faulty.world, dt);
-            } else {
-              animate(faulty.world, dt);
-            }
+            await runFrame(animate, faulty.world, threads, frame, dt);
             controlAnimate(control.world, dt);
             const controlNow = control.entities.map((eid) => outputs(control.world, eid));
             const at = `${how}: frame ${frame}`;

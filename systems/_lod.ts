@@ -47,7 +47,8 @@ const KEPT_LISTS = 4;
 const frames = new WeakMap<WorldState, LodFrame>();
 
 /**
- * Begins a frame of `world` on `entities` (all when undefined): for each
+ * Begins a frame of `world` on `entities` (all when undefined; a bad list
+ * is `caller`'s `RangeError`, before anything is written): for each
  * of them with a LevelOfDetail, what the systems skip of it (`lodSkip`).
  * An entity at rate N is animated on every Nth frame that includes it: its
  * phase counts down the frames to its next update, and a new rate's first
@@ -60,13 +61,14 @@ const frames = new WeakMap<WorldState, LodFrame>();
 export function beginLodFrame(
   world: object,
   state: WorldState,
+  caller: string,
   entities?: ArrayLike<number>,
 ): void {
   let lod = frames.get(state);
   if (!lod) {
     frames.set(state, lod = { active: false, phases: new Uint32Array(256), lists: new Map() });
   }
-  const list = selectEntities(world, state, "animate", LOD_ENTITIES, entities);
+  const list = selectEntities(world, state, caller, LOD_ENTITIES, entities);
   const o = state.owned, store = state.components.LevelOfDetail;
   const rates = store.updateRate, culled = store.culled, paused = store.pausedWhenCulled;
   const states = o.lodState, skips = o.lodSkip, phase = o.lodPhase, phaseRate = o.lodPhaseRate;

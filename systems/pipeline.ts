@@ -171,7 +171,7 @@ export function createAnimationPipeline(
     // In the "isolate" mode each system checks its entities and skips one at fault.
     const selected = selectEntities(world, state, "animate", SKELETON_ENTITIES, entities);
     if (!state.faults.isolates) checkEntities(state, selected);
-    beginLodFrame(world, state, entities);
+    beginLodFrame(world, state, "animate", entities);
     frameWorld = world, frameDelta = deltaSeconds, frameEntities = entities;
     skinOptions.entities = entities;
     if (options.taskParallel) {

@@ -116,7 +116,7 @@ export function sampleClipsSystem(
   const state = stateOf(world, "sampleClipsSystem");
   checkFrameDelta("sampleClipsSystem", deltaSeconds);
   // Outside a pipeline (which begins its own), this system begins the frame.
-  if (state.faults.depth === 0) beginLodFrame(world, state, entities);
+  if (state.faults.depth === 0) beginLodFrame(world, state, "sampleClipsSystem", entities);
   const owned = state.owned, c = state.components.ClipPlayer;
   const list = selectEntities(
     world,

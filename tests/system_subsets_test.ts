@@ -13,6 +13,7 @@ import {
   getSkinnedPositions,
   multiplyInverseBindSystem,
   quatToMatSystem,
+  sampleClipsSystem,
   skinWithTangentsSystem,
   transformSkeletonSystem,
 } from "../mod.ts";
@@ -63,6 +64,14 @@ for (const build of BUILDS) {
         RangeError,
         message,
       );
+      // The level of detail's selection (made first) names the system called.
+      const given = list as unknown as number[];
+      assertThrows(
+        () => sampleClipsSystem(world, 0, given),
+        RangeError,
+        `sampleClipsSystem: ${message}`,
+      );
+      assertThrows(() => animate(world, 0, given), RangeError, `animate: ${message}`);
     }
     assertEquals(memory(), before);
   });

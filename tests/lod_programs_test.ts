@@ -155,6 +155,9 @@ function frame(r: Run, dt: number, half?: number): void {
     const twin = r.twins[pair], at = `pair ${pair} (${JSON.stringify(twin)})`;
     if (!inFrame(pair)) {
       assert(sameBits(l.joints, p.joints) && sameBits(l.skinned, p.skinned), `${at}: outside`);
+      // Task-parallel: a frame that left it out makes its next one skin both
+      // entities from their palettes of then, not the full-rate one a call late.
+      r.ahead[pair] = undefined;
       continue;
     }
     assertEquals(l.motion, f.motion, `${at}: root motion`);

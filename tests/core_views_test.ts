@@ -6,7 +6,6 @@
  * (20: no resizable WebAssembly memory; `--jitless`: no WebAssembly) in
  * `tests/node/suite.ts`.
  */
-import "../scalar.ts";
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { Core, MatrixBuffer, VertexBuffer } from "../kernels.ts";
 import { ArrayBufferMemory, CoreMemory } from "../simd/memory/_memory.ts";

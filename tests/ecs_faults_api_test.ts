@@ -6,7 +6,6 @@
  * and the fault API (records, clearing, the callback after the frame, the
  * retry, the `"throw"` mode, standalone systems).
  */
-import "../scalar.ts";
 import { assert, assertEquals, assertInstanceOf, assertLess, assertThrows } from "@std/assert";
 import { addEntity, resetWorld } from "bitecs";
 import {

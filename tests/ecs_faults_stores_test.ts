@@ -9,7 +9,6 @@
  * a store field, every output) keeps its last good values, and the fault is
  * listed with a typed error naming the entity and the field.
  */
-import "../scalar.ts";
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {

@@ -11,7 +11,6 @@
  * skinned positions and normals), and a value the frame cannot use is in
  * the world's faults with a typed error naming the entity.
  */
-import "../scalar.ts";
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {

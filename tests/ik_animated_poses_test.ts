@@ -22,7 +22,6 @@
  *   distance.
  */
 
-import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {

@@ -4,7 +4,6 @@
  * exact sampler forward, after a seek and played backwards; the samplers
  * go with their layer, and with them the layers' hold on their clips.
  */
-import "../scalar.ts";
 import { assertEquals, assertLess } from "@std/assert";
 import { type Clip, getPose, playClip, removeClipPlayer, sampleClipsSystem } from "../mod.ts";
 import {

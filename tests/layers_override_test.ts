@@ -8,7 +8,6 @@
  * compared against are each clip played alone on its own entity in the
  * same world.
  */
-import "../scalar.ts";
 import { assertLess } from "@std/assert";
 import { addEntity } from "bitecs";
 import {

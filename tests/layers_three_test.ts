@@ -22,7 +22,6 @@
  * - root motion: the root's motion from three.js' sampled poses, across a
  *   loop wrap and blended.
  */
-import "../scalar.ts";
 import { assertGreater, assertLess } from "@std/assert";
 import * as THREE from "three";
 import { BUILDS } from "./_scene.ts";

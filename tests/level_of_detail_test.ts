@@ -8,7 +8,6 @@
  * on one thread and on workers.
  */
 
-import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import {
   type AnimationPipeline,

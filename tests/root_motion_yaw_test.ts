@@ -6,7 +6,6 @@
  * weight 1 and -3π/4 at 0.5: a blended heading wrong by π.
  */
 
-import "../scalar.ts";
 import { assertAlmostEquals } from "@std/assert";
 import { type Clip, createAnimationPipeline, createClip, playClip } from "../mod.ts";
 import { addLayer } from "../layers.ts";

@@ -13,7 +13,6 @@
  * 3. `paletteToDualQuaternions` refuses non-uniform scale, shear, mirrors.
  */
 
-import "../scalar.ts";
 import fc from "fast-check";
 import { assert, assertEquals } from "@std/assert";
 import { mat4, quat } from "gl-matrix";

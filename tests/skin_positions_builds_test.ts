@@ -10,7 +10,6 @@
  * three.js in `skin_positions_three_test.ts`.
  */
 
-import "../scalar.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import fc from "fast-check";
 import { skinPositions, VERTEX_FLOATS } from "../kernels.ts";

@@ -3,7 +3,6 @@
  * 2, bind pose = rest.
  */
 
-import "../scalar.ts";
 import fc from "fast-check";
 import * as THREE from "three";
 import { assertEquals } from "@std/assert";

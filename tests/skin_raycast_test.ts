@@ -7,7 +7,6 @@
  * Bad indices and rays are `RangeError`s.
  */
 
-import "../scalar.ts";
 import { assert, assertAlmostEquals, assertEquals, assertThrows } from "@std/assert";
 import * as THREE from "three";
 import { addEntity, createWorld } from "bitecs";

@@ -12,7 +12,6 @@
  *    entity and joint, and nothing is written.
  */
 
-import "../scalar.ts";
 import { assert, assertEquals, assertInstanceOf, assertLess, assertThrows } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {

@@ -11,7 +11,6 @@
  * pose) bends the knees forward, toward the toes.
  */
 
-import "../scalar.ts";
 import { assert, assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import {

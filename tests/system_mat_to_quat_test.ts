@@ -1,4 +1,3 @@
-import "../scalar.ts";
 import { assertLess } from "@std/assert";
 import { getPose, matToQuatSystem, quatToMatSystem, setJointPose } from "../mod.ts";
 import { type PoseField, poseIndex } from "../kernels.ts";

@@ -3,7 +3,6 @@
  * through Marrow's pipeline and through three.js's bones and
  * `SkinnedMesh.applyBoneTransform` give the same skinned positions.
  */
-import "../scalar.ts";
 import { assertEquals, assertLess } from "@std/assert";
 import * as THREE from "three";
 import { createAnimationPipeline, getPose, getSkinnedPositions } from "../mod.ts";

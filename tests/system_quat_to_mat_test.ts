@@ -1,4 +1,3 @@
-import "../scalar.ts";
 import { assertEquals, assertInstanceOf, assertLess, assertThrows } from "@std/assert";
 import {
   createAnimation,

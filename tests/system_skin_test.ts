@@ -1,4 +1,3 @@
-import "../scalar.ts";
 import { assertEquals, assertLess, assertThrows } from "@std/assert";
 import { addEntity, createWorld, hasComponent } from "bitecs";
 import {

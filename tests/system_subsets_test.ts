@@ -3,7 +3,6 @@
  * entities without the system's components are skipped, bad lists are
  * refused before anything is written; and the per-entity level of detail.
  */
-import "../scalar.ts";
 import { assert, assertEquals, assertNotEquals, assertThrows } from "@std/assert";
 import { addEntity } from "bitecs";
 import {

@@ -1,4 +1,3 @@
-import "../scalar.ts";
 import { assertLess } from "@std/assert";
 import {
   getModelMatrices,

@@ -7,9 +7,9 @@
  */
 
 import { poseFloats } from "../simd/memory/layout.ts";
-import { checkedPlayer } from "./clip_player.ts";
+import { checkedPlayer, CLIP_PLAYER } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
-import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS } from "./_layers.ts";
+import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS, releaseStack } from "./_layers.ts";
 import type { PlayerState } from "./_playbacks.ts";
 import type { WorldState } from "./registry.ts";
 import { skeletonInternals } from "../animation/internal.ts";
@@ -64,13 +64,38 @@ export function stackOf(
   return { player, stack: player.stack };
 }
 
+/**
+ * @internal Whether entity `eid` has a layer stack now (false when it has
+ * no ClipPlayer): what a layer function that may create the stack and then
+ * refuse its arguments gives {@linkcode releaseNewStack}.
+ */
+export function hasStack(state: WorldState, eid: number): boolean {
+  return CLIP_PLAYER.recordOf(state).player[eid]?.stack !== undefined;
+}
+
+/**
+ * @internal After a refused layer call: the layer stack the call created
+ * (layer 0 alone) is released, unless the entity had one before (`had`).
+ * A refused call leaves nothing behind: no core memory held, and the
+ * world's count of stacks unchanged (while it is 0 the sampling system
+ * reads no player's layers).
+ */
+export function releaseNewStack(state: WorldState, eid: number, had: boolean): void {
+  const player = CLIP_PLAYER.recordOf(state).player[eid];
+  if (had || !player?.stack) return;
+  releaseStack(state.resources.memory, player.stack);
+  player.stack = undefined;
+  state.resources.layerStacks--;
+}
+
 /** Layer `layer` of the entity, or a RangeError naming it. */
 export function layerOf(state: WorldState, eid: number, layer: number, caller: string): Layer {
-  const { stack } = stackOf(state, eid);
-  if (!Number.isInteger(layer) || layer < 0 || layer >= stack.layers.length) {
-    throw fail(eid, caller, `layer: no layer ${layer} (the entity has ${stack.layers.length})`);
+  // Checked before the stack is made: a bad index creates nothing.
+  const count = checkedPlayer(state, eid).stack?.layers.length ?? 1;
+  if (!Number.isInteger(layer) || layer < 0 || layer >= count) {
+    throw fail(eid, caller, `layer: no layer ${layer} (the entity has ${count})`);
   }
-  return stack.layers[layer];
+  return stackOf(state, eid).stack.layers[layer];
 }
 
 export function checkRoom(eid: number, stack: LayerStack, caller: string): void {

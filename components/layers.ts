@@ -41,8 +41,17 @@ import { poseFloats } from "../simd/memory/layout.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, type LayerMode, releaseLayer, startLayer } from "./_layers.ts";
-import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
+import {
+  checkRoom,
+  checkWeight,
+  fail,
+  hasStack,
+  layerOf,
+  releaseNewStack,
+  stackOf,
+} from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
+import type { WorldState } from "./registry.ts";
 import { makePlayback, type PlaybackOptions } from "./clip_player.ts";
 import { guardBuilds, settleBuilds } from "../animation/internal.ts";
 
@@ -113,6 +122,22 @@ function addLayerUnguarded(
 ): number {
   const state = stateOf(world, "addLayer");
   checkedPlayer(state, eid);
+  const had = hasStack(state, eid);
+  try {
+    return addCheckedLayer(world, state, eid, clip, options);
+  } catch (e) {
+    releaseNewStack(state, eid, had);
+    throw e;
+  }
+}
+
+function addCheckedLayer(
+  world: object,
+  state: WorldState,
+  eid: number,
+  clip: Clip,
+  options: LayerOptions,
+): number {
   const skeleton = checkedSkeleton(state, eid);
   const n = skeleton.jointCount;
   const weight = checkWeight(eid, "addLayer", options?.weight ?? 1);
@@ -192,7 +217,8 @@ export function setLayerWeight(
   fadeSeconds = 0,
 ): void {
   const state = stateOf(world, "setLayerWeight");
-  const target = layerOf(state, eid, layer, "setLayerWeight");
+  checkedPlayer(state, eid);
+  // The arguments before the layer: a refused call makes no layer stack.
   weight = checkWeight(eid, "setLayerWeight", weight);
   if (typeof fadeSeconds !== "number" || !(fadeSeconds >= 0 && fadeSeconds < Infinity)) {
     throw fail(
@@ -201,6 +227,7 @@ export function setLayerWeight(
       `fadeSeconds: expected a finite number >= 0, got ${fadeSeconds}`,
     );
   }
+  const target = layerOf(state, eid, layer, "setLayerWeight");
   target.target = weight;
   const rate = Math.abs(weight - target.weight) / fadeSeconds;
   // A fade too short for its rate to be finite is instant: an infinite
@@ -220,11 +247,12 @@ export function setLayerMask(
   mask: ArrayLike<number> | undefined,
 ): void {
   const state = stateOf(world, "setLayerMask");
-  const target = layerOf(state, eid, layer, "setLayerMask");
+  checkedPlayer(state, eid);
   const n = checkedSkeleton(state, eid).jointCount;
-  target.mask = mask === undefined
+  const checked = mask === undefined
     ? undefined
     : checkedMask(mask, n, `entity ${eid}: setLayerMask: mask`);
+  layerOf(state, eid, layer, "setLayerMask").mask = checked;
 }
 
 /**
@@ -239,8 +267,12 @@ export function setLayerTime(
   speed?: number,
 ): void {
   const state = stateOf(world, "setLayerTime");
+  const had = hasStack(state, eid);
   const target = layerOf(state, eid, layer, "setLayerTime");
-  if (!target.playback) throw fail(eid, "setLayerTime", `layer ${layer} has no clip of its own`);
+  if (!target.playback) {
+    releaseNewStack(state, eid, had);
+    throw fail(eid, "setLayerTime", `layer ${layer} has no clip of its own`);
+  }
   if (typeof time !== "number" || !Number.isFinite(time)) {
     throw fail(eid, "setLayerTime", `time: expected a finite number, got ${time}`);
   }
@@ -282,8 +314,12 @@ export function setBlendThreshold(world: object, eid: number, threshold: number)
 /** Removes layer `layer` (1 and up); the layers above it move down one index. */
 export function removeLayer(world: object, eid: number, layer: number): void {
   const state = stateOf(world, "removeLayer");
+  const had = hasStack(state, eid);
   layerOf(state, eid, layer, "removeLayer");
-  if (layer === 0) throw fail(eid, "removeLayer", "layer 0 is the ClipPlayer's (removeClipPlayer)");
+  if (layer === 0) {
+    releaseNewStack(state, eid, had);
+    throw fail(eid, "removeLayer", "layer 0 is the ClipPlayer's (removeClipPlayer)");
+  }
   const { stack } = stackOf(state, eid);
   const [removed] = stack.layers.splice(layer, 1);
   releaseLayer(state.resources.memory, removed);

@@ -14,7 +14,15 @@ import { poseFloats } from "../simd/memory/layout.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, MAX_LAYERS, startLayer } from "./_layers.ts";
-import { checkRoom, checkWeight, fail, layerOf, stackOf } from "./_layer_access.ts";
+import {
+  checkRoom,
+  checkWeight,
+  fail,
+  hasStack,
+  layerOf,
+  releaseNewStack,
+  stackOf,
+} from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback } from "./clip_player.ts";
 import { guardBuilds, settleBuilds } from "../animation/internal.ts";
@@ -103,16 +111,17 @@ function addLocomotionLayerUnguarded(
   const mask = options?.mask === undefined
     ? undefined
     : checkedMask(options.mask, n, `entity ${eid}: addLocomotionLayer: mask`);
+  const had = hasStack(state, eid);
   const { stack } = stackOf(state, eid);
-  checkRoom(eid, stack, "addLocomotionLayer");
-  const sorted = points.map((point) => ({
-    playback: makePlayback(world, state, eid, point.clip, {}),
-    at: point.at,
-  })).sort((a, b) => a.at - b.at);
   const memory = state.resources.memory;
-  const scratch = memory.alloc(poseFloats(n) * 4);
-  let layer;
+  let layer, scratch = 0;
   try {
+    checkRoom(eid, stack, "addLocomotionLayer");
+    const sorted = points.map((point) => ({
+      playback: makePlayback(world, state, eid, point.clip, {}),
+      at: point.at,
+    })).sort((a, b) => a.at - b.at);
+    scratch = memory.alloc(poseFloats(n) * 4);
     layer = allocateLayer(memory, n, {
       playback: undefined,
       blend: { points: sorted, parameter, phase: 0, speed, scratch, lower: 0, alpha: 0 },
@@ -124,7 +133,9 @@ function addLocomotionLayerUnguarded(
       mask,
     });
   } catch (e) {
-    memory.free(scratch);
+    // A refused clip (or a core out of memory): nothing this call made stays.
+    if (scratch) memory.free(scratch);
+    releaseNewStack(state, eid, had);
     throw e;
   }
   startLayer(memory, layer);
@@ -140,8 +151,10 @@ export function setLocomotionParameter(
   parameter: number,
 ): void {
   const state = stateOf(world, "setLocomotionParameter");
+  const had = hasStack(state, eid);
   const target = layerOf(state, eid, layer, "setLocomotionParameter");
   if (!target.blend) {
+    releaseNewStack(state, eid, had);
     throw fail(eid, "setLocomotionParameter", `layer ${layer} is not a locomotion layer`);
   }
   if (typeof parameter !== "number" || !Number.isFinite(parameter)) {

@@ -54,6 +54,7 @@ import {
 import type { ChainJob } from "./_ik.ts";
 import { lodSteps } from "./_ecs_program_lod.ts";
 import { systemSteps } from "./_ecs_program_systems.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 
 const animate = createAnimationPipeline();
 
@@ -61,6 +62,7 @@ const animate = createAnimationPipeline();
 export function expectFailure(h: Harness, call: () => unknown, eid?: number): void {
   h.calls++;
   checked.failures++;
+  const memory = coreMemory(h.core), allocated = memory.allocatedBytes;
   try {
     call();
   } catch (error) {
@@ -69,6 +71,8 @@ export function expectFailure(h: Harness, call: () => unknown, eid?: number): vo
     if (eid !== undefined) {
       assert((error as Error).message.includes(`entity ${eid}`), (error as Error).message);
     }
+    // A refused call holds nothing of the core's memory.
+    assertEquals(memory.allocatedBytes, allocated, `core bytes after the refused call (${error})`);
     return;
   }
   throw new Error("the model expected this call to fail");

@@ -20,6 +20,7 @@ import {
   removeLayer,
   setBlendThreshold,
   setLayerMask,
+  setLayerTime,
   setLayerWeight,
   setLocomotionParameter,
 } from "../layers.ts";
@@ -27,6 +28,7 @@ import { enableRootMotion, getCrossedMarkers, getRootMotion, setClipMarkers } fr
 import { PoseField, poseIndex } from "../kernels.ts";
 import { blendPoses } from "../simd/scalar/mod.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
+import { stateOf } from "../components/_lifecycle.ts";
 import { BUILDS, createScene, maxDifference } from "./_scene.ts";
 
 /** Joint `joint` turns about z from 0 to `to` over one second, and moves along x by `dx`. */
@@ -190,6 +192,38 @@ Deno.test("layers: bad input is a typed error naming entity and argument, and wr
   assertThrows(() => jointMask(skeleton, { subtree: "nope" }), RangeError, 'no joint "nope"');
   assertEquals(getLayers(world, eid), layers);
   assertEquals(getPose(world, eid), before);
+});
+
+Deno.test("layers: a refused layer call on an entity without layers makes no layer stack", () => {
+  const { world, entities: [eid], core } = createScene("scalar", 1);
+  const clip = turn("a", 1);
+  playClip(world, eid, clip);
+  const unplayable = { ...clip, channels: [{ ...clip.channels[0], joint: 99 }] };
+  const memory = coreMemory(core), resources = stateOf(world, "test").resources;
+  const refusals: [string, () => unknown][] = [
+    ["addLayer (a clip for another skeleton)", () => addLayer(world, eid, unplayable)],
+    [
+      "addLocomotionLayer (its second clip for another skeleton)",
+      () => addLocomotionLayer(world, eid, [{ clip, at: 0 }, { clip: unplayable, at: 1 }]),
+    ],
+    ["setLayerWeight (layer 0, bad weight)", () => setLayerWeight(world, eid, 0, 2)],
+    ["setLayerWeight (layer 3)", () => setLayerWeight(world, eid, 3, 1)],
+    ["setLayerMask (layer 0, bad mask)", () => setLayerMask(world, eid, 0, [NaN])],
+    ["setLayerTime (layer 0)", () => setLayerTime(world, eid, 0, 1)],
+    ["setLocomotionParameter (layer 0)", () => setLocomotionParameter(world, eid, 0, 1)],
+    ["removeLayer (layer 0)", () => removeLayer(world, eid, 0)],
+  ];
+  for (const [name, refused] of refusals) {
+    const allocated = memory.allocatedBytes;
+    assertThrows(refused, Error, undefined, name);
+    assertEquals(memory.allocatedBytes, allocated, `${name}: core bytes`);
+    // While no entity has a stack, the sampling system reads no player's layers.
+    assertEquals(resources.layerStacks, 0, `${name}: layer stacks`);
+    assertEquals(getLayers(world, eid).length, 1, `${name}: layers`);
+  }
+  // Accepted, the same calls make the stack.
+  setLayerWeight(world, eid, 0, 0.5);
+  assertEquals(resources.layerStacks, 1);
 });
 
 Deno.test("layers: removing the ClipPlayer (any way) frees every layer; playClip and crossFadeTo keep working", () => {

@@ -53,6 +53,7 @@ import {
 } from "./_ecs_programs.ts";
 import type { ChainJob } from "./_ik.ts";
 import { lodSteps } from "./_ecs_program_lod.ts";
+import { layerSteps } from "./_ecs_program_layers.ts";
 import { systemSteps } from "./_ecs_program_systems.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 
@@ -387,7 +388,10 @@ function mismatch(
 
 export const program = fc.oneof(
   { arbitrary: character, weight: 14 },
-  ...[...steps, ...lodSteps, ...systemSteps].map((arbitrary) => ({ arbitrary, weight: 2 })),
+  ...[...steps, ...lodSteps, ...layerSteps, ...systemSteps].map((arbitrary) => ({
+    arbitrary,
+    weight: 2,
+  })),
 );
 export const checked = { frames: 0, skins: 0, ik: 0, failures: 0 };
 

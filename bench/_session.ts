@@ -13,8 +13,10 @@
  * `WARMUP` frames, bytes allocated per frame (heap used over a run of
  * frames in a young generation large enough that nothing is collected:
  * the task passes `--min-semi-space-size`), and per Marrow cross-fade. A
- * last row times a fixed arithmetic loop of about Marrow's median frame the
- * same way: the machine's own noise, to read the worst frames against.
+ * last two rows time a fixed arithmetic loop the same way, on one thread
+ * (about the single-threaded median frame) and split over two (the calling
+ * thread and a worker, joined each frame; about the 2-thread median): the
+ * machine's own noise, to read each Marrow row's worst frames against.
  * The rows run interleaved, frame by frame, in an order that turns each
  * frame: a shared, noisy machine's slow minutes fall on every row alike,
  * where rows run one after the other compared different minutes (three.js's
@@ -293,31 +295,103 @@ async function threeSession(): Promise<SessionRun> {
  * ratio is no worse is not the library's doing.
  */
 function noiseRun(): SessionRun & { calibrate(target: number): void } {
-  const data = new Float64Array(4096).map((_, i) => i / 4096);
-  let sink = 0, rounds = 0;
-  const work = (count: number) => {
-    for (let r = 0; r < count; r++) {
-      for (let i = 0; i < data.length; i++) sink += data[i] * data[(i * 7) & 4095];
-    }
-  };
+  const noise = noiseLoop();
   return {
     name: "machine noise: fixed arithmetic of about the median frame",
-    frame: () => work(rounds),
+    frame: () => noise.work(noise.rounds),
     bytes: () => {
-      if (sink === -1) console.log(sink);
+      noise.keep();
       return { bytesPerFrame: 0 };
     },
+    calibrate: (target) => noise.calibrate(target),
+  };
+}
+
+/**
+ * The loop of {@linkcode noiseRun}: `work(count)` runs `count` rounds;
+ * `calibrate(target)` sets `rounds` to about `target` ms (after the loop is
+ * compiled: timed before, it is many times slower).
+ */
+function noiseLoop() {
+  const data = new Float64Array(4096).map((_, i) => i / 4096);
+  let sink = 0;
+  const loop = {
+    rounds: 0,
+    work(count: number) {
+      for (let r = 0; r < count; r++) {
+        for (let i = 0; i < data.length; i++) sink += data[i] * data[(i * 7) & 4095];
+      }
+    },
     calibrate(target: number) {
-      // After the loop is compiled (timed before, it is many times slower).
-      for (let i = 0; i < 200; i++) work(1);
+      for (let i = 0; i < 200; i++) loop.work(1);
       let count = 1;
       for (let pass = 0; pass < 3; pass++) {
         const start = performance.now();
-        work(count);
+        loop.work(count);
         const took = Math.max(performance.now() - start, 1e-3);
         count = Math.max(1, Math.round(count * target / took));
       }
-      rounds = count;
+      loop.rounds = count;
+    },
+    /** Keeps the loop's result alive (else it could be optimized away). */
+    keep() {
+      if (sink === -1) console.log(sink);
+    },
+  };
+  return loop;
+}
+
+/**
+ * The machine's noise on two threads, as Marrow's 2-thread row meets it:
+ * the same loop run at once by the calling thread and by a worker, the
+ * frame ending when both are done (the worker woken and waited for with
+ * `Atomics`, as the pool's). A stall of either thread stalls the frame.
+ */
+function twoThreadNoiseRun(): SessionRun & { calibrate(target: number): void; close(): void } {
+  const noise = noiseLoop();
+  // [0]: the frame's generation (the worker's wake), [1]: frames the worker finished, [2]: rounds.
+  const control = new Int32Array(new SharedArrayBuffer(12));
+  const source = `
+    const data = new Float64Array(4096).map((_, i) => i / 4096);
+    let sink = 0;
+    self.onmessage = ({ data: control }) => {
+      for (let generation = 0;;) {
+        Atomics.wait(control, 0, generation);
+        generation = Atomics.load(control, 0);
+        if (generation < 0) break;
+        for (let r = Atomics.load(control, 2); r > 0; r--) {
+          for (let i = 0; i < data.length; i++) sink += data[i] * data[(i * 7) & 4095];
+        }
+        Atomics.store(control, 1, generation);
+        Atomics.notify(control, 1);
+      }
+      if (sink === -1) console.log(sink);
+    };`;
+  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+  const worker = new Worker(url, { type: "module" });
+  worker.postMessage(control);
+  let generation = 0;
+  return {
+    name: "machine noise: the same arithmetic on 2 threads",
+    frame: () => {
+      Atomics.store(control, 0, ++generation);
+      Atomics.notify(control, 0);
+      noise.work(noise.rounds);
+      while (Atomics.load(control, 1) !== generation) Atomics.wait(control, 1, generation - 1);
+    },
+    bytes: () => {
+      noise.keep();
+      return { bytesPerFrame: 0 };
+    },
+    calibrate(target: number) {
+      noise.calibrate(target);
+      Atomics.store(control, 2, noise.rounds);
+    },
+    close() {
+      Atomics.store(control, 0, -1);
+      Atomics.notify(control, 0);
+      worker.terminate();
+      URL.revokeObjectURL(url);
     },
   };
 }
@@ -346,18 +420,21 @@ if (import.meta.main) {
   const group = `session: ${CHARACTERS} × ${MODELS.map((m) => m.replace(".glb", "")).join(", ")}`;
   const pool = await createWorkerPool({ workers: 2 });
   try {
-    const noise = noiseRun();
+    const noise = noiseRun(), twoThreadNoise = twoThreadNoiseRun();
     const runs: SessionRun[] = [
       await threeSession(),
       await marrowSession("Marrow, single-threaded"),
       await marrowSession(`Marrow, 2 threads (${pool.mode})`, pool),
       noise,
+      twoThreadNoise,
     ];
-    // The noise loop is sized to the single-threaded frame's median over the warm-up's second half.
+    // Each noise loop is sized to its Marrow row's median over the warm-up's second half.
     const times = timeInterleaved(runs, (warm) => {
-      const settled = warm[1].slice(WARMUP / 2, WARMUP).sort();
-      noise.calibrate(settled[settled.length >> 1]);
+      const median = (row: number) => warm[row].slice(WARMUP / 2, WARMUP).sort()[WARMUP / 4];
+      noise.calibrate(median(1));
+      twoThreadNoise.calibrate(median(2));
     });
+    twoThreadNoise.close();
     const rows = runs.map((run, r) => ({
       name: run.name,
       ...statistics(times[r]),

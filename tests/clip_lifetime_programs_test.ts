@@ -3,16 +3,18 @@
  * of playing, cross-fading and layering clips, disposing them while they
  * play, loading them again from a compact clip file (and loading files
  * only to dispose of them, so that freed blocks are handed out again),
- * clip budgets that refuse loads, removing players and entities, and
- * frames, on every build.
+ * playing clips never built before (built in the play), clip budgets that
+ * refuse loads and builds, layer weights, removing players and entities,
+ * and frames, on every build.
  *
  * Two worlds run each program: the subject, whose clips are loaded from a
  * compact clip file and disposed as the program says, and a twin on a core
  * of its own, which plays the clips the file was saved from and never
  * disposes of one. A loaded clip samples bit for bit as the clip it was
- * saved from, and disposing a clip must not change what a player still
- * holding it samples: after every frame each entity's pose has the same
- * bits in both worlds. A block freed while a playback still read it, and
+ * saved from, with the markers it was saved with, and disposing a clip
+ * must not change what a player still holding it samples: after every
+ * frame each entity's pose has the same bits in both worlds, and it
+ * crossed the same markers. A block freed while a playback still read it, and
  * handed out to a clip loaded since, would show there. A call the model
  * says must fail (playing a disposed clip, a load over the budget) throws
  * its typed error and allocates nothing. At the end, with the world and
@@ -42,9 +44,11 @@ import {
   ClipBudgetError,
   clipBytes,
   disposeClip,
+  getCrossedMarkers,
   loadCompactClips,
   saveCompactClips,
   setClipBudget,
+  setClipMarkers,
 } from "../clips.ts";
 import { addLayer, removeLayer, setLayerWeight } from "../layers.ts";
 import { Core, type CoreBuild } from "../kernels.ts";
@@ -109,6 +113,13 @@ function harness(build: CoreBuild, seed: number): Harness {
     randomClip(JOINTS, next, true),
     randomClip(JOINTS, next),
   ];
+  // Markers go into the file with the clips: the subject's loaded clips cross them as the twin's do.
+  twinClips.forEach((clip, i) =>
+    setClipMarkers(
+      clip,
+      [0.1, 0.35, 0.6].map((at) => ({ name: `m${i}`, time: at * clip.duration })),
+    )
+  );
   const file = saveCompactClips(twin.skeleton, twinClips);
   const clips = loadCompactClips(subject.skeleton, file);
   return {
@@ -254,6 +265,25 @@ const steps: fc.Arbitrary<Step>[] = [
     loaded.forEach((clip, i) => i === s ? (h.clips[s] = clip) : disposeClip(clip));
     h.disposed[s] = false;
   }]),
+  // A clip never played before, built in the play (within the subject's budget), and its copy
+  // in the twin; disposed at the end.
+  fc.tuple(entity, fc.nat(1 << 20)).map(([e, seed]): Step => [`playFresh ${e} ${seed}`, (h) => {
+    const fresh = randomClip(JOINTS, random(seed)), copy = randomClip(JOINTS, random(seed));
+    h.loaded.push(fresh);
+    const memory = coreMemory(h.subject.core);
+    const bytes = clipBytes(h.subject.core), allocated = memory.allocatedBytes;
+    try {
+      playClip(h.subject.world, h.subject.entities[e], fresh);
+    } catch (error) {
+      if (!(error instanceof ClipBudgetError)) throw error;
+      // Over the budget: refused before anything was allocated.
+      assertEquals(clipBytes(h.subject.core), bytes, "clip bytes after a refused build");
+      assertEquals(memory.allocatedBytes, allocated, "allocated bytes after a refused build");
+      h.refusals++;
+      return;
+    }
+    playClip(h.twin.world, h.twin.entities[e], copy);
+  }]),
   // A whole file loaded and disposed: its blocks are freed for the next allocation.
   fc.constant<Step>(["churn", (h) => load(h)?.forEach(disposeClip)]),
   fc.constantFrom(0, 1, 2).map((tight): Step => [`budget ${tight}`, (h) => {
@@ -285,9 +315,21 @@ function load(h: Harness): Clip[] | undefined {
   return loaded;
 }
 
-/** Every entity's pose has the same bits in both worlds. */
+/** Every entity's pose has the same bits in both worlds, and it crossed the same markers. */
 function comparePoses(h: Harness): void {
   for (let e = 0; e < ENTITIES; e++) {
+    const hits = (side: Side) =>
+      getCrossedMarkers(side.world, side.entities[e]).map((hit) =>
+        `${hit.name}@${hit.time}/${hit.layer}`
+      )
+        .join();
+    let played = true;
+    try {
+      hits(h.subject);
+    } catch {
+      played = false; // no ClipPlayer
+    }
+    if (played) assertEquals(hits(h.subject), hits(h.twin), `entity ${e}: markers crossed`);
     const a = new Uint32Array(getPose(h.subject.world, h.subject.entities[e]).slice().buffer);
     const b = new Uint32Array(getPose(h.twin.world, h.twin.entities[e]).slice().buffer);
     for (let i = 0; i < a.length; i++) {

@@ -5,7 +5,9 @@
  * only to dispose of them, so that freed blocks are handed out again),
  * playing clips never built before (built in the play), clip budgets that
  * refuse loads and builds, layer weights, removing players and entities,
- * and frames, on every build.
+ * and frames, plain or awaited with clips disposed and files loaded while
+ * they are out; on every build, and with the subject's frames on a pool of
+ * 2 workers (plain and task-parallel).
  *
  * Two worlds run each program: the subject, whose clips are loaded from a
  * compact clip file and disposed as the program says, and a twin on a core
@@ -43,6 +45,7 @@ import {
 import {
   ClipBudgetError,
   clipBytes,
+  DEFAULT_CLIP_BUDGET,
   disposeClip,
   getCrossedMarkers,
   loadCompactClips,
@@ -51,7 +54,7 @@ import {
   setClipMarkers,
 } from "../clips.ts";
 import { addLayer, removeLayer, setLayerWeight } from "../layers.ts";
-import { Core, type CoreBuild } from "../kernels.ts";
+import { Core, type CoreBuild, createWorkerPool, type WorkerPool } from "../kernels.ts";
 import { createCylinder } from "../procedural/cylinder.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import { BUILDS, runs, SEED } from "./_arbitrary.ts";
@@ -72,14 +75,16 @@ interface Side {
   readonly baseline: number;
 }
 
-function side(build: CoreBuild): Side {
-  const core = Core.create(build);
+/** A side on a core of its own, or on `pool`'s core with its frames on the pool's workers. */
+function side(build: CoreBuild, pool?: WorkerPool, taskParallel = false): Side {
+  const core = pool?.core ?? Core.create(build);
   const skeleton = new SkeletonAsset(character.skeleton, core);
   const baseline = coreMemory(core).allocatedBytes;
   const world = createWorld();
   createAnimation(world, { core });
   const entities = Array.from({ length: ENTITIES }, () => spawn(world, skeleton));
-  return { core, skeleton, world, entities, animate: createAnimationPipeline(), baseline };
+  const animate = createAnimationPipeline(pool ? { pool, taskParallel } : {});
+  return { core, skeleton, world, entities, animate, baseline };
 }
 
 function spawn(world: object, skeleton: SkeletonAsset): number {
@@ -105,9 +110,12 @@ interface Harness {
 }
 
 /** The test's clips, three of them, each a different random clip (seeded per program). */
-function harness(build: CoreBuild, seed: number): Harness {
+function harness(build: CoreBuild, seed: number, threads: Threads): Harness {
   const next = random(seed);
-  const twin = side(build), subject = side(build);
+  const twin = side(build);
+  const subject = side(build, threads?.pool, threads?.taskParallel);
+  // A pool's core serves every program: the budget an earlier one set goes.
+  setClipBudget(subject.core, DEFAULT_CLIP_BUDGET);
   const twinClips = [
     randomClip(JOINTS, next),
     randomClip(JOINTS, next, true),
@@ -178,7 +186,7 @@ function refused(
   h.refusals++;
 }
 
-type Step = readonly [string, (h: Harness) => void];
+type Step = readonly [string, (h: Harness) => void | Promise<void>];
 
 const entity = fc.nat(ENTITIES - 1), slot = fc.nat(SLOTS - 1);
 
@@ -205,6 +213,49 @@ const frame: fc.Arbitrary<Step> = fc.integer({ min: 1, max: 4 }).map((
     comparePoses(h);
   }
 }]);
+
+/**
+ * Calls on the subject alone (the twin never disposes of a clip, nor loads
+ * one): they change no playback's samples, so they may also run while an
+ * awaitable frame is out ({@linkcode asyncFrame}).
+ */
+const subjectSteps: fc.Arbitrary<Step>[] = [
+  slot.map((s): Step => [`dispose ${s}`, (h) => {
+    disposeClip(h.clips[s]);
+    h.disposed[s] = true;
+  }]),
+  // The slot's clip loaded again; the file's other clips disposed at once.
+  slot.map((s): Step => [`reload ${s}`, (h) => {
+    const loaded = load(h);
+    if (!loaded) return;
+    loaded.forEach((clip, i) => i === s ? (h.clips[s] = clip) : disposeClip(clip));
+    h.disposed[s] = false;
+  }]),
+  // A whole file loaded and disposed: its blocks are freed for the next allocation.
+  fc.constant<Step>(["churn", (h) => load(h)?.forEach(disposeClip)]),
+  fc.constantFrom(0, 1, 2).map((tight): Step => [`budget ${tight}`, (h) => {
+    // 0: the default; 1: no room for another file; 2: room for nothing.
+    const used = clipBytes(h.subject.core);
+    setClipBudget(h.subject.core, [1 << 30, used + 16, 0][tight]);
+  }]),
+];
+
+/**
+ * A frame awaited (on the pool's workers where the subject has a pool)
+ * with subject calls made while it is out: disposing a clip it samples,
+ * loading files into blocks freed meanwhile. The frame's poses are those
+ * of the twin's frame.
+ */
+const asyncFrame = fc.array(fc.oneof(...subjectSteps), { maxLength: 4 }).map((during): Step => [
+  `async frame, during it: ${during.map(([label]) => label).join(", ") || "nothing"}`,
+  async (h) => {
+    const pending = h.subject.animate.async(h.subject.world, 1 / 60);
+    for (const [, step] of during) step(h);
+    await pending;
+    h.twin.animate(h.twin.world, 1 / 60);
+    comparePoses(h);
+  },
+]);
 
 const steps: fc.Arbitrary<Step>[] = [
   fc.tuple(entity, slot, fc.integer({ min: 0, max: 9 })).map(([e, s, tenths]): Step => [
@@ -254,17 +305,6 @@ const steps: fc.Arbitrary<Step>[] = [
       side.entities[e] = spawn(side.world, side.skeleton);
     }
   }]),
-  slot.map((s): Step => [`dispose ${s}`, (h) => {
-    disposeClip(h.clips[s]);
-    h.disposed[s] = true;
-  }]),
-  // The slot's clip loaded again; the file's other clips disposed at once.
-  slot.map((s): Step => [`reload ${s}`, (h) => {
-    const loaded = load(h);
-    if (!loaded) return;
-    loaded.forEach((clip, i) => i === s ? (h.clips[s] = clip) : disposeClip(clip));
-    h.disposed[s] = false;
-  }]),
   // A clip never played before, built in the play (within the subject's budget), and its copy
   // in the twin; disposed at the end.
   fc.tuple(entity, fc.nat(1 << 20)).map(([e, seed]): Step => [`playFresh ${e} ${seed}`, (h) => {
@@ -284,13 +324,7 @@ const steps: fc.Arbitrary<Step>[] = [
     }
     playClip(h.twin.world, h.twin.entities[e], copy);
   }]),
-  // A whole file loaded and disposed: its blocks are freed for the next allocation.
-  fc.constant<Step>(["churn", (h) => load(h)?.forEach(disposeClip)]),
-  fc.constantFrom(0, 1, 2).map((tight): Step => [`budget ${tight}`, (h) => {
-    // 0: the default; 1: no room for another file; 2: room for nothing.
-    const used = clipBytes(h.subject.core);
-    setClipBudget(h.subject.core, [1 << 30, used + 16, 0][tight]);
-  }]),
+  ...subjectSteps,
   frame,
 ];
 
@@ -340,40 +374,62 @@ function comparePoses(h: Harness): void {
   }
 }
 
+/** Where the subject's frames run: its own core on the calling thread, or a pool of 2 workers. */
+type Threads = { pool: WorkerPool; taskParallel: boolean } | undefined;
+
 const RUNS = runs(150, 30), STEPS = 60;
-for (const build of BUILDS) {
-  Deno.test(`model-based programs of clip lifetimes (${build})`, () => {
-    let refusals = 0, frames = 0;
-    fc.assert(
-      fc.property(
-        fc.nat(),
-        fc.array(fc.oneof(...steps, frame, frame), {
-          minLength: STEPS / 2,
-          maxLength: STEPS,
-          size: "max",
-        }),
-        (seed, program) => {
-          const h = harness(build, seed);
-          const memory = coreMemory(h.subject.core);
-          for (const [label, step] of program) {
-            try {
-              step(h);
-            } catch (error) {
-              throw new Error(`${label}: ${(error as Error).message}`, { cause: error });
-            }
-            if (label.startsWith("frame")) frames++;
+
+/** The programs on `build`, the subject's frames on `threads`. */
+async function programs(build: CoreBuild, threads: Threads, name: string): Promise<void> {
+  let refusals = 0, frames = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.nat(),
+      fc.array(fc.oneof(...steps, frame, frame, asyncFrame), {
+        minLength: STEPS / 2,
+        maxLength: STEPS,
+        size: "max",
+      }),
+      async (seed, program) => {
+        const h = harness(build, seed, threads);
+        const memory = coreMemory(h.subject.core);
+        for (const [label, step] of program) {
+          try {
+            await step(h);
+          } catch (error) {
+            throw new Error(`${label}: ${(error as Error).message}`, { cause: error });
           }
-          refusals += h.refusals;
-          // Everything given back: the world's blocks, then every clip ever loaded.
-          disposeAnimation(h.subject.world);
-          h.loaded.forEach(disposeClip);
-          assertEquals(clipBytes(h.subject.core), 0, "clip bytes at the end");
-          assertEquals(memory.allocatedBytes, h.subject.baseline, "allocated bytes at the end");
-        },
-      ),
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
-    );
-    console.log(`${build}: ${RUNS} programs, ${frames} frame steps, ${refusals} refused calls`);
-    assert(refusals > 0 && frames > 0);
+          if (label.startsWith("frame") || label.startsWith("async frame")) frames++;
+        }
+        refusals += h.refusals;
+        // Everything given back: the world's blocks, then every clip ever loaded.
+        disposeAnimation(h.subject.world);
+        h.loaded.forEach(disposeClip);
+        assertEquals(clipBytes(h.subject.core), 0, "clip bytes at the end");
+        assertEquals(memory.allocatedBytes, h.subject.baseline, "allocated bytes at the end");
+        h.subject.skeleton.dispose();
+      },
+    ),
+    { seed: SEED, numRuns: RUNS, endOnFailure: true },
+  );
+  console.log(`${name}: ${RUNS} programs, ${frames} frame steps, ${refusals} refused calls`);
+  assert(refusals > 0 && frames > 0);
+}
+
+for (const build of BUILDS) {
+  Deno.test(`model-based programs of clip lifetimes (${build})`, async () => {
+    await programs(build, undefined, build);
+  });
+}
+
+for (const taskParallel of [false, true]) {
+  const mode = taskParallel ? "2 workers, task-parallel" : "2 workers";
+  Deno.test(`model-based programs of clip lifetimes (simd, ${mode})`, async () => {
+    const pool = await createWorkerPool({ workers: 2, build: "simd" });
+    try {
+      await programs("simd", { pool, taskParallel }, `simd, ${mode}`);
+    } finally {
+      pool.close();
+    }
   });
 }

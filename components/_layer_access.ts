@@ -7,9 +7,9 @@
  */
 
 import { poseFloats } from "../simd/memory/layout.ts";
-import { checkedPlayer, CLIP_PLAYER } from "./clip_player.ts";
+import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
-import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS, releaseStack } from "./_layers.ts";
+import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS, releaseLayer } from "./_layers.ts";
 import type { PlayerState } from "./_playbacks.ts";
 import type { WorldState } from "./registry.ts";
 import { skeletonInternals } from "../animation/internal.ts";
@@ -65,41 +65,50 @@ export function stackOf(
 }
 
 /**
- * @internal Whether entity `eid` has a layer stack now (false when it has
- * no ClipPlayer): what a layer function that may create the stack and then
- * refuse its arguments gives {@linkcode releaseNewStack}.
+ * Layer `layer` of the entity, or a RangeError naming it; undefined for
+ * layer 0 of an entity that has no layer stack yet (none is made: a call
+ * that refuses layer 0 leaves nothing behind).
  */
-export function hasStack(state: WorldState, eid: number): boolean {
-  return CLIP_PLAYER.recordOf(state).player[eid]?.stack !== undefined;
-}
-
-/**
- * @internal After a refused layer call: the layer stack the call created
- * (layer 0 alone) is released, unless the entity had one before (`had`).
- * A refused call leaves nothing behind: no core memory held, and the
- * world's count of stacks unchanged (while it is 0 the sampling system
- * reads no player's layers).
- */
-export function releaseNewStack(state: WorldState, eid: number, had: boolean): void {
-  const player = CLIP_PLAYER.recordOf(state).player[eid];
-  if (had || !player?.stack) return;
-  releaseStack(state.resources.memory, player.stack);
-  player.stack = undefined;
-  state.resources.layerStacks--;
-}
-
-/** Layer `layer` of the entity, or a RangeError naming it. */
-export function layerOf(state: WorldState, eid: number, layer: number, caller: string): Layer {
-  // Checked before the stack is made: a bad index creates nothing.
-  const count = checkedPlayer(state, eid).stack?.layers.length ?? 1;
+export function existingLayer(
+  state: WorldState,
+  eid: number,
+  layer: number,
+  caller: string,
+): Layer | undefined {
+  const stack = checkedPlayer(state, eid).stack, count = stack?.layers.length ?? 1;
   if (!Number.isInteger(layer) || layer < 0 || layer >= count) {
     throw fail(eid, caller, `layer: no layer ${layer} (the entity has ${count})`);
   }
-  return stackOf(state, eid).stack.layers[layer];
+  return stack?.layers[layer];
 }
 
-export function checkRoom(eid: number, stack: LayerStack, caller: string): void {
-  if (stack.layers.length >= MAX_LAYERS) {
+/** Layer `layer` of the entity (its stack made on first use), or a RangeError naming it. */
+export function layerOf(state: WorldState, eid: number, layer: number, caller: string): Layer {
+  return existingLayer(state, eid, layer, caller) ?? stackOf(state, eid).stack.layers[layer];
+}
+
+/**
+ * Puts `layer` (allocated and started) on top of the entity's layers, the
+ * stack made if it has none; returns its index. The last step of adding a
+ * layer, after everything that may refuse: a refused call makes no stack
+ * (while the world has none, the sampling system reads no player's
+ * layers). If the stack cannot be made, the layer is released.
+ */
+export function pushLayer(state: WorldState, eid: number, layer: Layer): number {
+  let stack: LayerStack;
+  try {
+    stack = stackOf(state, eid).stack;
+  } catch (e) {
+    releaseLayer(state.resources.memory, layer);
+    throw e;
+  }
+  stack.layers.push(layer);
+  return stack.layers.length - 1;
+}
+
+/** A RangeError naming the entity when the player has {@linkcode MAX_LAYERS} layers already. */
+export function checkRoom(eid: number, player: PlayerState, caller: string): void {
+  if ((player.stack?.layers.length ?? 1) >= MAX_LAYERS) {
     throw fail(eid, caller, `the entity has ${MAX_LAYERS} layers already`);
   }
 }

@@ -44,14 +44,13 @@ import { allocateLayer, type LayerMode, releaseLayer, startLayer } from "./_laye
 import {
   checkRoom,
   checkWeight,
+  existingLayer,
   fail,
-  hasStack,
   layerOf,
-  releaseNewStack,
+  pushLayer,
   stackOf,
 } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
-import type { WorldState } from "./registry.ts";
 import { makePlayback, type PlaybackOptions } from "./clip_player.ts";
 import { guardBuilds, settleBuilds } from "../animation/internal.ts";
 
@@ -121,23 +120,7 @@ function addLayerUnguarded(
   options: LayerOptions,
 ): number {
   const state = stateOf(world, "addLayer");
-  checkedPlayer(state, eid);
-  const had = hasStack(state, eid);
-  try {
-    return addCheckedLayer(world, state, eid, clip, options);
-  } catch (e) {
-    releaseNewStack(state, eid, had);
-    throw e;
-  }
-}
-
-function addCheckedLayer(
-  world: object,
-  state: WorldState,
-  eid: number,
-  clip: Clip,
-  options: LayerOptions,
-): number {
+  const player = checkedPlayer(state, eid);
   const skeleton = checkedSkeleton(state, eid);
   const n = skeleton.jointCount;
   const weight = checkWeight(eid, "addLayer", options?.weight ?? 1);
@@ -173,8 +156,7 @@ function addCheckedLayer(
   } else if (options?.reference !== undefined) {
     throw fail(eid, "addLayer", "reference: only additive layers have one");
   }
-  const { stack } = stackOf(state, eid);
-  checkRoom(eid, stack, "addLayer");
+  checkRoom(eid, player, "addLayer");
   const playback = makePlayback(world, state, eid, clip, options);
   if (referenceTime !== undefined) {
     // The compact form's pose, as the layer plays it: it adds nothing at that time.
@@ -201,8 +183,7 @@ function addCheckedLayer(
   if (reference) {
     memory.views().f32.set(reference.subarray(0, poseFloats(n)), layer.reference >> 2);
   }
-  stack.layers.push(layer);
-  return stack.layers.length - 1;
+  return pushLayer(state, eid, layer);
 }
 
 /**
@@ -217,7 +198,6 @@ export function setLayerWeight(
   fadeSeconds = 0,
 ): void {
   const state = stateOf(world, "setLayerWeight");
-  checkedPlayer(state, eid);
   // The arguments before the layer: a refused call makes no layer stack.
   weight = checkWeight(eid, "setLayerWeight", weight);
   if (typeof fadeSeconds !== "number" || !(fadeSeconds >= 0 && fadeSeconds < Infinity)) {
@@ -247,7 +227,7 @@ export function setLayerMask(
   mask: ArrayLike<number> | undefined,
 ): void {
   const state = stateOf(world, "setLayerMask");
-  checkedPlayer(state, eid);
+  // The mask before the layer: a refused call makes no layer stack.
   const n = checkedSkeleton(state, eid).jointCount;
   const checked = mask === undefined
     ? undefined
@@ -267,12 +247,8 @@ export function setLayerTime(
   speed?: number,
 ): void {
   const state = stateOf(world, "setLayerTime");
-  const had = hasStack(state, eid);
-  const target = layerOf(state, eid, layer, "setLayerTime");
-  if (!target.playback) {
-    releaseNewStack(state, eid, had);
-    throw fail(eid, "setLayerTime", `layer ${layer} has no clip of its own`);
-  }
+  const target = existingLayer(state, eid, layer, "setLayerTime");
+  if (!target?.playback) throw fail(eid, "setLayerTime", `layer ${layer} has no clip of its own`);
   if (typeof time !== "number" || !Number.isFinite(time)) {
     throw fail(eid, "setLayerTime", `time: expected a finite number, got ${time}`);
   }
@@ -314,12 +290,8 @@ export function setBlendThreshold(world: object, eid: number, threshold: number)
 /** Removes layer `layer` (1 and up); the layers above it move down one index. */
 export function removeLayer(world: object, eid: number, layer: number): void {
   const state = stateOf(world, "removeLayer");
-  const had = hasStack(state, eid);
-  layerOf(state, eid, layer, "removeLayer");
-  if (layer === 0) {
-    releaseNewStack(state, eid, had);
-    throw fail(eid, "removeLayer", "layer 0 is the ClipPlayer's (removeClipPlayer)");
-  }
+  existingLayer(state, eid, layer, "removeLayer");
+  if (layer === 0) throw fail(eid, "removeLayer", "layer 0 is the ClipPlayer's (removeClipPlayer)");
   const { stack } = stackOf(state, eid);
   const [removed] = stack.layers.splice(layer, 1);
   releaseLayer(state.resources.memory, removed);

@@ -14,15 +14,7 @@ import { poseFloats } from "../simd/memory/layout.ts";
 import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { allocateLayer, MAX_LAYERS, startLayer } from "./_layers.ts";
-import {
-  checkRoom,
-  checkWeight,
-  fail,
-  hasStack,
-  layerOf,
-  releaseNewStack,
-  stackOf,
-} from "./_layer_access.ts";
+import { checkRoom, checkWeight, existingLayer, fail, pushLayer } from "./_layer_access.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback } from "./clip_player.ts";
 import { guardBuilds, settleBuilds } from "../animation/internal.ts";
@@ -84,7 +76,7 @@ function addLocomotionLayerUnguarded(
   options: LocomotionOptions,
 ): number {
   const state = stateOf(world, "addLocomotionLayer");
-  checkedPlayer(state, eid);
+  const player = checkedPlayer(state, eid);
   const n = checkedSkeleton(state, eid).jointCount;
   if (!Array.isArray(points) || points.length < 1 || points.length > MAX_LAYERS) {
     throw fail(eid, "addLocomotionLayer", `points: expected 1 to ${MAX_LAYERS} clips`);
@@ -111,17 +103,15 @@ function addLocomotionLayerUnguarded(
   const mask = options?.mask === undefined
     ? undefined
     : checkedMask(options.mask, n, `entity ${eid}: addLocomotionLayer: mask`);
-  const had = hasStack(state, eid);
-  const { stack } = stackOf(state, eid);
+  checkRoom(eid, player, "addLocomotionLayer");
+  const sorted = points.map((point) => ({
+    playback: makePlayback(world, state, eid, point.clip, {}),
+    at: point.at,
+  })).sort((a, b) => a.at - b.at);
   const memory = state.resources.memory;
-  let layer, scratch = 0;
+  const scratch = memory.alloc(poseFloats(n) * 4);
+  let layer;
   try {
-    checkRoom(eid, stack, "addLocomotionLayer");
-    const sorted = points.map((point) => ({
-      playback: makePlayback(world, state, eid, point.clip, {}),
-      at: point.at,
-    })).sort((a, b) => a.at - b.at);
-    scratch = memory.alloc(poseFloats(n) * 4);
     layer = allocateLayer(memory, n, {
       playback: undefined,
       blend: { points: sorted, parameter, phase: 0, speed, scratch, lower: 0, alpha: 0 },
@@ -133,14 +123,11 @@ function addLocomotionLayerUnguarded(
       mask,
     });
   } catch (e) {
-    // A refused clip (or a core out of memory): nothing this call made stays.
-    if (scratch) memory.free(scratch);
-    releaseNewStack(state, eid, had);
+    memory.free(scratch);
     throw e;
   }
   startLayer(memory, layer);
-  stack.layers.push(layer);
-  return stack.layers.length - 1;
+  return pushLayer(state, eid, layer);
 }
 
 /** Sets a locomotion layer's parameter (a finite number; clamped to the points' range). */
@@ -151,10 +138,8 @@ export function setLocomotionParameter(
   parameter: number,
 ): void {
   const state = stateOf(world, "setLocomotionParameter");
-  const had = hasStack(state, eid);
-  const target = layerOf(state, eid, layer, "setLocomotionParameter");
-  if (!target.blend) {
-    releaseNewStack(state, eid, had);
+  const target = existingLayer(state, eid, layer, "setLocomotionParameter");
+  if (!target?.blend) {
     throw fail(eid, "setLocomotionParameter", `layer ${layer} is not a locomotion layer`);
   }
   if (typeof parameter !== "number" || !Number.isFinite(parameter)) {

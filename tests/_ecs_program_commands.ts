@@ -41,9 +41,12 @@ import { addAimIK, addTwoBoneIK, removeIK, setIKTarget } from "../ik.ts";
 import { uniform, type Vec3 } from "./_arbitrary.ts";
 import {
   assertUnchanged,
+  call,
+  checked,
   dropFromModel,
   type EntityModel,
   expectedSkin,
+  expectFailure,
   type Harness,
   has,
   KIND_COUNT,
@@ -55,34 +58,8 @@ import type { ChainJob } from "./_ik.ts";
 import { lodSteps } from "./_ecs_program_lod.ts";
 import { layerSteps } from "./_ecs_program_layers.ts";
 import { systemSteps } from "./_ecs_program_systems.ts";
-import { coreMemory } from "../simd/memory/_instance.ts";
 
 const animate = createAnimationPipeline();
-
-/** Runs `call`, which the model says must fail: a typed error naming `eid`. */
-export function expectFailure(h: Harness, call: () => unknown, eid?: number): void {
-  h.calls++;
-  checked.failures++;
-  const memory = coreMemory(h.core), allocated = memory.allocatedBytes;
-  try {
-    call();
-  } catch (error) {
-    assert(!(error instanceof WebAssembly.RuntimeError), `a RuntimeError: ${error}`);
-    assert(error instanceof TypeError || error instanceof RangeError, `untyped: ${error}`);
-    if (eid !== undefined) {
-      assert((error as Error).message.includes(`entity ${eid}`), (error as Error).message);
-    }
-    // A refused call holds nothing of the core's memory.
-    assertEquals(memory.allocatedBytes, allocated, `core bytes after the refused call (${error})`);
-    return;
-  }
-  throw new Error("the model expected this call to fail");
-}
-
-export function call(h: Harness, run: () => unknown): void {
-  h.calls++;
-  run();
-}
 
 /** The entity a pick selects: a live one, or (pick < 0) one that does not exist. */
 export function entity(h: Harness, pick: number): number {
@@ -393,7 +370,6 @@ export const program = fc.oneof(
     weight: 2,
   })),
 );
-export const checked = { frames: 0, skins: 0, ik: 0, failures: 0 };
 
 // The ComponentError import documents the expected class; keep it referenced.
 void ComponentError;

@@ -11,7 +11,6 @@
  * @module
  */
 
-import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { disableRootMotion, enableRootMotion } from "../clips.ts";
 import {
@@ -23,26 +22,12 @@ import {
   setLayerWeight,
   setLocomotionParameter,
 } from "../layers.ts";
-import { coreMemory } from "../simd/memory/_instance.ts";
-import type { Harness } from "./_ecs_programs.ts";
-import { call, entity, expectFailure, type Step } from "./_ecs_program_commands.ts";
+import { entity, type Step } from "./_ecs_program_commands.ts";
+import { attempt, call, expectFailure, type Harness } from "./_ecs_programs.ts";
 
 /** The entity's layer count (0: it plays no clip). */
 function layerCount(h: Harness, eid: number): number {
   return h.entities.get(eid)?.player ? getLayers(h.world, eid).length : 0;
-}
-
-/** `run`, which may succeed or be refused: refused, it names the entity and holds no core memory. */
-function attempt(h: Harness, run: () => unknown, eid: number): void {
-  h.calls++;
-  const memory = coreMemory(h.core), allocated = memory.allocatedBytes;
-  try {
-    run();
-  } catch (error) {
-    assert(error instanceof RangeError || error instanceof TypeError, `untyped: ${error}`);
-    assert((error as Error).message.includes(`entity ${eid}`), (error as Error).message);
-    assertEquals(memory.allocatedBytes, allocated, `core bytes after the refused call (${error})`);
-  }
 }
 
 export const layerSteps: fc.Arbitrary<[string, Step]>[] = [

@@ -11,8 +11,8 @@
 
 import fc from "fast-check";
 import { removeLevelOfDetail, setLevelOfDetail } from "../lod.ts";
-import type { Harness } from "./_ecs_programs.ts";
-import { call, entity, expectFailure, type Step } from "./_ecs_program_commands.ts";
+import { entity, type Step } from "./_ecs_program_commands.ts";
+import { call, expectFailure, type Harness } from "./_ecs_programs.ts";
 
 export const lodSteps: fc.Arbitrary<[string, Step]>[] = [
   fc.tuple(

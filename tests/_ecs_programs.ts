@@ -6,7 +6,7 @@
  * @module
  */
 
-import { assert } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import { createWorld } from "bitecs";
 import {
   type AnimationComponents,
@@ -325,4 +325,40 @@ export function has(m: EntityModel, name: Name): boolean {
     : name === "IK"
     ? m.ik.length > 0
     : m.player;
+}
+
+/** What the programs checked, for their closing line. */
+export const checked = { frames: 0, skins: 0, ik: 0, failures: 0 };
+
+/** Runs `call`, which the model says must fail: a typed error naming `eid`. */
+export function expectFailure(h: Harness, call: () => unknown, eid?: number): void {
+  checked.failures++;
+  if (!attempt(h, call, eid)) throw new Error("the model expected this call to fail");
+}
+
+/**
+ * Runs `run`, which may succeed or be refused; whether it was refused.
+ * Refused, it threw a typed error naming `eid` and holds nothing of the
+ * core's memory.
+ */
+export function attempt(h: Harness, run: () => unknown, eid?: number): boolean {
+  h.calls++;
+  const memory = coreMemory(h.core), allocated = memory.allocatedBytes;
+  try {
+    run();
+    return false;
+  } catch (error) {
+    assert(!(error instanceof WebAssembly.RuntimeError), `a RuntimeError: ${error}`);
+    assert(error instanceof TypeError || error instanceof RangeError, `untyped: ${error}`);
+    if (eid !== undefined) {
+      assert((error as Error).message.includes(`entity ${eid}`), (error as Error).message);
+    }
+    assertEquals(memory.allocatedBytes, allocated, `core bytes after the refused call (${error})`);
+    return true;
+  }
+}
+
+export function call(h: Harness, run: () => unknown): void {
+  h.calls++;
+  run();
 }

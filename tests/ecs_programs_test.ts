@@ -34,9 +34,9 @@ import { stateOf } from "../components/_lifecycle.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import { JOINT_COLUMN_BYTES } from "../simd/abi.ts";
 import { paletteColumns } from "./_skin_call.ts";
-import { createHarness, type Harness, has, KIND_COUNT, NAMES } from "./_ecs_programs.ts";
+import { checked, createHarness, type Harness, has, KIND_COUNT, NAMES } from "./_ecs_programs.ts";
 import { skinInternals } from "../animation/_asset_internals.ts";
-import { checked, program } from "./_ecs_program_commands.ts";
+import { program } from "./_ecs_program_commands.ts";
 
 /** What bitecs reports matches the model, for every entity. */
 function checkMembership(h: Harness): void {

@@ -29,15 +29,23 @@ export function noiseRun(): SessionRun & { calibrate(target: number): void } {
   };
 }
 
+/** A fixed arithmetic loop: `rounds` of it take about the calibrated time. */
+export interface NoiseLoop {
+  rounds: number;
+  work(count: number): void;
+  calibrate(target: number): void;
+  keep(): void;
+}
+
 /**
  * The loop of {@linkcode noiseRun}: `work(count)` runs `count` rounds;
  * `calibrate(target)` sets `rounds` to about `target` ms (after the loop is
  * compiled: timed before, it is many times slower).
  */
-function noiseLoop() {
+export function noiseLoop(): NoiseLoop {
   const data = new Float64Array(4096).map((_, i) => i / 4096);
   let sink = 0;
-  const loop = {
+  const loop: NoiseLoop = {
     rounds: 0,
     work(count: number) {
       for (let r = 0; r < count; r++) {
@@ -76,24 +84,9 @@ export function twoThreadNoiseRun(): SessionRun & {
   const noise = noiseLoop();
   // [0]: the frame's generation (the worker's wake), [1]: frames the worker finished, [2]: rounds.
   const control = new Int32Array(new SharedArrayBuffer(12));
-  const source = `
-    const data = new Float64Array(4096).map((_, i) => i / 4096);
-    let sink = 0;
-    self.onmessage = ({ data: control }) => {
-      for (let generation = 0;;) {
-        Atomics.wait(control, 0, generation);
-        generation = Atomics.load(control, 0);
-        if (generation < 0) break;
-        for (let r = Atomics.load(control, 2); r > 0; r--) {
-          for (let i = 0; i < data.length; i++) sink += data[i] * data[(i * 7) & 4095];
-        }
-        Atomics.store(control, 1, generation);
-        Atomics.notify(control, 1);
-      }
-      if (sink === -1) console.log(sink);
-    };`;
-  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
-  const worker = new Worker(url, { type: "module" });
+  const worker = new Worker(new URL("./_session_noise_worker.ts", import.meta.url), {
+    type: "module",
+  });
   worker.postMessage(control);
   let generation = 0;
   return {
@@ -116,7 +109,6 @@ export function twoThreadNoiseRun(): SessionRun & {
       Atomics.store(control, 0, -1);
       Atomics.notify(control, 0);
       worker.terminate();
-      URL.revokeObjectURL(url);
     },
   };
 }

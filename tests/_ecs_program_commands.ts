@@ -13,7 +13,7 @@
  * @module
  */
 
-import { assert, assertEquals } from "@std/assert";
+import { assertEquals } from "@std/assert";
 import fc from "fast-check";
 import { addComponent, addEntity, removeComponent, removeEntity, resetWorld } from "bitecs";
 import {

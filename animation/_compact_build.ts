@@ -107,7 +107,7 @@ export function buildImage(
       ];
       for (const layout of layouts) {
         work.spend(imageWork);
-        const candidate = clipImage(groups, skeleton.restPose, reduced, layout);
+        const candidate = clipImage(groups, geometry.restPose, reduced, layout);
         const shared = "shared" in layout;
         if (!candidate || (shared && candidate.bytes.length > sharedBytes)) continue;
         if (!shared) {

@@ -8,7 +8,12 @@
  * @module
  */
 
-import { checkVertexList, MAX_MESH_MAGNITUDE, MorphTargetBuffer } from "../simd/memory/internal.ts";
+import {
+  checkVertexList,
+  describeValue,
+  MAX_MESH_MAGNITUDE,
+  MorphTargetBuffer,
+} from "../simd/memory/internal.ts";
 import type { Core } from "../simd/memory/core.ts";
 import { MATRIX_FLOATS } from "../simd/memory/layout.ts";
 import type { MorphTargetStream as MorphStream } from "../simd/scalar/morph.ts";
@@ -165,7 +170,9 @@ function layOut(
   const count = vertices ? vertices.length : vertexCount;
   if (!(deltas instanceof Float32Array) || deltas.length !== count * 3) {
     throw new RangeError(
-      `${at}.deltas: expected a Float32Array of ${count * 3} values, got ${deltas?.length}`,
+      `${at}.deltas: expected a Float32Array of ${count * 3} values, got ${
+        describeValue(deltas?.length)
+      }`,
     );
   }
   for (let i = 0; i < deltas.length; i++) {

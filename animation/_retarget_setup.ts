@@ -14,6 +14,7 @@ import {
   type RetargetVector,
 } from "./retarget_options.ts";
 import { heightAbove, measureFacing, type RestSkeleton } from "./_retarget_skeleton.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** Rotation rules: keep the rest rotation, transfer in model space, copy the source's local. */
 export const ROTATE_REST = 0, ROTATE_MODEL = 1, ROTATE_LOCAL = 2;
@@ -213,7 +214,10 @@ export function plan(
 
   const rootScale = options.rootScale ?? hipsRatio(source, sourceHips, target, hips);
   if (!(rootScale > 0 && rootScale < Infinity)) {
-    throw new RetargetError("rootScale", `expected a positive finite scale, got ${rootScale}`);
+    throw new RetargetError(
+      "rootScale",
+      `expected a positive finite scale, got ${describeValue(rootScale)}`,
+    );
   }
   const factor = new Float64Array(4), unturn = Float64Array.of(0, -facing[1], 0, facing[3]);
   for (let j = 0; j < count; j++) {

@@ -10,6 +10,7 @@ import { MATRIX_FLOATS, VERTEX_FLOATS } from "../simd/memory/layout.ts";
 import {
   checkFinite,
   checkInfluences,
+  describeValue,
   MAX_MESH_MAGNITUDE,
   readOnce,
 } from "../simd/memory/internal.ts";
@@ -151,11 +152,15 @@ export function prepareMesh(
     tangents,
   } = definition ?? {};
   if (!Number.isInteger(vertexCount) || vertexCount < 0) {
-    throw new RangeError(`${where}vertexCount: expected a whole number >= 0, got ${vertexCount}`);
+    throw new RangeError(
+      `${where}vertexCount: expected a whole number >= 0, got ${describeValue(vertexCount)}`,
+    );
   }
   if (!countsGiven || countsGiven.length !== vertexCount) {
     throw new RangeError(
-      `${where}influenceCounts: expected ${vertexCount} counts, got ${countsGiven?.length}`,
+      `${where}influenceCounts: expected ${vertexCount} counts, got ${
+        describeValue(countsGiven?.length)
+      }`,
     );
   }
   const influenceCounts = readOnce(`${where}influenceCounts`, countsGiven, Float64Array, {

@@ -34,6 +34,7 @@
 
 import { POSE_GROUP_FLOATS, PoseField } from "../simd/memory/layout.ts";
 import type { MorphWeightsChannel } from "./morph.ts";
+import { describeValue, typedArrayKind } from "../simd/memory/internal.ts";
 
 /** Which joint property a channel animates. */
 export type ChannelPath = "translation" | "rotation" | "scale";
@@ -130,8 +131,40 @@ export function sampleChannel(
   time: number,
   out: Float64Array | Float32Array | number[],
 ): void {
+  checkSampling("sampleChannel", channel, time, out);
   timeScratch[0] = time;
   sampleChannelAt(channel, timeScratch, 0, out);
+}
+
+/**
+ * @internal What a sampler is given, checked for its kind only: a channel
+ * whose keys are Float32Arrays, a numeric time, an array to write. A
+ * channel inconsistent in itself samples to NaN (`validateClip` refuses
+ * it).
+ */
+export function checkSampling(
+  caller: string,
+  channel: { readonly times: Float32Array; readonly values: Float32Array },
+  time: number,
+  out: unknown,
+): void {
+  if (
+    !channel || typeof channel !== "object" ||
+    typedArrayKind(channel.times) !== "Float32Array" ||
+    typedArrayKind(channel.values) !== "Float32Array"
+  ) {
+    throw new TypeError(
+      `${caller}: channel: expected times and values in Float32Arrays, got ${
+        describeValue(channel)
+      }`,
+    );
+  }
+  if (typeof time !== "number") {
+    throw new TypeError(`${caller}: time: expected a number, got ${describeValue(time)}`);
+  }
+  if (!out || typeof out !== "object") {
+    throw new TypeError(`${caller}: out: expected an array, got ${describeValue(out)}`);
+  }
 }
 
 /**
@@ -273,6 +306,12 @@ function slerp(
  * glTF leaves non-animated properties at their node values.
  */
 export function sampleClip(clip: Clip, time: number, pose: Float32Array): void {
+  if (!clip || typeof clip !== "object" || !Array.isArray(clip.channels)) {
+    throw new TypeError(`sampleClip: clip: expected a Clip, got ${describeValue(clip)}`);
+  }
+  if (typedArrayKind(pose) !== "Float32Array") {
+    throw new TypeError(`sampleClip: pose: expected a Float32Array, got ${describeValue(pose)}`);
+  }
   for (const channel of clip.channels) {
     sampleChannel(channel, time, scratch);
     const j = channel.joint;
@@ -295,6 +334,13 @@ export function wrapTime(
   duration: number,
   mode: WrapMode,
 ): number {
+  if (typeof time !== "number" || typeof duration !== "number") {
+    throw new TypeError(
+      `wrapTime: expected a time and a duration in numbers, got ${describeValue(time)} and ${
+        describeValue(duration)
+      }`,
+    );
+  }
   timeScratch[0] = time;
   timeScratch[1] = duration;
   wrapTimeAt(timeScratch, 0, 1, mode);

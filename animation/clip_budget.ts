@@ -7,6 +7,7 @@
  */
 
 import { Core } from "../simd/memory/core.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** Default of {@linkcode setClipBudget}: 256 MiB of clip data per core. */
 export const DEFAULT_CLIP_BUDGET = 256 * 2 ** 20;
@@ -112,7 +113,9 @@ export class ClipWorkError extends RangeError {
 export function setClipBudget(core: Core, bytes: number): void {
   if (!(core instanceof Core)) throw new TypeError("setClipBudget: core: expected a Core");
   if (!Number.isInteger(bytes) || bytes < 0) {
-    throw new RangeError(`setClipBudget: bytes: expected a whole number >= 0, got ${bytes}`);
+    throw new RangeError(
+      `setClipBudget: bytes: expected a whole number >= 0, got ${describeValue(bytes)}`,
+    );
   }
   budgetOf(core).limit = bytes;
 }

@@ -26,7 +26,7 @@
 
 import type { ChannelPath, Clip, ClipChannel, Interpolation } from "./clip.ts";
 import type { MorphWeightsChannel } from "./morph.ts";
-import { readOnce, typedArrayKind } from "../simd/memory/internal.ts";
+import { describeValue, readOnce, typedArrayKind } from "../simd/memory/internal.ts";
 
 /**
  * A clip that cannot be played: `clip`, `channel` and `key` say where
@@ -100,7 +100,7 @@ function validateNewClip(clip: Clip): void {
   if (!clip || typeof clip !== "object") {
     throw new ClipError(String(clip), -1, -1, "expected a Clip object");
   }
-  const name = typeof clip.name === "string" ? clip.name : String(clip.name);
+  const name = typeof clip.name === "string" ? clip.name : describeValue(clip.name);
   const fail = (channel: number, key: number, message: string): never => {
     throw new ClipError(name, channel, key, message);
   };
@@ -116,10 +116,10 @@ function validateNewClip(clip: Clip): void {
   for (const field of ["duration", "start"] as const) {
     const value = clip[field];
     if (typeof value !== "number" || !Number.isFinite(value)) {
-      fail(-1, -1, `${field} must be a finite number, got ${value}`);
+      fail(-1, -1, `${field} must be a finite number, got ${describeValue(value)}`);
     }
   }
-  if (clip.duration < 0) fail(-1, -1, `duration must be >= 0, got ${clip.duration}`);
+  if (clip.duration < 0) fail(-1, -1, `duration must be >= 0, got ${describeValue(clip.duration)}`);
   validated.add(clip);
 }
 
@@ -174,7 +174,12 @@ export function readClip(clip: Clip): Clip {
   const { name, animation, start, duration, channels, morphChannels } = clip;
   for (const [field, list] of [["channels", channels], ["morphChannels", morphChannels]] as const) {
     if (Array.isArray(list) && list.length > MAX_CHANNELS) {
-      throw new ClipError(String(name), -1, -1, `${field}: more than ${MAX_CHANNELS} channels`);
+      throw new ClipError(
+        describeValue(name),
+        -1,
+        -1,
+        `${field}: more than ${MAX_CHANNELS} channels`,
+      );
     }
   }
   const copy: Clip = {
@@ -210,7 +215,7 @@ function validateChannel(
   if (!channel || typeof channel !== "object") fail(c, -1, "expected a channel object");
   const { joint, path, interpolation, times, values } = channel;
   if (!Number.isInteger(joint) || joint < 0 || joint > MAX_JOINT) {
-    fail(c, -1, `joint must be a whole number in 0..${MAX_JOINT}, got ${joint}`);
+    fail(c, -1, `joint must be a whole number in 0..${MAX_JOINT}, got ${describeValue(joint)}`);
   }
   if (!CHANNEL_PATHS.includes(path)) {
     fail(
@@ -249,7 +254,7 @@ function validateChannel(
       c,
       -1,
       `${times.length} keys of ${interpolation} ${path} need ${expected} values ` +
-        `(${times.length * perKey} elements of ${size}), got ${values.length}`,
+        `(${times.length * perKey} elements of ${size}), got ${describeValue(values.length)}`,
     );
   }
   const keyFloats = perKey * size;
@@ -292,7 +297,7 @@ export interface ClipInit {
  */
 export function createClip(init: ClipInit): Clip {
   if (!init || typeof init !== "object" || !Array.isArray(init.channels)) {
-    throw new ClipError(String(init?.name ?? ""), -1, -1, "expected { channels: [...] }");
+    throw new ClipError(describeValue(init?.name ?? ""), -1, -1, "expected { channels: [...] }");
   }
   let first = Infinity, last = -Infinity;
   for (const channel of init.channels) {

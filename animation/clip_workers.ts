@@ -54,6 +54,7 @@ import { checkPrepared, checkPreparedFor, prepareClips } from "./prepare_clip.ts
 import { ClipBuildThreads } from "./_clip_build_threads.ts";
 import { buildFiles } from "./_clip_build_jobs.ts";
 import { ClipPreparationError } from "./clip_preparation_error.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 export { ClipPreparationError, type ClipPreparationFailure } from "./clip_preparation_error.ts";
 
@@ -138,16 +139,25 @@ const threadsOf = new WeakMap<ClipWorkers, ClipBuildThreads>();
  * number >= 0.
  */
 export function createClipWorkers(options: ClipWorkersOptions = {}): ClipWorkers {
+  if (!options || typeof options !== "object") {
+    throw new TypeError(
+      `createClipWorkers: options: expected an object, got ${describeValue(options)}`,
+    );
+  }
   const workers = options.workers ?? defaultWorkers();
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_CLIP_WORKERS) {
     throw new RangeError(
-      `createClipWorkers: options.workers: expected a whole number 1..${MAX_CLIP_WORKERS}, got ${workers}`,
+      `createClipWorkers: options.workers: expected a whole number 1..${MAX_CLIP_WORKERS}, got ${
+        describeValue(workers)
+      }`,
     );
   }
   const idle = options.idleMilliseconds ?? DEFAULT_CLIP_WORKERS_IDLE_MS;
   if (typeof idle !== "number" || !(idle >= 0) || !Number.isFinite(idle)) {
     throw new RangeError(
-      `createClipWorkers: options.idleMilliseconds: expected a finite number >= 0, got ${idle}`,
+      `createClipWorkers: options.idleMilliseconds: expected a finite number >= 0, got ${
+        describeValue(idle)
+      }`,
     );
   }
   const fallbackReason = typeof Worker !== "function"

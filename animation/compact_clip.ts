@@ -49,14 +49,14 @@ import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { privateSlot } from "./_private_slot.ts";
-import { setCompactClipInternals } from "./_asset_internals.ts";
+import { setCompactClipInternals, skeletonInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { ClipError, readClip } from "./clip_validation.ts";
 import { geometryOf } from "./_skeleton_geometry.ts";
 import { contentHash, contentKey } from "./_clip_bytes.ts";
 import { buildCounters } from "./_build_work.ts";
 import { buildImage } from "./_compact_build.ts";
-import { coreMemory } from "../simd/memory/internal.ts";
+import { coreMemory, describeValue } from "../simd/memory/internal.ts";
 
 /** Default tolerance of compact clips, relative to the skeleton's size. */
 export const DEFAULT_CLIP_TOLERANCE = 1e-5;
@@ -139,6 +139,7 @@ export class CompactClip {
     // build costs far more): a clip changed since it was validated is
     // refused, and one that answers differently from one read to the next
     // is built from what was checked.
+    skeletonInternals(skeleton, "CompactClip: skeleton");
     const clip = readClip(given);
     for (const [i, channel] of clip.channels.entries()) {
       if (channel.joint >= skeleton.jointCount) {
@@ -163,7 +164,7 @@ export class CompactClip {
     ) {
       if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) {
         throw new RangeError(
-          `clip "${clip.name}": ${key}: expected a finite number >= 0, got ${value}`,
+          `clip "${clip.name}": ${key}: expected a finite number >= 0, got ${describeValue(value)}`,
         );
       }
     }
@@ -268,6 +269,7 @@ export function compactClip(
   skeleton: SkeletonAsset,
   options?: CompactClipOptions,
 ): CompactClip {
+  skeletonInternals(skeleton, "compactClip: skeleton");
   const structure = structureKey(skeleton);
   const form = loadedForms.get(clip);
   if (form !== undefined) return loadedCompact(clip, form, skeleton, structure);

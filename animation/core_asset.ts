@@ -9,6 +9,16 @@
 
 import { attachLifetime, type Lifetime, type Release } from "./_lifetime.ts";
 
+/** Marrow's asset classes: a core asset is one of them, or of a subclass of one. */
+const assetClasses: (abstract new (...args: never[]) => CoreAsset)[] = [];
+
+/** @internal Makes `assetClass` (and its subclasses) core assets; once per class, at its module's load. */
+export function registerCoreAssetClass(
+  assetClass: abstract new (...args: never[]) => CoreAsset,
+): void {
+  assetClasses.push(assetClass);
+}
+
 /**
  * An asset holding core memory. `dispose()` gives the memory back to the
  * core, now or, while entities (or skins) use the asset, when the last one
@@ -18,8 +28,19 @@ import { attachLifetime, type Lifetime, type Release } from "./_lifetime.ts";
 export abstract class CoreAsset {
   readonly #lifetime: Lifetime;
 
-  /** `release` frees the asset's blocks; it runs once, when they go. */
+  /**
+   * `release` frees the asset's blocks; it runs once, when they go. Only
+   * Marrow's assets are made this way (a `TypeError` for any other class):
+   * the release runs when the asset is collected, where no caller could
+   * catch what it throws.
+   */
   protected constructor(release: Release) {
+    const own = assetClasses.some((c) => new.target === c || new.target.prototype instanceof c);
+    if (!own || typeof release !== "function") {
+      throw new TypeError(
+        "CoreAsset: only Marrow's assets (SkeletonAsset, SkinAsset) are made with a release",
+      );
+    }
     this.#lifetime = attachLifetime(this, release);
   }
 

@@ -13,3 +13,4 @@ export { animatedProperties } from "./_keyless_clip.ts";
 export { lifetimeOf } from "./_lifetime.ts";
 export { applyMorphToStreams, morphedJointBoxes, type MorphedStreams } from "./_morph_apply.ts";
 export { addRootMotion, removeRootMotion, restRoot } from "./_root_motion.ts";
+export { describeValue } from "../simd/memory/internal.ts";

@@ -18,6 +18,8 @@
  * @module
  */
 
+import { describeValue } from "../simd/memory/internal.ts";
+
 /** The part of a skeleton a mask needs: joint names and parents. */
 export interface MaskSkeleton {
   /** Joint names. */
@@ -44,7 +46,9 @@ export function resolveJoint(skeleton: MaskSkeleton, joint: number | string, wha
   const index = typeof joint === "string" ? skeleton.names.indexOf(joint) : joint;
   if (!Number.isInteger(index) || index < 0 || index >= skeleton.names.length) {
     throw new RangeError(
-      `${what}: no joint ${JSON.stringify(joint)} in a skeleton of ${skeleton.names.length} joints`,
+      `${what}: no joint ${
+        typeof joint === "string" ? JSON.stringify(joint) : describeValue(joint)
+      } in a skeleton of ${skeleton.names.length} joints`,
     );
   }
   return index;
@@ -57,11 +61,25 @@ export function resolveJoint(skeleton: MaskSkeleton, joint: number | string, wha
  * skeleton does not have, or a bad falloff.
  */
 export function jointMask(skeleton: MaskSkeleton, spec: JointMaskSpec): Float32Array {
+  if (!skeleton || typeof skeleton !== "object" || !Array.isArray(skeleton.names)) {
+    throw new TypeError(
+      `jointMask: skeleton: expected joint names and parents, got ${describeValue(skeleton)}`,
+    );
+  }
+  if (
+    !spec || typeof spec !== "object" || !(spec.joints === undefined || Array.isArray(spec.joints))
+  ) {
+    throw new TypeError(
+      `jointMask: spec: expected { subtree?, joints?: [...], falloff? }, got ${
+        describeValue(spec)
+      }`,
+    );
+  }
   const parents = skeleton.parentIndices, n = skeleton.names.length;
   const falloff = spec.falloff ?? 0;
   if (!Number.isInteger(falloff) || falloff < 0 || falloff > 1000) {
     throw new RangeError(
-      `jointMask: falloff: expected a whole number of levels >= 0, got ${falloff}`,
+      `jointMask: falloff: expected a whole number of levels >= 0, got ${describeValue(falloff)}`,
     );
   }
   const mask = new Float32Array(n);
@@ -98,14 +116,14 @@ export function checkedMask(
   }
   if (mask.length !== jointCount) {
     throw new RangeError(
-      `${what}: expected ${jointCount} weights (one per joint), got ${mask.length}`,
+      `${what}: expected ${jointCount} weights (one per joint), got ${describeValue(mask.length)}`,
     );
   }
   const copy = new Float32Array(jointCount);
   for (let j = 0; j < jointCount; j++) {
     const w = mask[j];
     if (typeof w !== "number" || !(w >= 0 && w <= 1)) {
-      throw new RangeError(`${what}[${j}]: expected a weight in [0, 1], got ${w}`);
+      throw new RangeError(`${what}[${j}]: expected a weight in [0, 1], got ${describeValue(w)}`);
     }
     copy[j] = w;
   }

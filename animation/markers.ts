@@ -16,6 +16,7 @@
  */
 
 import type { Clip, WrapMode } from "./clip.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** A named time on a clip. */
 export interface ClipMarker {
@@ -57,7 +58,9 @@ export function setClipMarkers(clip: Clip, markers: readonly ClipMarker[]): void
   }
   if (!Array.isArray(markers)) throw new TypeError("setClipMarkers: markers: expected an array");
   if (markers.length > MAX_MARKERS) {
-    throw new RangeError(`setClipMarkers: markers: at most ${MAX_MARKERS}, got ${markers.length}`);
+    throw new RangeError(
+      `setClipMarkers: markers: at most ${MAX_MARKERS}, got ${describeValue(markers.length)}`,
+    );
   }
   const copy = markers.map((marker, i) => {
     const { name, time } = marker ?? {};
@@ -66,7 +69,9 @@ export function setClipMarkers(clip: Clip, markers: readonly ClipMarker[]): void
     }
     if (typeof time !== "number" || !(time >= 0 && time <= clip.duration)) {
       throw new RangeError(
-        `setClipMarkers: markers[${i}].time: expected a time in [0, ${clip.duration}], got ${time}`,
+        `setClipMarkers: markers[${i}].time: expected a time in [0, ${clip.duration}], got ${
+          describeValue(time)
+        }`,
       );
     }
     return Object.freeze({ name, time });

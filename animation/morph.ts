@@ -14,8 +14,9 @@
  * @module
  */
 
-import { type Clip, type Interpolation, sampleKeysAt } from "./clip.ts";
+import { checkSampling, type Clip, type Interpolation, sampleKeysAt } from "./clip.ts";
 import { ClipError } from "./clip_validation.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /**
  * One attribute's displacements of one morph target, in the mesh's source
@@ -81,8 +82,16 @@ export function sampleMorphWeights(
   time: number,
   out: Float32Array | Float64Array | number[],
 ): void {
-  sampledTime[0] = time;
+  checkSampling("sampleMorphWeights", channel, time, out);
   const { times, values, targetCount, interpolation } = channel;
+  if (!Number.isInteger(targetCount) || targetCount < 1) {
+    throw new TypeError(
+      `sampleMorphWeights: channel.targetCount: expected a whole number >= 1, got ${
+        describeValue(targetCount)
+      }`,
+    );
+  }
+  sampledTime[0] = time;
   sampleKeysAt(times, values, interpolation, targetCount, false, sampledTime, 0, out);
 }
 
@@ -158,14 +167,16 @@ function morphChannelProblem(channel: MorphWeightsChannel): string | undefined {
   const { node, mesh, targetCount, interpolation, times, values } = channel;
   for (const [field, value] of [["node", node], ["mesh", mesh]] as const) {
     if (!Number.isInteger(value) || value < 0) {
-      return `${field} must be a whole number >= 0, got ${value}`;
+      return `${field} must be a whole number >= 0, got ${describeValue(value)}`;
     }
   }
   if (!Number.isInteger(targetCount) || targetCount < 1 || targetCount > MAX_MORPH_TARGETS) {
-    return `targetCount must be a whole number in 1..${MAX_MORPH_TARGETS}, got ${targetCount}`;
+    return `targetCount must be a whole number in 1..${MAX_MORPH_TARGETS}, got ${
+      describeValue(targetCount)
+    }`;
   }
   if (!INTERPOLATIONS.includes(interpolation)) {
-    return `interpolation must be STEP, LINEAR or CUBICSPLINE, got ${interpolation}`;
+    return `interpolation must be STEP, LINEAR or CUBICSPLINE, got ${describeValue(interpolation)}`;
   }
   if (!(times instanceof Float32Array) || times.length === 0) {
     return "times must be a non-empty Float32Array";
@@ -178,7 +189,7 @@ function morphChannelProblem(channel: MorphWeightsChannel): string | undefined {
   const expected = times.length * targetCount * (interpolation === "CUBICSPLINE" ? 3 : 1);
   if (!(values instanceof Float32Array) || values.length !== expected) {
     return `values must be a Float32Array of ${expected} weights, got ${
-      (values as Float32Array | undefined)?.length
+      describeValue((values as Float32Array | undefined)?.length)
     }`;
   }
   for (let k = 0; k < values.length; k++) {

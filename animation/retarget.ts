@@ -69,6 +69,7 @@ import {
 import { plan } from "./_retarget_setup.ts";
 import { readSkeleton } from "./_retarget_skeleton.ts";
 import { retargetChannels } from "./_retarget_build.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /**
  * `clip`, made for `options.source`, rebuilt for `options.target` (see the
@@ -92,7 +93,9 @@ export function retargetClip(clip: Clip, options: RetargetOptions): Clip {
     throw new RetargetError("options", "expected { source, target, … }");
   }
   const maxValues = options.maxValues ?? DEFAULT_RETARGET_MAX_VALUES;
-  if (!(maxValues >= 0)) throw new RetargetError("maxValues", `expected a count, got ${maxValues}`);
+  if (typeof maxValues !== "number" || !(maxValues >= 0)) {
+    throw new RetargetError("maxValues", `expected a count, got ${describeValue(maxValues)}`);
+  }
   const source = readSkeleton(options.source, "source");
   const target = readSkeleton(options.target, "target");
   const feet = options.plantFeet === true;

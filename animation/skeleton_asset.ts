@@ -26,10 +26,10 @@
 
 import { Core, MatrixBuffer, ParentIndices } from "../simd/memory/core.ts";
 import { MATRIX_FLOATS, PoseField, poseFloats, poseLane } from "../simd/memory/layout.ts";
-import { findNonFinitePose } from "../simd/memory/internal.ts";
+import { describeValue, findNonFinitePose } from "../simd/memory/internal.ts";
 import { checkFinite, readOnce, readParents } from "../simd/memory/internal.ts";
 import type { SkeletonDefinition } from "./definitions.ts";
-import { CoreAsset } from "./core_asset.ts";
+import { CoreAsset, registerCoreAssetClass } from "./core_asset.ts";
 import { setSkeletonInternals } from "./_asset_internals.ts";
 
 /**
@@ -67,11 +67,15 @@ export class SkeletonAsset extends CoreAsset {
     const parentList = readParents(parents);
     const jointCount = parentList.length;
     if (!names || names.length !== jointCount) {
-      throw new RangeError(`names: expected ${jointCount} names, got ${names?.length}`);
+      throw new RangeError(
+        `names: expected ${jointCount} names, got ${describeValue(names?.length)}`,
+      );
     }
     const poseLength = poseFloats(jointCount);
     if (!restPose || !(restPose.length >= poseLength)) {
-      throw new RangeError(`restPose: expected ${poseLength} floats, got ${restPose?.length}`);
+      throw new RangeError(
+        `restPose: expected ${poseLength} floats, got ${describeValue(restPose?.length)}`,
+      );
     }
     const rest = readOnce("restPose", restPose, Float32Array, { count: poseLength });
     const bad = findNonFinitePose(rest, jointCount);
@@ -79,7 +83,9 @@ export class SkeletonAsset extends CoreAsset {
     normalizeRotations(rest, jointCount);
     if (!inverseBind || inverseBind.length !== jointCount * MATRIX_FLOATS) {
       throw new RangeError(
-        `inverseBind: expected ${jointCount * MATRIX_FLOATS} floats, got ${inverseBind?.length}`,
+        `inverseBind: expected ${jointCount * MATRIX_FLOATS} floats, got ${
+          describeValue(inverseBind?.length)
+        }`,
       );
     }
     const inverseBinds = readOnce("inverseBind", inverseBind, Float32Array, {
@@ -145,6 +151,8 @@ export class SkeletonAsset extends CoreAsset {
     return this.#names.indexOf(name);
   }
 }
+
+registerCoreAssetClass(SkeletonAsset);
 
 /** Normalizes each joint's rotation in place; a zero-length one is an error. */
 function normalizeRotations(pose: Float32Array, jointCount: number): void {

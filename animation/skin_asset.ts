@@ -38,9 +38,10 @@ import type { SkinDefinition } from "./definitions.ts";
 import { SkeletonAsset } from "./skeleton_asset.ts";
 import { lifetimeOf } from "./_lifetime.ts";
 import { setSkinInternals } from "./_asset_internals.ts";
-import { CoreAsset } from "./core_asset.ts";
+import { CoreAsset, registerCoreAssetClass } from "./core_asset.ts";
 import { jointSpaceBoxes, prepareMesh } from "./_skin_prepare.ts";
 import { prepareMorph } from "./_morph_prepare.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** How a skin blends its joints' transforms. */
 export type SkinningMethod = "linear" | "dual-quaternion";
@@ -115,7 +116,9 @@ export class SkinAsset extends CoreAsset {
   ) {
     const method = options?.method ?? "linear";
     if (method !== "linear" && method !== "dual-quaternion") {
-      throw new RangeError(`options.method: expected "linear" or "dual-quaternion", got ${method}`);
+      throw new RangeError(
+        `options.method: expected "linear" or "dual-quaternion", got ${describeValue(method)}`,
+      );
     }
     const definitions = Array.isArray(definition)
       ? definition as readonly SkinDefinition[]
@@ -272,11 +275,15 @@ export class SkinAsset extends CoreAsset {
   ): T {
     const range = this.#range(mesh);
     if (!Number.isInteger(itemSize) || itemSize < 1) {
-      throw new RangeError(`itemSize: expected a whole number >= 1, got ${itemSize}`);
+      throw new RangeError(
+        `itemSize: expected a whole number >= 1, got ${describeValue(itemSize)}`,
+      );
     }
     if (!(values?.length >= range.vertexCount * itemSize)) {
       throw new RangeError(
-        `values: expected ${range.vertexCount * itemSize} values, got ${values?.length}`,
+        `values: expected ${range.vertexCount * itemSize} values, got ${
+          describeValue(values?.length)
+        }`,
       );
     }
     const out = new (values.constructor as new (length: number) => T)(range.vertexCount * itemSize);
@@ -301,11 +308,15 @@ export class SkinAsset extends CoreAsset {
 
   #range(mesh: number): SkinMeshRange {
     if (!Number.isInteger(mesh) || mesh < 0 || mesh >= this.#meshes.length) {
-      throw new RangeError(`mesh: expected 0..${this.#meshes.length - 1}, got ${mesh}`);
+      throw new RangeError(
+        `mesh: expected 0..${this.#meshes.length - 1}, got ${describeValue(mesh)}`,
+      );
     }
     return this.#meshes[mesh];
   }
 }
+
+registerCoreAssetClass(SkinAsset);
 
 /** Copies vertex `from` of a checked stream to vertex `to` of `target` (4 floats each). */
 function copyVertex(target: Float32Array, to: number, source: ArrayLike<number>, from: number) {

@@ -12,6 +12,7 @@
 
 import { commitRemovals, registerQuery } from "bitecs";
 import type { ComponentName, Owned, WorldState } from "./registry.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /**
  * What a system runs on: the components its entities have (a bitecs
@@ -65,11 +66,15 @@ export function selectEntities(
   for (let i = 0; i < entities.length; i++) {
     const eid = entities[i];
     if (!Number.isInteger(eid) || eid < 0 || eid >= 2 ** 32) {
-      throw new RangeError(`${caller}: entities[${i}]: expected an entity id, got ${eid}`);
+      throw new RangeError(
+        `${caller}: entities[${i}]: expected an entity id, got ${describeValue(eid)}`,
+      );
     }
     if (eid >= state.resources.capacity) continue;
     if (marks[eid] === stamp) {
-      throw new RangeError(`${caller}: entities[${i}]: entity ${eid} is listed twice`);
+      throw new RangeError(
+        `${caller}: entities[${i}]: entity ${describeValue(eid)} is listed twice`,
+      );
     }
     marks[eid] = stamp;
     if (has(owned, eid)) selected[count++] = eid;

@@ -15,6 +15,7 @@ import type { Store, StoreShape } from "./_stores.ts";
 import { ComponentError } from "./errors.ts";
 import type { ComponentDefinition, WorldBase } from "./_world.ts";
 import { checkEntity, stateOf } from "./_machinery.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /**
  * @internal A component's definition, typed by its name `N`, its public
@@ -111,7 +112,7 @@ function storeChecked(
   eid: number,
   present: boolean,
 ): object {
-  const state = stateOf(world, caller), name = component.name;
+  const state = stateOf(world, caller, eid), name = component.name;
   checkEntity(world, eid, name);
   const store = state.components[name];
   if (hasComponent(world, eid, store) !== present) {
@@ -126,7 +127,7 @@ function storeChecked(
 
 /** A store value as a message shows it: assets by kind and size, not `[object Object]`. */
 function shown(value: unknown): string {
-  if (value === null || typeof value !== "object") return String(value);
+  if (value === null || typeof value !== "object") return describeValue(value);
   const size = value as { jointCount?: number; vertexCount?: number };
   if (typeof size.vertexCount === "number") return `another skin (${size.vertexCount} vertices)`;
   if (typeof size.jointCount === "number") return `another skeleton (${size.jointCount} joints)`;

@@ -18,6 +18,7 @@ export function chainRow(): Float32Array {
   return new Float32Array(IK_JOB_WORDS);
 }
 import { localToModel, quatToMat } from "../simd/scalar/mod.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** A bad IK chain setting: names the entity, the chain (-1 when new) and the field. */
 export class IKError extends RangeError {
@@ -30,7 +31,11 @@ export class IKError extends RangeError {
 
   /** Creates the error; the message is prefixed with entity, chain and field. */
   constructor(entity: number, chain: number, field: string, message: string) {
-    super(`entity ${entity}: IK${chain >= 0 ? ` chain ${chain}` : ""}: ${field}: ${message}`);
+    super(
+      `entity ${describeValue(entity)}: IK${
+        chain >= 0 ? ` chain ${chain}` : ""
+      }: ${field}: ${message}`,
+    );
     this.name = "IKError";
     this.entity = entity;
     this.chain = chain;
@@ -164,10 +169,7 @@ export class ChainChecker {
 }
 
 function shown(value: unknown): string {
-  if (Array.isArray(value) || ArrayBuffer.isView(value)) {
-    return `[${Array.from(value as ArrayLike<unknown>).join(", ")}]`;
-  }
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
+  return typeof value === "string" ? JSON.stringify(value) : describeValue(value);
 }
 
 /** Last joint of `start`'s subtree (parents come before their children). */

@@ -13,16 +13,17 @@ import { allocateLayer, type Layer, type LayerStack, MAX_LAYERS, releaseLayer } 
 import type { PlayerState } from "./_playbacks.ts";
 import type { WorldState } from "./registry.ts";
 import { skeletonInternals } from "../animation/internal.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** @internal A RangeError naming the entity and the function. */
 export function fail(eid: number, caller: string, what: string): RangeError {
-  return new RangeError(`entity ${eid}: ${caller}: ${what}`);
+  return new RangeError(`entity ${describeValue(eid)}: ${caller}: ${what}`);
 }
 
 /** @internal A layer weight, checked to be in [0, 1]; one too small for float32 becomes 0. */
 export function checkWeight(eid: number, caller: string, weight: unknown): number {
   if (typeof weight !== "number" || !(weight >= 0 && weight <= 1)) {
-    throw fail(eid, caller, `weight: expected a number in [0, 1], got ${weight}`);
+    throw fail(eid, caller, `weight: expected a number in [0, 1], got ${describeValue(weight)}`);
   }
   // A weight float32 holds only as a subnormal (or not at all) weighs nothing.
   return weight < MIN_NORMAL_FLOAT32 ? 0 : weight;

@@ -14,4 +14,8 @@ import type { WorldState } from "./registry.ts";
  * @internal The state of `world`, or a TypeError naming `caller`; notices a
  * `resetWorld` or `deleteWorld` (`_machinery.ts`).
  */
-export const stateOf = machineryStateOf as (world: object, caller: string) => WorldState;
+export const stateOf = machineryStateOf as (
+  world: object,
+  caller: string,
+  eid?: unknown,
+) => WorldState;

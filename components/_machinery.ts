@@ -17,12 +17,20 @@
 import { entityExists, observe, onAdd, onRemove, query, removeComponent } from "bitecs";
 import { ComponentError } from "./errors.ts";
 import type { ComponentDefinition, WorldBase, WorldResources } from "./_world.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 const BITECS_INTERNAL = Symbol.for("bitecs_internal");
 
 /** bitecs 0.4's per-world context; `resetWorld` replaces its entity index. */
 function bitecsContext(world: object): { entityIndex: unknown } | undefined {
-  return (world as Record<symbol, { entityIndex: unknown } | undefined>)[BITECS_INTERNAL];
+  const context = (world as Record<symbol, unknown>)[BITECS_INTERNAL];
+  // An object answering every key (a proxy) is no world: bitecs reads these maps.
+  if (
+    typeof context !== "object" || context === null ||
+    !((context as { componentMap?: unknown }).componentMap instanceof Map) ||
+    !((context as { entityComponents?: unknown }).entityComponents instanceof Map)
+  ) return undefined;
+  return context as { entityIndex: unknown };
 }
 
 const states = new WeakMap<object, WorldBase>();
@@ -67,9 +75,14 @@ export function forget(world: object, state: WorldBase): void {
  * @internal The state of `world`, or a TypeError naming `caller`. Notices
  * a `deleteWorld` (releases everything, then throws) and a `resetWorld`
  * (releases everything, observes the fresh world, and removes components
- * bitecs let code add while nobody was observing).
+ * bitecs let code add while nobody was observing). With `eid`, a
+ * TypeError when it is neither a number nor undefined: stores are indexed
+ * by it, and indexing by an object runs its conversion to a key.
  */
-export function stateOf(world: object, caller: string): WorldBase {
+export function stateOf(world: object, caller: string, eid?: unknown): WorldBase {
+  if (eid !== undefined && typeof eid !== "number") {
+    throw new TypeError(`${caller}: entity: expected a number, got ${describeValue(eid)}`);
+  }
   const state = states.get(world);
   if (!state) {
     throw new TypeError(`${caller}: the world has no animation: call createAnimation(world) first`);

@@ -35,6 +35,7 @@ import { validateMorphChannels } from "../animation/morph.ts";
 import { type PlayerState, retirePlayback, reusePlayback } from "./_playbacks.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
 import { JOINT_QUAT } from "./joint_quat.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** The ClipPlayer component: an entity plays clips into its JointQuat. Needs Skeleton and JointQuat. */
 export interface ClipPlayerComponent {
@@ -153,7 +154,7 @@ function playClipUnguarded(
   clip: Clip,
   options: PlaybackOptions | undefined,
 ): void {
-  const state = stateOf(world, "playClip");
+  const state = stateOf(world, "playClip", eid);
   const player = CLIP_PLAYER.recordOf(state).player[eid];
   const playback = makePlayback(world, state, eid, clip, options, player);
   if (!player) return addWithData(world, state, CLIP_PLAYER, eid, playback);
@@ -199,10 +200,12 @@ function crossFadeToUnguarded(
   duration: number,
   options: PlaybackOptions | undefined,
 ): void {
-  const state = stateOf(world, "crossFadeTo");
+  const state = stateOf(world, "crossFadeTo", eid);
   if (typeof duration !== "number" || !Number.isFinite(duration) || duration < 0) {
     throw new RangeError(
-      `entity ${eid}: ClipPlayer: fade duration must be a finite number >= 0, got ${duration}`,
+      `entity ${describeValue(eid)}: ClipPlayer: fade duration must be a finite number >= 0, got ${
+        describeValue(duration)
+      }`,
     );
   }
   const player = CLIP_PLAYER.recordOf(state).player[eid];
@@ -231,7 +234,7 @@ function crossFadeToUnguarded(
  * allocated), else returns a new object.
  */
 export function getPlayback(world: object, eid: number, out?: PlaybackInfo): PlaybackInfo {
-  const state = stateOf(world, "getPlayback");
+  const state = stateOf(world, "getPlayback", eid);
   const player = checkedPlayer(state, eid);
   const info = (out ?? { clip: player.current.clip, time: 0, next: undefined, fade: 0 }) as {
     clip: Clip;
@@ -299,13 +302,21 @@ export function makePlayback(
   // floats, as their store holds them: a speed of 1e300 stored as Infinity
   // would stop every later frame.
   if (typeof time !== "number" || !Number.isFinite(time)) {
-    throw new RangeError(`entity ${eid}: ClipPlayer: time must be finite, got ${time}`);
+    throw new RangeError(
+      `entity ${describeValue(eid)}: ClipPlayer: time must be finite, got ${describeValue(time)}`,
+    );
   }
   if (typeof speed !== "number" || !Number.isFinite(Math.fround(speed))) {
-    throw new RangeError(`entity ${eid}: ClipPlayer: speed must be finite, got ${speed}`);
+    throw new RangeError(
+      `entity ${describeValue(eid)}: ClipPlayer: speed must be finite, got ${describeValue(speed)}`,
+    );
   }
   if (wrap !== "loop" && wrap !== "clamp") {
-    throw new RangeError(`entity ${eid}: ClipPlayer: wrap must be "loop" or "clamp", got ${wrap}`);
+    throw new RangeError(
+      `entity ${describeValue(eid)}: ClipPlayer: wrap must be "loop" or "clamp", got ${
+        describeValue(wrap)
+      }`,
+    );
   }
   const compact = compactClip(clip, skeleton);
   // A player's spare, its sampler attached: replaying a clip allocates nothing.

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { describeValue } from "../simd/memory/internal.ts";
+
 /** A component was added, removed or used in a way its lifecycle forbids. */
 export class ComponentError extends TypeError {
   /** The entity at fault. */
@@ -16,9 +18,10 @@ export class ComponentError extends TypeError {
 
   /** Creates the error; the message is prefixed with entity and component. */
   constructor(entity: number, component: string, message: string, field = "") {
-    super(`entity ${entity}: ${component}: ${message}`);
+    super(`entity ${describeValue(entity)}: ${component}: ${message}`);
     this.name = "ComponentError";
-    this.entity = entity;
+    // A caller's bad argument (a symbol, an object) is in the message only.
+    this.entity = typeof entity === "number" ? entity : NaN;
     this.component = component;
     this.field = field;
   }

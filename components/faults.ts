@@ -46,6 +46,7 @@
 
 import { stateOf } from "./_lifecycle.ts";
 import type { Fault } from "./_faults.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 export type { Fault, FaultMode } from "./_faults.ts";
 
@@ -62,9 +63,9 @@ export function getFaults(world: object): Fault[] {
  * is still bad is recorded again by the next system call that finds it.
  */
 export function clearFaults(world: object, eid?: number): void {
-  const state = stateOf(world, "clearFaults");
+  const state = stateOf(world, "clearFaults", eid);
   if (eid !== undefined && (!Number.isInteger(eid) || eid < 0)) {
-    throw new RangeError(`clearFaults: eid: expected an entity id, got ${eid}`);
+    throw new RangeError(`clearFaults: eid: expected an entity id, got ${describeValue(eid)}`);
   }
   state.faults.clear(eid);
 }

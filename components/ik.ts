@@ -297,7 +297,7 @@ function addChain(
   chain: TwoBoneIKSettings & AimIKSettings,
   joints: (check: ChainChecker, skeleton: SkeletonAsset) => ChainJoints,
 ): number {
-  const state = stateOf(world, caller);
+  const state = stateOf(world, caller, eid);
   const skeleton = prerequisites(world, state, eid);
   const check = new ChainChecker(eid, IK.recordOf(state).ik[eid]?.length ?? 0);
   if (chain === null || typeof chain !== "object") throw check.error("chain", "expected an object");
@@ -335,7 +335,7 @@ function addChain(
 }
 
 function chainOf(world: object, eid: number, chain: number, caller: string): IKChain {
-  const state = stateOf(world, caller);
+  const state = stateOf(world, caller, eid);
   checkEntity(world, eid, "IK");
   const chains = IK.recordOf(state).ik[eid];
   if (!chains) throw new ComponentError(eid, "IK", "the entity has no IK (addTwoBoneIK, addAimIK)");

@@ -173,7 +173,7 @@ function matrices(
   caller: string,
   kind: ViewKind.ModelMatrices | ViewKind.Palette,
 ): Float32Array {
-  const state = stateOf(world, caller);
+  const state = stateOf(world, caller, eid);
   const jointCount = checkedSkeleton(state, eid).jointCount;
   const ptr = checkedMatrices(state, eid, jointCount);
   const floats = jointCount * MATRIX_FLOATS;

@@ -15,7 +15,7 @@
  */
 
 import { poseFloats } from "../simd/memory/layout.ts";
-import { writeJointPose } from "../simd/memory/internal.ts";
+import { describeValue, writeJointPose } from "../simd/memory/internal.ts";
 import { skeletonInternals } from "../animation/internal.ts";
 import { stateOf } from "./_machinery.ts";
 import {
@@ -102,7 +102,7 @@ export function removeJointQuat(world: object, eid: number): void {
  * removed; call it again each frame rather than keeping the view.
  */
 export function getPose(world: object, eid: number): Float32Array {
-  const state = stateOf(world, "getPose");
+  const state = stateOf(world, "getPose", eid);
   const ptr = checkedPose(state, eid);
   const floats = poseFloats(checkedSkeleton(state, eid).jointCount);
   return entityView(state, state.memory, eid, ViewKind.Pose, ptr, floats);
@@ -121,11 +121,13 @@ export function setJointPose(
   rotation: ArrayLike<number>,
   scale: ArrayLike<number> = [1, 1, 1],
 ): void {
-  const state = stateOf(world, "setJointPose");
+  const state = stateOf(world, "setJointPose", eid);
   const ptr = checkedPose(state, eid);
   const jointCount = checkedSkeleton(state, eid).jointCount;
   if (!Number.isInteger(joint) || joint < 0 || joint >= jointCount) {
-    throw new RangeError(`entity ${eid}: JointQuat: joint ${joint} is not in 0..${jointCount - 1}`);
+    throw new RangeError(
+      `entity ${describeValue(eid)}: JointQuat: joint ${joint} is not in 0..${jointCount - 1}`,
+    );
   }
   writeJointPose(
     state.memory.f32,
@@ -134,7 +136,7 @@ export function setJointPose(
     translation,
     rotation,
     scale,
-    `entity ${eid}: JointQuat`,
+    `entity ${describeValue(eid)}: JointQuat`,
     true,
   );
 }

@@ -53,6 +53,7 @@ import {
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback, type PlaybackOptions } from "./clip_player.ts";
 import { guardBuilds, settleBuilds } from "../animation/internal.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 export type { LayerMode } from "./_layers.ts";
 export { MAX_LAYERS } from "./_layers.ts";
@@ -119,7 +120,7 @@ function addLayerUnguarded(
   clip: Clip,
   options: LayerOptions,
 ): number {
-  const state = stateOf(world, "addLayer");
+  const state = stateOf(world, "addLayer", eid);
   const player = checkedPlayer(state, eid);
   const skeleton = checkedSkeleton(state, eid);
   const n = skeleton.jointCount;
@@ -129,12 +130,12 @@ function addLayerUnguarded(
     throw fail(
       eid,
       "addLayer",
-      `mode: expected "override", "blend" or "additive", got ${mode}`,
+      `mode: expected "override", "blend" or "additive", got ${describeValue(mode)}`,
     );
   }
   const mask = options?.mask === undefined
     ? undefined
-    : checkedMask(options.mask, n, `entity ${eid}: addLayer: mask`);
+    : checkedMask(options.mask, n, `entity ${describeValue(eid)}: addLayer: mask`);
   let reference: Float32Array | undefined, referenceTime: number | undefined;
   if (mode === "additive") {
     const ref = options?.reference ?? 0;
@@ -197,14 +198,14 @@ export function setLayerWeight(
   weight: number,
   fadeSeconds = 0,
 ): void {
-  const state = stateOf(world, "setLayerWeight");
+  const state = stateOf(world, "setLayerWeight", eid);
   // The arguments before the layer: a refused call makes no layer stack.
   weight = checkWeight(eid, "setLayerWeight", weight);
   if (typeof fadeSeconds !== "number" || !(fadeSeconds >= 0 && fadeSeconds < Infinity)) {
     throw fail(
       eid,
       "setLayerWeight",
-      `fadeSeconds: expected a finite number >= 0, got ${fadeSeconds}`,
+      `fadeSeconds: expected a finite number >= 0, got ${describeValue(fadeSeconds)}`,
     );
   }
   const target = layerOf(state, eid, layer, "setLayerWeight");
@@ -226,12 +227,12 @@ export function setLayerMask(
   layer: number,
   mask: ArrayLike<number> | undefined,
 ): void {
-  const state = stateOf(world, "setLayerMask");
+  const state = stateOf(world, "setLayerMask", eid);
   // The mask before the layer: a refused call makes no layer stack.
   const n = checkedSkeleton(state, eid).jointCount;
   const checked = mask === undefined
     ? undefined
-    : checkedMask(mask, n, `entity ${eid}: setLayerMask: mask`);
+    : checkedMask(mask, n, `entity ${describeValue(eid)}: setLayerMask: mask`);
   layerOf(state, eid, layer, "setLayerMask").mask = checked;
 }
 
@@ -246,14 +247,14 @@ export function setLayerTime(
   time: number,
   speed?: number,
 ): void {
-  const state = stateOf(world, "setLayerTime");
+  const state = stateOf(world, "setLayerTime", eid);
   const target = existingLayer(state, eid, layer, "setLayerTime");
   if (!target?.playback) throw fail(eid, "setLayerTime", `layer ${layer} has no clip of its own`);
   if (typeof time !== "number" || !Number.isFinite(time)) {
-    throw fail(eid, "setLayerTime", `time: expected a finite number, got ${time}`);
+    throw fail(eid, "setLayerTime", `time: expected a finite number, got ${describeValue(time)}`);
   }
   if (speed !== undefined && (typeof speed !== "number" || !Number.isFinite(speed))) {
-    throw fail(eid, "setLayerTime", `speed: expected a finite number, got ${speed}`);
+    throw fail(eid, "setLayerTime", `speed: expected a finite number, got ${describeValue(speed)}`);
   }
   target.playback.time = time;
   if (speed !== undefined) target.playback.speed = speed;
@@ -276,12 +277,12 @@ export const MIN_BLEND_THRESHOLD = 1e-6;
  * outside (0, 1] is a `RangeError` naming the argument.
  */
 export function setBlendThreshold(world: object, eid: number, threshold: number): void {
-  const state = stateOf(world, "setBlendThreshold");
+  const state = stateOf(world, "setBlendThreshold", eid);
   if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
     throw fail(
       eid,
       "setBlendThreshold",
-      `threshold: expected a number in (0, 1], got ${threshold}`,
+      `threshold: expected a number in (0, 1], got ${describeValue(threshold)}`,
     );
   }
   stackOf(state, eid).stack.threshold = Math.max(threshold, MIN_BLEND_THRESHOLD);
@@ -289,7 +290,7 @@ export function setBlendThreshold(world: object, eid: number, threshold: number)
 
 /** Removes layer `layer` (1 and up); the layers above it move down one index. */
 export function removeLayer(world: object, eid: number, layer: number): void {
-  const state = stateOf(world, "removeLayer");
+  const state = stateOf(world, "removeLayer", eid);
   existingLayer(state, eid, layer, "removeLayer");
   if (layer === 0) throw fail(eid, "removeLayer", "layer 0 is the ClipPlayer's (removeClipPlayer)");
   const { stack } = stackOf(state, eid);
@@ -304,7 +305,7 @@ export function removeLayer(world: object, eid: number, layer: number): void {
  * held as many layers. Else returns a new array.
  */
 export function getLayers(world: object, eid: number, out?: LayerInfo[]): LayerInfo[] {
-  const state = stateOf(world, "getLayers");
+  const state = stateOf(world, "getLayers", eid);
   const player = checkedPlayer(state, eid);
   const layers = player.stack?.layers;
   const count = layers ? layers.length : 1;
@@ -336,6 +337,6 @@ export function getLayers(world: object, eid: number, out?: LayerInfo[]): LayerI
  * read them before the next frame.
  */
 export function getCrossedMarkers(world: object, eid: number): readonly MarkerHit[] {
-  const state = stateOf(world, "getCrossedMarkers");
+  const state = stateOf(world, "getCrossedMarkers", eid);
   return checkedPlayer(state, eid).extras?.hits.list() ?? NO_HITS;
 }

@@ -35,6 +35,7 @@ import type { WorldBase } from "./_world.ts";
 import { SKELETON } from "./skeleton.ts";
 import { type Bounds, getJointSkinBounds } from "./skin.ts";
 import { ComponentError } from "./errors.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** The LevelOfDetail component's store: every field yours to write (any value is safe). */
 export interface LevelOfDetailComponent {
@@ -130,7 +131,7 @@ function checkedByte(
   if (typeof value !== "number" || !Number.isInteger(value) || value < low || value > 255) {
     const name = index < 0 ? argument : `bands[${index}].${argument}`;
     throw new RangeError(
-      `${caller}: ${name}: expected a whole number from ${low} to 255, got ${String(value)}`,
+      `${caller}: ${name}: expected a whole number from ${low} to 255, got ${describeValue(value)}`,
     );
   }
   return value;
@@ -140,7 +141,7 @@ function checkedByte(
 function checkBoolean(caller: string, argument: string, value: unknown): void {
   if (value !== undefined && typeof value !== "boolean") {
     throw new TypeError(
-      `${caller}: settings.${argument}: expected a boolean, got ${String(value)}`,
+      `${caller}: settings.${argument}: expected a boolean, got ${describeValue(value)}`,
     );
   }
 }
@@ -157,7 +158,7 @@ export function setLevelOfDetail(
   settings: LevelOfDetailSettings,
 ): void {
   const caller = "setLevelOfDetail";
-  const state = stateOf(world, caller);
+  const state = stateOf(world, caller, eid);
   checkEntity(world, eid, "LevelOfDetail");
   if (settings === null || typeof settings !== "object") {
     throw new TypeError(`${caller}: settings: expected an object`);
@@ -232,7 +233,9 @@ export function setLevelOfDetailByDistance(
     const limit = band.maxDistance, below = b > 0 ? bands[b - 1].maxDistance : 0;
     if (typeof limit !== "number" || !(limit >= below)) {
       throw new RangeError(
-        `${caller}: bands[${b}].maxDistance: expected a number >= ${below}, got ${String(limit)}`,
+        `${caller}: bands[${b}].maxDistance: expected a number >= ${below}, got ${
+          describeValue(limit)
+        }`,
       );
     }
     checkedByte(caller, "updateRate", band.updateRate ?? 1, 1, b);

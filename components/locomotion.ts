@@ -18,6 +18,7 @@ import { checkRoom, checkWeight, existingLayer, fail, pushLayer } from "./_layer
 import { stateOf } from "./_lifecycle.ts";
 import { makePlayback } from "./clip_player.ts";
 import { guardBuilds, settleBuilds } from "../animation/internal.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** One clip of a locomotion blend, at its place on the parameter's axis. */
 export interface LocomotionPoint {
@@ -75,7 +76,7 @@ function addLocomotionLayerUnguarded(
   points: readonly LocomotionPoint[],
   options: LocomotionOptions,
 ): number {
-  const state = stateOf(world, "addLocomotionLayer");
+  const state = stateOf(world, "addLocomotionLayer", eid);
   const player = checkedPlayer(state, eid);
   const n = checkedSkeleton(state, eid).jointCount;
   if (!Array.isArray(points) || points.length < 1 || points.length > MAX_LAYERS) {
@@ -89,20 +90,32 @@ function addLocomotionLayerUnguarded(
   });
   const parameter = options?.parameter ?? Math.min(...points.map((point) => point.at));
   if (typeof parameter !== "number" || !Number.isFinite(parameter)) {
-    throw fail(eid, "addLocomotionLayer", `parameter: expected a finite number, got ${parameter}`);
+    throw fail(
+      eid,
+      "addLocomotionLayer",
+      `parameter: expected a finite number, got ${describeValue(parameter)}`,
+    );
   }
   const speed = options?.speed ?? 1;
   if (typeof speed !== "number" || !Number.isFinite(speed)) {
-    throw fail(eid, "addLocomotionLayer", `speed: expected a finite number, got ${speed}`);
+    throw fail(
+      eid,
+      "addLocomotionLayer",
+      `speed: expected a finite number, got ${describeValue(speed)}`,
+    );
   }
   const weight = checkWeight(eid, "addLocomotionLayer", options?.weight ?? 1);
   const mode = options?.mode ?? "blend";
   if (mode !== "blend" && mode !== "override") {
-    throw fail(eid, "addLocomotionLayer", `mode: expected "blend" or "override", got ${mode}`);
+    throw fail(
+      eid,
+      "addLocomotionLayer",
+      `mode: expected "blend" or "override", got ${describeValue(mode)}`,
+    );
   }
   const mask = options?.mask === undefined
     ? undefined
-    : checkedMask(options.mask, n, `entity ${eid}: addLocomotionLayer: mask`);
+    : checkedMask(options.mask, n, `entity ${describeValue(eid)}: addLocomotionLayer: mask`);
   checkRoom(eid, player, "addLocomotionLayer");
   const sorted = points.map((point) => ({
     playback: makePlayback(world, state, eid, point.clip, {}),
@@ -137,7 +150,7 @@ export function setLocomotionParameter(
   layer: number,
   parameter: number,
 ): void {
-  const state = stateOf(world, "setLocomotionParameter");
+  const state = stateOf(world, "setLocomotionParameter", eid);
   const target = existingLayer(state, eid, layer, "setLocomotionParameter");
   if (!target?.blend) {
     throw fail(eid, "setLocomotionParameter", `layer ${layer} is not a locomotion layer`);
@@ -146,7 +159,7 @@ export function setLocomotionParameter(
     throw fail(
       eid,
       "setLocomotionParameter",
-      `parameter: expected a finite number, got ${parameter}`,
+      `parameter: expected a finite number, got ${describeValue(parameter)}`,
     );
   }
   target.blend.parameter = parameter;

@@ -31,6 +31,7 @@ import type { WorldBase } from "./_world.ts";
 import { ComponentError } from "./errors.ts";
 import { SKIN } from "./skin.ts";
 import { MorphPlay } from "./_morph_play.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** The largest weight magnitude: far beyond any blend shape, and a bound on the morphed values. */
 export const MAX_MORPH_WEIGHT = 1e6;
@@ -140,7 +141,7 @@ function checkedList<T extends Float32Array | Int32Array>(
 ): T {
   if (list === null || typeof list !== "object" || list.length !== out.length) {
     const got = (list as ArrayLike<number> | null)?.length;
-    const message = `${field}: expected ${out.length} ${expected}, got ${got}`;
+    const message = `${field}: expected ${out.length} ${expected}, got ${describeValue(got)}`;
     throw new ComponentError(eid, "MorphWeights", message, field);
   }
   for (let i = 0; i < out.length; i++) {
@@ -204,7 +205,7 @@ export function addMorphWeights(
   weights?: ArrayLike<number>,
   options?: MorphWeightsOptions,
 ): void {
-  const state = stateOf(world, "addMorphWeights");
+  const state = stateOf(world, "addMorphWeights", eid);
   checkEntity(world, eid, "MorphWeights");
   if (hasComponent(world, eid, state.components.MorphWeights)) {
     throw new ComponentError(eid, "MorphWeights", "the entity already has MorphWeights");
@@ -239,7 +240,7 @@ export function removeMorphWeights(world: object, eid: number): void {
  * Allocates nothing.
  */
 export function setMorphWeights(world: object, eid: number, weights: ArrayLike<number>): void {
-  const state = stateOf(world, "setMorphWeights");
+  const state = stateOf(world, "setMorphWeights", eid);
   const o = MORPH_WEIGHTS.recordOf(state), held = o.morph[eid];
   if (!held) throw missing(eid, "MorphWeights");
   const count = held.weights.length;
@@ -274,7 +275,7 @@ let scratch = new Float64Array(16);
  * a target, what the last sample clips system wrote.
  */
 export function getMorphWeights(world: object, eid: number, out?: Float32Array): Float32Array {
-  const state = stateOf(world, "getMorphWeights");
+  const state = stateOf(world, "getMorphWeights", eid);
   const held = MORPH_WEIGHTS.recordOf(state).morph[eid];
   if (!held) throw missing(eid, "MorphWeights");
   if (out === undefined) return held.weights.slice();

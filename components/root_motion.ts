@@ -25,6 +25,7 @@ import { checkedPlayer } from "./clip_player.ts";
 import { checkedSkeleton } from "./skeleton.ts";
 import { stateOf } from "./_lifecycle.ts";
 import type { PlayerState } from "./_playbacks.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** The root motion of one frame. */
 export interface RootMotion {
@@ -57,13 +58,13 @@ export function enableRootMotion(
   eid: number,
   options: RootMotionOptions = {},
 ): void {
-  const state = stateOf(world, "enableRootMotion");
+  const state = stateOf(world, "enableRootMotion", eid);
   const player = checkedPlayer(state, eid);
   const skeleton = checkedSkeleton(state, eid);
   const joint = resolveJoint(
     skeleton,
     options?.joint ?? 0,
-    `entity ${eid}: enableRootMotion: joint`,
+    `entity ${describeValue(eid)}: enableRootMotion: joint`,
   );
   extrasOf(player).rootMotion = {
     joint,
@@ -74,7 +75,7 @@ export function enableRootMotion(
 
 /** Turns root motion off for entity `eid`: the root moves in the pose again. */
 export function disableRootMotion(world: object, eid: number): void {
-  const state = stateOf(world, "disableRootMotion");
+  const state = stateOf(world, "disableRootMotion", eid);
   const player = checkedPlayer(state, eid);
   if (player.extras) player.extras.rootMotion = undefined;
 }
@@ -85,7 +86,7 @@ export function disableRootMotion(world: object, eid: number): void {
  * (nothing allocated), else returns a new object.
  */
 export function getRootMotion(world: object, eid: number, out?: RootMotion): RootMotion {
-  const state = stateOf(world, "getRootMotion");
+  const state = stateOf(world, "getRootMotion", eid);
   const delta = checkedPlayer(state, eid).extras?.rootMotion?.delta;
   const motion = (out ?? { dx: 0, dz: 0, dyaw: 0 }) as { dx: number; dz: number; dyaw: number };
   motion.dx = delta ? delta[0] : 0;

@@ -89,7 +89,7 @@ export function skeletonOf(state: WorldBase, eid: number): SkeletonAsset | undef
  * dependents go with it), or if the skeleton was disposed.
  */
 export function addSkeleton(world: object, eid: number, skeleton: SkeletonAsset): void {
-  const state = stateOf(world, "addSkeleton");
+  const state = stateOf(world, "addSkeleton", eid);
   checkEntity(world, eid, "Skeleton");
   if (hasComponent(world, eid, state.components.Skeleton)) {
     throw new ComponentError(eid, "Skeleton", "the entity already has a Skeleton");

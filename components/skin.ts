@@ -197,7 +197,7 @@ export function addSkin(
   asset: SkinAsset,
   streams: SkinStreams = {},
 ): void {
-  const state = stateOf(world, "addSkin");
+  const state = stateOf(world, "addSkin", eid);
   checkEntity(world, eid, "Skin");
   if (hasComponent(world, eid, state.components.Skin)) {
     throw new ComponentError(eid, "Skin", "the entity already has a Skin");
@@ -260,7 +260,7 @@ function output(
   eid: number,
   stream: ViewKind.Positions | ViewKind.Normals | ViewKind.Tangents,
 ): Float32Array | undefined {
-  const state = stateOf(world, "getSkinned");
+  const state = stateOf(world, "getSkinned", eid);
   checkedSkeleton(state, eid);
   const asset = checkSkinFields(state, eid), o = SKIN.recordOf(state);
   const ptr = stream === ViewKind.Positions
@@ -290,7 +290,7 @@ export interface Bounds {
  * untouched when undefined is returned), else returns a new box.
  */
 export function getSkinnedBounds(world: object, eid: number, out?: Bounds): Bounds | undefined {
-  const state = stateOf(world, "getSkinnedBounds");
+  const state = stateOf(world, "getSkinnedBounds", eid);
   checkedSkeleton(state, eid);
   checkSkinFields(state, eid);
   const box = out ?? { min: [0, 0, 0], max: [0, 0, 0] };
@@ -319,7 +319,7 @@ export function getSkinnedBounds(world: object, eid: number, out?: Bounds): Boun
  * allocated), else returns a new box.
  */
 export function getJointSkinBounds(world: object, eid: number, out?: Bounds): Bounds {
-  const state = stateOf(world, "getJointSkinBounds");
+  const state = stateOf(world, "getJointSkinBounds", eid);
   const n = checkedSkeleton(state, eid).jointCount;
   const asset = checkSkinFields(state, eid);
   const model = state.memory.f32, at = checkedMatrices(state, eid, n) >> 2;

@@ -16,6 +16,7 @@ import { checkedSkin } from "./skin.ts";
 import { stateOf } from "./_lifecycle.ts";
 import { storedBounds } from "./_skin_bounds.ts";
 import { VERTEX_FLOATS } from "../simd/memory/layout.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** The nearest triangle a ray hits. */
 export interface SkinRayHit {
@@ -54,7 +55,7 @@ export function raycastSkin(
   direction: ArrayLike<number>,
   options: SkinRaycastOptions = {},
 ): SkinRayHit | undefined {
-  const state = stateOf(world, "raycastSkin");
+  const state = stateOf(world, "raycastSkin", eid);
   checkedSkeleton(state, eid);
   const skin = checkedSkin(state, eid);
   const vertexCount = skin.asset.vertexCount;
@@ -64,7 +65,9 @@ export function raycastSkin(
     }
   }
   if (!(indices?.length % 3 === 0)) {
-    throw new RangeError(`raycastSkin: indices: expected a multiple of 3, got ${indices?.length}`);
+    throw new RangeError(
+      `raycastSkin: indices: expected a multiple of 3, got ${describeValue(indices?.length)}`,
+    );
   }
   for (let i = 0; i < indices.length; i++) {
     const v = indices[i];

@@ -38,6 +38,7 @@ import { registerStandardSelections } from "./_selections.ts";
 import { type ComponentName, COMPONENTS, type WorldState } from "./registry.ts";
 import type { Fault, FaultMode } from "./_faults.ts";
 import type { AnimationComponents } from "./registry.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 export type { AnimationComponents } from "./registry.ts";
 export type { SkeletonComponent } from "./skeleton.ts";
@@ -121,7 +122,9 @@ function checkFaultOptions(options: AnimationOptions): void {
   const { faults, onFault } = options;
   if (faults !== undefined && faults !== "isolate" && faults !== "throw") {
     throw new RangeError(
-      `createAnimation: options.faults: expected "isolate" or "throw", got ${String(faults)}`,
+      `createAnimation: options.faults: expected "isolate" or "throw", got ${
+        describeValue(faults)
+      }`,
     );
   }
   if (onFault !== undefined && typeof onFault !== "function") {

@@ -11,6 +11,7 @@ import { SkinAsset } from "../animation/skin_asset.ts";
 import { prepareClips } from "../animation/prepare_clip.ts";
 import { type ClipWorkers, prepareClipsOnWorkers } from "../animation/clip_workers.ts";
 import type { GltfSkeleton, GltfSkinnedPrimitive } from "./types.ts";
+import { describeValue } from "../animation/internal.ts";
 
 /** What {@linkcode createCharacterAssets} returns. */
 export interface CharacterAssets {
@@ -94,12 +95,25 @@ export async function createCharacterAssetsAsync(
   gltfSkeleton: GltfSkeleton,
   options: CharacterAssetsAsyncOptions = {},
 ): Promise<CharacterAssets> {
-  options.signal?.throwIfAborted();
+  if (!options || typeof options !== "object") {
+    throw new TypeError(
+      `createCharacterAssetsAsync: options: expected an object, got ${describeValue(options)}`,
+    );
+  }
+  const { signal } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError(
+      `createCharacterAssetsAsync: options.signal: expected an AbortSignal, got ${
+        describeValue(signal)
+      }`,
+    );
+  }
+  signal?.throwIfAborted();
   const assets = createUnprepared("createCharacterAssetsAsync", gltfSkeleton, options.core);
   try {
     await prepareClipsOnWorkers(assets.skeleton, gltfSkeleton.clips, {
       clipWorkers: options.clipWorkers,
-      signal: options.signal,
+      signal,
     });
     return assets;
   } catch (error) {
@@ -114,6 +128,15 @@ function createUnprepared(
   gltfSkeleton: GltfSkeleton,
   core: ConstructorParameters<typeof SkeletonAsset>[1] | undefined,
 ): CharacterAssets {
+  if (
+    !gltfSkeleton || typeof gltfSkeleton !== "object" || !Array.isArray(gltfSkeleton.primitives)
+  ) {
+    throw new TypeError(
+      `${caller}: gltfSkeleton: expected one of importGltf's model.skeletons, got ${
+        describeValue(gltfSkeleton)
+      }`,
+    );
+  }
   const primitives = [...new Map(gltfSkeleton.primitives.map((p) => [p.skin, p])).values()];
   if (primitives.length === 0) {
     throw new RangeError(

@@ -22,6 +22,7 @@
  */
 
 import type { GltfSkinnedPrimitive } from "./types.ts";
+import { describeValue } from "../animation/internal.ts";
 
 /**
  * Reorders a per-vertex attribute of `primitive` (`itemSize` values per
@@ -33,15 +34,22 @@ import type { GltfSkinnedPrimitive } from "./types.ts";
 export function reorderVertexAttribute<
   T extends Float32Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Uint32Array,
 >(primitive: GltfSkinnedPrimitive, values: T, itemSize: number): T {
-  const order = primitive.draw.vertexOrder;
+  const order = primitive?.draw?.vertexOrder;
+  if (!(order instanceof Uint32Array)) {
+    throw new TypeError(
+      `reorderVertexAttribute: primitive: expected a skinned primitive of importGltf's, got ${
+        describeValue(primitive)
+      }`,
+    );
+  }
   if (!Number.isInteger(itemSize) || itemSize < 1) {
-    throw new RangeError(`itemSize: expected a whole number >= 1, got ${itemSize}`);
+    throw new RangeError(`itemSize: expected a whole number >= 1, got ${describeValue(itemSize)}`);
   }
   if (values?.length !== order.length * itemSize) {
     throw new RangeError(
       `values: expected ${
         order.length * itemSize
-      } values (${order.length} vertices of ${itemSize}), got ${values?.length}`,
+      } values (${order.length} vertices of ${itemSize}), got ${describeValue(values?.length)}`,
     );
   }
   const out = new (values.constructor as new (length: number) => T)(values.length);

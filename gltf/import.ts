@@ -86,6 +86,7 @@ import {
   type ImportGltfOptions,
   type ParseGltfOptions,
 } from "./types.ts";
+import { describeValue } from "../animation/internal.ts";
 
 export { GltfImportError, type GltfImportErrorOptions } from "./errors.ts";
 export {
@@ -129,7 +130,7 @@ export async function parseGltf(
   bytes: Uint8Array,
   options: ParseGltfOptions = {},
 ): Promise<GltfImport> {
-  const name = options.name ?? "<bytes>";
+  const name = checkedName("parseGltf", options) ?? "<bytes>";
   const limits = checkedLimits(name, options.limits);
   if (!(bytes instanceof Uint8Array)) {
     throw new GltfImportError(name, "expected the file's bytes as a Uint8Array");
@@ -154,6 +155,18 @@ export async function parseGltf(
     // Every stage checks what it reads; this would be a bug, still reported as the file's error.
     return ctx.fail("", `the file cannot be imported (${messageOf(e)})`, e);
   }
+}
+
+/** `options` checked to be an object, and its `name`, a string when given. */
+function checkedName(caller: string, options: ParseGltfOptions): string | undefined {
+  if (!options || typeof options !== "object") {
+    throw new TypeError(`${caller}: options: expected an object, got ${describeValue(options)}`);
+  }
+  const { name } = options;
+  if (name !== undefined && typeof name !== "string") {
+    throw new TypeError(`${caller}: options.name: expected a string, got ${describeValue(name)}`);
+  }
+  return name;
 }
 
 /**
@@ -181,7 +194,8 @@ export async function importGltf(
   options: ImportGltfOptions = {},
 ): Promise<GltfImport> {
   if (input instanceof Uint8Array) return await parseGltf(input, options);
-  const name = options.name ?? String(input);
+  const name = checkedName("importGltf", options) ??
+    (input instanceof URL ? input.href : describeValue(input));
   if (typeof input !== "string" && !(input instanceof URL)) {
     throw new GltfImportError(name, "expected bytes, a path or a URL");
   }

@@ -10,6 +10,7 @@
 import type { SkeletonDefinition, SkinDefinition } from "../animation/definitions.ts";
 import type { Clip, ClipChannel } from "../animation/clip.ts";
 import { PoseField, poseFloats, poseIndex } from "../simd/memory/layout.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** Shape of a generated cylinder character. */
 export interface CylinderOptions {
@@ -181,10 +182,10 @@ export function waveClip(jointCount: number, options: WaveClipOptions = {}): Cli
   const keys = options.keys ?? 32;
   const amplitude = options.amplitude ?? 0.25;
   if (!(Number.isInteger(keys) && keys >= 2)) {
-    throw new RangeError(`keys: expected a whole number >= 2, got ${keys}`);
+    throw new RangeError(`keys: expected a whole number >= 2, got ${describeValue(keys)}`);
   }
   if (!(duration > 0 && Number.isFinite(duration))) {
-    throw new RangeError(`duration: expected a finite number > 0, got ${duration}`);
+    throw new RangeError(`duration: expected a finite number > 0, got ${describeValue(duration)}`);
   }
   const times = Float32Array.from({ length: keys + 1 }, (_, k) => (k / keys) * duration);
   const channels: ClipChannel[] = [];

@@ -46,6 +46,7 @@ import { retirePlayback } from "../components/internal.ts";
 import { beginLodFrame, NOT_ANIMATED } from "./_lod.ts";
 import { morphRecord } from "../components/internal.ts";
 import { writeMorphWeights } from "./_morph_layers.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /** Each world's outputs, begun again every frame: the frame allocates nothing. */
 const outputs = new WeakMap<WorldState, LayerOutput>();
@@ -61,7 +62,9 @@ const steps = new PlaybackSteps();
 export function checkFrameDelta(caller: string, deltaSeconds: number): void {
   if (typeof deltaSeconds !== "number" || !Number.isFinite(deltaSeconds) || deltaSeconds < 0) {
     throw new RangeError(
-      `${caller}: deltaSeconds: expected a finite number >= 0 (the frame's duration in seconds), got ${deltaSeconds}`,
+      `${caller}: deltaSeconds: expected a finite number >= 0 (the frame's duration in seconds), got ${
+        describeValue(deltaSeconds)
+      }`,
     );
   }
 }
@@ -166,7 +169,7 @@ export function sampleClipsSystem(
     }
     const field = time - time === 0 ? "speed" : "time";
     const value = field === "time" ? time : speed;
-    const error = new RangeError(`entity ${eid}: ClipPlayer: ${field} is ${value}`);
+    const error = new RangeError(`entity ${describeValue(eid)}: ClipPlayer: ${field} is ${value}`);
     state.faults.report(eid, "sampleClipsSystem", "ClipPlayer", field, error);
     // Isolated: this call leaves the entity's pose as it is.
     quarantine[eid] |= Quarantine.Clip;

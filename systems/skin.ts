@@ -29,7 +29,7 @@ import {
 import { morphedStreams, updateMorphs } from "../components/internal.ts";
 import { JOB_WORDS, SKIN_PALETTE } from "../simd/abi.ts";
 import { redirectToMorph } from "./_skin_morph.ts";
-import { MAX_INFLUENCES } from "../simd/memory/internal.ts";
+import { describeValue, MAX_INFLUENCES } from "../simd/memory/internal.ts";
 import { SkinFlags } from "../simd/memory/layout.ts";
 import { checkPalettes, SKINNED_ENTITIES } from "./_select.ts";
 import { CHECK_MATRICES, CHECK_SKIN, CHECK_UNQUARANTINED, firstUnchecked } from "./_checks.ts";
@@ -143,7 +143,9 @@ export function selectSkinned(
   }
   const cap = options.maxInfluences ?? MAX_INFLUENCES;
   if (!Number.isInteger(cap) || cap < 1) {
-    throw new RangeError(`${caller}: maxInfluences: expected a whole number >= 1, got ${cap}`);
+    throw new RangeError(
+      `${caller}: maxInfluences: expected a whole number >= 1, got ${describeValue(cap)}`,
+    );
   }
   const owned = state.owned;
   const list = selectEntities(

@@ -13,7 +13,7 @@ import {
   type PoseBuffer,
 } from "../memory/core.ts";
 import { MATRIX_FLOATS, poseFloats } from "../memory/layout.ts";
-import { findNonFinitePose } from "../memory/internal.ts";
+import { describeValue, findNonFinitePose } from "../memory/internal.ts";
 import { coreKernels } from "../memory/internal.ts";
 import type { SkinOptions } from "./kernels.ts";
 
@@ -67,7 +67,9 @@ export function checkRange(
       ", ",
     );
     throw new RangeError(
-      `${kernel}: ${name}: expected a whole number 0..${max}, got ${value} (${sizes})`,
+      `${kernel}: ${name}: expected a whole number 0..${max}, got ${
+        describeValue(value)
+      } (${sizes})`,
     );
   }
 }
@@ -94,10 +96,14 @@ export function checkJointRange(
 ): boolean {
   const limit = Math.min(parents.jointCount, ...buffers.map((b) => b.count));
   if (!Number.isInteger(first) || first < 0) {
-    throw new RangeError(`${kernel}: first: expected a whole number >= 0, got ${first}`);
+    throw new RangeError(
+      `${kernel}: first: expected a whole number >= 0, got ${describeValue(first)}`,
+    );
   }
   if (!Number.isInteger(last) || last < -1 || last >= limit) {
-    throw new RangeError(`${kernel}: last: expected a joint index below ${limit}, got ${last}`);
+    throw new RangeError(
+      `${kernel}: last: expected a joint index below ${limit}, got ${describeValue(last)}`,
+    );
   }
   return first <= last;
 }
@@ -109,7 +115,7 @@ export function maxInfluences(kernel: string, options: SkinOptions): number {
   const cap = options.maxInfluences ?? 255;
   if (!Number.isInteger(cap) || cap < 1) {
     throw new RangeError(
-      `${kernel}: options.maxInfluences: expected a whole number >= 1, got ${cap}`,
+      `${kernel}: options.maxInfluences: expected a whole number >= 1, got ${describeValue(cap)}`,
     );
   }
   return Math.min(cap, 255);

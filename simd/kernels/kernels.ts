@@ -36,7 +36,7 @@ import {
   WeightedBases,
 } from "../memory/core.ts";
 import { POSE_GROUP_FLOATS, SkinFlags } from "../memory/layout.ts";
-import { coreKernels } from "../memory/internal.ts";
+import { coreKernels, describeValue } from "../memory/internal.ts";
 import {
   checkAtLeast,
   checkJointRange,
@@ -213,11 +213,15 @@ export function blendPoses(
   checkType("blendPoses", "out", out, PoseBuffer);
   const core = sameCore("blendPoses", { a, b, out });
   if (!(weight >= 0 && weight <= 1)) {
-    throw new RangeError(`blendPoses: weight: expected a number in [0, 1], got ${weight}`);
+    throw new RangeError(
+      `blendPoses: weight: expected a number in [0, 1], got ${describeValue(weight)}`,
+    );
   }
   if (a.jointCount !== out.jointCount || b.jointCount !== out.jointCount) {
     throw new RangeError(
-      `blendPoses: a, b and out must have the same joint count, got ${a.jointCount}, ${b.jointCount} and ${out.jointCount}`,
+      `blendPoses: a, b and out must have the same joint count, got ${
+        describeValue(a.jointCount)
+      }, ${b.jointCount} and ${out.jointCount}`,
     );
   }
   checkPose("blendPoses", "a", a, a.jointCount);

@@ -37,6 +37,59 @@ export function typedArrayKind(values: unknown): string | undefined {
     : typedName.call(values) as string | undefined;
 }
 
+/** Longest string a message quotes whole. */
+const QUOTED_CHARACTERS = 40;
+/** Most elements of an array a message lists. */
+const LISTED_ELEMENTS = 8;
+
+/**
+ * `value` for an error message, without running the caller's code where
+ * it can: a template literal converts an object through its own
+ * `toString` or `Symbol.toPrimitive` (which may throw, or change what was
+ * checked), and throws for a symbol. Primitives as `String` gives them (a
+ * long string cut), an array or typed array by its first elements (each
+ * described), an object or a function by its kind.
+ */
+export function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return value.length > QUOTED_CHARACTERS ? `${value.slice(0, QUOTED_CHARACTERS)}…` : value;
+    case "bigint":
+      return `${value}n`;
+    case "symbol":
+      return String(value);
+    case "function":
+      return "a function";
+    case "object": {
+      if (value === null) return "null";
+      return describeArray(value) ?? "an object";
+    }
+    default:
+      return String(value);
+  }
+}
+
+/**
+ * An array's or typed array's first elements, undefined for anything
+ * else; a proxy's traps are the caller's code, and one that throws gets
+ * "an array".
+ */
+function describeArray(value: object): string | undefined {
+  try {
+    const typed = typedArrayKind(value) !== undefined;
+    if (!typed && !Array.isArray(value)) return undefined;
+    const length = typed ? typedLength.call(value) as number : (value as unknown[]).length;
+    const shown = [];
+    for (let i = 0; i < Math.min(length, LISTED_ELEMENTS); i++) {
+      const element: unknown = (value as ArrayLike<unknown>)[i];
+      shown.push(typeof element === "object" && element !== null ? "…" : describeValue(element));
+    }
+    return `[${shown.join(", ")}${length > LISTED_ELEMENTS ? ", …" : ""}]`;
+  } catch {
+    return "an array";
+  }
+}
+
 /** What {@linkcode readOnce} reads. */
 interface ReadCount {
   /** Read exactly this many values; `values` must hold at least as many (all of them if `exact`). */
@@ -102,11 +155,13 @@ export function readOnce(
   const length = kind === undefined ? values?.length : typedLength.call(values) as number;
   if (count === undefined) {
     if (!Number.isInteger(length) || length! < 0 || length! > maxLength) {
-      throw new RangeError(`${name}: expected at most ${maxLength} values, got ${length}`);
+      throw new RangeError(
+        `${name}: expected at most ${maxLength} values, got ${describeValue(length)}`,
+      );
     }
   } else if (typeof length !== "number" || !(exact ? length === count : length >= count)) {
     throw new RangeError(
-      `${name}: expected ${exact ? "" : "at least "}${count} values, got ${length}`,
+      `${name}: expected ${exact ? "" : "at least "}${count} values, got ${describeValue(length)}`,
     );
   }
   const n = count ?? length!;
@@ -129,14 +184,14 @@ export function readOnce(
 /** `value` must be a whole number >= 0. */
 export function checkCount(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) {
-    throw new RangeError(`${name}: expected a whole number >= 0, got ${value}`);
+    throw new RangeError(`${name}: expected a whole number >= 0, got ${describeValue(value)}`);
   }
 }
 
 /** `value` must be a whole number in `0..length-1`. */
 export function checkIndex(name: string, value: number, length: number): void {
   if (!Number.isInteger(value) || value < 0 || value >= length) {
-    throw new RangeError(`${name}: expected 0..${length - 1}, got ${value}`);
+    throw new RangeError(`${name}: expected 0..${length - 1}, got ${describeValue(value)}`);
   }
 }
 
@@ -147,7 +202,7 @@ export function checkIndex(name: string, value: number, length: number): void {
 export function readParents(parents: ArrayLike<number>): NumberArray {
   const length = typeof parents?.length === "number" ? parents.length : 0;
   if (length > MAX_JOINTS) {
-    throw new RangeError(`parents: at most ${MAX_JOINTS} joints, got ${length}`);
+    throw new RangeError(`parents: at most ${MAX_JOINTS} joints, got ${describeValue(length)}`);
   }
   const list = readOnce("parents", parents, Float64Array, { maxLength: MAX_JOINTS });
   checkParents(list);
@@ -160,7 +215,7 @@ function checkParents(parents: NumberArray): void {
     const p = parents[i];
     if (!Number.isInteger(p) || p < -1 || p >= i) {
       throw new RangeError(
-        `parents[${i}]: expected -1 (root) or a joint before ${i}, got ${p}` +
+        `parents[${i}]: expected -1 (root) or a joint before ${i}, got ${describeValue(p)}` +
           (Number.isInteger(p) && p >= i ? " (parents must come before their children)" : ""),
       );
     }
@@ -179,7 +234,9 @@ export function checkFinite(
   limit = Infinity,
 ): void {
   if (!values || typeof values.length !== "number" || values.length < length) {
-    throw new RangeError(`${name}: expected at least ${length} values, got ${values?.length}`);
+    throw new RangeError(
+      `${name}: expected at least ${length} values, got ${describeValue(values?.length)}`,
+    );
   }
   for (let i = 0; i < length; i++) {
     if (!(Math.abs(values[i]) < limit)) {
@@ -234,7 +291,9 @@ export function checkInfluences(
     const n = counts[v];
     if (!Number.isInteger(n) || n < 1 || n > MAX_INFLUENCES) {
       throw new RangeError(
-        `${where}${countsName}[${v}]: influences per vertex must be 1..${MAX_INFLUENCES}, got ${n}`,
+        `${where}${countsName}[${v}]: influences per vertex must be 1..${MAX_INFLUENCES}, got ${
+          describeValue(n)
+        }`,
       );
     }
     influenceCount += n;
@@ -250,14 +309,16 @@ export function checkInfluences(
       const j = joints[k], w = weights[k];
       if (!Number.isInteger(j) || j < 0 || j >= jointLimit) {
         throw new RangeError(
-          `${where}joints[${k}]: expected a joint index 0..${
-            jointLimit - 1
-          }, got ${j} (vertex ${v} influence ${i})`,
+          `${where}joints[${k}]: expected a joint index 0..${jointLimit - 1}, got ${
+            describeValue(j)
+          } (vertex ${v} influence ${i})`,
         );
       }
       if (!Number.isFinite(w) || w < 0) {
         throw new RangeError(
-          `${where}weights[${k}]: expected a finite weight >= 0, got ${w} (vertex ${v} influence ${i})`,
+          `${where}weights[${k}]: expected a finite weight >= 0, got ${
+            describeValue(w)
+          } (vertex ${v} influence ${i})`,
         );
       }
       sum += w;

@@ -23,6 +23,7 @@ import type { Core } from "./core.ts";
 import { ImmutableBuffer, SkinMesh } from "./immutable.ts";
 import { coreKernels, coreMemory } from "./_instance.ts";
 import { VERTEX_FLOATS } from "./layout.ts";
+import { describeValue } from "./_checks.ts";
 
 /** The bind streams a target may displace, in `SkinMesh.offsets` names. */
 const STREAMS = ["positions", "normals", "tangents"] as const;
@@ -60,7 +61,9 @@ export class MorphTargetBuffer extends ImmutableBuffer {
     STREAMS.forEach((name, s) => {
       const targets = streams[s] ?? [];
       if (targets.length !== targetCount) {
-        throw new RangeError(`${name}: expected ${targetCount} targets, got ${targets.length}`);
+        throw new RangeError(
+          `${name}: expected ${targetCount} targets, got ${describeValue(targets.length)}`,
+        );
       }
       targets.forEach((target, t) => {
         if (target === undefined) return;
@@ -128,7 +131,9 @@ export class MorphTargetBuffer extends ImmutableBuffer {
     const base = STREAMS[stream] === undefined ? 0 : mesh.offsets[STREAMS[stream]];
     if (mesh.vertexCount !== n || base === 0) {
       throw new RangeError(
-        `morph: mesh: expected ${n} vertices with stream ${stream}, got ${mesh.vertexCount}`,
+        `morph: mesh: expected ${n} vertices with stream ${stream}, got ${
+          describeValue(mesh.vertexCount)
+        }`,
       );
     }
     const size = coreMemory(this.core).sizeOf(block), bytes = n * VERTEX_FLOATS * 4;
@@ -167,7 +172,7 @@ export class MorphTargetBuffer extends ImmutableBuffer {
 function checkTarget(at: string, target: MorphTargetStream, vertexCount: number): void {
   const { indices, first, count, deltas } = target;
   if (!Number.isInteger(count) || count < 0 || count > vertexCount) {
-    throw new RangeError(`${at}.count: expected 0..${vertexCount}, got ${count}`);
+    throw new RangeError(`${at}.count: expected 0..${vertexCount}, got ${describeValue(count)}`);
   }
   if (!(deltas instanceof Float32Array) || deltas.length < count * VERTEX_FLOATS) {
     throw new RangeError(`${at}.deltas: expected ${count * VERTEX_FLOATS} floats`);

@@ -22,6 +22,7 @@ import {
   checkIndex,
   checkInfluences,
   copyChecked,
+  describeValue,
   MAX_INFLUENCES,
   MAX_MESH_MAGNITUDE,
   MAX_PARTS,
@@ -247,7 +248,9 @@ export class SkinMesh extends ImmutableBuffer {
     const parts = readOnce("parts", partsGiven ?? [], Float64Array, { maxLength: 2 * MAX_PARTS });
     if (parts.length % 2 !== 0) {
       throw new RangeError(
-        `parts: expected [influences, vertexCount] pairs, got ${parts.length} numbers`,
+        `parts: expected [influences, vertexCount] pairs, got ${
+          describeValue(parts.length)
+        } numbers`,
       );
     }
     let vertexTotal = 0;
@@ -255,11 +258,15 @@ export class SkinMesh extends ImmutableBuffer {
       const k = parts[p], n = parts[p + 1];
       if (!Number.isInteger(k) || k < 1 || k > MAX_INFLUENCES) {
         throw new RangeError(
-          `parts[${p}]: influences per vertex must be 1..${MAX_INFLUENCES}, got ${k}`,
+          `parts[${p}]: influences per vertex must be 1..${MAX_INFLUENCES}, got ${
+            describeValue(k)
+          }`,
         );
       }
       if (!Number.isInteger(n) || n < 0) {
-        throw new RangeError(`parts[${p + 1}]: vertex count must be a whole number >= 0, got ${n}`);
+        throw new RangeError(
+          `parts[${p + 1}]: vertex count must be a whole number >= 0, got ${describeValue(n)}`,
+        );
       }
       if (n > MAX_VERTICES - vertexTotal) {
         throw new RangeError(`parts[${p + 1}]: the parts hold more than ${MAX_VERTICES} vertices`);

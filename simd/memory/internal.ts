@@ -10,6 +10,7 @@
 export {
   checkFinite,
   checkInfluences,
+  describeValue,
   MAX_INFLUENCES,
   MAX_MESH_MAGNITUDE,
   readOnce,

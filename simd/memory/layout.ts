@@ -26,6 +26,7 @@
  */
 
 import { SKIN_NORMALS, SKIN_RENORMALIZE, SKIN_TANGENTS } from "../wasm/assembly/abi.ts";
+import { describeValue } from "./_checks.ts";
 
 /** Floats in one SoA×4 pose group (ten fields × four joints). */
 export const POSE_GROUP_FLOATS = 40;
@@ -56,17 +57,36 @@ export type PoseField = typeof PoseField[keyof typeof PoseField];
  * lane. Field `f` is `4 * f` further on.
  */
 export function poseLane(joint: number): number {
+  checkJointNumber("poseLane", "joint", joint);
   return (joint >> 2) * POSE_GROUP_FLOATS + (joint & 3);
 }
 
 /** Index of joint `joint`'s `field` in a SoA×4 pose array. */
 export function poseIndex(joint: number, field: PoseField): number {
+  if (!Number.isInteger(field) || field < 0 || field >= POSE_GROUP_FLOATS / 4) {
+    throw new RangeError(`poseIndex: field: expected a PoseField, got ${describeValue(field)}`);
+  }
   return poseLane(joint) + field * 4;
 }
 
 /** Number of floats a SoA×4 pose of `jointCount` joints occupies. */
 export function poseFloats(jointCount: number): number {
+  checkJointNumber("poseFloats", "jointCount", jointCount);
   return Math.ceil(jointCount / 4) * POSE_GROUP_FLOATS;
+}
+
+/** Past any skeleton's joints (2^15), and far from where the lane arithmetic overflows. */
+const MAX_JOINT_NUMBER = 2 ** 24;
+
+/** `value` must be a whole number in `0..MAX_JOINT_NUMBER`. */
+function checkJointNumber(caller: string, argument: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_JOINT_NUMBER) {
+    throw new RangeError(
+      `${caller}: ${argument}: expected a whole number 0..${MAX_JOINT_NUMBER}, got ${
+        describeValue(value)
+      }`,
+    );
+  }
 }
 
 /** Flags of the collapsed-palette skinning kernel. */

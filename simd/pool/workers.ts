@@ -22,7 +22,7 @@
  */
 
 import { bestBuild, type CoreBuild, coreLimits, type CoreOptions } from "../wasm/internal.ts";
-import { coreFromInstance } from "../memory/internal.ts";
+import { coreFromInstance, describeValue } from "../memory/internal.ts";
 import { BATCH_NAMES, parallelKernels } from "./_parallel_kernels.ts";
 import { ThreadPool } from "./_pool.ts";
 import { instantiateShared, sharedUnsupportedReason, type WasmBuild } from "./_shared_core.ts";
@@ -92,7 +92,9 @@ export async function createWorkerPool(options: WorkerPoolOptions = {}): Promise
   const workers = options.workers ?? defaultWorkers();
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
     throw new RangeError(
-      `createWorkerPool: options.workers: expected a whole number 1..${MAX_WORKERS}, got ${workers}`,
+      `createWorkerPool: options.workers: expected a whole number 1..${MAX_WORKERS}, got ${
+        describeValue(workers)
+      }`,
     );
   }
   const build = options.build ?? bestBuild();

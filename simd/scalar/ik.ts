@@ -22,6 +22,7 @@ import { IK_AIM, IK_JOB_WORDS, IK_TWO_BONE, IK_TWO_BONE_POSE } from "../wasm/ass
 import { aim, IK_REACH_TOLERANCE, IKField, out, twoBone } from "./_ik_solve.ts";
 import { MATRIX_FLOATS } from "../memory/layout.ts";
 import { localToModel } from "./hierarchy.ts";
+import { describeValue } from "../memory/internal.ts";
 
 export { IK_REACH_TOLERANCE };
 
@@ -149,14 +150,16 @@ function vector(
 ): readonly number[] {
   const x = value ?? fallback;
   if (!Array.isArray(x) || x.length !== 3 || !x.every(Number.isFinite)) {
-    throw new RangeError(`${name}: expected three finite numbers, got ${x}`);
+    throw new RangeError(`${name}: expected three finite numbers, got ${describeValue(x)}`);
   }
   return x;
 }
 
 function scalar(name: string, value: number | undefined, fallback: number): number {
   const x = value ?? fallback;
-  if (!Number.isFinite(x)) throw new RangeError(`${name}: expected a finite number, got ${x}`);
+  if (!Number.isFinite(x)) {
+    throw new RangeError(`${name}: expected a finite number, got ${describeValue(x)}`);
+  }
   return x;
 }
 

@@ -9,7 +9,12 @@
  */
 
 import type { CoreKernels } from "../abi.ts";
-import { CoreMemory, DEFAULT_MAX_BYTES, type MemoryLimits } from "../memory/internal.ts";
+import {
+  CoreMemory,
+  DEFAULT_MAX_BYTES,
+  describeValue,
+  type MemoryLimits,
+} from "../memory/internal.ts";
 import { RELAXED_SIMD_WASM, SIMD_WASM } from "./_wasm.generated.ts";
 import { wasmBytes as embeddedBytes } from "./_embedded.ts";
 
@@ -39,7 +44,9 @@ export function isBuildSupported(build: CoreBuild): boolean {
   if (build === "scalar") return scalarKernels !== undefined;
   if (!(build in wasmBytes)) {
     throw new TypeError(
-      `core build: expected "relaxed-simd", "simd" or "scalar", got ${JSON.stringify(build)}`,
+      `core build: expected "relaxed-simd", "simd" or "scalar", got ${
+        describeValue(JSON.stringify(build))
+      }`,
     );
   }
   let ok = supported.get(build);
@@ -84,12 +91,16 @@ export function coreLimits(caller: string, options: CoreOptions): MemoryLimits {
   const reserveBytes = options.reserveBytes ?? 0;
   if (!Number.isInteger(maxBytes) || maxBytes < 65536 || maxBytes > 2 ** 32) {
     throw new RangeError(
-      `${caller}: options.maxBytes: expected a whole number 65536..2^32, got ${maxBytes}`,
+      `${caller}: options.maxBytes: expected a whole number 65536..2^32, got ${
+        describeValue(maxBytes)
+      }`,
     );
   }
   if (!Number.isInteger(reserveBytes) || reserveBytes < 0 || reserveBytes > maxBytes) {
     throw new RangeError(
-      `${caller}: options.reserveBytes: expected a whole number 0..maxBytes, got ${reserveBytes}`,
+      `${caller}: options.reserveBytes: expected a whole number 0..maxBytes, got ${
+        describeValue(reserveBytes)
+      }`,
     );
   }
   return { maxBytes, reserveBytes };

@@ -1,0 +1,201 @@
+/**
+ * Every function and class of every checked public entry, called with
+ * hostile arguments in its first positions (after a world, an entity and
+ * a clip where it takes them): a symbol, a bigint, an object whose
+ * conversion to a primitive throws, one without a prototype, a function,
+ * and an options object whose every field is one of these. Each call
+ * must return, or throw an error of its own: not a message of the
+ * runtime's ("Cannot read properties of undefined", "Cannot convert a
+ * Symbol value to a string"), which names neither the argument nor the
+ * function, and not the caller's own conversion error, which means a
+ * check or a message ran the caller's code. Nothing it made may throw
+ * later, from the collector's finalization.
+ *
+ * The errors' classes are left out: they are exported for `instanceof`,
+ * and Marrow makes them.
+ */
+
+import "../scalar.ts";
+import { assertEquals } from "@std/assert";
+import { addEntity, createWorld } from "bitecs";
+import * as main from "../mod.ts";
+import { collectUntil } from "./_collect.ts";
+
+const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
+  "mod.ts": () => import("../mod.ts"),
+  "gltf/mod.ts": () => import("../gltf/mod.ts"),
+  "layers.ts": () => import("../layers.ts"),
+  "ik.ts": () => import("../ik.ts"),
+  "lod.ts": () => import("../lod.ts"),
+  "clips.ts": () => import("../clips.ts"),
+  "retarget.ts": () => import("../retarget.ts"),
+  "morph.ts": () => import("../morph.ts"),
+  "kernels.ts": () => import("../kernels.ts"),
+};
+
+/** What the runtime says when code reads or converts a value it did not check. */
+const RUNTIME_MESSAGES = [
+  /Cannot read propert/,
+  /Cannot set propert/,
+  /Cannot destructure/,
+  /is not a function/,
+  /is not iterable/,
+  /is not a constructor/,
+  /Cannot convert/,
+  /Cannot mix BigInt/,
+  /Invalid array length/,
+  /Invalid typed array length/,
+  /out of bounds/,
+  /Maximum call stack/,
+  /unreachable/,
+];
+
+/** Thrown by the hostile values' conversions: a call that throws it ran the caller's code. */
+const CONVERTED = "hostile value converted";
+
+function convertedToPrimitive(): never {
+  throw new Error(CONVERTED);
+}
+
+/** An object whose every conversion to a primitive throws. */
+const unconvertible = {
+  toString: convertedToPrimitive,
+  valueOf: convertedToPrimitive,
+  [Symbol.toPrimitive]: convertedToPrimitive,
+};
+
+const HOSTILE: readonly [string, unknown][] = [
+  ["a symbol", Symbol("hostile")],
+  ["a bigint", 7n],
+  ["an object that cannot be converted", unconvertible],
+  ["an object without a prototype", Object.create(null)],
+  ["a function", convertedToPrimitive],
+];
+
+/** Options (or any object) whose every field is `value`. */
+function everyField(value: unknown): object {
+  return new Proxy({}, { get: (_target, key) => key === "then" ? undefined : value });
+}
+
+/** The argument lists tried with `value`: first, and after a world, an entity, a clip. */
+function argumentLists(value: unknown): unknown[][] {
+  const world = createWorld();
+  main.createAnimation(world);
+  const eid = addEntity(world);
+  const clip = main.createClip({
+    name: "hostile",
+    channels: [{
+      joint: 0,
+      path: "translation",
+      interpolation: "LINEAR",
+      times: new Float32Array([0, 1]),
+      values: new Float32Array(6),
+    }],
+  });
+  const options = everyField(value);
+  return [
+    [value],
+    [options],
+    [value, value],
+    [world, value],
+    [world, options],
+    [world, eid, value],
+    [world, eid, options],
+    [world, eid, 0, value],
+    [world, eid, clip, value],
+    [world, eid, clip, options],
+    [clip, value],
+    [clip, options],
+  ];
+}
+
+function isClass(value: unknown): boolean {
+  return typeof value === "function" && /^class\b/.test(Function.prototype.toString.call(value));
+}
+
+function isErrorClass(value: unknown): boolean {
+  return typeof value === "function" && value.prototype instanceof Error;
+}
+
+/** The calls' failures that are not Marrow's own errors, by entry, export and message. */
+async function runtimeFailures(): Promise<string[]> {
+  const found = new Set<string>();
+  const check = (where: string, given: string, error: unknown) => {
+    const message = error instanceof Error ? error.message : `a ${typeof error} was thrown`;
+    if (
+      !(error instanceof Error) || message === CONVERTED ||
+      RUNTIME_MESSAGES.some((pattern) => pattern.test(message))
+    ) found.add(`${where} with ${given}: ${message}`);
+  };
+  for (const [entry, load] of Object.entries(ENTRIES)) {
+    for (const [name, value] of Object.entries(await load())) {
+      if (typeof value !== "function" || isErrorClass(value)) continue;
+      const construct = isClass(value);
+      for (const [given, hostile] of HOSTILE) {
+        for (const args of argumentLists(hostile)) {
+          const where = `${entry} ${name}(${args.length} arguments)`;
+          try {
+            const result = construct
+              ? Reflect.construct(value, args)
+              : Reflect.apply(value, undefined, args);
+            if (result instanceof Promise) await result.catch((e) => check(where, given, e));
+          } catch (e) {
+            check(where, given, e);
+          }
+        }
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+Deno.test("hostile arguments to every public function get Marrow's own errors", async () => {
+  assertEquals(await runtimeFailures(), []);
+});
+
+Deno.test("CoreAsset makes only Marrow's assets, and nothing throws when collected", async () => {
+  const uncaught: unknown[] = [];
+  const onError = (event: ErrorEvent) => {
+    uncaught.push(event.error);
+    event.preventDefault();
+  };
+  globalThis.addEventListener("error", onError);
+  let made = 0, collected = 0;
+  const watch = new FinalizationRegistry(() => collected++);
+  try {
+    const refused: string[] = [];
+    const release = () => {};
+    const calls: [string, unknown[]][] = [
+      ...HOSTILE.map(([given, hostile]): [string, unknown[]] => [given, [hostile]]),
+      ["a release function", [release]],
+    ];
+    for (const [given, args] of calls) {
+      try {
+        watch.register(Reflect.construct(main.CoreAsset, args), 0);
+        made++;
+      } catch (e) {
+        if (e instanceof TypeError && /CoreAsset: only Marrow's assets/.test(e.message)) {
+          refused.push(given);
+        }
+      }
+    }
+    await collectUntil(() => collected === made);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // A subclass of the game's own is refused too: its release would run unguarded.
+    class GameAsset extends main.CoreAsset {
+      constructor() {
+        super(release);
+      }
+    }
+    try {
+      watch.register(new GameAsset(), 0);
+      made++;
+    } catch (e) {
+      if (e instanceof TypeError) refused.push("a subclass");
+    }
+    assertEquals(refused.length, calls.length + 1, `refused: ${refused.join(", ")}`);
+  } finally {
+    globalThis.removeEventListener("error", onError);
+  }
+  assertEquals(uncaught, []);
+});

@@ -33,12 +33,13 @@ export class IKError extends RangeError {
   constructor(entity: number, chain: number, field: string, message: string) {
     super(
       `entity ${describeValue(entity)}: IK${
-        chain >= 0 ? ` chain ${chain}` : ""
+        typeof chain !== "number" || chain >= 0 ? ` chain ${describeValue(chain)}` : ""
       }: ${field}: ${message}`,
     );
     this.name = "IKError";
-    this.entity = entity;
-    this.chain = chain;
+    // A caller's bad argument (a symbol, an object) is in the message only.
+    this.entity = typeof entity === "number" ? entity : NaN;
+    this.chain = typeof chain === "number" ? chain : NaN;
     this.field = field;
   }
 }

@@ -78,7 +78,7 @@ export function existingLayer(
 ): Layer | undefined {
   const stack = checkedPlayer(state, eid).stack, count = stack?.layers.length ?? 1;
   if (!Number.isInteger(layer) || layer < 0 || layer >= count) {
-    throw fail(eid, caller, `layer: no layer ${layer} (the entity has ${count})`);
+    throw fail(eid, caller, `layer: no layer ${describeValue(layer)} (the entity has ${count})`);
   }
   return stack?.layers[layer];
 }

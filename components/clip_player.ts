@@ -235,6 +235,9 @@ function crossFadeToUnguarded(
  */
 export function getPlayback(world: object, eid: number, out?: PlaybackInfo): PlaybackInfo {
   const state = stateOf(world, "getPlayback", eid);
+  if (out !== undefined && (typeof out !== "object" || out === null)) {
+    throw new TypeError(`getPlayback: out: expected an object, got ${describeValue(out)}`);
+  }
   const player = checkedPlayer(state, eid);
   const info = (out ?? { clip: player.current.clip, time: 0, next: undefined, fade: 0 }) as {
     clip: Clip;

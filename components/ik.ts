@@ -71,6 +71,7 @@ import { IKField } from "../simd/scalar/internal.ts";
 export { IKError, type Vector3 } from "./_ik_chain.ts";
 export { IK_REACH_TOLERANCE } from "../simd/scalar/internal.ts";
 import type { Vector3 } from "./_ik_chain.ts";
+import { describeValue } from "../simd/memory/internal.ts";
 
 /**
  * The IK component: the entity's IK chains (two-bone and aim), solved in
@@ -340,7 +341,11 @@ function chainOf(world: object, eid: number, chain: number, caller: string): IKC
   const chains = IK.recordOf(state).ik[eid];
   if (!chains) throw new ComponentError(eid, "IK", "the entity has no IK (addTwoBoneIK, addAimIK)");
   if (!Number.isInteger(chain) || chain < 0 || chain >= chains.length) {
-    throw new ComponentError(eid, "IK", `chain ${chain} is not in 0..${chains.length - 1}`);
+    throw new ComponentError(
+      eid,
+      "IK",
+      `chain ${describeValue(chain)} is not in 0..${chains.length - 1}`,
+    );
   }
   return chains[chain];
 }

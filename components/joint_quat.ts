@@ -126,7 +126,9 @@ export function setJointPose(
   const jointCount = checkedSkeleton(state, eid).jointCount;
   if (!Number.isInteger(joint) || joint < 0 || joint >= jointCount) {
     throw new RangeError(
-      `entity ${describeValue(eid)}: JointQuat: joint ${joint} is not in 0..${jointCount - 1}`,
+      `entity ${describeValue(eid)}: JointQuat: joint ${describeValue(joint)} is not in 0..${
+        jointCount - 1
+      }`,
     );
   }
   writeJointPose(

@@ -249,7 +249,9 @@ export function setLayerTime(
 ): void {
   const state = stateOf(world, "setLayerTime", eid);
   const target = existingLayer(state, eid, layer, "setLayerTime");
-  if (!target?.playback) throw fail(eid, "setLayerTime", `layer ${layer} has no clip of its own`);
+  if (!target?.playback) {
+    throw fail(eid, "setLayerTime", `layer ${describeValue(layer)} has no clip of its own`);
+  }
   if (typeof time !== "number" || !Number.isFinite(time)) {
     throw fail(eid, "setLayerTime", `time: expected a finite number, got ${describeValue(time)}`);
   }
@@ -309,6 +311,9 @@ export function getLayers(world: object, eid: number, out?: LayerInfo[]): LayerI
   const player = checkedPlayer(state, eid);
   const layers = player.stack?.layers;
   const count = layers ? layers.length : 1;
+  if (out !== undefined && !Array.isArray(out)) {
+    throw new TypeError(`getLayers: out: expected an array, got ${describeValue(out)}`);
+  }
   const list = out ?? [];
   if (list.length > count) list.length = count;
   for (let i = 0; i < count; i++) {

@@ -153,7 +153,11 @@ export function setLocomotionParameter(
   const state = stateOf(world, "setLocomotionParameter", eid);
   const target = existingLayer(state, eid, layer, "setLocomotionParameter");
   if (!target?.blend) {
-    throw fail(eid, "setLocomotionParameter", `layer ${layer} is not a locomotion layer`);
+    throw fail(
+      eid,
+      "setLocomotionParameter",
+      `layer ${describeValue(layer)} is not a locomotion layer`,
+    );
   }
   if (typeof parameter !== "number" || !Number.isFinite(parameter)) {
     throw fail(

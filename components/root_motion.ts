@@ -87,6 +87,9 @@ export function disableRootMotion(world: object, eid: number): void {
  */
 export function getRootMotion(world: object, eid: number, out?: RootMotion): RootMotion {
   const state = stateOf(world, "getRootMotion", eid);
+  if (out !== undefined && (typeof out !== "object" || out === null)) {
+    throw new TypeError(`getRootMotion: out: expected an object, got ${describeValue(out)}`);
+  }
   const delta = checkedPlayer(state, eid).extras?.rootMotion?.delta;
   const motion = (out ?? { dx: 0, dz: 0, dyaw: 0 }) as { dx: number; dz: number; dyaw: number };
   motion.dx = delta ? delta[0] : 0;

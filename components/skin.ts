@@ -35,6 +35,7 @@ import { skinInternals } from "../animation/internal.ts";
 import { checkedSkeleton, SKELETON, skeletonOf } from "./skeleton.ts";
 import { checkedMatrices, JOINT_MAT } from "./joint_mat.ts";
 import { entityMorphBoxes } from "./_morph_boxes.ts";
+import { describeValue, typedArrayKind } from "../simd/memory/internal.ts";
 
 export { DualQuaternionError } from "./errors.ts";
 
@@ -280,6 +281,22 @@ export interface Bounds {
   readonly max: readonly [number, number, number];
 }
 
+/** Whether a bounds' corner can be written: an array or a typed array (no closure: called each frame). */
+function writable(array: unknown): boolean {
+  return Array.isArray(array) || typedArrayKind(array) !== undefined;
+}
+
+/** `out`, when given, checked to hold two arrays to write; else new bounds. */
+function checkedBounds(caller: string, out: Bounds | undefined): Bounds {
+  if (out === undefined) return { min: [0, 0, 0], max: [0, 0, 0] };
+  if (!out || typeof out !== "object" || !writable(out.min) || !writable(out.max)) {
+    throw new TypeError(
+      `${caller}: out: expected { min: [...], max: [...] }, got ${describeValue(out)}`,
+    );
+  }
+  return out;
+}
+
 /**
  * The axis-aligned bounds of entity `eid`'s skinned positions, computed by
  * the skinning kernel while it writes them (no extra pass). Valid after
@@ -293,7 +310,7 @@ export function getSkinnedBounds(world: object, eid: number, out?: Bounds): Boun
   const state = stateOf(world, "getSkinnedBounds", eid);
   checkedSkeleton(state, eid);
   checkSkinFields(state, eid);
-  const box = out ?? { min: [0, 0, 0], max: [0, 0, 0] };
+  const box = checkedBounds("getSkinnedBounds", out);
   return copyStoredBounds(
       state,
       eid,
@@ -326,7 +343,7 @@ export function getJointSkinBounds(world: object, eid: number, out?: Bounds): Bo
   const base = skinInternals(asset).jointBoxes;
   // Morph hook: an entity's morph targets widen its joints' boxes.
   const boxes = entityMorphBoxes(state.owned, eid, base) ?? base;
-  const box = out ?? { min: [0, 0, 0], max: [0, 0, 0] };
+  const box = checkedBounds("getJointSkinBounds", out);
   const lo = box.min as [number, number, number], hi = box.max as [number, number, number];
   lo[0] = lo[1] = lo[2] = Infinity;
   hi[0] = hi[1] = hi[2] = -Infinity;

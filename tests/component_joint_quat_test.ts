@@ -71,7 +71,7 @@ Deno.test("setJointPose writes one joint and rejects non-finite values, writing 
   assertThrows(
     () => setJointPose(world, eid, 1, [0, 0], [0, 0, 0, 1]),
     RangeError,
-    "expected 3 translation",
+    "translation: expected 3 values, got 2",
   );
   assertEquals(getPose(world, eid), before);
 });

@@ -20,6 +20,14 @@ import { assertEquals } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import * as main from "../mod.ts";
 import { collectUntil } from "./_collect.ts";
+import { createCylinder, waveClip } from "../procedural/cylinder.ts";
+import { addLayer } from "../layers.ts";
+import { addTwoBoneIK } from "../ik.ts";
+import { importGltf } from "../gltf/mod.ts";
+import { MatrixBuffer, ParentIndices, PoseBuffer } from "../kernels.ts";
+
+/** A glTF model's skeleton (clips, primitives) for the importer's functions. */
+const fox = (await importGltf(new URL("fixtures/gltf/Fox.glb", import.meta.url))).skeletons[0];
 
 const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
   "mod.ts": () => import("../mod.ts"),
@@ -37,6 +45,10 @@ const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
 const RUNTIME_MESSAGES = [
   /Cannot read propert/,
   /Cannot set propert/,
+  /Cannot create property/,
+  /Cannot assign to read only/,
+  /not extensible/,
+  /Cannot define property/,
   /Cannot destructure/,
   /is not a function/,
   /is not iterable/,
@@ -77,36 +89,62 @@ function everyField(value: unknown): object {
   return new Proxy({}, { get: (_target, key) => key === "then" ? undefined : value });
 }
 
-/** The argument lists tried with `value`: first, and after a world, an entity, a clip. */
+/**
+ * The argument lists tried with `value`: first, and after a world, an
+ * entity, a clip, a skeleton and a skin; the entity is bare, or a
+ * character that plays a clip with a layer and an IK chain (so that calls
+ * pass their first checks and reach the later arguments).
+ */
 function argumentLists(value: unknown): unknown[][] {
   const world = createWorld();
   main.createAnimation(world);
-  const eid = addEntity(world);
-  const clip = main.createClip({
-    name: "hostile",
-    channels: [{
-      joint: 0,
-      path: "translation",
-      interpolation: "LINEAR",
-      times: new Float32Array([0, 1]),
-      values: new Float32Array(6),
-    }],
-  });
+  const bare = addEntity(world);
+  const cylinder = createCylinder({ joints: 4, segments: 4, rings: 4 });
+  const skeleton = new main.SkeletonAsset(cylinder.skeleton);
+  const skin = new main.SkinAsset(skeleton, cylinder.skin);
+  const clip = waveClip(4, { keys: 4 });
+  const character = addEntity(world);
+  main.addCharacter(world, character, skeleton, skin);
+  main.playClip(world, character, clip);
+  addLayer(world, character, clip, { weight: 0.5 });
+  addTwoBoneIK(world, character, { start: 1, mid: 2, end: 3, target: [0, 1, 0] });
   const options = everyField(value);
-  return [
-    [value],
-    [options],
-    [value, value],
-    [world, value],
-    [world, options],
-    [world, eid, value],
-    [world, eid, options],
-    [world, eid, 0, value],
-    [world, eid, clip, value],
-    [world, eid, clip, options],
-    [clip, value],
-    [clip, options],
-  ];
+  const lists: unknown[][] = [[value], [options], [value, value], [clip, value], [clip, options]];
+  const pose = new PoseBuffer(4), matrices = new MatrixBuffer(4);
+  const parents = new ParentIndices([-1, 0, 1, 2]);
+  for (
+    const before of [
+      [skeleton],
+      [skeleton, skin],
+      [skin],
+      [clip, skeleton],
+      [fox],
+      [fox.primitives[0]],
+      [pose],
+      [pose, matrices],
+      [matrices, matrices, parents],
+    ]
+  ) {
+    lists.push([...before, value], [...before, options], [...before, value, value]);
+  }
+  for (const eid of [bare, character]) {
+    lists.push(
+      [world, value],
+      [world, options],
+      [world, eid, value],
+      [world, eid, options],
+      [world, eid, 0, value],
+      [world, eid, 1, value],
+      [world, eid, 0, options],
+      [world, eid, clip, value],
+      [world, eid, clip, options],
+      [world, eid, skeleton, value],
+      [world, eid, skeleton, skin, value],
+      [world, eid, clip, 0.5, value],
+      [world, eid, 1, 0.5, value],
+    );
+  }
+  return lists;
 }
 
 function isClass(value: unknown): boolean {

@@ -252,7 +252,7 @@ Deno.test("PoseBuffer and MatrixBuffer reject bad sizes and joints", () => {
       core,
       () => pose.setJoint(0, [0, 0], [0, 0, 0, 1]),
       RangeError,
-      /^setJoint: joint 0: expected 3 translation, 4 rotation and 3 scale/,
+      /^setJoint: joint 0: translation: expected 3 values, got 2/,
     );
   } finally {
     pose.free();

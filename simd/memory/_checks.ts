@@ -177,8 +177,36 @@ export function readOnce(
     return out;
   }
   const out = new Out(n);
-  for (let i = 0; i < n; i++) out[i] = values![i];
+  for (let i = 0; i < n; i++) {
+    // A symbol or a bigint would throw in the store; any non-number is NaN, which checks refuse.
+    const value = values![i];
+    out[i] = typeof value === "number" ? value : NaN;
+  }
   return out;
+}
+
+/**
+ * `values`' length, read once; when it is `count`, each element read once
+ * into `into` from `at` (a non-number as NaN), without allocating (a pose
+ * is written each frame). The caller refuses any other length.
+ */
+export function readInto(
+  values: ArrayLike<number> | null | undefined,
+  count: number,
+  into: Float64Array,
+  at: number,
+): unknown {
+  const length = typedArrayKind(values) !== undefined
+    ? typedLength.call(values)
+    : values !== null && typeof values === "object"
+    ? values.length
+    : undefined;
+  if (length !== count) return length;
+  for (let i = 0; i < count; i++) {
+    const value = values![i];
+    into[at + i] = typeof value === "number" ? value : NaN;
+  }
+  return length;
 }
 
 /** `value` must be a whole number >= 0. */

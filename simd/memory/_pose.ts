@@ -6,6 +6,13 @@
  */
 
 import { poseLane } from "./layout.ts";
+import { describeValue, readInto } from "./_checks.ts";
+
+/** The parts of a joint's pose, as messages name them. */
+const POSE_PARTS = ["translation", "rotation", "scale"];
+
+/** One joint's ten fields while they are checked (writing a pose allocates nothing). */
+const jointFields = new Float64Array(10);
 
 /** Names of the pose fields, in `PoseField` order, for error messages. */
 export const POSE_FIELD_NAMES: readonly string[] = [
@@ -58,22 +65,31 @@ export function writeJointPose(
   where: string,
   normalize = false,
 ): void {
-  const values = [...Array.from(translation), ...Array.from(rotation), ...Array.from(scale)];
-  if (values.length !== 10) {
-    throw new RangeError(
-      `${where} joint ${joint}: expected 3 translation, 4 rotation and 3 scale values`,
-    );
-  }
-  values.forEach((value, field) => {
-    if (!Number.isFinite(value)) {
-      throw new RangeError(`${where} joint ${joint} ${POSE_FIELD_NAMES[field]} is ${value}`);
+  const values = jointFields;
+  for (let part = 0; part < 3; part++) {
+    const given = part === 0 ? translation : part === 1 ? rotation : scale;
+    const count = part === 1 ? 4 : 3,
+      length = readInto(given, count, values, part === 2 ? 7 : 3 * part);
+    if (length !== count) {
+      throw new RangeError(
+        `${where} joint ${joint}: ${POSE_PARTS[part]}: expected ${count} values, got ${
+          describeValue(length)
+        }`,
+      );
     }
-  });
+  }
+  for (let field = 0; field < 10; field++) {
+    if (!Number.isFinite(values[field])) {
+      throw new RangeError(
+        `${where} joint ${joint} ${POSE_FIELD_NAMES[field]} is ${describeValue(values[field])}`,
+      );
+    }
+  }
   if (normalize) {
     const length = Math.hypot(values[3], values[4], values[5], values[6]);
     if (!(length > 0)) throw new RangeError(`${where} joint ${joint}: rotation has length 0`);
     for (let i = 3; i < 7; i++) values[i] /= length;
   }
   const lane = offset + poseLane(joint);
-  values.forEach((value, field) => pose[lane + field * 4] = value);
+  for (let field = 0; field < 10; field++) pose[lane + field * 4] = values[field];
 }

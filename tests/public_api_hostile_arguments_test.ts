@@ -21,7 +21,9 @@ import { addEntity, createWorld } from "bitecs";
 import * as main from "../mod.ts";
 import { collectUntil } from "./_collect.ts";
 import { createCylinder, waveClip } from "../procedural/cylinder.ts";
-import { addLayer } from "../layers.ts";
+import { addLayer, getLayers } from "../layers.ts";
+import { Core } from "../kernels.ts";
+import { coreMemory } from "../simd/memory/_instance.ts";
 import { addTwoBoneIK } from "../ik.ts";
 import { importGltf } from "../gltf/mod.ts";
 import { MatrixBuffer, ParentIndices, PoseBuffer } from "../kernels.ts";
@@ -95,7 +97,7 @@ function everyField(value: unknown): object {
  * character that plays a clip with a layer and an IK chain (so that calls
  * pass their first checks and reach the later arguments).
  */
-function argumentLists(value: unknown): unknown[][] {
+function argumentLists(value: unknown): { lists: unknown[][]; observed: () => string } {
   const world = createWorld();
   main.createAnimation(world);
   const bare = addEntity(world);
@@ -142,9 +144,24 @@ function argumentLists(value: unknown): unknown[][] {
       [world, eid, skeleton, skin, value],
       [world, eid, clip, 0.5, value],
       [world, eid, 1, 0.5, value],
+      [world, eid, 0, [0, 0, 0], value],
+      [world, eid, 0, [0, 0, 0], [0, 0, 0, 1], value],
     );
   }
-  return lists;
+  // What a refused call must leave as it was: the core's bytes, and what the
+  // character shows (its pose, clip, time, layers).
+  const observed = () => {
+    const bytes = coreMemory(Core.default).allocatedBytes;
+    try {
+      const playback = main.getPlayback(world, character);
+      const layers = getLayers(world, character).map((l) => [l.clip.name, l.weight, l.time]);
+      const pose = Array.from(main.getPose(world, character));
+      return JSON.stringify([bytes, playback.clip.name, playback.time, layers, pose]);
+    } catch (e) {
+      return JSON.stringify([bytes, `unavailable: ${e}`]);
+    }
+  };
+  return { lists, observed };
 }
 
 function isClass(value: unknown): boolean {
@@ -170,15 +187,24 @@ async function runtimeFailures(): Promise<string[]> {
       if (typeof value !== "function" || isErrorClass(value)) continue;
       const construct = isClass(value);
       for (const [given, hostile] of HOSTILE) {
-        for (const args of argumentLists(hostile)) {
+        const { lists, observed } = argumentLists(hostile);
+        for (const args of lists) {
           const where = `${entry} ${name}(${args.length} arguments)`;
+          const before = observed();
+          const refused = (e: unknown) => {
+            check(where, given, e);
+            const after = observed();
+            if (after !== before) {
+              found.add(`${where} with ${given}: refused, but changed ${before} to ${after}`);
+            }
+          };
           try {
             const result = construct
               ? Reflect.construct(value, args)
               : Reflect.apply(value, undefined, args);
-            if (result instanceof Promise) await result.catch((e) => check(where, given, e));
+            if (result instanceof Promise) await result.catch(refused);
           } catch (e) {
-            check(where, given, e);
+            refused(e);
           }
         }
       }

@@ -98,7 +98,7 @@ export function validateClip(clip: Clip): void {
 
 function validateNewClip(clip: Clip): void {
   if (!clip || typeof clip !== "object") {
-    throw new ClipError(String(clip), -1, -1, "expected a Clip object");
+    throw new ClipError(describeValue(clip), -1, -1, "expected a Clip object");
   }
   const name = typeof clip.name === "string" ? clip.name : describeValue(clip.name);
   const fail = (channel: number, key: number, message: string): never => {
@@ -169,7 +169,7 @@ const MAX_CHANNELS = 3 * (MAX_JOINT + 1);
  */
 export function readClip(clip: Clip): Clip {
   if (!clip || typeof clip !== "object") {
-    throw new ClipError(String(clip), -1, -1, "expected a Clip object");
+    throw new ClipError(describeValue(clip), -1, -1, "expected a Clip object");
   }
   const { name, animation, start, duration, channels, morphChannels } = clip;
   for (const [field, list] of [["channels", channels], ["morphChannels", morphChannels]] as const) {

@@ -51,7 +51,7 @@ import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { privateSlot } from "./_private_slot.ts";
 import { setCompactClipInternals, skeletonInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
-import { ClipError, readClip } from "./clip_validation.ts";
+import { ClipError, readClip, validateClip } from "./clip_validation.ts";
 import { geometryOf } from "./_skeleton_geometry.ts";
 import { contentHash, contentKey } from "./_clip_bytes.ts";
 import { buildCounters } from "./_build_work.ts";
@@ -270,6 +270,8 @@ export function compactClip(
   options?: CompactClipOptions,
 ): CompactClip {
   skeletonInternals(skeleton, "compactClip: skeleton");
+  // Remembered once valid: a clip played before costs a lookup.
+  validateClip(clip);
   const structure = structureKey(skeleton);
   const form = loadedForms.get(clip);
   if (form !== undefined) return loadedCompact(clip, form, skeleton, structure);

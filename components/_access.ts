@@ -13,6 +13,7 @@
 import { commitRemovals, registerQuery } from "bitecs";
 import type { ComponentName, Owned, WorldState } from "./registry.ts";
 import { describeValue } from "../simd/memory/internal.ts";
+import { listLength } from "./_entity_list.ts";
 
 /**
  * What a system runs on: the components its entities have (a bitecs
@@ -57,13 +58,11 @@ export function selectEntities(
     commitRemovals(world);
     return cached.dense;
   }
-  if (entities === null || typeof entities !== "object" || typeof entities.length !== "number") {
-    throw new TypeError(`${caller}: entities: expected an array of entity ids`);
-  }
+  const length = listLength(caller, entities);
   const stamp = state.nextStamp(), marks = state.owned.stamp, owned = state.owned;
   const selected = selectionArray(state, key);
   let count = 0;
-  for (let i = 0; i < entities.length; i++) {
+  for (let i = 0; i < length; i++) {
     const eid = entities[i];
     if (!Number.isInteger(eid) || eid < 0 || eid >= 2 ** 32) {
       throw new RangeError(

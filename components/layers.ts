@@ -328,10 +328,12 @@ export function getLayers(world: object, eid: number, out?: LayerInfo[]): LayerI
       : layer!.playback
       ? layer!.playback.time
       : layer!.blend!.phase;
-    if (i < list.length) {
-      const info = list[i] as { clip: Clip; mode: LayerMode; weight: number; time: number };
-      info.clip = clip, info.mode = mode, info.weight = weight, info.time = time;
-    } else list.push({ clip, mode, weight, time });
+    // The out list's objects are rewritten; anything else in it is replaced.
+    const info = list[i] as unknown;
+    if (i < list.length && typeof info === "object" && info !== null && !Object.isFrozen(info)) {
+      const fields = info as { clip: Clip; mode: LayerMode; weight: number; time: number };
+      fields.clip = clip, fields.mode = mode, fields.weight = weight, fields.time = time;
+    } else list[i] = { clip, mode, weight, time };
   }
   return list;
 }

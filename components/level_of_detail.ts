@@ -36,6 +36,7 @@ import { SKELETON } from "./skeleton.ts";
 import { type Bounds, getJointSkinBounds } from "./skin.ts";
 import { ComponentError } from "./errors.ts";
 import { describeValue } from "../simd/memory/internal.ts";
+import { listLength } from "./_entity_list.ts";
 
 /** The LevelOfDetail component's store: every field yours to write (any value is safe). */
 export interface LevelOfDetailComponent {
@@ -193,6 +194,9 @@ export function removeLevelOfDetail(world: object, eid: number): void {
 /** The box {@linkcode setLevelOfDetailByDistance} reuses: the call allocates nothing. */
 const box: Bounds = { min: [0, 0, 0], max: [0, 0, 0] };
 
+/** The ids {@linkcode setLevelOfDetailByDistance} was given, read once (no array per call). */
+const listedScratch: number[] = [];
+
 /**
  * Sets the level of detail of each entity of `entities` (each with a Skin)
  * by its distance from `viewpoint` (x, y, z): the distance to its
@@ -211,9 +215,12 @@ export function setLevelOfDetailByDistance(
 ): void {
   const caller = "setLevelOfDetailByDistance";
   const state = stateOf(world, caller);
-  if (entities === null || typeof entities !== "object" || typeof entities.length !== "number") {
-    throw new TypeError(`${caller}: entities: expected an array of entity ids`);
-  }
+  // Read once: the checks and the writes see the same ids, whatever the list answers.
+  const count = listLength(caller, entities);
+  // Written in place, its length set after: an emptied array drops its storage.
+  const listed = listedScratch;
+  for (let i = 0; i < count; i++) listed[i] = entities[i];
+  listed.length = count;
   if (viewpoint === null || typeof viewpoint !== "object" || viewpoint.length !== 3) {
     throw new TypeError(`${caller}: viewpoint: expected 3 numbers`);
   }
@@ -241,8 +248,8 @@ export function setLevelOfDetailByDistance(
     checkedByte(caller, "updateRate", band.updateRate ?? 1, 1, b);
     checkedByte(caller, "maxInfluences", band.maxInfluences ?? 0, 0, b);
   }
-  for (let i = 0; i < entities.length; i++) {
-    const eid = entities[i];
+  for (let i = 0; i < count; i++) {
+    const eid = listed[i];
     checkEntity(world, eid, "LevelOfDetail");
     if (!hasComponent(world, eid, state.components.Skin)) {
       throw new ComponentError(eid, "Skin", `${caller}: entities[${i}] has no Skin (addSkin)`);
@@ -253,8 +260,8 @@ export function setLevelOfDetailByDistance(
   const store = state.components.LevelOfDetail as LodStore;
   const caps = (state.components.Skin as { maxInfluences: Uint8Array }).maxInfluences;
   const x = viewpoint[0], y = viewpoint[1], z = viewpoint[2];
-  for (let i = 0; i < entities.length; i++) {
-    const eid = entities[i];
+  for (let i = 0; i < count; i++) {
+    const eid = listed[i];
     const { min, max } = getJointSkinBounds(world, eid, box);
     const dx = Math.max(min[0] - x, 0, x - max[0]), dy = Math.max(min[1] - y, 0, y - max[1]);
     const dz = Math.max(min[2] - z, 0, z - max[2]);

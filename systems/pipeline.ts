@@ -51,7 +51,8 @@ import { beginLodFrame } from "./_lod.ts";
 /**
  * A system: a plain function of the world, the frame's duration, and
  * optionally the entities to run on (all that have its components if
- * omitted).
+ * omitted; a list holds at most 1,048,576 ids, each once, and ids of no
+ * entity with the components are skipped).
  */
 export type AnimationSystem = (
   world: object,

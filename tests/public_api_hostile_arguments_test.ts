@@ -1,9 +1,12 @@
 /**
  * Every function and class of every checked public entry, called with
- * hostile arguments in its first positions (after a world, an entity and
- * a clip where it takes them): a symbol, a bigint, an object whose
- * conversion to a primitive throws, one without a prototype, a function,
- * and an options object whose every field is one of these. Each call
+ * hostile arguments in its first positions (after a world, an entity, a
+ * clip, assets or buffers where it takes them): a symbol, a bigint, an
+ * object whose conversion to a primitive throws, one without a prototype,
+ * a function, NaN, -1, 1.5, 2^31, arrays of NaN, of values past float32
+ * and with a symbol, and an options object (or array-like) whose every
+ * field is one of these. A refused call must leave the core's bytes and a
+ * character's pose, clip, time and layers as they were. Each call
  * must return, or throw an error of its own: not a message of the
  * runtime's ("Cannot read properties of undefined", "Cannot convert a
  * Symbol value to a string"), which names neither the argument nor the
@@ -16,15 +19,17 @@
  */
 
 import "../scalar.ts";
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertThrows } from "@std/assert";
 import { addEntity, createWorld } from "bitecs";
 import * as main from "../mod.ts";
 import { collectUntil } from "./_collect.ts";
+import { RUN_LEVEL } from "./_run_level.ts";
 import { createCylinder, waveClip } from "../procedural/cylinder.ts";
 import { addLayer, getLayers } from "../layers.ts";
 import { Core } from "../kernels.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import { addTwoBoneIK } from "../ik.ts";
+import { setLevelOfDetailByDistance } from "../lod.ts";
 import { importGltf } from "../gltf/mod.ts";
 import { MatrixBuffer, ParentIndices, PoseBuffer } from "../kernels.ts";
 
@@ -78,13 +83,31 @@ const unconvertible = {
   [Symbol.toPrimitive]: convertedToPrimitive,
 };
 
-const HOSTILE: readonly [string, unknown][] = [
+const ALL_HOSTILE: readonly [string, unknown][] = [
   ["a symbol", Symbol("hostile")],
   ["a bigint", 7n],
   ["an object that cannot be converted", unconvertible],
   ["an object without a prototype", Object.create(null)],
   ["a function", convertedToPrimitive],
+  ["NaN", NaN],
+  ["-1", -1],
+  ["1.5", 1.5],
+  ["2 ** 31", 2 ** 31],
+  ["an array with a symbol", [0, 0, Symbol("hostile"), 1]],
+  ["an array of NaN", [NaN, NaN, NaN, NaN]],
+  ["an array past float32", [1e39, -1e39, 1e39, 1]],
 ];
+
+/**
+ * The values tried: at the fast level (`deno task test`), one of each kind
+ * (about half the time); every one at the others (CI runs thorough).
+ */
+const HOSTILE = RUN_LEVEL === "fast"
+  ? ALL_HOSTILE.filter(([given]) =>
+    ["a symbol", "an object that cannot be converted", "2 ** 31", "-1", "an array with a symbol"]
+      .includes(given)
+  )
+  : ALL_HOSTILE;
 
 /** Options (or any object) whose every field is `value`. */
 function everyField(value: unknown): object {
@@ -97,7 +120,9 @@ function everyField(value: unknown): object {
  * character that plays a clip with a layer and an IK chain (so that calls
  * pass their first checks and reach the later arguments).
  */
-function argumentLists(value: unknown): { lists: unknown[][]; observed: () => string } {
+function argumentLists(
+  value: unknown,
+): { lists: unknown[][]; observed: () => string; dispose: () => void } {
   const world = createWorld();
   main.createAnimation(world);
   const bare = addEntity(world);
@@ -161,7 +186,25 @@ function argumentLists(value: unknown): { lists: unknown[][]; observed: () => st
       return JSON.stringify([bytes, `unavailable: ${e}`]);
     }
   };
-  return { lists, observed };
+  // What the calls left is given back (a call may have disposed some already).
+  const dispose = () => {
+    const steps = [
+      () => main.disposeAnimation(world),
+      () => skin.dispose(),
+      () => skeleton.dispose(),
+      () => pose.free(),
+      () => matrices.free(),
+      () => parents.free(),
+    ];
+    for (const step of steps) {
+      try {
+        step();
+      } catch {
+        // Already given back by a call.
+      }
+    }
+  };
+  return { lists, observed, dispose };
 }
 
 function isClass(value: unknown): boolean {
@@ -187,7 +230,7 @@ async function runtimeFailures(): Promise<string[]> {
       if (typeof value !== "function" || isErrorClass(value)) continue;
       const construct = isClass(value);
       for (const [given, hostile] of HOSTILE) {
-        const { lists, observed } = argumentLists(hostile);
+        const { lists, observed, dispose } = argumentLists(hostile);
         for (const args of lists) {
           const where = `${entry} ${name}(${args.length} arguments)`;
           const before = observed();
@@ -207,6 +250,7 @@ async function runtimeFailures(): Promise<string[]> {
             refused(e);
           }
         }
+        dispose();
       }
     }
   }
@@ -262,4 +306,34 @@ Deno.test("CoreAsset makes only Marrow's assets, and nothing throws when collect
     globalThis.removeEventListener("error", onError);
   }
   assertEquals(uncaught, []);
+});
+
+Deno.test("a list of entities past the bound is refused before an id is read", () => {
+  const world = createWorld();
+  main.createAnimation(world);
+  let reads = 0;
+  // Ids past the world's entities are skipped, not refused: a list that
+  // makes them up for ever kept a call looping.
+  const endless = new Proxy({ length: 2 ** 31 }, {
+    get: (target, key) => {
+      if (key === "length") return target.length;
+      if (++reads > 1000) throw new Error("read past the bound");
+      return 2 ** 30 + reads;
+    },
+  }) as unknown as ArrayLike<number>;
+  const systems: [string, () => void][] = [
+    ["sampleClipsSystem", () => main.sampleClipsSystem(world, 1 / 60, endless)],
+    ["ikSystem", () => main.ikSystem(world, endless)],
+    ["skinSystem", () => main.skinSystem(world, { entities: endless })],
+    ["animate", () => main.createAnimationPipeline(world)(world, 1 / 60, endless)],
+    [
+      "setLevelOfDetailByDistance",
+      () => setLevelOfDetailByDistance(world, endless, [0, 0, 0], [{ maxDistance: 1 }]),
+    ],
+  ];
+  for (const [name, run] of systems) {
+    reads = 0;
+    const error = assertThrows(run, RangeError);
+    assertEquals([name, reads], [name, 0], (error as Error).message);
+  }
 });

@@ -105,20 +105,28 @@ export function settleBuilds(mark: number, failed: boolean): void {
   if (--guardDepth === 0) builtDuringCalls.length = 0;
 }
 
-function live<T>(map: WeakMap<object, Entry<T>>, asset: object, name: string, of = ""): T {
-  // A WeakMap key must be an object: anything else is no asset either.
-  const entry = typeof asset === "object" && asset !== null ? map.get(asset) : undefined;
-  if (!entry) throw new TypeError(`${of}expected a ${name}`);
-  if (entry.lifetime.released) throw new TypeError(`${of}${name}: it was disposed`);
+// The frames' lookup (per entity, per system): kept as small as it was.
+function live<T>(map: WeakMap<object, Entry<T>>, asset: object, name: string): T {
+  const entry = map.get(asset);
+  if (!entry) throw new TypeError(`expected a ${name}`);
+  if (entry.lifetime.released) throw new TypeError(`${name}: it was disposed`);
   return entry.internals;
 }
 
+/** The blocks of a live skeleton, or a TypeError once its memory is gone. */
+export function skeletonInternals(asset: object): SkeletonInternals {
+  return live(skeletons, asset, "SkeletonAsset");
+}
+
 /**
- * The blocks of a live skeleton, or a TypeError (naming `argument`, as
- * `"compactClip: skeleton"`) when it is none or its memory is gone.
+ * A `TypeError` naming `argument` (as `"compactClip: skeleton"`) unless
+ * `asset` is a live skeleton: a call's check of its argument (a WeakMap
+ * answers undefined for a value that is not an object).
  */
-export function skeletonInternals(asset: object, argument?: string): SkeletonInternals {
-  return live(skeletons, asset, "SkeletonAsset", argument === undefined ? "" : `${argument}: `);
+export function checkSkeletonArgument(asset: unknown, argument: string): void {
+  const entry = skeletons.get(asset as object);
+  if (!entry) throw new TypeError(`${argument}: expected a SkeletonAsset`);
+  if (entry.lifetime.released) throw new TypeError(`${argument}: the SkeletonAsset was disposed`);
 }
 
 /** The mesh and boxes of a live skin, or a TypeError once its memory is gone. */

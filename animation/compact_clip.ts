@@ -49,7 +49,7 @@ import type { Clip } from "./clip.ts";
 import type { SkeletonAsset } from "./skeleton_asset.ts";
 import { attachLifetime, lifetimeOf } from "./_lifetime.ts";
 import { privateSlot } from "./_private_slot.ts";
-import { setCompactClipInternals, skeletonInternals } from "./_asset_internals.ts";
+import { checkSkeletonArgument, setCompactClipInternals } from "./_asset_internals.ts";
 import { budgetOf, ClipBudgetError } from "./clip_budget.ts";
 import { ClipError, readClip, validateClip } from "./clip_validation.ts";
 import { geometryOf } from "./_skeleton_geometry.ts";
@@ -139,7 +139,7 @@ export class CompactClip {
     // build costs far more): a clip changed since it was validated is
     // refused, and one that answers differently from one read to the next
     // is built from what was checked.
-    skeletonInternals(skeleton, "CompactClip: skeleton");
+    checkSkeletonArgument(skeleton, "CompactClip: skeleton");
     const clip = readClip(given);
     for (const [i, channel] of clip.channels.entries()) {
       if (channel.joint >= skeleton.jointCount) {
@@ -269,7 +269,7 @@ export function compactClip(
   skeleton: SkeletonAsset,
   options?: CompactClipOptions,
 ): CompactClip {
-  skeletonInternals(skeleton, "compactClip: skeleton");
+  checkSkeletonArgument(skeleton, "compactClip: skeleton");
   // Remembered once valid: a clip played before costs a lookup.
   validateClip(clip);
   const structure = structureKey(skeleton);

@@ -337,3 +337,23 @@ Deno.test("a list of entities past the bound is refused before an id is read", (
     assertEquals([name, reads], [name, 0], (error as Error).message);
   }
 });
+
+Deno.test("setLevelOfDetailByDistance reads each listed id once: its checks and writes see one list", () => {
+  const world = createWorld();
+  main.createAnimation(world);
+  const cylinder = createCylinder({ joints: 4, segments: 4, rings: 4 });
+  const skeleton = new main.SkeletonAsset(cylinder.skeleton);
+  const skin = new main.SkinAsset(skeleton, cylinder.skin);
+  const crowd = [addEntity(world), addEntity(world)];
+  for (const eid of crowd) main.addCharacter(world, eid, skeleton, skin);
+  main.createAnimationPipeline(world)(world, 1 / 60);
+  let reads = 0;
+  const list = new Proxy(crowd, {
+    get: (target, key) => {
+      if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+      return Reflect.get(target, key);
+    },
+  });
+  setLevelOfDetailByDistance(world, list, [0, 0, 0], [{ maxDistance: 1e6, updateRate: 2 }]);
+  assertEquals(reads, crowd.length);
+});

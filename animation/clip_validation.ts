@@ -221,12 +221,16 @@ function validateChannel(
     fail(
       c,
       -1,
-      `path "${path}" is not a joint property (translation, rotation or scale)` +
-        (String(path) === "weights" ? "; morph weights are not joint channels" : ""),
+      `path "${describeValue(path)}" is not a joint property (translation, rotation or scale)` +
+        ((path as string) === "weights" ? "; morph weights are not joint channels" : ""),
     );
   }
   if (!INTERPOLATIONS.includes(interpolation)) {
-    fail(c, -1, `unknown interpolation "${interpolation}" (STEP, LINEAR or CUBICSPLINE)`);
+    fail(
+      c,
+      -1,
+      `unknown interpolation "${describeValue(interpolation)}" (STEP, LINEAR or CUBICSPLINE)`,
+    );
   }
   if (!(times instanceof Float32Array) || !(values instanceof Float32Array)) {
     fail(c, -1, "times and values must be Float32Arrays");

@@ -357,3 +357,28 @@ Deno.test("setLevelOfDetailByDistance reads each listed id once: its checks and 
   setLevelOfDetailByDistance(world, list, [0, 0, 0], [{ maxDistance: 1e6, updateRate: 2 }]);
   assertEquals(reads, crowd.length);
 });
+
+Deno.test("a clip whose channel has a hostile field gets a ClipError naming the channel", () => {
+  const channel = {
+    joint: 0,
+    path: "translation",
+    interpolation: "LINEAR",
+    times: new Float32Array([0, 1]),
+    values: new Float32Array(6),
+  };
+  const failures: string[] = [];
+  for (const field of ["joint", "path", "interpolation", "times", "values"]) {
+    for (const [given, hostile] of ALL_HOSTILE) {
+      const channels = [{ ...channel, [field]: hostile }] as unknown as main.ClipChannel[];
+      try {
+        main.createClip({ name: "hostile", channels });
+        failures.push(`${field} = ${given}: accepted`);
+      } catch (e) {
+        if (!(e instanceof main.ClipError) || !/channel 0/.test(e.message)) {
+          failures.push(`${field} = ${given}: ${e}`);
+        }
+      }
+    }
+  }
+  assertEquals(failures, []);
+});

@@ -42,14 +42,54 @@ export interface Cylinder {
   readonly indices: Uint32Array;
 }
 
+/** Most joints of a generated chain: a skeleton's (parents are `i16`). */
+const MAX_JOINTS = 32767;
+/** Most segments around a ring, and most rings. */
+const MAX_RING = 2 ** 16;
+/** Most vertices of a generated cylinder. */
+const MAX_VERTICES = 2 ** 22;
+/** Most keys of one loop of a wave clip. */
+const MAX_WAVE_KEYS = 2 ** 16;
+
+/** `value`, a whole number in `low..high`, or a RangeError naming it. */
+function wholeNumber(name: string, value: unknown, low: number, high: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < low || value > high) {
+    throw new RangeError(
+      `${name}: expected a whole number ${low}..${high}, got ${describeValue(value)}`,
+    );
+  }
+  return value;
+}
+
+/** `value`, a finite number, or a RangeError naming it. */
+function finiteNumber(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new RangeError(`${name}: expected a finite number, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
 /** Builds a cylinder character. */
 export function createCylinder(options: CylinderOptions = {}): Cylinder {
-  const jointCount = options.joints ?? 30;
-  const segments = options.segments ?? 32;
-  const rings = options.rings ?? 64;
-  const height = options.height ?? 10;
-  const radius = options.radius ?? 1;
+  if (!options || typeof options !== "object") {
+    throw new TypeError(
+      `createCylinder: options: expected an object, got ${describeValue(options)}`,
+    );
+  }
+  const jointCount = wholeNumber("createCylinder: joints", options.joints ?? 30, 1, MAX_JOINTS);
+  const segments = wholeNumber("createCylinder: segments", options.segments ?? 32, 1, MAX_RING);
+  const rings = wholeNumber("createCylinder: rings", options.rings ?? 64, 1, MAX_RING);
+  if (segments * rings > MAX_VERTICES) {
+    throw new RangeError(
+      `createCylinder: segments × rings: expected at most ${MAX_VERTICES} vertices, got ${
+        segments * rings
+      }`,
+    );
+  }
+  const height = finiteNumber("createCylinder: height", options.height ?? 10);
+  const radius = finiteNumber("createCylinder: radius", options.radius ?? 1);
   const influences = options.influences ?? "mixed";
+  if (influences !== "mixed") wholeNumber("createCylinder: influences", influences, 1, 4);
   const spacing = height / Math.max(1, jointCount - 1);
 
   const parents = new Int16Array(jointCount);
@@ -149,6 +189,16 @@ export function wavePose(
   time: number,
   phase = 0,
 ): void {
+  wholeNumber("wavePose: jointCount", jointCount, 1, MAX_JOINTS);
+  if (!(pose instanceof Float32Array) || pose.length < poseFloats(jointCount)) {
+    throw new TypeError(
+      `wavePose: pose: expected a Float32Array of ${poseFloats(jointCount)} floats, got ${
+        describeValue(pose)
+      }`,
+    );
+  }
+  finiteNumber("wavePose: time", time);
+  finiteNumber("wavePose: phase", phase);
   for (let j = 1; j < jointCount; j++) {
     const q = bendTwist(
       0.25 * Math.sin(time * 2 + j * 0.4 + phase),
@@ -178,13 +228,14 @@ export interface WaveClipOptions {
  * equals the first so the loop is seamless. Play it with `playClip`.
  */
 export function waveClip(jointCount: number, options: WaveClipOptions = {}): Clip {
-  const duration = options.duration ?? 2;
-  const keys = options.keys ?? 32;
-  const amplitude = options.amplitude ?? 0.25;
-  if (!(Number.isInteger(keys) && keys >= 2)) {
-    throw new RangeError(`keys: expected a whole number >= 2, got ${describeValue(keys)}`);
+  wholeNumber("waveClip: jointCount", jointCount, 1, MAX_JOINTS);
+  if (!options || typeof options !== "object") {
+    throw new TypeError(`waveClip: options: expected an object, got ${describeValue(options)}`);
   }
-  if (!(duration > 0 && Number.isFinite(duration))) {
+  const duration = options.duration ?? 2;
+  const keys = wholeNumber("waveClip: keys", options.keys ?? 32, 2, MAX_WAVE_KEYS);
+  const amplitude = finiteNumber("waveClip: amplitude", options.amplitude ?? 0.25);
+  if (typeof duration !== "number" || !(duration > 0 && Number.isFinite(duration))) {
     throw new RangeError(`duration: expected a finite number > 0, got ${describeValue(duration)}`);
   }
   const times = Float32Array.from({ length: keys + 1 }, (_, k) => (k / keys) * duration);

@@ -46,6 +46,7 @@ const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
   "retarget.ts": () => import("../retarget.ts"),
   "morph.ts": () => import("../morph.ts"),
   "kernels.ts": () => import("../kernels.ts"),
+  "procedural/cylinder.ts": () => import("../procedural/cylinder.ts"),
 };
 
 /** What the runtime says when code reads or converts a value it did not check. */

@@ -26,12 +26,11 @@ import { collectUntil } from "./_collect.ts";
 import { RUN_LEVEL } from "./_run_level.ts";
 import { createCylinder, waveClip } from "../procedural/cylinder.ts";
 import { addLayer, getLayers } from "../layers.ts";
-import { Core } from "../kernels.ts";
 import { coreMemory } from "../simd/memory/_instance.ts";
 import { addTwoBoneIK } from "../ik.ts";
 import { setLevelOfDetailByDistance } from "../lod.ts";
 import { importGltf } from "../gltf/mod.ts";
-import { MatrixBuffer, ParentIndices, PoseBuffer } from "../kernels.ts";
+import { Core, MatrixBuffer, ParentIndices, PoseBuffer } from "../kernels.ts";
 
 /** A glTF model's skeleton (clips, primitives) for the importer's functions. */
 const fox = (await importGltf(new URL("fixtures/gltf/Fox.glb", import.meta.url))).skeletons[0];

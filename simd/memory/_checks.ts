@@ -177,12 +177,25 @@ export function readOnce(
     return out;
   }
   const out = new Out(n);
-  for (let i = 0; i < n; i++) {
-    // A symbol or a bigint would throw in the store; any non-number is NaN, which checks refuse.
-    const value = values![i];
-    out[i] = typeof value === "number" ? value : NaN;
-  }
+  copyNumbers(values!, n, out, 0);
   return out;
+}
+
+/**
+ * `count` elements of `values` into `into` from `at`, each read once: a
+ * symbol or a bigint would throw in the store, so any non-number is NaN,
+ * which the callers' checks refuse.
+ */
+function copyNumbers(
+  values: ArrayLike<unknown>,
+  count: number,
+  into: Float32Array | Float64Array,
+  at: number,
+): void {
+  for (let i = 0; i < count; i++) {
+    const value = values[i];
+    into[at + i] = typeof value === "number" ? value : NaN;
+  }
 }
 
 /**
@@ -201,11 +214,7 @@ export function readInto(
     : values !== null && typeof values === "object"
     ? values.length
     : undefined;
-  if (length !== count) return length;
-  for (let i = 0; i < count; i++) {
-    const value = values![i];
-    into[at + i] = typeof value === "number" ? value : NaN;
-  }
+  if (length === count) copyNumbers(values!, count, into, at);
   return length;
 }
 

@@ -8,9 +8,6 @@
 import { poseLane } from "./layout.ts";
 import { describeValue, readInto } from "./_checks.ts";
 
-/** The parts of a joint's pose, as messages name them. */
-const POSE_PARTS = ["translation", "rotation", "scale"];
-
 /** One joint's ten fields while they are checked (writing a pose allocates nothing). */
 const jointFields = new Float64Array(10);
 
@@ -66,18 +63,9 @@ export function writeJointPose(
   normalize = false,
 ): void {
   const values = jointFields;
-  for (let part = 0; part < 3; part++) {
-    const given = part === 0 ? translation : part === 1 ? rotation : scale;
-    const count = part === 1 ? 4 : 3,
-      length = readInto(given, count, values, part === 2 ? 7 : 3 * part);
-    if (length !== count) {
-      throw new RangeError(
-        `${where} joint ${joint}: ${POSE_PARTS[part]}: expected ${count} values, got ${
-          describeValue(length)
-        }`,
-      );
-    }
-  }
+  readPart(where, joint, "translation", translation, 3, 0);
+  readPart(where, joint, "rotation", rotation, 4, 3);
+  readPart(where, joint, "scale", scale, 3, 7);
   for (let field = 0; field < 10; field++) {
     if (!Number.isFinite(values[field])) {
       throw new RangeError(
@@ -92,4 +80,21 @@ export function writeJointPose(
   }
   const lane = offset + poseLane(joint);
   for (let field = 0; field < 10; field++) pose[lane + field * 4] = values[field];
+}
+
+/** A part of a joint's pose into {@linkcode jointFields} from `at`, or a RangeError naming it. */
+function readPart(
+  where: string,
+  joint: number,
+  part: string,
+  given: ArrayLike<number>,
+  count: number,
+  at: number,
+): void {
+  const length = readInto(given, count, jointFields, at);
+  if (length !== count) {
+    throw new RangeError(
+      `${where} joint ${joint}: ${part}: expected ${count} values, got ${describeValue(length)}`,
+    );
+  }
 }
